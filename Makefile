@@ -1,0 +1,142 @@
+# Makefile - the one build of Loom.
+#   make            build everything (CLI build/bin/loom, RTL of the default config)
+#   make run        the main job (for now: the tensor-engine demo on the RTL)
+#   make test       set up, build, and run the test suite (CI runs this)
+#   make test-full  longer suites
+#   make bench      benchmarks, results into docs/PERFORMANCE.md
+#   make lint       C and Verilator linters
+#   make rtl HW=NAME [HWCFG=path]   verilate one configuration into build/hw/NAME
+# Every target first runs scripts/setup.sh when the tools are missing.
+
+BUILD   := build
+HW      ?= default
+HWCFG   ?= configs/$(HW).cfg
+HWDIR   := $(BUILD)/hw/$(HW)
+CC      := gcc
+CXX     := g++
+WARN    := -Wall -Wextra -Werror
+CFLAGS  := -std=c11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools -MMD -MP
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDLIBS  := -ldl -lm
+CCACHE  := $(shell command -v ccache 2>/dev/null)
+SETUP   := $(BUILD)/.setup-stamp
+
+# ------------------------------------------------------------------ sources
+CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c \
+             tools/kernels.c tools/ref.c tools/cosim_gen.c
+LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c
+RTL_SRCS  := rtl/npu_fifo.sv rtl/npu_decode.sv rtl/npu_sp.sv rtl/npu_acc.sv \
+             rtl/npu_array.sv rtl/npu_compute.sv rtl/npu_requant.sv \
+             rtl/npu_dma_load.sv rtl/npu_dma_store.sv rtl/npu_ctrl.sv rtl/npu_regs.sv \
+             rtl/npu_top.sv
+TB_SRCS   := verilator_tb/tb_dram.sv verilator_tb/tb_top.sv
+TB_CPP    := verilator_tb/sim.cpp
+
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
+LOOM      := $(BUILD)/bin/loom
+GEN_HW    := $(BUILD)/bin/gen_hw
+
+UNIT_TESTS := test_cmodel test_cosim_gen
+UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
+SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
+DIRECTED   := $(BUILD)/tests/test_directed
+
+.PHONY: all run test test-full bench lint rtl clean setup cli tests-built
+all: cli rtl
+
+setup: $(SETUP)
+$(SETUP): scripts/setup.sh
+	@mkdir -p $(BUILD)
+	sh scripts/setup.sh
+	@touch $@
+
+cli: $(LOOM) $(GEN_HW)
+
+$(BUILD)/obj/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/san/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/libloomcore.a: $(CORE_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/libloomcore-san.a: $(SAN_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LOOM): $(LOOM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(GEN_HW): $(BUILD)/obj/tools/gen_hw.o $(BUILD)/obj/common/isa.o $(BUILD)/obj/common/hwcfg.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^
+
+# ------------------------------------------------------------------ RTL
+# One verilated model per configuration, cached in build/hw/NAME.
+VERILATOR_FLAGS :=
+# C++ model plus our own harness, built into a shared library
+VERILATOR_FLAGS += --cc --exe --build -j 2
+# speed: optimise the model, no X-propagation bookkeeping, no assertions
+VERILATOR_FLAGS += -O3 --x-assign fast --x-initial fast --noassert
+# waveforms on demand (opened only when asked for)
+VERILATOR_FLAGS += --trace-fst --trace-structs
+VERILATOR_FLAGS += --top-module tb_top -Wno-fatal
+VERILATOR_CFLAGS := -fPIC -O2 -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)
+
+rtl: $(HWDIR)/libloom_rtl.so
+
+$(HWDIR)/npu_pkg.sv $(HWDIR)/loom_cfg.h: $(HWCFG) $(GEN_HW)
+	@mkdir -p $(HWDIR)
+	$(GEN_HW) $(HWCFG) $(HWDIR)
+
+$(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h
+	OBJCACHE=$(CCACHE) verilator $(VERILATOR_FLAGS) -Mdir $(HWDIR)/obj \
+	  -CFLAGS "$(VERILATOR_CFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
+	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
+	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
+	cp $(HWDIR)/obj/libloom_rtl.so $@
+
+# ------------------------------------------------------------------ tests
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+$(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloomcore-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+TEST_CONFIGS := small default large odd
+tests-built: cli $(UNIT_BINS) $(SAN_BINS) $(DIRECTED)
+	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
+
+test: tests-built
+	LOOM_ROOT=$(CURDIR) sh tests/run.sh
+
+test-full: tests-built
+	LOOM_ROOT=$(CURDIR) FULL=1 sh tests/run.sh
+
+run: cli rtl
+	LOOM_ROOT=$(CURDIR) $(LOOM) demo --hw default --backend rtl
+
+bench: cli rtl
+	LOOM_ROOT=$(CURDIR) sh scripts/bench.sh
+
+lint: cli
+	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
+	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -Iinclude -Itools \
+	  --suppress=missingIncludeSystem common cmodel tools tests
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,124 @@
+/* hw.c - opening a hardware-access backend (include/loom/hw.h) and running
+ * one tensor-engine program on it.
+ *
+ * The cmodel backend is linked in. The rtl backend of a configuration is a
+ * shared library, build/hw/NAME/libloom_rtl.so, made by `make rtl HW=NAME`;
+ * when it is missing this file runs that make (the build is cached per
+ * configuration), then dlopen()s it and checks that the library was built
+ * for the same configuration fingerprint. */
+#include "loom/hw.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "loom/isa.h"
+
+static loom_hw *fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+static int build_rtl(const loom_hwcfg *cfg, const char *root, char *err, size_t len)
+{
+	char cfgpath[1024], cmd[4096];
+	snprintf(cfgpath, sizeof cfgpath, "%s/build/hw/%s.cfg", root, cfg->name);
+	if (strncmp(cfg->name, "custom-", 7) == 0) {
+		/* overridden configs have no file under configs/: write one */
+		char dir[1024];
+		snprintf(dir, sizeof dir, "%s/build", root);
+		mkdir(dir, 0777);
+		snprintf(dir, sizeof dir, "%s/build/hw", root);
+		mkdir(dir, 0777);
+		if (loom_hwcfg_write(cfg, cfgpath, err, len))
+			return -1;
+	} else {
+		snprintf(cfgpath, sizeof cfgpath, "%s/configs/%s.cfg", root, cfg->name);
+	}
+	snprintf(cmd, sizeof cmd, "make -s -C '%s' rtl HW='%s' HWCFG='%s' >&2", root, cfg->name, cfgpath);
+	fprintf(stderr, "loom: building the RTL of configuration %s (cached in build/hw/%s)\n",
+		cfg->name, cfg->name);
+	if (system(cmd) != 0) {
+		snprintf(err, len, "building the RTL of configuration %s failed (%s)", cfg->name, cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static loom_hw *open_rtl(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t len)
+{
+	const char *root = loom_root_dir();
+	char so[1024];
+	snprintf(so, sizeof so, "%s/build/hw/%s/libloom_rtl.so", root, cfg->name);
+	struct stat st;
+	if (stat(so, &st) != 0 || getenv("LOOM_REBUILD")) {
+		if (build_rtl(cfg, root, err, len))
+			return NULL;
+	}
+	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return fail(err, len, "cannot load the RTL backend %s: %s", so, dlerror());
+	uint32_t *fp = (uint32_t *)dlsym(h, LOOM_RTL_FINGERPRINT_SYMBOL);
+	loom_rtl_open_fn fn = (loom_rtl_open_fn)(uintptr_t)dlsym(h, LOOM_RTL_OPEN_SYMBOL);
+	if (!fp || !fn) {
+		dlclose(h);
+		return fail(err, len, "%s is not a Loom RTL backend (missing %s)", so, LOOM_RTL_OPEN_SYMBOL);
+	}
+	if (*fp != cfg->fingerprint) {
+		dlclose(h);
+		return fail(err, len, "%s was built for fingerprint %08x, configuration %s is %08x: run `make rtl HW=%s`",
+			    so, *fp, cfg->name, cfg->fingerprint, cfg->name);
+	}
+	/* the library stays loaded for the life of the process: verilated
+	 * models keep static state that must not be unloaded under them */
+	return fn(cfg, opts, err, len);
+}
+
+loom_hw *loom_hw_open(const char *backend, const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err,
+		      size_t errlen)
+{
+	loom_hw_opts def = {0};
+	if (!opts)
+		opts = &def;
+	if (!backend || !cfg)
+		return fail(err, errlen, "loom_hw_open: NULL backend or configuration");
+	if (!strcmp(backend, "cmodel"))
+		return loom_cmodel_open(cfg, opts, err, errlen);
+	if (!strcmp(backend, "rtl"))
+		return open_rtl(cfg, opts, err, errlen);
+	return fail(err, errlen, "unknown backend '%s' (expected rtl or cmodel)", backend);
+}
+
+int loom_hw_exec(loom_hw *hw, uint64_t insn_addr, uint64_t max_cycles, loom_hw_result *res)
+{
+	memset(res, 0, sizeof *res);
+	uint64_t c0 = loom_hw_cycles(hw);
+	loom_hw_mmio_write(hw, LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE | LOOM_IRQ_ERROR);
+	loom_hw_mmio_write(hw, LOOM_REG_INSN_BASE, (uint32_t)insn_addr);
+	loom_hw_mmio_write(hw, LOOM_REG_CTRL, LOOM_CTRL_START);
+	int r = loom_hw_run(hw, max_cycles);
+	if (r == LOOM_HW_FAILED)
+		return r;
+	if (r == LOOM_HW_TIMEOUT) {
+		res->timed_out = 1;
+		loom_hw_mmio_write(hw, LOOM_REG_CTRL, LOOM_CTRL_ABORT);
+		/* the abort drains the bus; give it a bounded time */
+		for (int i = 0; i < 1000 && (loom_hw_mmio_read(hw, LOOM_REG_STATUS) & LOOM_STATUS_BUSY); i++)
+			loom_hw_run(hw, 100);
+	}
+	res->status = loom_hw_mmio_read(hw, LOOM_REG_STATUS);
+	res->cause = loom_hw_mmio_read(hw, LOOM_REG_ERR_CAUSE);
+	res->pc = loom_hw_mmio_read(hw, LOOM_REG_ERR_PC);
+	res->info = loom_hw_mmio_read(hw, LOOM_REG_ERR_INFO);
+	res->cycles = loom_hw_cycles(hw) - c0;
+	loom_hw_mmio_write(hw, LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE | LOOM_IRQ_ERROR);
+	return r;
+}

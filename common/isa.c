@@ -1,0 +1,320 @@
+/* isa.c - field access, static checks, disassembly and requantization
+ * arithmetic of the Loom tensor ISA, built from include/loom/isa.def.
+ * loom_insn_check() is the reference decoder: the C model uses it, the RTL
+ * decoder (rtl/npu_decode.sv) implements the same checks in the same order,
+ * and co-simulation holds the two together. */
+#include "loom/isa.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const loom_field_info loom_fields[LOOM_F_COUNT] = {
+#define LOOM_FIELD(op, n, w, l, b) {#op, #n, w, l, b},
+#include "loom/isa.def"
+#undef LOOM_FIELD
+};
+
+uint32_t loom_insn_get(const loom_insn *in, enum loom_field f)
+{
+	const loom_field_info *fi = &loom_fields[f];
+	uint32_t v = in->w[fi->word] >> fi->lsb;
+	return fi->width == 32 ? v : v & ((1u << fi->width) - 1u);
+}
+
+int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v)
+{
+	const loom_field_info *fi = &loom_fields[f];
+	uint32_t mask = fi->width == 32 ? 0xffffffffu : (1u << fi->width) - 1u;
+	if (v & ~mask)
+		return -1;
+	in->w[fi->word] = (in->w[fi->word] & ~(mask << fi->lsb)) | (v << fi->lsb);
+	return 0;
+}
+
+const char *loom_op_name(unsigned opcode)
+{
+	switch (opcode) {
+#define LOOM_OP(n, code, q) case code: return #n;
+#include "loom/isa.def"
+#undef LOOM_OP
+	default: return NULL;
+	}
+}
+
+int loom_op_queue(unsigned opcode)
+{
+	switch (opcode) {
+#define LOOM_OP(n, code, q) case code: return LOOM_Q_##q;
+#include "loom/isa.def"
+#undef LOOM_OP
+	default: return -1;
+	}
+}
+
+const char *loom_err_name(unsigned code)
+{
+	switch (code) {
+#define LOOM_ERR(n, c, doc) case c: return #n;
+#include "loom/isa.def"
+#undef LOOM_ERR
+	default: return "?";
+	}
+}
+
+const char *loom_err_text(unsigned code)
+{
+	switch (code) {
+#define LOOM_ERR(n, c, doc) case c: return doc;
+#include "loom/isa.def"
+#undef LOOM_ERR
+	default: return "unknown error cause";
+	}
+}
+
+const char *loom_field_name(unsigned field)
+{
+	static char buf[LOOM_F_COUNT][40];
+	if (field >= LOOM_F_COUNT)
+		return "-";
+	if (!buf[field][0])
+		snprintf(buf[field], sizeof buf[field], "%s.%s", loom_fields[field].op,
+			 loom_fields[field].name);
+	return buf[field];
+}
+
+const char *loom_ctr_name(unsigned idx)
+{
+	switch (idx) {
+#define LOOM_CTR(n, i, doc) case i: return #n;
+#include "loom/regs.def"
+#undef LOOM_CTR
+	default: return "?";
+	}
+}
+
+uint32_t loom_op_used_mask(unsigned opcode, unsigned word)
+{
+	const char *name = loom_op_name(opcode);
+	uint32_t m = 0;
+	if (!name)
+		return 0;
+	for (unsigned f = 0; f < LOOM_F_COUNT; f++) {
+		const loom_field_info *fi = &loom_fields[f];
+		if (fi->word != word || (strcmp(fi->op, "ANY") && strcmp(fi->op, name)))
+			continue;
+		m |= (fi->width == 32 ? 0xffffffffu : (1u << fi->width) - 1u) << fi->lsb;
+	}
+	return m;
+}
+
+#define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
+#define FAIL(cause, f) do { *field = (f); return (cause); } while (0)
+
+static unsigned check_dram_span(const loom_hwcfg *cfg, const loom_insn *in, int store, uint32_t *field)
+{
+	/* LOAD and STORE share the layout of DRAM_ADDR, STRIDE*, N*, ROW_WORDS */
+	enum loom_field fa = store ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR;
+	enum loom_field fs[3] = {
+		store ? LOOM_F_STORE_STRIDE1 : LOOM_F_LOAD_STRIDE1,
+		store ? LOOM_F_STORE_STRIDE2 : LOOM_F_LOAD_STRIDE2,
+		store ? LOOM_F_STORE_STRIDE3 : LOOM_F_LOAD_STRIDE3,
+	};
+	(void)cfg;
+	if (loom_insn_get(in, fa) & 3u)
+		FAIL(LOOM_ERR_MISALIGNED, fa);
+	for (int i = 0; i < 3; i++)
+		if (loom_insn_get(in, fs[i]) & 3u)
+			FAIL(LOOM_ERR_MISALIGNED, fs[i]);
+	return LOOM_ERR_NONE;
+}
+
+static uint64_t dram_end(const loom_insn *in, int store)
+{
+	uint64_t n1 = loom_insn_get(in, store ? LOOM_F_STORE_N1 : LOOM_F_LOAD_N1);
+	uint64_t n2 = loom_insn_get(in, store ? LOOM_F_STORE_N2 : LOOM_F_LOAD_N2);
+	uint64_t n3 = loom_insn_get(in, store ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3);
+	uint64_t e = loom_insn_get(in, store ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR);
+	e += (n3 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE3 : LOOM_F_LOAD_STRIDE3);
+	e += (n2 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE2 : LOOM_F_LOAD_STRIDE2);
+	e += (n1 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE1 : LOOM_F_LOAD_STRIDE1);
+	e += 4u * loom_insn_get(in, store ? LOOM_F_STORE_ROW_WORDS : LOOM_F_LOAD_ROW_WORDS);
+	return e;
+}
+
+static unsigned check_load(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	unsigned tgt = G(LOAD, TARGET), rw = G(LOAD, ROW_WORDS), e;
+	if (tgt > 1)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_LOAD_TARGET);
+	if (tgt == LOOM_MEM_ACC && G(LOAD, PAD_VALUE))
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_LOAD_PAD_VALUE);
+	if (rw == 0 || 4u * rw > (tgt ? cfg->acc_line_bytes : cfg->sp_line_bytes))
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_LOAD_ROW_WORDS);
+	if ((e = check_dram_span(cfg, in, 0, field)))
+		return e;
+	uint64_t n1 = G(LOAD, N1), n2 = G(LOAD, N2), n3 = G(LOAD, N3);
+	if (n1 * n2 * n3 == 0)
+		return LOOM_ERR_NONE;
+	uint64_t lines = n3 * (G(LOAD, PAD_TOP) + n2 + G(LOAD, PAD_BOTTOM)) *
+			 (G(LOAD, PAD_LEFT) + n1 + G(LOAD, PAD_RIGHT));
+	if (G(LOAD, MEM_ADDR) + lines > (tgt ? cfg->acc_lines : cfg->sp_lines))
+		FAIL(tgt ? LOOM_ERR_ACC_RANGE : LOOM_ERR_SP_RANGE, LOOM_F_LOAD_MEM_ADDR);
+	if (dram_end(in, 0) > cfg->dram_bytes)
+		FAIL(LOOM_ERR_DRAM_RANGE, LOOM_F_LOAD_DRAM_ADDR);
+	return LOOM_ERR_NONE;
+}
+
+static unsigned check_store(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	unsigned src = G(STORE, SOURCE), rw = G(STORE, ROW_WORDS), e;
+	if (src > 2)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_SOURCE);
+	uint32_t limit = src == LOOM_MEM_SP ? cfg->sp_line_bytes
+			 : src == LOOM_MEM_ACC ? cfg->acc_line_bytes : cfg->array_cols;
+	if (rw == 0 || 4u * rw > limit)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_ROW_WORDS);
+	if (src != LOOM_MEM_ACC_REQUANT) {
+		static const enum loom_field q[4] = {LOOM_F_STORE_ZERO_POINT, LOOM_F_STORE_PARAM_ADDR,
+						     LOOM_F_STORE_CLIP_LO, LOOM_F_STORE_CLIP_HI};
+		for (int i = 0; i < 4; i++)
+			if (loom_insn_get(in, q[i]))
+				FAIL(LOOM_ERR_BAD_FIELD, q[i]);
+	} else {
+		if ((int8_t)G(STORE, CLIP_LO) > (int8_t)G(STORE, CLIP_HI))
+			FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_CLIP_LO);
+		if (G(STORE, PARAM_ADDR) + 3u > cfg->acc_lines)
+			FAIL(LOOM_ERR_ACC_RANGE, LOOM_F_STORE_PARAM_ADDR);
+	}
+	if ((e = check_dram_span(cfg, in, 1, field)))
+		return e;
+	uint64_t n = (uint64_t)G(STORE, N1) * G(STORE, N2) * G(STORE, N3);
+	if (n == 0)
+		return LOOM_ERR_NONE;
+	if (G(STORE, MEM_ADDR) + n > (src == LOOM_MEM_SP ? cfg->sp_lines : cfg->acc_lines))
+		FAIL(src == LOOM_MEM_SP ? LOOM_ERR_SP_RANGE : LOOM_ERR_ACC_RANGE, LOOM_F_STORE_MEM_ADDR);
+	if (dram_end(in, 1) > cfg->dram_bytes)
+		FAIL(LOOM_ERR_DRAM_RANGE, LOOM_F_STORE_DRAM_ADDR);
+	return LOOM_ERR_NONE;
+}
+
+static unsigned check_matmul(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	static const enum loom_field nz[] = {
+		LOOM_F_MATMUL_IN_W, LOOM_F_MATMUL_IN_H, LOOM_F_MATMUL_OUT_W, LOOM_F_MATMUL_OUT_H,
+		LOOM_F_MATMUL_NCB, LOOM_F_MATMUL_KW, LOOM_F_MATMUL_KH, LOOM_F_MATMUL_SW,
+		LOOM_F_MATMUL_SH, LOOM_F_MATMUL_DW, LOOM_F_MATMUL_DH,
+	};
+	for (size_t i = 0; i < sizeof nz / sizeof nz[0]; i++)
+		if (!loom_insn_get(in, nz[i]))
+			FAIL(LOOM_ERR_BAD_FIELD, nz[i]);
+	uint64_t inw = G(MATMUL, IN_W), inh = G(MATMUL, IN_H), ow = G(MATMUL, OUT_W),
+		 oh = G(MATMUL, OUT_H), ncb = G(MATMUL, NCB), kw = G(MATMUL, KW), kh = G(MATMUL, KH);
+	if ((ow - 1) * G(MATMUL, SW) + (kw - 1) * G(MATMUL, DW) >= inw)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_MATMUL_IN_W);
+	if ((oh - 1) * G(MATMUL, SH) + (kh - 1) * G(MATMUL, DH) >= inh)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_MATMUL_IN_H);
+	if (G(MATMUL, ACT_ADDR) + ncb * inh * inw > cfg->sp_lines)
+		FAIL(LOOM_ERR_SP_RANGE, LOOM_F_MATMUL_ACT_ADDR);
+	if (G(MATMUL, WGT_ADDR) + ncb * kh * kw * cfg->array_cols > cfg->sp_lines)
+		FAIL(LOOM_ERR_SP_RANGE, LOOM_F_MATMUL_WGT_ADDR);
+	if (G(MATMUL, ACC_ADDR) + oh * ow > cfg->acc_lines)
+		FAIL(LOOM_ERR_ACC_RANGE, LOOM_F_MATMUL_ACC_ADDR);
+	return LOOM_ERR_NONE;
+}
+
+unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	unsigned op = loom_insn_opcode(in);
+	*field = LOOM_INFO_NONE;
+	if (!loom_op_name(op))
+		FAIL(LOOM_ERR_ILLEGAL_OPCODE, LOOM_F_ANY_OPCODE);
+	for (unsigned w = 0; w < LOOM_INSN_WORDS; w++)
+		if (in->w[w] & ~loom_op_used_mask(op, w))
+			FAIL(LOOM_ERR_RESERVED_BITS, LOOM_INFO_NONE);
+	switch (op) {
+	case LOOM_OP_LOAD: return check_load(cfg, in, field);
+	case LOOM_OP_STORE: return check_store(cfg, in, field);
+	case LOOM_OP_MATMUL: return check_matmul(cfg, in, field);
+	case LOOM_OP_MARK:
+		if (G(MARK, DRAM_ADDR) & 3u)
+			FAIL(LOOM_ERR_MISALIGNED, LOOM_F_MARK_DRAM_ADDR);
+		if ((uint64_t)G(MARK, DRAM_ADDR) + LOOM_MARK_BYTES > cfg->dram_bytes)
+			FAIL(LOOM_ERR_DRAM_RANGE, LOOM_F_MARK_DRAM_ADDR);
+		return LOOM_ERR_NONE;
+	default:
+		return LOOM_ERR_NONE;
+	}
+}
+
+static void deps(const loom_insn *in, char *b, size_t n)
+{
+	unsigned w = in->w[0];
+	snprintf(b, n, "%s%s%s%s", (w >> 8) & 1 ? " pop_prev" : "", (w >> 9) & 1 ? " pop_next" : "",
+		 (w >> 10) & 1 ? " push_prev" : "", (w >> 11) & 1 ? " push_next" : "");
+}
+
+void loom_insn_disasm(const loom_insn *in, char *buf, size_t len)
+{
+	char d[64];
+	static const char *mem[] = {"sp", "acc", "acc.q", "?"};
+	deps(in, d, sizeof d);
+	switch (loom_insn_opcode(in)) {
+	case LOOM_OP_LOAD:
+		snprintf(buf, len,
+			 "LOAD    %s[%u] <- dram[0x%x] row=%uB n=%ux%ux%u strides=%u,%u,%u pad=t%u,b%u,l%u,r%u value=%d%s",
+			 mem[G(LOAD, TARGET)], G(LOAD, MEM_ADDR), G(LOAD, DRAM_ADDR), 4 * G(LOAD, ROW_WORDS),
+			 G(LOAD, N1), G(LOAD, N2), G(LOAD, N3), G(LOAD, STRIDE1), G(LOAD, STRIDE2),
+			 G(LOAD, STRIDE3), G(LOAD, PAD_TOP), G(LOAD, PAD_BOTTOM), G(LOAD, PAD_LEFT),
+			 G(LOAD, PAD_RIGHT), (int8_t)G(LOAD, PAD_VALUE), d);
+		break;
+	case LOOM_OP_STORE:
+		snprintf(buf, len,
+			 "STORE   dram[0x%x] <- %s[%u] row=%uB n=%ux%ux%u strides=%u,%u,%u params=%u zp=%d clip=[%d,%d]%s",
+			 G(STORE, DRAM_ADDR), mem[G(STORE, SOURCE)], G(STORE, MEM_ADDR), 4 * G(STORE, ROW_WORDS),
+			 G(STORE, N1), G(STORE, N2), G(STORE, N3), G(STORE, STRIDE1), G(STORE, STRIDE2),
+			 G(STORE, STRIDE3), G(STORE, PARAM_ADDR), (int8_t)G(STORE, ZERO_POINT),
+			 (int8_t)G(STORE, CLIP_LO), (int8_t)G(STORE, CLIP_HI), d);
+		break;
+	case LOOM_OP_MATMUL:
+		snprintf(buf, len,
+			 "MATMUL  acc[%u] %s sp[%u] x sp[%u] in=%ux%u out=%ux%u cb=%u k=%ux%u s=%ux%u d=%ux%u%s",
+			 G(MATMUL, ACC_ADDR), G(MATMUL, ACCUMULATE) ? "+=" : "=", G(MATMUL, ACT_ADDR),
+			 G(MATMUL, WGT_ADDR), G(MATMUL, IN_W), G(MATMUL, IN_H), G(MATMUL, OUT_W), G(MATMUL, OUT_H),
+			 G(MATMUL, NCB), G(MATMUL, KW), G(MATMUL, KH), G(MATMUL, SW), G(MATMUL, SH),
+			 G(MATMUL, DW), G(MATMUL, DH), d);
+		break;
+	case LOOM_OP_MARK:
+		snprintf(buf, len, "MARK    id=%u -> dram[0x%x]", G(MARK, MARK_ID), G(MARK, DRAM_ADDR));
+		break;
+	case LOOM_OP_FINISH:
+		snprintf(buf, len, "FINISH");
+		break;
+	default:
+		snprintf(buf, len, ".word 0x%08x  # illegal opcode 0x%02x", in->w[0], loom_insn_opcode(in));
+	}
+}
+
+int32_t loom_srdhm(int32_t a, int32_t b)
+{
+	if (a == INT32_MIN && b == INT32_MIN)
+		return INT32_MAX;
+	int64_t p = (int64_t)a * (int64_t)b;
+	int64_t nudge = p >= 0 ? (1ll << 30) : 1 - (1ll << 30);
+	return (int32_t)((p + nudge) / (1ll << 31));
+}
+
+int32_t loom_rdivpot(int32_t x, unsigned e)
+{
+	int32_t mask = (int32_t)((1ull << e) - 1);
+	int32_t rem = x & mask;
+	int32_t thr = (mask >> 1) + (x < 0 ? 1 : 0);
+	return (x >> e) + (rem > thr ? 1 : 0);
+}
+
+int8_t loom_requant(int32_t acc, int32_t bias, int32_t mult, int32_t shift, int8_t zp, int8_t lo, int8_t hi)
+{
+	int64_t s = (int64_t)acc + bias;
+	int32_t x = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : (int32_t)s;
+	int64_t z = (int64_t)loom_rdivpot(loom_srdhm(x, mult), (unsigned)shift & 31u) + zp;
+	return (int8_t)(z < lo ? lo : z > hi ? hi : z);
+}

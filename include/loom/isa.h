@@ -1,0 +1,111 @@
+/* isa.h - C view of the Loom tensor ISA (encodings from isa.def, registers
+ * from regs.def): opcode, field and error enums, field access, the static
+ * checks of the decoder, and disassembly. Semantics: docs/ISA.md. */
+#ifndef LOOM_ISA_H
+#define LOOM_ISA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "loom/hwcfg.h"
+
+#define LOOM_ISA_MAJOR 1
+#define LOOM_ISA_MINOR 0
+#define LOOM_ID_VALUE 0x4c4f4f4du
+#define LOOM_INSN_BYTES 32
+#define LOOM_INSN_WORDS 8
+#define LOOM_MARK_BYTES 64
+#define LOOM_TOKEN_MAX 65535u /* a token counter passing this is TOKEN_OVERFLOW */
+#define LOOM_INFO_NONE 0xffffu
+/* Instructions a queue holds besides the one its engine executes; the
+ * fetcher waits while the target queue is full (this matters for DEADLOCK). */
+#define LOOM_QUEUE_DEPTH 8
+
+typedef struct loom_insn {
+	uint32_t w[LOOM_INSN_WORDS];
+} loom_insn;
+
+enum loom_op {
+#define LOOM_OP(n, code, q) LOOM_OP_##n = code,
+#include "loom/isa.def"
+#undef LOOM_OP
+};
+
+enum loom_queue { LOOM_Q_LOAD, LOOM_Q_COMPUTE, LOOM_Q_STORE, LOOM_Q_CTRL };
+
+enum loom_field {
+#define LOOM_FIELD(op, n, w, l, b) LOOM_F_##op##_##n,
+#include "loom/isa.def"
+#undef LOOM_FIELD
+	LOOM_F_COUNT
+};
+
+enum loom_err {
+#define LOOM_ERR(n, code, doc) LOOM_ERR_##n = code,
+#include "loom/isa.def"
+#undef LOOM_ERR
+};
+
+enum loom_reg {
+#define LOOM_REG(n, off, acc, doc) LOOM_REG_##n = off,
+#include "loom/regs.def"
+#undef LOOM_REG
+};
+#define LOOM_REG_CTR_BASE 0x040u
+
+enum loom_ctr {
+#define LOOM_CTR(n, idx, doc) LOOM_CTR_##n = idx,
+#include "loom/regs.def"
+#undef LOOM_CTR
+	LOOM_CTR_COUNT
+};
+
+/* LOAD targets, STORE sources */
+enum { LOOM_MEM_SP = 0, LOOM_MEM_ACC = 1, LOOM_MEM_ACC_REQUANT = 2 };
+
+/* CTRL / STATUS / IRQ bits */
+#define LOOM_CTRL_START 0x1u
+#define LOOM_CTRL_ABORT 0x2u
+#define LOOM_STATUS_BUSY 0x1u
+#define LOOM_STATUS_DONE 0x2u
+#define LOOM_STATUS_ERROR 0x4u
+#define LOOM_IRQ_DONE 0x1u
+#define LOOM_IRQ_ERROR 0x2u
+
+typedef struct loom_field_info {
+	const char *op;   /* "LOAD", ... or "ANY" */
+	const char *name; /* "DRAM_ADDR" */
+	uint8_t word, lsb, width;
+} loom_field_info;
+
+extern const loom_field_info loom_fields[LOOM_F_COUNT];
+
+uint32_t loom_insn_get(const loom_insn *in, enum loom_field f);
+/* Set a field; returns -1 if v does not fit in the field. */
+int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v);
+static inline unsigned loom_insn_opcode(const loom_insn *in) { return in->w[0] & 0xffu; }
+
+const char *loom_op_name(unsigned opcode);  /* NULL if not an opcode */
+int loom_op_queue(unsigned opcode);         /* enum loom_queue, -1 if none */
+const char *loom_err_name(unsigned code);   /* "DRAM_RANGE", "?" if unknown */
+const char *loom_err_text(unsigned code);
+const char *loom_field_name(unsigned field); /* "LOAD.DRAM_ADDR", "-" */
+const char *loom_ctr_name(unsigned idx);
+
+/* Bits of word w used by the fields of this opcode (the rest is reserved). */
+uint32_t loom_op_used_mask(unsigned opcode, unsigned word);
+
+/* The decoder's static checks, in the order docs/ISA.md gives. Returns
+ * LOOM_ERR_NONE or the cause; *field gets the failing field (LOOM_INFO_NONE
+ * if none). The RTL decoder implements the same checks in the same order. */
+unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field);
+
+/* One-line disassembly, e.g. "LOAD sp[0x40] <- dram[0x1000] ..." */
+void loom_insn_disasm(const loom_insn *in, char *buf, size_t len);
+
+/* Requantization of one accumulator value (docs/ISA.md, STORE). */
+int32_t loom_srdhm(int32_t a, int32_t b);
+int32_t loom_rdivpot(int32_t x, unsigned shift);
+int8_t loom_requant(int32_t acc, int32_t bias, int32_t mult, int32_t shift,
+		    int8_t zp, int8_t lo, int8_t hi);
+
+#endif

@@ -1,0 +1,354 @@
+// npu_ctrl.sv - the command processor. Fetches 32-byte instructions in
+// order from DRAM (AXI id 0), checks them (npu_decode), dispatches LOAD,
+// MATMUL and STORE into three instruction queues and issues each queue's
+// head to its engine when the dependency tokens it pops are available
+// (decoupled access-execute, docs/ISA.md "Dependency tokens"). MARK and
+// FINISH are barriers: MARK goes to the store engine once everything before
+// it has retired. Errors (decode, token overflow, deadlock) and host aborts
+// stop dispatch, let the engines drain the bus, then end the run.
+module npu_ctrl (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  // from the registers
+  input  logic         start_i,
+  input  logic         abort_i,
+  input  logic [31:0]  insn_base_i,
+  output logic         busy_o,
+  output logic         done_o,       // pulse: FINISH completed
+  output logic         err_o,        // pulse: run ended with an error
+  output logic         aborted_o,    // pulse: host abort completed
+  output logic [7:0]   err_cause_o,
+  output logic [31:0]  err_pc_o,
+  output logic [15:0]  err_info_o,
+  output logic [2:0]   stall_o,      // load, compute, store head waits for a token
+  // fetch read channel (AXI id 0)
+  output logic         ar_valid_o,
+  input  logic         ar_ready_i,
+  output logic [31:0]  ar_addr_o,
+  output logic [7:0]   ar_len_o,
+  input  logic         r_valid_i,
+  input  logic [npu_pkg::BeatW-1:0] r_data_i,
+  input  logic         r_last_i,
+  // engines
+  output logic         abort_o,
+  output logic         ld_valid_o,
+  output logic [255:0] ld_insn_o,
+  input  logic         ld_ready_i,
+  input  logic         ld_done_i,
+  input  logic         ld_busy_i,
+  output logic         cp_valid_o,
+  output logic [255:0] cp_insn_o,
+  input  logic         cp_ready_i,
+  input  logic         cp_done_i,
+  input  logic         cp_busy_i,
+  output logic         st_valid_o,
+  output logic [255:0] st_insn_o,
+  input  logic         st_ready_i,
+  input  logic         st_done_i,
+  input  logic         st_busy_i
+);
+  localparam int unsigned B      = npu_pkg::DramBeatBytes;
+  localparam int unsigned NBeats = (B >= 32) ? 1 : 32 / B;
+  localparam int unsigned TokW   = 17;
+  localparam logic [TokW-1:0] TokMax = TokW'(npu_pkg::TokenMax);
+  localparam int unsigned QW     = 256 + 32;  // instruction + its address
+
+  typedef enum logic [3:0] {
+    FsIdle, FsAddr, FsData, FsDecode, FsBarrier, FsMark, FsDrain
+  } fstate_e;
+
+  fstate_e     state_q, state_d;
+  logic [31:0] pc_q, pc_d;
+  logic [255:0] insn_q;
+  logic [$clog2(NBeats+1)-1:0] beat_q;
+  logic        fetch_out_q;            // a fetch burst is on the bus
+  logic [1:0]  end_kind_q, end_kind_d; // 0 finish, 1 error, 2 abort
+  logic [7:0]  cause_q, cause_d;
+  logic [31:0] epc_q, epc_d;
+  logic [15:0] info_q, info_d;
+  logic [2:0]  dl_cnt_q;
+
+  // ---------------------------------------------------------------- decode
+  logic [7:0]  dec_cause;
+  logic [15:0] dec_info;
+  logic [1:0]  dec_queue;
+  npu_decode u_decode (
+    .insn_i  (insn_q),
+    .cause_o (dec_cause),
+    .info_o  (dec_info),
+    .queue_o (dec_queue)
+  );
+
+  // ---------------------------------------------------------------- queues
+  logic [2:0]    q_push, q_pop, q_empty, q_full;
+  logic [QW-1:0] q_rdata [3];
+  logic          clear;
+  assign clear = start_i && !busy_o;
+  for (genvar q = 0; q < 3; q++) begin : g_q
+    npu_fifo #(.Width(QW), .Depth(8)) u_fifo (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .clear_i (clear || state_q == FsDrain),
+      .push_i  (q_push[q]),
+      .wdata_i ({pc_q, insn_q}),
+      .pop_i   (q_pop[q]),
+      .rdata_o (q_rdata[q]),
+      .empty_o (q_empty[q]),
+      .full_o  (q_full[q])
+    );
+  end
+
+  // ---------------------------------------------------------------- tokens
+  // l2c: LOAD.PUSH_NEXT -> MATMUL.POP_PREV    c2l: MATMUL.PUSH_PREV -> LOAD.POP_NEXT
+  // c2s: MATMUL.PUSH_NEXT -> STORE.POP_PREV   s2c: STORE.PUSH_PREV -> MATMUL.POP_NEXT
+  logic [TokW-1:0] l2c_q, c2l_q, c2s_q, s2c_q, l2c_d, c2l_d, c2s_d, s2c_d;
+  // dependency bits: w0[8] pop_prev, [9] pop_next, [10] push_prev, [11] push_next
+  logic ld_need, cp_need, st_need, ld_can, cp_can, st_can;
+  logic [255:0] ld_head, cp_head, st_head;
+  assign ld_head = q_rdata[0][255:0];
+  assign cp_head = q_rdata[1][255:0];
+  assign st_head = q_rdata[2][255:0];
+  assign ld_need = ld_head[9] && c2l_q == '0;
+  assign cp_need = (cp_head[8] && l2c_q == '0) || (cp_head[9] && s2c_q == '0);
+  assign st_need = st_head[8] && c2s_q == '0;
+
+  logic running;
+  assign running = (state_q != FsIdle) && (state_q != FsDrain);
+  assign ld_can = running && !q_empty[0] && !ld_need;
+  assign cp_can = running && !q_empty[1] && !cp_need;
+  assign st_can = running && !q_empty[2] && !st_need;
+  assign stall_o = {running && !q_empty[2] && st_need, running && !q_empty[1] && cp_need,
+                    running && !q_empty[0] && ld_need};
+
+  // the instruction each engine executes: its push bits and address
+  logic        ld_push_q, st_push_q;             // LOAD push_next, STORE push_prev
+  logic [1:0]  cp_push_q;                        // MATMUL {push_next, push_prev}
+  logic [31:0] ld_pc_q, cp_pc_q, st_pc_q;
+  logic [2:0]  pend_q, pend_d;                  // engine holds an instruction of this run
+  logic        mark_issue;
+
+  assign ld_valid_o = ld_can;
+  assign cp_valid_o = cp_can;
+  assign ld_insn_o  = ld_head;
+  assign cp_insn_o  = cp_head;
+  assign st_valid_o = st_can || mark_issue;
+  assign st_insn_o  = mark_issue ? insn_q : st_head;
+  assign q_pop[0] = ld_can && ld_ready_i;
+  assign q_pop[1] = cp_can && cp_ready_i;
+  assign q_pop[2] = st_can && st_ready_i && !mark_issue;
+
+  // token arithmetic; overflow is an error naming the pushing instruction
+  logic ovf;
+  logic [31:0] ovf_pc;
+  always_comb begin
+    logic [TokW:0] l2c_n, c2l_n, c2s_n, s2c_n;
+    l2c_n = {1'b0, l2c_q} + (TokW+1)'(ld_done_i && ld_push_q) - (TokW+1)'(q_pop[1] && cp_head[8]);
+    c2l_n = {1'b0, c2l_q} + (TokW+1)'(cp_done_i && cp_push_q[0]) - (TokW+1)'(q_pop[0] && ld_head[9]);
+    c2s_n = {1'b0, c2s_q} + (TokW+1)'(cp_done_i && cp_push_q[1]) - (TokW+1)'(q_pop[2] && st_head[8]);
+    s2c_n = {1'b0, s2c_q} + (TokW+1)'(st_done_i && st_push_q) - (TokW+1)'(q_pop[1] && cp_head[9]);
+    ovf    = 1'b0;
+    ovf_pc = '0;
+    if (l2c_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = ld_pc_q; end
+    if (s2c_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = st_pc_q; end
+    if (c2l_n > (TokW+1)'(TokMax) || c2s_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = cp_pc_q; end
+    l2c_d = l2c_n[TokW-1:0];
+    c2l_d = c2l_n[TokW-1:0];
+    c2s_d = c2s_n[TokW-1:0];
+    s2c_d = s2c_n[TokW-1:0];
+  end
+
+  always_comb begin
+    pend_d = pend_q;
+    if (ld_done_i) pend_d[0] = 1'b0;
+    if (cp_done_i) pend_d[1] = 1'b0;
+    if (st_done_i) pend_d[2] = 1'b0;
+    if (q_pop[0]) pend_d[0] = 1'b1;
+    if (q_pop[1]) pend_d[1] = 1'b1;
+    if (q_pop[2] || (mark_issue && st_ready_i)) pend_d[2] = 1'b1;
+  end
+
+  // deadlock: nothing executes, every non-empty queue waits for a token and
+  // the fetcher can not go on (barrier or full queue); must hold 4 cycles
+  logic stuck, dec_full;
+  always_comb begin
+    unique case (dec_queue)
+      2'd0:    dec_full = q_full[0];
+      2'd1:    dec_full = q_full[1];
+      2'd2:    dec_full = q_full[2];
+      default: dec_full = 1'b0;
+    endcase
+    stuck = running && pend_q == '0 && !ld_done_i && !cp_done_i && !st_done_i
+         && (q_empty[0] || ld_need) && (q_empty[1] || cp_need) && (q_empty[2] || st_need)
+         && (q_empty != 3'b111)
+         && (state_q == FsBarrier ||
+             (state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3
+              && dec_full));
+  end
+
+  // ---------------------------------------------------------------- fetch
+  logic all_idle;
+  assign all_idle = q_empty == 3'b111 && pend_q == '0 && !ld_busy_i && !cp_busy_i && !st_busy_i;
+  assign ar_valid_o = (state_q == FsAddr);
+  assign ar_addr_o  = pc_q & ~32'(B - 1);
+  assign ar_len_o   = 8'(NBeats - 1);
+
+  always_comb begin
+    state_d    = state_q;
+    pc_d       = pc_q;
+    q_push     = '0;
+    mark_issue = 1'b0;
+    end_kind_d = end_kind_q;
+    cause_d    = cause_q;
+    epc_d      = epc_q;
+    info_d     = info_q;
+    unique case (state_q)
+      FsIdle: begin
+        if (start_i) begin
+          pc_d    = insn_base_i;
+          cause_d = npu_pkg::ErrNone;
+          epc_d   = '0;
+          info_d  = npu_pkg::FNone;
+          if (insn_base_i[4:0] != '0) begin
+            cause_d = npu_pkg::ErrMisaligned; epc_d = insn_base_i; end_kind_d = 2'd1;
+            state_d = FsDrain;
+          end else begin
+            state_d = FsAddr;
+          end
+        end
+      end
+      FsAddr: begin
+        if (64'(pc_q) + 64'd32 > 64'(npu_pkg::DramBytes)) begin
+          cause_d = npu_pkg::ErrFetchRange; epc_d = pc_q; end_kind_d = 2'd1;
+          state_d = FsDrain;
+        end else if (ar_ready_i) begin
+          state_d = FsData;
+        end
+      end
+      FsData: begin
+        if (r_valid_i && r_last_i) state_d = FsDecode;
+      end
+      FsDecode: begin
+        if (dec_cause != npu_pkg::ErrNone) begin
+          cause_d = dec_cause; epc_d = pc_q; info_d = dec_info; end_kind_d = 2'd1;
+          state_d = FsDrain;
+        end else if (dec_queue == 2'd3) begin
+          state_d = FsBarrier;
+        end else if (!dec_full) begin
+          q_push[dec_queue] = 1'b1;
+          pc_d    = pc_q + 32'd32;
+          state_d = FsAddr;
+        end
+      end
+      FsBarrier: begin
+        if (all_idle) begin
+          if (insn_q[7:0] == npu_pkg::OpFinish) begin
+            end_kind_d = 2'd0;
+            state_d    = FsDrain;
+          end else begin
+            mark_issue = 1'b1;
+            if (st_ready_i) state_d = FsMark;
+          end
+        end
+      end
+      FsMark: begin
+        if (st_done_i) begin
+          pc_d    = pc_q + 32'd32;
+          state_d = FsAddr;
+        end
+      end
+      FsDrain: begin
+        if (!ld_busy_i && !cp_busy_i && !st_busy_i && !fetch_out_q) state_d = FsIdle;
+      end
+      default: state_d = FsIdle;
+    endcase
+    // run-ending events outside the fetcher's own states
+    if (running) begin
+      if (abort_i) begin
+        end_kind_d = 2'd2; state_d = FsDrain;
+      end else if (ovf) begin
+        cause_d = npu_pkg::ErrTokenOverflow; epc_d = ovf_pc; info_d = npu_pkg::FNone;
+        end_kind_d = 2'd1; state_d = FsDrain;
+      end else if (stuck && dl_cnt_q == 3'd3) begin
+        cause_d = npu_pkg::ErrDeadlock; epc_d = pc_q; info_d = npu_pkg::FNone;
+        end_kind_d = 2'd1; state_d = FsDrain;
+      end
+    end
+  end
+
+  assign abort_o = (state_q == FsDrain);
+  assign busy_o  = (state_q != FsIdle);
+  assign done_o    = (state_q == FsDrain) && (state_d == FsIdle) && end_kind_q == 2'd0;
+  assign err_o     = (state_q == FsDrain) && (state_d == FsIdle) && end_kind_q == 2'd1;
+  assign aborted_o = (state_q == FsDrain) && (state_d == FsIdle) && end_kind_q == 2'd2;
+  assign err_cause_o = cause_q;
+  assign err_pc_o    = epc_q;
+  assign err_info_o  = info_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q     <= FsIdle;
+      pc_q        <= '0;
+      beat_q      <= '0;
+      fetch_out_q <= 1'b0;
+      end_kind_q  <= '0;
+      cause_q     <= '0;
+      epc_q       <= '0;
+      info_q      <= npu_pkg::FNone;
+      l2c_q       <= '0;
+      c2l_q       <= '0;
+      c2s_q       <= '0;
+      s2c_q       <= '0;
+      pend_q      <= '0;
+      dl_cnt_q    <= '0;
+      ld_push_q   <= '0;
+      cp_push_q   <= '0;
+      st_push_q   <= '0;
+    end else begin
+      state_q    <= state_d;
+      pc_q       <= pc_d;
+      end_kind_q <= end_kind_d;
+      cause_q    <= cause_d;
+      epc_q      <= epc_d;
+      info_q     <= info_d;
+      if (clear) begin
+        l2c_q  <= '0;
+        c2l_q  <= '0;
+        c2s_q  <= '0;
+        s2c_q  <= '0;
+        pend_q <= '0;
+      end else begin
+        l2c_q  <= l2c_d;
+        c2l_q  <= c2l_d;
+        c2s_q  <= c2s_d;
+        s2c_q  <= s2c_d;
+        pend_q <= (state_q == FsDrain) ? '0 : pend_d;
+      end
+      dl_cnt_q <= stuck ? (dl_cnt_q == 3'd3 ? dl_cnt_q : dl_cnt_q + 3'd1) : '0;
+      if (ar_valid_o && ar_ready_i) fetch_out_q <= 1'b1;
+      else if (r_valid_i && r_last_i) fetch_out_q <= 1'b0;
+      if (ar_valid_o && ar_ready_i) beat_q <= '0;
+      else if (r_valid_i) beat_q <= beat_q + 1'b1;
+      if (q_pop[0]) ld_push_q <= ld_head[11];
+      if (q_pop[1]) cp_push_q <= {cp_head[11], cp_head[10]};
+      if (q_pop[2]) st_push_q <= st_head[10];
+      if (mark_issue && st_ready_i) st_push_q <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (q_pop[0]) ld_pc_q <= q_rdata[0][287:256];
+    if (q_pop[1]) cp_pc_q <= q_rdata[1][287:256];
+    if (q_pop[2]) st_pc_q <= q_rdata[2][287:256];
+  end
+
+  // assemble the instruction from its beats
+  if (B >= 64) begin : g_wide_beat
+    always_ff @(posedge clk_i) begin
+      if (r_valid_i && state_q == FsData) insn_q <= pc_q[5] ? r_data_i[511:256] : r_data_i[255:0];
+    end
+  end else begin : g_narrow_beat
+    always_ff @(posedge clk_i) begin
+      if (r_valid_i && state_q == FsData) insn_q[beat_q * npu_pkg::BeatW +: npu_pkg::BeatW] <= r_data_i;
+    end
+  end
+endmodule

@@ -1,0 +1,180 @@
+// npu_decode.sv - the instruction decoder's static checks, combinational:
+// the same checks in the same order as loom_insn_check() in common/isa.c
+// (docs/ISA.md, "Decoding and errors"). The first failing check gives the
+// error cause and the id of the field (ERR_INFO). Co-simulation against the
+// C model keeps the two implementations equal.
+module npu_decode (
+  input  logic [255:0] insn_i,
+  output logic [7:0]   cause_o,  // npu_pkg::Err*; ErrNone when legal
+  output logic [15:0]  info_o,   // npu_pkg::F* field id or FNone
+  output logic [1:0]   queue_o   // 0 load, 1 compute, 2 store, 3 command processor
+);
+  localparam int unsigned R  = npu_pkg::ArrayRows;
+  localparam int unsigned C  = npu_pkg::ArrayCols;
+  localparam logic [63:0] SpLines  = 64'(npu_pkg::SpLines);
+  localparam logic [63:0] AccLines = 64'(npu_pkg::AccLines);
+  localparam logic [63:0] Dram     = 64'(npu_pkg::DramBytes);
+
+  npu_pkg::insn_load_t   ld;
+  npu_pkg::insn_store_t  st;
+  npu_pkg::insn_matmul_t mm;
+  npu_pkg::insn_mark_t   mk;
+  assign ld = npu_pkg::insn_load_t'(insn_i);
+  assign st = npu_pkg::insn_store_t'(insn_i);
+  assign mm = npu_pkg::insn_matmul_t'(insn_i);
+  assign mk = npu_pkg::insn_mark_t'(insn_i);
+
+  // end (exclusive) of the DRAM bytes a LOAD/STORE touches
+  function automatic logic [63:0] dram_end(logic [31:0] a, logic [31:0] s1, logic [31:0] s2,
+                                           logic [31:0] s3, logic [11:0] n1, logic [11:0] n2,
+                                           logic [7:0] n3, logic [7:0] rw);
+    return 64'(a) + (64'(n3) - 64'd1) * 64'(s3) + (64'(n2) - 64'd1) * 64'(s2)
+         + (64'(n1) - 64'd1) * 64'(s1) + 64'({rw, 2'b00});
+  endfunction
+
+  logic [63:0] ld_lines, st_lines, ld_end, st_end;
+  logic [63:0] mm_w_need, mm_h_need, mm_act_end, mm_wgt_end, mm_acc_end;
+  always_comb begin
+    ld_lines = 64'(ld.n3) * (64'(ld.pad_top) + 64'(ld.n2) + 64'(ld.pad_bottom))
+                          * (64'(ld.pad_left) + 64'(ld.n1) + 64'(ld.pad_right));
+    st_lines = 64'(st.n3) * 64'(st.n2) * 64'(st.n1);
+    ld_end = dram_end(ld.dram_addr, ld.stride1, ld.stride2, ld.stride3, ld.n1, ld.n2, ld.n3,
+                      ld.row_words);
+    st_end = dram_end(st.dram_addr, st.stride1, st.stride2, st.stride3, st.n1, st.n2, st.n3,
+                      st.row_words);
+    mm_w_need  = (64'(mm.out_w) - 64'd1) * 64'(mm.sw) + (64'(mm.kw) - 64'd1) * 64'(mm.dw);
+    mm_h_need  = (64'(mm.out_h) - 64'd1) * 64'(mm.sh) + (64'(mm.kh) - 64'd1) * 64'(mm.dh);
+    mm_act_end = 64'(mm.act_addr) + 64'(mm.ncb) * 64'(mm.in_h) * 64'(mm.in_w);
+    mm_wgt_end = 64'(mm.wgt_addr) + 64'(mm.ncb) * 64'(mm.kh) * 64'(mm.kw) * 64'(C);
+    mm_acc_end = 64'(mm.acc_addr) + 64'(mm.out_h) * 64'(mm.out_w);
+  end
+
+  // the first failing check wins: written as a chain from last to first
+  always_comb begin
+    cause_o = npu_pkg::ErrNone;
+    info_o  = npu_pkg::FNone;
+    queue_o = 2'd3;
+    unique case (insn_i[7:0])
+      npu_pkg::OpLoad: begin
+        queue_o = 2'd0;
+        if ((insn_i & ~npu_pkg::LoadUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (ld.target > 2'd1) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FLoadTarget;
+        end else if (ld.target == 2'd1 && ld.pad_value != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FLoadPadValue;
+        end else if (ld.row_words == '0 ||
+                     32'({ld.row_words, 2'b00}) > (ld.target[0] ? 32'(4 * C) : 32'(R))) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FLoadRowWords;
+        end else if (ld.dram_addr[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FLoadDramAddr;
+        end else if (ld.stride1[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FLoadStride1;
+        end else if (ld.stride2[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FLoadStride2;
+        end else if (ld.stride3[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FLoadStride3;
+        end else if (ld.n1 == '0 || ld.n2 == '0 || ld.n3 == '0) begin
+          cause_o = npu_pkg::ErrNone;
+        end else if (64'(ld.mem_addr) + ld_lines > (ld.target[0] ? AccLines : SpLines)) begin
+          cause_o = ld.target[0] ? npu_pkg::ErrAccRange : npu_pkg::ErrSpRange;
+          info_o  = npu_pkg::FLoadMemAddr;
+        end else if (ld_end > Dram) begin
+          cause_o = npu_pkg::ErrDramRange; info_o = npu_pkg::FLoadDramAddr;
+        end
+      end
+      npu_pkg::OpStore: begin
+        queue_o = 2'd2;
+        if ((insn_i & ~npu_pkg::StoreUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (st.source > 2'd2) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreSource;
+        end else if (st.row_words == '0 || 32'({st.row_words, 2'b00}) >
+                     (st.source == 2'd0 ? 32'(R) : st.source == 2'd1 ? 32'(4 * C) : 32'(C))) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreRowWords;
+        end else if (st.source != 2'd2 && st.zero_point != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreZeroPoint;
+        end else if (st.source != 2'd2 && st.param_addr != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreParamAddr;
+        end else if (st.source != 2'd2 && st.clip_lo != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreClipLo;
+        end else if (st.source != 2'd2 && st.clip_hi != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreClipHi;
+        end else if (st.source == 2'd2 && $signed(st.clip_lo) > $signed(st.clip_hi)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FStoreClipLo;
+        end else if (st.source == 2'd2 && 64'(st.param_addr) + 64'd3 > AccLines) begin
+          cause_o = npu_pkg::ErrAccRange; info_o = npu_pkg::FStoreParamAddr;
+        end else if (st.dram_addr[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FStoreDramAddr;
+        end else if (st.stride1[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FStoreStride1;
+        end else if (st.stride2[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FStoreStride2;
+        end else if (st.stride3[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FStoreStride3;
+        end else if (st_lines == '0) begin
+          cause_o = npu_pkg::ErrNone;
+        end else if (64'(st.mem_addr) + st_lines > (st.source == 2'd0 ? SpLines : AccLines)) begin
+          cause_o = st.source == 2'd0 ? npu_pkg::ErrSpRange : npu_pkg::ErrAccRange;
+          info_o  = npu_pkg::FStoreMemAddr;
+        end else if (st_end > Dram) begin
+          cause_o = npu_pkg::ErrDramRange; info_o = npu_pkg::FStoreDramAddr;
+        end
+      end
+      npu_pkg::OpMatmul: begin
+        queue_o = 2'd1;
+        if ((insn_i & ~npu_pkg::MatmulUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (mm.in_w == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulInW;
+        end else if (mm.in_h == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulInH;
+        end else if (mm.out_w == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulOutW;
+        end else if (mm.out_h == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulOutH;
+        end else if (mm.ncb == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulNcb;
+        end else if (mm.kw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulKw;
+        end else if (mm.kh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulKh;
+        end else if (mm.sw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulSw;
+        end else if (mm.sh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulSh;
+        end else if (mm.dw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulDw;
+        end else if (mm.dh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulDh;
+        end else if (mm_w_need >= 64'(mm.in_w)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulInW;
+        end else if (mm_h_need >= 64'(mm.in_h)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FMatmulInH;
+        end else if (mm_act_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FMatmulActAddr;
+        end else if (mm_wgt_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FMatmulWgtAddr;
+        end else if (mm_acc_end > AccLines) begin
+          cause_o = npu_pkg::ErrAccRange; info_o = npu_pkg::FMatmulAccAddr;
+        end
+      end
+      npu_pkg::OpMark: begin
+        if ((insn_i & ~npu_pkg::MarkUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (mk.dram_addr[1:0] != '0) begin
+          cause_o = npu_pkg::ErrMisaligned; info_o = npu_pkg::FMarkDramAddr;
+        end else if (64'(mk.dram_addr) + 64'(npu_pkg::MarkBytes) > Dram) begin
+          cause_o = npu_pkg::ErrDramRange; info_o = npu_pkg::FMarkDramAddr;
+        end
+      end
+      npu_pkg::OpFinish: begin
+        if ((insn_i & ~npu_pkg::FinishUsedMask) != '0) cause_o = npu_pkg::ErrReservedBits;
+      end
+      default: begin
+        cause_o = npu_pkg::ErrIllegalOpcode;
+        info_o  = npu_pkg::FAnyOpcode;
+      end
+    endcase
+  end
+endmodule

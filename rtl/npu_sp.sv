@@ -1,0 +1,118 @@
+// npu_sp.sv - the banked scratchpad: SpLines lines of SpLineBytes int8,
+// split into SpBanks banks of contiguous lines, each bank one single-ported
+// SRAM. Four clients: act and wgt (compute reads), st (store reads), ld
+// (load writes). A bank serves one client per cycle, priority
+// act > wgt > st > ld; a refused client keeps its request and the refusal
+// is counted as a bank conflict. Grants are combinational; read data comes
+// one cycle after the grant.
+module npu_sp (
+  input  logic                              clk_i,
+  input  logic                              rst_ni,
+  // compute: activations
+  input  logic                              act_req_i,
+  input  logic [npu_pkg::SpAddrW-1:0]       act_addr_i,
+  output logic                              act_gnt_o,
+  output logic                              act_rvalid_o,
+  output logic [8*npu_pkg::SpLineBytes-1:0] act_rdata_o,
+  // compute: weights
+  input  logic                              wgt_req_i,
+  input  logic [npu_pkg::SpAddrW-1:0]       wgt_addr_i,
+  output logic                              wgt_gnt_o,
+  output logic                              wgt_rvalid_o,
+  output logic [8*npu_pkg::SpLineBytes-1:0] wgt_rdata_o,
+  // store DMA reads
+  input  logic                              st_req_i,
+  input  logic [npu_pkg::SpAddrW-1:0]       st_addr_i,
+  output logic                              st_gnt_o,
+  output logic                              st_rvalid_o,
+  output logic [8*npu_pkg::SpLineBytes-1:0] st_rdata_o,
+  // load DMA writes
+  input  logic                              ld_req_i,
+  input  logic [npu_pkg::SpAddrW-1:0]       ld_addr_i,
+  input  logic [8*npu_pkg::SpLineBytes-1:0] ld_wdata_i,
+  output logic                              ld_gnt_o,
+  // refused requests this cycle (0..3)
+  output logic [1:0]                        conflicts_o
+);
+  localparam int unsigned Banks = npu_pkg::SpBanks;
+  localparam int unsigned BW    = npu_pkg::SpBankW;
+  localparam int unsigned LW    = npu_pkg::SpBankLineW;
+  localparam int unsigned DW    = 8 * npu_pkg::SpLineBytes;
+
+  function automatic logic [BW-1:0] bank_of(logic [npu_pkg::SpAddrW-1:0] a);
+    if (Banks == 1) return '0;
+    return BW'(a >> LW);
+  endfunction
+
+  logic [BW-1:0] act_b, wgt_b, st_b, ld_b;
+  assign act_b = bank_of(act_addr_i);
+  assign wgt_b = bank_of(wgt_addr_i);
+  assign st_b  = bank_of(st_addr_i);
+  assign ld_b  = bank_of(ld_addr_i);
+
+  always_comb begin
+    act_gnt_o = act_req_i;
+    wgt_gnt_o = wgt_req_i && !(act_gnt_o && act_b == wgt_b);
+    st_gnt_o  = st_req_i && !(act_gnt_o && act_b == st_b) && !(wgt_gnt_o && wgt_b == st_b);
+    ld_gnt_o  = ld_req_i && !(act_gnt_o && act_b == ld_b) && !(wgt_gnt_o && wgt_b == ld_b)
+                         && !(st_gnt_o && st_b == ld_b);
+    conflicts_o = 2'(wgt_req_i && !wgt_gnt_o) + 2'(st_req_i && !st_gnt_o) + 2'(ld_req_i && !ld_gnt_o);
+  end
+
+  // one port per bank
+  logic [DW-1:0] bank_rdata [Banks];
+  for (genvar b = 0; b < Banks; b++) begin : g_bank
+    logic [DW-1:0] mem [2**LW];
+    logic          en, we;
+    logic [LW-1:0] addr;
+    always_comb begin
+      en   = 1'b1;
+      we   = 1'b0;
+      addr = LW'(act_addr_i);
+      if (act_gnt_o && act_b == BW'(b)) begin
+        addr = LW'(act_addr_i);
+      end else if (wgt_gnt_o && wgt_b == BW'(b)) begin
+        addr = LW'(wgt_addr_i);
+      end else if (st_gnt_o && st_b == BW'(b)) begin
+        addr = LW'(st_addr_i);
+      end else if (ld_gnt_o && ld_b == BW'(b)) begin
+        addr = LW'(ld_addr_i);
+        we   = 1'b1;
+      end else begin
+        en   = 1'b0;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (en) begin
+        if (we) mem[addr] <= ld_wdata_i;
+        else    bank_rdata[b] <= mem[addr];
+      end
+    end
+  end
+
+  // read data returns the cycle after the grant, from the bank then chosen
+  logic          act_v_q, wgt_v_q, st_v_q;
+  logic [BW-1:0] act_bq, wgt_bq, st_bq;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      act_v_q <= 1'b0;
+      wgt_v_q <= 1'b0;
+      st_v_q  <= 1'b0;
+    end else begin
+      act_v_q <= act_gnt_o;
+      wgt_v_q <= wgt_gnt_o;
+      st_v_q  <= st_gnt_o;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    act_bq <= act_b;
+    wgt_bq <= wgt_b;
+    st_bq  <= st_b;
+  end
+  assign act_rvalid_o = act_v_q;
+  assign wgt_rvalid_o = wgt_v_q;
+  assign st_rvalid_o  = st_v_q;
+  assign act_rdata_o  = bank_rdata[act_bq];
+  assign wgt_rdata_o  = bank_rdata[wgt_bq];
+  assign st_rdata_o   = bank_rdata[st_bq];
+endmodule

@@ -1,0 +1,287 @@
+// npu_top.sv - the Loom NPU tensor engine: MMIO registers, command
+// processor, load/compute/store engines, scratchpad and accumulator, and the
+// one AXI4-style master they share (fetch and load DMA on the read channel,
+// arbitrated with the grant held until the address is accepted; store DMA
+// and MARK records on the write channel).
+module npu_top (
+  input  logic                              clk_i,
+  input  logic                              rst_ni,
+  // MMIO slave (combinational read data)
+  input  logic                              mmio_req_i,
+  input  logic                              mmio_we_i,
+  input  logic [11:0]                       mmio_addr_i,
+  input  logic [31:0]                       mmio_wdata_i,
+  output logic [31:0]                       mmio_rdata_o,
+  output logic                              irq_o,
+  // AXI master
+  output logic                              ar_valid_o,
+  input  logic                              ar_ready_i,
+  output logic [31:0]                       ar_addr_o,
+  output logic [7:0]                        ar_len_o,
+  output logic [1:0]                        ar_id_o,
+  input  logic                              r_valid_i,
+  output logic                              r_ready_o,
+  input  logic [npu_pkg::BeatW-1:0]         r_data_i,
+  input  logic [1:0]                        r_id_i,
+  input  logic                              r_last_i,
+  output logic                              aw_valid_o,
+  input  logic                              aw_ready_i,
+  output logic [31:0]                       aw_addr_o,
+  output logic [7:0]                        aw_len_o,
+  output logic                              w_valid_o,
+  input  logic                              w_ready_i,
+  output logic [npu_pkg::BeatW-1:0]         w_data_o,
+  output logic [npu_pkg::DramBeatBytes-1:0] w_strb_o,
+  output logic                              w_last_o,
+  input  logic                              b_valid_i,
+  output logic                              b_ready_o
+);
+  localparam int unsigned R = npu_pkg::ArrayRows;
+  localparam int unsigned C = npu_pkg::ArrayCols;
+
+  // ---------------------------------------------------------------- registers
+  logic        start, abort, busy, done, err, aborted;
+  logic [31:0] insn_base, err_pc;
+  logic [7:0]  err_cause;
+  logic [15:0] err_info;
+  logic [2:0]  stall;
+  logic        mac_line;
+  logic [1:0]  conflicts, retired;
+  logic [32*npu_pkg::NumCtrs-1:0] ctrs;
+  logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done;
+
+  npu_regs u_regs (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .req_i       (mmio_req_i),
+    .we_i        (mmio_we_i),
+    .addr_i      (mmio_addr_i),
+    .wdata_i     (mmio_wdata_i),
+    .rdata_o     (mmio_rdata_o),
+    .irq_o       (irq_o),
+    .start_o     (start),
+    .abort_o     (abort),
+    .insn_base_o (insn_base),
+    .busy_i      (busy),
+    .done_i      (done),
+    .err_i       (err),
+    .aborted_i   (aborted),
+    .err_cause_i (err_cause),
+    .err_pc_i    (err_pc),
+    .err_info_i  (err_info),
+    .eng_busy_i  ({st_busy, cp_busy, ld_busy}),
+    .stall_i     (stall),
+    .mac_line_i  (mac_line),
+    .rd_beat_i   (r_valid_i && r_ready_o),
+    .wr_beat_i   (w_valid_o && w_ready_i),
+    .conflicts_i (conflicts),
+    .retired_i   (retired),
+    .ctr_o       (ctrs)
+  );
+  assign retired = 2'(ld_done) + 2'(cp_done) + 2'(st_done);
+
+  // ---------------------------------------------------------------- read bus
+  logic        f_ar_valid, f_ar_ready, l_ar_valid, l_ar_ready;
+  logic [31:0] f_ar_addr, l_ar_addr;
+  logic [7:0]  f_ar_len, l_ar_len;
+  logic        l_r_ready;
+  logic        ar_lock_q, ar_sel_q, ar_sel;  // sel 0 = fetch, 1 = load
+  assign ar_sel     = ar_lock_q ? ar_sel_q : !f_ar_valid;
+  assign ar_valid_o = ar_sel ? l_ar_valid : f_ar_valid;
+  assign ar_addr_o  = ar_sel ? l_ar_addr : f_ar_addr;
+  assign ar_len_o   = ar_sel ? l_ar_len : f_ar_len;
+  assign ar_id_o    = {1'b0, ar_sel};
+  assign f_ar_ready = ar_ready_i && !ar_sel;
+  assign l_ar_ready = ar_ready_i && ar_sel;
+  assign r_ready_o  = (r_id_i == 2'd1) ? l_r_ready : 1'b1;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ar_lock_q <= 1'b0;
+      ar_sel_q  <= 1'b0;
+    end else begin
+      ar_lock_q <= ar_valid_o && !ar_ready_i;
+      ar_sel_q  <= ar_sel;
+    end
+  end
+
+  // ---------------------------------------------------------------- command processor
+  logic         eng_abort;
+  logic         ld_valid, cp_valid, st_valid, ld_ready, cp_ready, st_ready;
+  logic [255:0] ld_insn, cp_insn, st_insn;
+
+  npu_ctrl u_ctrl (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .start_i     (start),
+    .abort_i     (abort),
+    .insn_base_i (insn_base),
+    .busy_o      (busy),
+    .done_o      (done),
+    .err_o       (err),
+    .aborted_o   (aborted),
+    .err_cause_o (err_cause),
+    .err_pc_o    (err_pc),
+    .err_info_o  (err_info),
+    .stall_o     (stall),
+    .ar_valid_o  (f_ar_valid),
+    .ar_ready_i  (f_ar_ready),
+    .ar_addr_o   (f_ar_addr),
+    .ar_len_o    (f_ar_len),
+    .r_valid_i   (r_valid_i && r_id_i == 2'd0),
+    .r_data_i    (r_data_i),
+    .r_last_i    (r_last_i),
+    .abort_o     (eng_abort),
+    .ld_valid_o  (ld_valid),
+    .ld_insn_o   (ld_insn),
+    .ld_ready_i  (ld_ready),
+    .ld_done_i   (ld_done),
+    .ld_busy_i   (ld_busy),
+    .cp_valid_o  (cp_valid),
+    .cp_insn_o   (cp_insn),
+    .cp_ready_i  (cp_ready),
+    .cp_done_i   (cp_done),
+    .cp_busy_i   (cp_busy),
+    .st_valid_o  (st_valid),
+    .st_insn_o   (st_insn),
+    .st_ready_i  (st_ready),
+    .st_done_i   (st_done),
+    .st_busy_i   (st_busy)
+  );
+
+  // ---------------------------------------------------------------- memories
+  logic                       act_req, act_gnt, act_rvalid, wgt_req, wgt_gnt, wgt_rvalid;
+  logic                       sst_req, sst_gnt, sst_rvalid, sld_req, sld_we, sld_gnt;
+  logic [npu_pkg::SpAddrW-1:0] act_addr, wgt_addr, sst_addr, sld_addr;
+  logic [8*R-1:0]             act_rdata, wgt_rdata, sst_rdata, sld_wdata;
+
+  npu_sp u_sp (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .act_req_i    (act_req),
+    .act_addr_i   (act_addr),
+    .act_gnt_o    (act_gnt),
+    .act_rvalid_o (act_rvalid),
+    .act_rdata_o  (act_rdata),
+    .wgt_req_i    (wgt_req),
+    .wgt_addr_i   (wgt_addr),
+    .wgt_gnt_o    (wgt_gnt),
+    .wgt_rvalid_o (wgt_rvalid),
+    .wgt_rdata_o  (wgt_rdata),
+    .st_req_i     (sst_req),
+    .st_addr_i    (sst_addr),
+    .st_gnt_o     (sst_gnt),
+    .st_rvalid_o  (sst_rvalid),
+    .st_rdata_o   (sst_rdata),
+    .ld_req_i     (sld_req && sld_we),
+    .ld_addr_i    (sld_addr),
+    .ld_wdata_i   (sld_wdata),
+    .ld_gnt_o     (sld_gnt),
+    .conflicts_o  (conflicts)
+  );
+
+  logic [C-1:0]                       cp_acc_valid, cp_acc_overwrite;
+  logic [C-1:0][npu_pkg::AccAddrW-1:0] cp_acc_addr;
+  logic [C-1:0][31:0]                 cp_acc_data;
+  logic                               ald_we, ast_re;
+  logic [npu_pkg::AccAddrW-1:0]       ald_addr, ast_addr;
+  logic [32*C-1:0]                    ald_wdata, ast_rdata;
+
+  npu_acc u_acc (
+    .clk_i          (clk_i),
+    .cp_valid_i     (cp_acc_valid),
+    .cp_addr_i      (cp_acc_addr),
+    .cp_overwrite_i (cp_acc_overwrite),
+    .cp_data_i      (cp_acc_data),
+    .ld_we_i        (ald_we),
+    .ld_addr_i      (ald_addr),
+    .ld_wdata_i     (ald_wdata),
+    .st_re_i        (ast_re),
+    .st_addr_i      (ast_addr),
+    .st_rdata_o     (ast_rdata)
+  );
+
+  // ---------------------------------------------------------------- engines
+  npu_dma_load u_load (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .insn_valid_i (ld_valid),
+    .insn_i       (ld_insn),
+    .insn_ready_o (ld_ready),
+    .done_o       (ld_done),
+    .busy_o       (ld_busy),
+    .abort_i      (eng_abort),
+    .ar_valid_o   (l_ar_valid),
+    .ar_ready_i   (l_ar_ready),
+    .ar_addr_o    (l_ar_addr),
+    .ar_len_o     (l_ar_len),
+    .r_valid_i    (r_valid_i && r_id_i == 2'd1),
+    .r_ready_o    (l_r_ready),
+    .r_data_i     (r_data_i),
+    .r_last_i     (r_last_i),
+    .sp_req_o     (sld_req),
+    .sp_we_o      (sld_we),
+    .sp_addr_o    (sld_addr),
+    .sp_wdata_o   (sld_wdata),
+    .sp_gnt_i     (sld_gnt),
+    .acc_we_o     (ald_we),
+    .acc_addr_o   (ald_addr),
+    .acc_wdata_o  (ald_wdata)
+  );
+
+  npu_compute u_compute (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .insn_valid_i    (cp_valid),
+    .insn_i          (cp_insn),
+    .insn_ready_o    (cp_ready),
+    .done_o          (cp_done),
+    .busy_o          (cp_busy),
+    .abort_i         (eng_abort),
+    .act_req_o       (act_req),
+    .act_addr_o      (act_addr),
+    .act_gnt_i       (act_gnt),
+    .act_rvalid_i    (act_rvalid),
+    .act_rdata_i     (act_rdata),
+    .wgt_req_o       (wgt_req),
+    .wgt_addr_o      (wgt_addr),
+    .wgt_gnt_i       (wgt_gnt),
+    .wgt_rvalid_i    (wgt_rvalid),
+    .wgt_rdata_i     (wgt_rdata),
+    .acc_valid_o     (cp_acc_valid),
+    .acc_addr_o      (cp_acc_addr),
+    .acc_overwrite_o (cp_acc_overwrite),
+    .acc_data_o      (cp_acc_data),
+    .mac_line_o      (mac_line)
+  );
+
+  npu_dma_store u_store (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .insn_valid_i   (st_valid),
+    .insn_i         (st_insn),
+    .insn_ready_o   (st_ready),
+    .done_o         (st_done),
+    .busy_o         (st_busy),
+    .abort_i        (eng_abort),
+    .aw_valid_o     (aw_valid_o),
+    .aw_ready_i     (aw_ready_i),
+    .aw_addr_o      (aw_addr_o),
+    .aw_len_o       (aw_len_o),
+    .w_valid_o      (w_valid_o),
+    .w_ready_i      (w_ready_i),
+    .w_data_o       (w_data_o),
+    .w_strb_o       (w_strb_o),
+    .w_last_o       (w_last_o),
+    .b_valid_i      (b_valid_i),
+    .b_ready_o      (b_ready_o),
+    .sp_req_o       (sst_req),
+    .sp_addr_o      (sst_addr),
+    .sp_gnt_i       (sst_gnt),
+    .sp_rvalid_i    (sst_rvalid),
+    .sp_rdata_i     (sst_rdata),
+    .acc_re_o       (ast_re),
+    .acc_addr_o     (ast_addr),
+    .acc_rdata_i    (ast_rdata),
+    .ctr_snapshot_i (ctrs)
+  );
+endmodule

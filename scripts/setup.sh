@@ -1,0 +1,28 @@
+#!/bin/sh
+# setup.sh - installs the Debian packages Loom needs to build and test,
+# when something is missing. Idempotent: does nothing when all is there.
+# Called by make (through build/.setup-stamp); safe to run by hand.
+set -e
+need=""
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_hdr() { [ -e "$1" ]; }
+have_cmd gcc         || need="$need gcc"
+have_cmd g++         || need="$need g++"
+have_cmd make        || need="$need make"
+have_cmd verilator   || need="$need verilator"
+have_cmd yosys       || need="$need yosys"
+have_cmd cppcheck    || need="$need cppcheck"
+have_cmd ccache      || need="$need ccache"
+have_hdr /usr/include/zlib.h || need="$need zlib1g-dev"
+if [ -n "$need" ]; then
+	echo "setup: installing$need"
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup: need root to install:$need (run: sudo apt-get install$need)" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q || true
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $need
+fi
+exit 0

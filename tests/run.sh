@@ -1,0 +1,73 @@
+#!/bin/sh
+# run.sh - the test suite behind `make test` (and `make test-full` with
+# FULL=1). Runs every suite, shows its output, takes the "N passed, M failed"
+# line each suite ends with (a suite without one counts as one test, judged
+# by its exit status) and ends with the total in the same form. Exit status
+# is non-zero when anything failed.
+B=${BUILD:-build}
+LOOM="$B/bin/loom"
+total_p=0
+total_f=0
+failed_suites=""
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+suite() {
+	name=$1
+	shift
+	echo "=== $name: $*"
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	rc=$?
+	tail -n 25 "$log"
+	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -n "$line" ]; then
+		p=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+		f=$(echo "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/')
+	else
+		p=0
+		f=0
+		if [ $rc -eq 0 ]; then p=1; fi
+	fi
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	total_p=$((total_p + p))
+	total_f=$((total_f + f))
+	[ $rc -ne 0 ] && failed_suites="$failed_suites $name"
+	echo "--- $name: $p passed, $f failed, exit $rc, $(( $(date +%s) - start ))s"
+}
+
+if [ -n "$FULL" ]; then COSIM_N=400; else COSIM_N=140; fi
+
+# C unit tests (the C model, the program generator)
+suite unit-cmodel "$B/tests/test_cmodel"
+suite unit-cosim-gen "$B/tests/test_cosim_gen"
+# the same under AddressSanitizer and UndefinedBehaviorSanitizer
+suite asan-cmodel "$B/tests/san_test_cmodel"
+suite asan-cosim-gen "$B/tests/san_test_cosim_gen"
+suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
+# per-block RTL tests
+for t in $B/blocks/*/*_tb; do
+	[ -x "$t" ] && suite "block-$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
+done
+# directed layers against the plain C reference, both backends
+for c in small default large odd; do
+	suite "directed-cmodel-$c" "$B/tests/test_directed" --backend cmodel --hw $c
+done
+for c in default odd; do
+	suite "directed-rtl-$c" "$B/tests/test_directed" --backend rtl --hw $c
+done
+# random co-simulation RTL vs C model (>= 500 programs over four configs)
+seed=1
+for c in small default large odd; do
+	suite "cosim-$c" "$LOOM" cosim --hw $c --count $COSIM_N --seed $seed
+	seed=$((seed + 100000))
+done
+# bad programs: same error on both backends, and the next program runs
+for c in small default odd; do
+	suite "cosim-bad-$c" "$LOOM" cosim --hw $c --bad --count 40 --seed 7
+done
+
+echo
+if [ -n "$failed_suites" ]; then echo "failed suites:$failed_suites"; fi
+echo "$total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ] && [ -z "$failed_suites" ]

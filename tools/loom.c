@@ -1,0 +1,36 @@
+/* loom.c - the loom command-line tool: dispatches to one subcommand per
+ * file (tools/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "loom.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} cmds[] = {
+	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
+	{"demo", cmd_demo, "a conv layer and a GEMM on the NPU, checked, with cycles and utilization"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: loom COMMAND [options]   (loom COMMAND --help for its options)\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "loom: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
