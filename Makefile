@@ -25,10 +25,8 @@ SETUP   := $(BUILD)/.setup-stamp
 CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c \
              tools/kernels.c tools/ref.c tools/cosim_gen.c
 LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c
-RTL_SRCS  := rtl/npu_fifo.sv rtl/npu_decode.sv rtl/npu_sp.sv rtl/npu_acc.sv \
-             rtl/npu_array.sv rtl/npu_compute.sv rtl/npu_requant.sv \
-             rtl/npu_dma_load.sv rtl/npu_dma_store.sv rtl/npu_ctrl.sv rtl/npu_regs.sv \
-             rtl/npu_top.sv
+# the RTL file list (the generated package comes first, from build/hw/NAME)
+RTL_SRCS  := $(shell cat rtl/npu.f)
 TB_SRCS   := verilator_tb/tb_dram.sv verilator_tb/tb_top.sv
 TB_CPP    := verilator_tb/sim.cpp
 

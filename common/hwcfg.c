@@ -89,8 +89,8 @@ static int load_file(loom_hwcfg *c, const char *path, char *err, size_t len)
 		if (!*s)
 			continue;
 		char *eq = strchr(s, '=');
-		char where[600];
-		snprintf(where, sizeof where, "%s:%d", path, ln);
+		char where[1100];
+		snprintf(where, sizeof where, "%.1000s:%d", path, ln);
 		if (!eq) {
 			rc = fail(err, len, "%s: expected 'key = value'", where);
 			break;

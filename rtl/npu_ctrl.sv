@@ -83,7 +83,7 @@ module npu_ctrl (
   logic [2:0]    q_push, q_pop, q_empty, q_full;
   logic [QW-1:0] q_rdata [3];
   logic          clear;
-  assign clear = start_i && !busy_o;
+  assign clear = start_i && !abort_i && !busy_o;
   for (genvar q = 0; q < 3; q++) begin : g_q
     npu_fifo #(.Width(QW), .Depth(8)) u_fifo (
       .clk_i   (clk_i),
@@ -203,12 +203,16 @@ module npu_ctrl (
     info_d     = info_q;
     unique case (state_q)
       FsIdle: begin
-        if (start_i) begin
+        // START while busy is ignored; ABORT in the same write wins
+        if (start_i && !abort_i) begin
           pc_d    = insn_base_i;
           cause_d = npu_pkg::ErrNone;
           epc_d   = '0;
           info_d  = npu_pkg::FNone;
-          if (insn_base_i[4:0] != '0) begin
+          if (64'(insn_base_i) + 64'd32 > 64'(npu_pkg::DramBytes)) begin
+            cause_d = npu_pkg::ErrFetchRange; epc_d = insn_base_i; end_kind_d = 2'd1;
+            state_d = FsDrain;
+          end else if (insn_base_i[4:0] != '0) begin
             cause_d = npu_pkg::ErrMisaligned; epc_d = insn_base_i; end_kind_d = 2'd1;
             state_d = FsDrain;
           end else begin

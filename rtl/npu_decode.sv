@@ -19,16 +19,16 @@ module npu_decode (
   npu_pkg::insn_store_t  st;
   npu_pkg::insn_matmul_t mm;
   npu_pkg::insn_mark_t   mk;
-  assign ld = npu_pkg::insn_load_t'(insn_i);
-  assign st = npu_pkg::insn_store_t'(insn_i);
-  assign mm = npu_pkg::insn_matmul_t'(insn_i);
-  assign mk = npu_pkg::insn_mark_t'(insn_i);
+  assign ld = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign st = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign mm = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign mk = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
 
   // end (exclusive) of the DRAM bytes a LOAD/STORE touches
   function automatic logic [63:0] dram_end(logic [31:0] a, logic [31:0] s1, logic [31:0] s2,
                                            logic [31:0] s3, logic [11:0] n1, logic [11:0] n2,
                                            logic [7:0] n3, logic [7:0] rw);
-    return 64'(a) + (64'(n3) - 64'd1) * 64'(s3) + (64'(n2) - 64'd1) * 64'(s2)
+    dram_end = 64'(a) + (64'(n3) - 64'd1) * 64'(s3) + (64'(n2) - 64'd1) * 64'(s2)
          + (64'(n1) - 64'd1) * 64'(s1) + 64'({rw, 2'b00});
   endfunction
 

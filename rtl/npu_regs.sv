@@ -52,7 +52,7 @@ module npu_regs (
   assign irq_o = |(irq_st_q & irq_mask_q);
 
   logic clr;
-  assign clr = start_o && !busy_i;
+  assign clr = start_o && !abort_o && !busy_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -1,6 +1,6 @@
 // npu_sp.sv - the banked scratchpad: SpLines lines of SpLineBytes int8,
 // split into SpBanks banks of contiguous lines, each bank one single-ported
-// SRAM. Four clients: act and wgt (compute reads), st (store reads), ld
+// SRAM (npu_sram). Four clients: act and wgt (compute reads), st (store reads), ld
 // (load writes). A bank serves one client per cycle, priority
 // act > wgt > st > ld; a refused client keeps its request and the refusal
 // is counted as a bank conflict. Grants are combinational; read data comes
@@ -40,8 +40,9 @@ module npu_sp (
   localparam int unsigned DW    = 8 * npu_pkg::SpLineBytes;
 
   function automatic logic [BW-1:0] bank_of(logic [npu_pkg::SpAddrW-1:0] a);
-    if (Banks == 1) return '0;
-    return BW'(a >> LW);
+    // (Yosys 0.23 has no `return`: assign the function name)
+    if (Banks == 1) bank_of = '0;
+    else bank_of = BW'(a >> LW);
   endfunction
 
   logic [BW-1:0] act_b, wgt_b, st_b, ld_b;
@@ -62,7 +63,6 @@ module npu_sp (
   // one port per bank
   logic [DW-1:0] bank_rdata [Banks];
   for (genvar b = 0; b < Banks; b++) begin : g_bank
-    logic [DW-1:0] mem [2**LW];
     logic          en, we;
     logic [LW-1:0] addr;
     always_comb begin
@@ -82,12 +82,14 @@ module npu_sp (
         en   = 1'b0;
       end
     end
-    always_ff @(posedge clk_i) begin
-      if (en) begin
-        if (we) mem[addr] <= ld_wdata_i;
-        else    bank_rdata[b] <= mem[addr];
-      end
-    end
+    npu_sram #(.Width(DW), .Depth(2**LW)) u_sram (
+      .clk_i   (clk_i),
+      .en_i    (en),
+      .we_i    (we),
+      .addr_i  (addr),
+      .wdata_i (ld_wdata_i),
+      .rdata_o (bank_rdata[b])
+    );
   end
 
   // read data returns the cycle after the grant, from the bank then chosen

@@ -180,8 +180,8 @@ module npu_top (
   );
 
   logic [C-1:0]                       cp_acc_valid, cp_acc_overwrite;
-  logic [C-1:0][npu_pkg::AccAddrW-1:0] cp_acc_addr;
-  logic [C-1:0][31:0]                 cp_acc_data;
+  logic [C*npu_pkg::AccAddrW-1:0]     cp_acc_addr;
+  logic [32*C-1:0]                    cp_acc_data;
   logic                               ald_we, ast_re;
   logic [npu_pkg::AccAddrW-1:0]       ald_addr, ast_addr;
   logic [32*C-1:0]                    ald_wdata, ast_rdata;

@@ -1,0 +1,760 @@
+/* cmodel.c - the bit-exact C model of the Loom tensor engine: the "cmodel"
+ * backend of include/loom/hw.h (loom_cmodel_open).
+ *
+ * Results, error causes (ERR_CAUSE/ERR_PC/ERR_INFO) and the deterministic
+ * counters (MACS, DRAM_RD_BYTES, DRAM_WR_BYTES, INSNS, BANK_CONFLICTS = 0)
+ * follow docs/ISA.md exactly; the RTL is compared against this file by random
+ * co-simulation. Cycle counters are estimates from a resumable discrete-event
+ * simulation of the fetcher, the three queues, their engines and the four
+ * token counters.
+ *
+ * Timing estimate (cycles; lat = dram_latency, bw = dram_bw bytes/cycle,
+ * B = dram_beat_bytes, xfer(n) = ceil(n / bw); opts override lat/bw if set):
+ *   fetch of one instruction   lat + xfer(max(1, 32/B) * B)
+ *   LOAD                       lat + xfer(beats * B) + padding lines
+ *   STORE                      lat + xfer(beats * B)
+ *   LOAD/STORE with N1*N2*N3=0 1 (only moves tokens)
+ *   MATMUL                     folds * max(P, R + C + 1) + R + C, P = OUT_H*OUT_W
+ *   MARK record write          lat + xfer(beats of the 64-byte row * B)
+ * beats = sum over transferred rows of (a+n-1)/B - a/B + 1.
+ *
+ * Event model (all of it observable only through cycle counters, except
+ * where noted as a contract the RTL must share):
+ *   - The fetcher fetches one instruction at a time, in order, and never
+ *     reads past a FINISH, past a MARK before its record is written, past an
+ *     instruction that fails a check, or while it holds an instruction for a
+ *     full queue. DRAM_RD_BYTES counts every instruction it reads, including
+ *     one that then fails a check; a fetch refused by FETCH_RANGE or
+ *     MISALIGNED reads nothing. (Contract: makes DRAM_RD_BYTES in MARK records
+ *     and after FINISH exact.)
+ *   - Fetch checks are FETCH_RANGE (pc + 32 > DRAM bytes) first, then
+ *     MISALIGNED (pc not 32-byte aligned, info 0xffff), as listed in ISA.md.
+ *   - An instruction's functional effect (and its MACS / DRAM byte counts)
+ *     is applied atomically when it starts; it pushes its tokens and counts
+ *     in INSNS when its duration has elapsed. A queue slot is freed when its
+ *     instruction starts.
+ *   - At one instant the model processes, until nothing changes: engine
+ *     completions (load, compute, store), then queue-head starts (load,
+ *     compute, store) and the fetcher's step.
+ *   - MARK: at the barrier the counters are snapshot (CYCLES = cycles since
+ *     START), the record is written, then DRAM_WR_BYTES counts the record's
+ *     beats; INSNS counts the MARK when its write has completed.
+ *   - DEADLOCK: when no engine is busy, the fetcher waits at a MARK/FINISH
+ *     barrier or on a full queue, and every queue is empty or its head waits
+ *     for a token. ERR_PC = the address of the instruction the fetcher holds
+ *     (the MARK/FINISH, or the instruction that does not fit its queue);
+ *     ERR_INFO = 0xffff. (Contract.)
+ *   - TOKEN_OVERFLOW: ERR_PC = the pushing instruction, ERR_INFO = 0xffff.
+ *   - On an error the fetcher stops, instructions still waiting in queues are
+ *     dropped (not run), instructions already started finish, then
+ *     STATUS.ERROR, IRQ_STATUS.ERROR and ERR_* are set. The first error wins.
+ *   - CTRL.START while idle clears queues, tokens, counters and ERR_* (cause
+ *     and pc 0, info 0xffff), sets STATUS = BUSY (while busy it is ignored); SP, ACC and IRQ_STATUS are kept. CTRL.ABORT while
+ *     busy drops everything and sets STATUS = 0 (no DONE, no ERROR, no IRQ);
+ *     while idle it does nothing. ABORT wins over START in one write.
+ *   - CYCLES and BUSY_ and STALL_ count while STATUS.BUSY; STALL_x counts
+ *     time the head of queue x waits for a token with its engine idle.
+ *   - run() with STATUS not busy just lets max_cycles pass.
+ */
+#include "loom/hw.h"
+#include "loom/isa.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { T_LC, T_CL, T_CS, T_SC, T_COUNT }; /* token counters */
+enum { E_LOAD = LOOM_Q_LOAD, E_COMPUTE = LOOM_Q_COMPUTE, E_STORE = LOOM_Q_STORE, E_COUNT };
+
+enum fetch_state {
+	F_IDLE,     /* not running */
+	F_ISSUE,    /* about to fetch the instruction at pc */
+	F_FETCH,    /* fetching, done at fend */
+	F_WAIT_Q,   /* holding an instruction whose queue is full */
+	F_WAIT_BAR, /* holding a MARK or FINISH until everything is idle */
+	F_MARK,     /* writing a MARK record, done at fend */
+	F_STOP,     /* stopped by an error, draining the engines */
+};
+
+struct slot {
+	loom_insn in;
+	uint32_t pc;
+};
+
+struct queue {
+	struct slot s[LOOM_QUEUE_DEPTH];
+	unsigned head, n;
+};
+
+struct engine {
+	int busy;
+	struct slot cur;
+	uint64_t end;
+};
+
+struct cmodel {
+	struct loom_hw hw; /* must be first */
+	uint8_t *dram;
+	int8_t *sp;
+	int32_t *acc;
+	int32_t *wt; /* R x C weights of the current fold, [r][c] */
+	uint64_t dram_bytes;
+	uint32_t R, C, B, lat, bw;
+
+	uint32_t status, insn_base, err_cause, err_pc, err_info, irq_status, irq_mask;
+	uint64_t ctr[LOOM_CTR_COUNT]; /* MACS kept whole in ctr[LOOM_CTR_MACS_LO] */
+	uint64_t now;                 /* model time, monotonic across runs */
+
+	int running; /* STATUS.BUSY */
+	int draining;
+	uint32_t p_cause, p_pc, p_info;
+
+	enum fetch_state fst;
+	uint32_t pc;
+	uint64_t fend;
+	struct slot held;
+
+	uint32_t tok[T_COUNT];
+	struct queue q[E_COUNT];
+	struct engine e[E_COUNT];
+};
+
+/* Tokens popped (w0 bits 8, 9) and pushed (w0 bits 10, 11) per queue. */
+static const int8_t pop_tok[E_COUNT][2] = {{-1, T_CL}, {T_LC, T_SC}, {T_CS, -1}};
+static const int8_t push_tok[E_COUNT][2] = {{-1, T_LC}, {T_CL, T_CS}, {T_SC, -1}};
+
+#define CM(h) ((struct cmodel *)(h))
+#define F(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
+
+static void set_err(struct cmodel *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->hw.err, sizeof m->hw.err, fmt, ap);
+	va_end(ap);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint64_t row_beats(const struct cmodel *m, uint64_t a, uint32_t n)
+{
+	return (a + n - 1) / m->B - a / m->B + 1;
+}
+
+static inline uint64_t xfer(const struct cmodel *m, uint64_t bytes)
+{
+	return (bytes + m->bw - 1) / m->bw;
+}
+
+/* ---- functional semantics (docs/ISA.md), each returns its duration ---- */
+
+static uint64_t do_load(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R, C = m->C;
+	uint64_t n1 = F(LOAD, N1), n2 = F(LOAD, N2), n3 = F(LOAD, N3);
+	if (!n1 || !n2 || !n3)
+		return 1;
+	int acc = F(LOAD, TARGET) == LOOM_MEM_ACC;
+	uint64_t base = F(LOAD, DRAM_ADDR), s1 = F(LOAD, STRIDE1), s2 = F(LOAD, STRIDE2),
+		 s3 = F(LOAD, STRIDE3);
+	uint32_t pt = F(LOAD, PAD_TOP), pb = F(LOAD, PAD_BOTTOM), pl = F(LOAD, PAD_LEFT),
+		 pr = F(LOAD, PAD_RIGHT);
+	uint8_t padv = (uint8_t)F(LOAD, PAD_VALUE);
+	uint32_t rw = F(LOAD, ROW_WORDS), n0 = 4 * rw;
+	uint64_t h = pt + n2 + pb, w = pl + n1 + pr, line = F(LOAD, MEM_ADDR);
+	uint64_t beats = 0, pads = 0;
+
+	for (uint64_t i3 = 0; i3 < n3; i3++) {
+		for (uint64_t y = 0; y < h; y++) {
+			int yin = y >= pt && y < pt + n2;
+			for (uint64_t x = 0; x < w; x++, line++) {
+				if (!yin || x < pl || x >= pl + n1) {
+					if (acc)
+						memset(m->acc + line * C, 0, 4u * C);
+					else
+						memset(m->sp + line * R, padv, R);
+					pads++;
+					continue;
+				}
+				uint64_t src = base + i3 * s3 + (y - pt) * s2 + (x - pl) * s1;
+				const uint8_t *s = m->dram + src;
+				if (acc) {
+					int32_t *d = m->acc + line * C;
+					uint32_t k;
+					for (k = 0; k < rw; k++)
+						d[k] = (int32_t)get_le32(s + 4 * k);
+					for (; k < C; k++)
+						d[k] = 0;
+				} else {
+					int8_t *d = m->sp + line * R;
+					memcpy(d, s, n0);
+					memset(d + n0, 0, R - n0);
+				}
+				beats += row_beats(m, src, n0);
+			}
+		}
+	}
+	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
+	return m->lat + xfer(m, beats * m->B) + pads;
+}
+
+static uint64_t do_store(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R, C = m->C;
+	uint64_t n1 = F(STORE, N1), n2 = F(STORE, N2), n3 = F(STORE, N3);
+	if (!n1 || !n2 || !n3)
+		return 1;
+	uint32_t src = F(STORE, SOURCE);
+	uint64_t base = F(STORE, DRAM_ADDR), s1 = F(STORE, STRIDE1), s2 = F(STORE, STRIDE2),
+		 s3 = F(STORE, STRIDE3);
+	uint32_t rw = F(STORE, ROW_WORDS), n0 = 4 * rw;
+	uint64_t line = F(STORE, MEM_ADDR), beats = 0;
+	int8_t zp = (int8_t)F(STORE, ZERO_POINT), lo = (int8_t)F(STORE, CLIP_LO),
+	       hi = (int8_t)F(STORE, CLIP_HI);
+	const int32_t *bias = m->acc + (uint64_t)F(STORE, PARAM_ADDR) * C;
+	const int32_t *mult = bias + C, *shift = bias + 2 * C;
+
+	for (uint64_t i3 = 0; i3 < n3; i3++) {
+		for (uint64_t i2 = 0; i2 < n2; i2++) {
+			for (uint64_t i1 = 0; i1 < n1; i1++, line++) {
+				uint64_t dst = base + i3 * s3 + i2 * s2 + i1 * s1;
+				uint8_t *d = m->dram + dst;
+				if (src == LOOM_MEM_SP) {
+					memcpy(d, m->sp + line * R, n0);
+				} else if (src == LOOM_MEM_ACC) {
+					const int32_t *a = m->acc + line * C;
+					for (uint32_t k = 0; k < rw; k++)
+						put_le32(d + 4 * k, (uint32_t)a[k]);
+				} else {
+					const int32_t *a = m->acc + line * C;
+					for (uint32_t c = 0; c < n0; c++)
+						d[c] = (uint8_t)loom_requant(a[c], bias[c], mult[c], shift[c],
+									     zp, lo, hi);
+				}
+				beats += row_beats(m, dst, n0);
+			}
+		}
+	}
+	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
+	return m->lat + xfer(m, beats * m->B);
+}
+
+static uint64_t do_matmul(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R, C = m->C;
+	const uint64_t act = F(MATMUL, ACT_ADDR), wgt = F(MATMUL, WGT_ADDR), accp = F(MATMUL, ACC_ADDR);
+	const uint64_t inw = F(MATMUL, IN_W), inh = F(MATMUL, IN_H), ow = F(MATMUL, OUT_W),
+		       oh = F(MATMUL, OUT_H), ncb = F(MATMUL, NCB), kw = F(MATMUL, KW),
+		       kh = F(MATMUL, KH), sw = F(MATMUL, SW), sh = F(MATMUL, SH), dw = F(MATMUL, DW),
+		       dh = F(MATMUL, DH);
+	const int accumulate = F(MATMUL, ACCUMULATE);
+	int32_t *wt = m->wt;
+	int32_t s[64];
+	uint64_t f = 0;
+
+	for (uint64_t cb = 0; cb < ncb; cb++) {
+		for (uint64_t ky = 0; ky < kh; ky++) {
+			for (uint64_t kx = 0; kx < kw; kx++, f++) {
+				const int8_t *wl = m->sp + (wgt + f * C) * R;
+				for (uint32_t c = 0; c < C; c++)
+					for (uint32_t r = 0; r < R; r++)
+						wt[r * C + c] = wl[c * R + r];
+				const int over = f == 0 && !accumulate;
+				for (uint64_t oy = 0; oy < oh; oy++) {
+					const int8_t *arow = m->sp + (act + cb * inh * inw +
+								      (oy * sh + ky * dh) * inw + kx * dw) * R;
+					int32_t *prow = m->acc + (accp + oy * ow) * C;
+					for (uint64_t ox = 0; ox < ow; ox++) {
+						const int8_t *a = arow + ox * sw * R;
+						int32_t *p = prow + ox * C;
+						for (uint32_t c = 0; c < C; c++)
+							s[c] = 0;
+						for (uint32_t r = 0; r < R; r++) {
+							const int32_t av = a[r];
+							const int32_t *w = wt + r * C;
+							for (uint32_t c = 0; c < C; c++)
+								s[c] += av * w[c];
+						}
+						if (over)
+							memcpy(p, s, 4u * C);
+						else
+							for (uint32_t c = 0; c < C; c++)
+								p[c] = (int32_t)((uint32_t)p[c] + (uint32_t)s[c]);
+					}
+				}
+			}
+		}
+	}
+	uint64_t P = oh * ow, fill = (uint64_t)R + C + 1;
+	m->ctr[LOOM_CTR_MACS_LO] += f * P * R * C;
+	return f * (P > fill ? P : fill) + R + C;
+}
+
+/* ---- event model ---- */
+
+static void fail(struct cmodel *m, uint32_t cause, uint32_t pc, uint32_t info)
+{
+	if (m->draining)
+		return;
+	m->draining = 1;
+	m->p_cause = cause;
+	m->p_pc = pc;
+	m->p_info = info;
+	m->fst = F_STOP;
+	for (int i = 0; i < E_COUNT; i++)
+		m->q[i].n = m->q[i].head = 0;
+}
+
+static int engines_idle(const struct cmodel *m)
+{
+	for (int i = 0; i < E_COUNT; i++)
+		if (m->e[i].busy)
+			return 0;
+	return 1;
+}
+
+static int all_idle(const struct cmodel *m)
+{
+	for (int i = 0; i < E_COUNT; i++)
+		if (m->e[i].busy || m->q[i].n)
+			return 0;
+	return 1;
+}
+
+static void complete(struct cmodel *m, int i)
+{
+	struct engine *e = &m->e[i];
+	uint32_t w0 = e->cur.in.w[0];
+	e->busy = 0;
+	m->ctr[LOOM_CTR_INSNS]++;
+	for (int k = 0; k < 2; k++) {
+		int t = push_tok[i][k];
+		if (t >= 0 && (w0 >> (10 + k) & 1) && ++m->tok[t] > LOOM_TOKEN_MAX)
+			fail(m, LOOM_ERR_TOKEN_OVERFLOW, e->cur.pc, LOOM_INFO_NONE);
+	}
+}
+
+static int try_start(struct cmodel *m, int i)
+{
+	struct queue *q = &m->q[i];
+	struct engine *e = &m->e[i];
+	if (e->busy || !q->n)
+		return 0;
+	const struct slot *sl = &q->s[q->head];
+	uint32_t w0 = sl->in.w[0];
+	for (int k = 0; k < 2; k++) {
+		int t = pop_tok[i][k];
+		if (t >= 0 && (w0 >> (8 + k) & 1) && !m->tok[t])
+			return 0;
+	}
+	for (int k = 0; k < 2; k++) {
+		int t = pop_tok[i][k];
+		if (t >= 0 && (w0 >> (8 + k) & 1))
+			m->tok[t]--;
+	}
+	e->cur = *sl;
+	e->busy = 1;
+	q->head = (q->head + 1) % LOOM_QUEUE_DEPTH;
+	q->n--;
+	uint64_t dur;
+	switch (i) {
+	case E_LOAD: dur = do_load(m, &e->cur.in); break;
+	case E_COMPUTE: dur = do_matmul(m, &e->cur.in); break;
+	default: dur = do_store(m, &e->cur.in); break;
+	}
+	e->end = m->now + (dur ? dur : 1);
+	return 1;
+}
+
+static int dispatch(struct cmodel *m)
+{
+	int i = loom_op_queue(loom_insn_opcode(&m->held.in));
+	struct queue *q = &m->q[i];
+	if (q->n == LOOM_QUEUE_DEPTH)
+		return 0;
+	q->s[(q->head + q->n) % LOOM_QUEUE_DEPTH] = m->held;
+	q->n++;
+	m->pc += LOOM_INSN_BYTES;
+	m->fst = F_ISSUE;
+	return 1;
+}
+
+static void issue_fetch(struct cmodel *m)
+{
+	if ((uint64_t)m->pc + LOOM_INSN_BYTES > m->dram_bytes) {
+		fail(m, LOOM_ERR_FETCH_RANGE, m->pc, LOOM_INFO_NONE);
+		return;
+	}
+	if (m->pc % LOOM_INSN_BYTES) {
+		fail(m, LOOM_ERR_MISALIGNED, m->pc, LOOM_INFO_NONE);
+		return;
+	}
+	for (int k = 0; k < LOOM_INSN_WORDS; k++)
+		m->held.in.w[k] = get_le32(m->dram + m->pc + 4 * k);
+	m->held.pc = m->pc;
+	uint64_t beats = LOOM_INSN_BYTES / m->B ? LOOM_INSN_BYTES / m->B : 1;
+	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
+	m->fend = m->now + m->lat + xfer(m, beats * m->B);
+	m->fst = F_FETCH;
+}
+
+static void decode(struct cmodel *m)
+{
+	uint32_t field;
+	unsigned cause = loom_insn_check(&m->hw.cfg, &m->held.in, &field);
+	if (cause != LOOM_ERR_NONE) {
+		fail(m, cause, m->held.pc, field);
+		return;
+	}
+	switch (loom_op_queue(loom_insn_opcode(&m->held.in))) {
+	case LOOM_Q_CTRL:
+		m->fst = F_WAIT_BAR;
+		break;
+	default:
+		if (!dispatch(m))
+			m->fst = F_WAIT_Q;
+	}
+}
+
+static void write_mark(struct cmodel *m)
+{
+	const loom_insn *in = &m->held.in;
+	uint64_t a = F(MARK, DRAM_ADDR);
+	uint8_t *d = m->dram + a;
+	put_le32(d, F(MARK, MARK_ID));
+	for (int i = 0; i < LOOM_CTR_COUNT; i++) {
+		uint32_t v = (uint32_t)m->ctr[i];
+		if (i == LOOM_CTR_MACS_HI)
+			v = (uint32_t)(m->ctr[LOOM_CTR_MACS_LO] >> 32);
+		put_le32(d + 4 + 4 * i, v);
+	}
+	for (int k = 1 + LOOM_CTR_COUNT; k < LOOM_MARK_BYTES / 4; k++)
+		put_le32(d + 4 * k, 0);
+	uint64_t beats = row_beats(m, a, LOOM_MARK_BYTES);
+	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
+	m->fend = m->now + m->lat + xfer(m, beats * m->B);
+	m->fst = F_MARK;
+}
+
+static void finish_error(struct cmodel *m)
+{
+	m->running = 0;
+	m->draining = 0;
+	m->fst = F_IDLE;
+	m->status = LOOM_STATUS_ERROR;
+	m->irq_status |= LOOM_IRQ_ERROR;
+	m->err_cause = m->p_cause;
+	m->err_pc = m->p_pc;
+	m->err_info = m->p_info;
+}
+
+/* Everything that happens at time m->now, until nothing changes. */
+static void process(struct cmodel *m)
+{
+	if (!m->running)
+		return;
+	for (int i = 0; i < E_COUNT; i++)
+		if (m->e[i].busy && m->e[i].end <= m->now)
+			complete(m, i);
+	if (m->fst == F_MARK && m->fend <= m->now) {
+		m->ctr[LOOM_CTR_INSNS]++;
+		m->pc += LOOM_INSN_BYTES;
+		m->fst = F_ISSUE;
+	}
+	int changed = 1;
+	while (changed && !m->draining) {
+		changed = 0;
+		for (int i = 0; i < E_COUNT; i++)
+			changed |= try_start(m, i);
+		switch (m->fst) {
+		case F_ISSUE:
+			issue_fetch(m);
+			changed = 1;
+			break;
+		case F_FETCH:
+			if (m->fend <= m->now) {
+				decode(m);
+				changed = 1;
+			}
+			break;
+		case F_WAIT_Q:
+			changed |= dispatch(m);
+			break;
+		case F_WAIT_BAR:
+			if (!all_idle(m))
+				break;
+			if (loom_insn_opcode(&m->held.in) == LOOM_OP_MARK) {
+				write_mark(m);
+				changed = 1;
+			} else {
+				m->running = 0;
+				m->fst = F_IDLE;
+				m->status = LOOM_STATUS_DONE;
+				m->irq_status |= LOOM_IRQ_DONE;
+				return;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (m->draining && engines_idle(m))
+		finish_error(m);
+}
+
+/* Earliest pending event after the current instant, UINT64_MAX if none. */
+static uint64_t next_event(const struct cmodel *m)
+{
+	uint64_t t = UINT64_MAX;
+	for (int i = 0; i < E_COUNT; i++)
+		if (m->e[i].busy && m->e[i].end < t)
+			t = m->e[i].end;
+	if ((m->fst == F_FETCH || m->fst == F_MARK) && m->fend < t)
+		t = m->fend;
+	return t;
+}
+
+static void advance(struct cmodel *m, uint64_t t)
+{
+	uint64_t dt = t - m->now;
+	if (m->running && dt) {
+		m->ctr[LOOM_CTR_CYCLES] += dt;
+		for (int i = 0; i < E_COUNT; i++) {
+			if (m->e[i].busy)
+				m->ctr[LOOM_CTR_BUSY_LOAD + i] += dt;
+			else if (m->q[i].n)
+				m->ctr[LOOM_CTR_STALL_LOAD + i] += dt;
+		}
+	}
+	m->now = t;
+}
+
+static int irq_line(const struct cmodel *m)
+{
+	return (m->irq_status & m->irq_mask) != 0;
+}
+
+static void start(struct cmodel *m)
+{
+	memset(m->ctr, 0, sizeof m->ctr);
+	memset(m->tok, 0, sizeof m->tok);
+	memset(m->q, 0, sizeof m->q);
+	memset(m->e, 0, sizeof m->e);
+	m->err_cause = m->err_pc = 0;
+	m->err_info = LOOM_INFO_NONE;
+	m->status = LOOM_STATUS_BUSY;
+	m->running = 1;
+	m->draining = 0;
+	m->pc = m->insn_base;
+	m->fst = F_ISSUE;
+}
+
+static void abort_run(struct cmodel *m)
+{
+	if (!m->running)
+		return;
+	memset(m->q, 0, sizeof m->q);
+	memset(m->e, 0, sizeof m->e);
+	m->running = 0;
+	m->draining = 0;
+	m->fst = F_IDLE;
+	m->status = 0;
+}
+
+/* ---- loom_hw ops ---- */
+
+static int cm_run(loom_hw *hw, uint64_t max_cycles)
+{
+	struct cmodel *m = CM(hw);
+	uint64_t deadline = m->now + max_cycles < m->now ? UINT64_MAX : m->now + max_cycles;
+	if (irq_line(m))
+		return LOOM_HW_IRQ;
+	for (;;) {
+		process(m);
+		if (irq_line(m))
+			return LOOM_HW_IRQ;
+		if (!m->running) {
+			advance(m, deadline);
+			return LOOM_HW_TIMEOUT;
+		}
+		uint64_t t = next_event(m);
+		if (t == UINT64_MAX) {
+			/* nothing can happen any more: the fetcher holds a
+			 * MARK/FINISH or an instruction for a full queue, and
+			 * every waiting queue head lacks a token */
+			fail(m, LOOM_ERR_DEADLOCK, m->held.pc, LOOM_INFO_NONE);
+			continue;
+		}
+		if (t > deadline) {
+			advance(m, deadline);
+			return LOOM_HW_TIMEOUT;
+		}
+		advance(m, t);
+	}
+}
+
+static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off)
+{
+	struct cmodel *m = CM(hw);
+	const loom_hwcfg *c = &hw->cfg;
+	if (off >= LOOM_REG_CTR_BASE && off < LOOM_REG_CTR_BASE + 4u * LOOM_CTR_COUNT && !(off & 3)) {
+		unsigned i = (off - LOOM_REG_CTR_BASE) / 4;
+		if (i == LOOM_CTR_MACS_HI)
+			return (uint32_t)(m->ctr[LOOM_CTR_MACS_LO] >> 32);
+		return (uint32_t)m->ctr[i];
+	}
+	switch (off) {
+	case LOOM_REG_ID: return LOOM_ID_VALUE;
+	case LOOM_REG_VERSION: return (uint32_t)LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR;
+	case LOOM_REG_HW_ARRAY:
+		return c->array_rows | c->array_cols << 8 | c->sp_banks << 16 | c->dma_outstanding << 24;
+	case LOOM_REG_HW_SP_BYTES: return c->sp_bytes;
+	case LOOM_REG_HW_ACC_BYTES: return c->acc_bytes;
+	case LOOM_REG_HW_BUS: return c->dram_beat_bytes | c->dram_mib << 16;
+	case LOOM_REG_HW_FINGERPRINT: return c->fingerprint;
+	case LOOM_REG_STATUS: return m->status;
+	case LOOM_REG_INSN_BASE: return m->insn_base;
+	case LOOM_REG_ERR_CAUSE: return m->err_cause;
+	case LOOM_REG_ERR_PC: return m->err_pc;
+	case LOOM_REG_ERR_INFO: return m->err_info;
+	case LOOM_REG_IRQ_STATUS: return m->irq_status;
+	case LOOM_REG_IRQ_MASK: return m->irq_mask;
+	default: return 0; /* CTRL (write-only) and unmapped offsets */
+	}
+}
+
+static void cm_mmio_write(loom_hw *hw, uint32_t off, uint32_t val)
+{
+	struct cmodel *m = CM(hw);
+	switch (off) {
+	case LOOM_REG_CTRL:
+		if (val & LOOM_CTRL_ABORT)
+			abort_run(m);
+		else if ((val & LOOM_CTRL_START) && !(m->status & LOOM_STATUS_BUSY))
+			start(m);
+		break;
+	case LOOM_REG_INSN_BASE: m->insn_base = val; break;
+	case LOOM_REG_IRQ_STATUS: m->irq_status &= ~val; break;
+	case LOOM_REG_IRQ_MASK: m->irq_mask = val & (LOOM_IRQ_DONE | LOOM_IRQ_ERROR); break;
+	default: break; /* read-only and unmapped offsets ignore writes */
+	}
+}
+
+static int range_ok(struct cmodel *m, const char *what, uint64_t a, size_t n)
+{
+	if (a > m->dram_bytes || n > m->dram_bytes - a) {
+		set_err(m, "cmodel: DRAM %s of %zu bytes at 0x%llx is outside the %llu bytes of DRAM",
+			what, n, (unsigned long long)a, (unsigned long long)m->dram_bytes);
+		return 0;
+	}
+	return 1;
+}
+
+static int cm_dram_read(loom_hw *hw, uint64_t a, void *buf, size_t n)
+{
+	struct cmodel *m = CM(hw);
+	if (!range_ok(m, "read", a, n))
+		return -1;
+	if (n)
+		memcpy(buf, m->dram + a, n);
+	return 0;
+}
+
+static int cm_dram_write(loom_hw *hw, uint64_t a, const void *buf, size_t n)
+{
+	struct cmodel *m = CM(hw);
+	if (!range_ok(m, "write", a, n))
+		return -1;
+	if (n)
+		memcpy(m->dram + a, buf, n);
+	return 0;
+}
+
+static int cm_irq(loom_hw *hw) { return irq_line(CM(hw)); }
+static uint64_t cm_cycles(loom_hw *hw) { return CM(hw)->now; }
+
+static void cm_close(loom_hw *hw)
+{
+	struct cmodel *m = CM(hw);
+	if (!m)
+		return;
+	free(m->dram);
+	free(m->sp);
+	free(m->acc);
+	free(m->wt);
+	free(m);
+}
+
+static const struct loom_hw_ops cmodel_ops = {
+	.mmio_read = cm_mmio_read,
+	.mmio_write = cm_mmio_write,
+	.dram_read = cm_dram_read,
+	.dram_write = cm_dram_write,
+	.run = cm_run,
+	.irq = cm_irq,
+	.cycles = cm_cycles,
+	.close = cm_close,
+};
+
+loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen)
+{
+	if (!cfg || !cfg->sp_lines || !cfg->acc_lines || !cfg->dram_bytes) {
+		if (err && errlen)
+			snprintf(err, errlen, "cmodel: configuration is not finished (loom_hwcfg_finish)");
+		return NULL;
+	}
+	if (cfg->array_cols > 64 || cfg->array_rows > 64) {
+		if (err && errlen)
+			snprintf(err, errlen, "cmodel: array %ux%u exceeds 64x64", cfg->array_rows,
+				 cfg->array_cols);
+		return NULL;
+	}
+	if ((uint64_t)cfg->dram_bytes != (size_t)cfg->dram_bytes) {
+		if (err && errlen)
+			snprintf(err, errlen, "cmodel: DRAM of %llu bytes does not fit in memory",
+				 (unsigned long long)cfg->dram_bytes);
+		return NULL;
+	}
+	struct cmodel *m = calloc(1, sizeof *m);
+	if (!m)
+		goto oom;
+	m->hw.ops = &cmodel_ops;
+	m->hw.cfg = *cfg;
+	m->hw.backend = "cmodel";
+	m->R = cfg->array_rows;
+	m->C = cfg->array_cols;
+	m->B = cfg->dram_beat_bytes;
+	m->lat = opts && opts->dram_latency ? opts->dram_latency : cfg->dram_latency;
+	m->bw = opts && opts->dram_bw ? opts->dram_bw : cfg->dram_bw;
+	if (!m->bw)
+		m->bw = 1;
+	m->dram_bytes = cfg->dram_bytes;
+	m->dram = calloc(1, (size_t)cfg->dram_bytes);
+	m->sp = calloc(cfg->sp_lines, cfg->sp_line_bytes);
+	m->acc = calloc(cfg->acc_lines, (size_t)4 * cfg->array_cols);
+	m->wt = calloc((size_t)m->R * m->C, sizeof *m->wt);
+	if (!m->dram || !m->sp || !m->acc || !m->wt)
+		goto oom;
+	m->irq_mask = LOOM_IRQ_DONE | LOOM_IRQ_ERROR;
+	m->err_info = LOOM_INFO_NONE;
+	m->fst = F_IDLE;
+	return &m->hw;
+oom:
+	if (err && errlen)
+		snprintf(err, errlen, "cmodel: out of memory (DRAM %llu bytes, config %s)",
+			 (unsigned long long)cfg->dram_bytes, cfg->name);
+	cm_close(m ? &m->hw : NULL);
+	return NULL;
+}

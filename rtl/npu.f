@@ -1,0 +1,14 @@
+rtl/npu_fifo.sv
+rtl/npu_decode.sv
+rtl/npu_sram.sv
+rtl/npu_acc_lane.sv
+rtl/npu_sp.sv
+rtl/npu_acc.sv
+rtl/npu_array.sv
+rtl/npu_compute.sv
+rtl/npu_requant.sv
+rtl/npu_dma_load.sv
+rtl/npu_dma_store.sv
+rtl/npu_ctrl.sv
+rtl/npu_regs.sv
+rtl/npu_top.sv
