@@ -1,0 +1,33 @@
+/* ref.h - the plain C reference of the Loom layers (tools/ref.c): int8
+ * conv2d and GEMM with the exact requantization of docs/ISA.md, written as
+ * naive loops straight from the definitions in include/loom/kernels.h and
+ * independent of the program builders, to check the NPU's results. */
+#ifndef LOOM_REF_H
+#define LOOM_REF_H
+
+#include <stdint.h>
+
+#include "loom/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* in: [h][w][in_stride] int8; w: [cout][kh][kw][cin]; bias/mult/shift: cout
+ * entries (unused when raw). out: [oh][ow][out_stride bytes], int8 (only
+ * channels 0..cout-1 written) or, raw, int32 native-endian words. Strides of
+ * 0 take the defaults of loom_conv_params. Returns -1 on invalid shapes. */
+int loom_ref_conv(const loom_conv_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+		  const int32_t *mult, const int32_t *shift, void *out);
+
+/* a: [m][a_stride]; b: [k][n]; out: [m][out_stride bytes]. */
+int loom_ref_gemm(const loom_gemm_params *g, const int8_t *a, const int8_t *b, const int32_t *bias,
+		  const int32_t *mult, const int32_t *shift, void *out);
+
+/* Output size of a convolution (0 if the shape is invalid). */
+uint32_t loom_ref_out_size(uint32_t in, uint32_t k, uint32_t s, uint32_t d, uint32_t pad_lo, uint32_t pad_hi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

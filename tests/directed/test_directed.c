@@ -1,0 +1,455 @@
+/* test_directed.c - directed int8 conv2d / GEMM layers run on a Loom backend
+ * (rtl or cmodel) through loom_hw_exec, every output byte compared with the
+ * plain C reference (tools/ref.c). Each case's program is also statically
+ * verified (loom_prog_verify: decoder checks, tokens, races), its MARK record
+ * and counters checked (MACS exact), and the bytes around the output must
+ * stay untouched. One line per case; the last line is "N passed, M failed".
+ *
+ * usage: test_directed [--backend cmodel|rtl] [--hw CFG] [--case SUBSTR] [--seed N] [-v]
+ *                      [--random N]   (N random layers and planner hints after the directed ones;
+ *                                      a random case whose hints do not fit is skipped) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loom/hw.h"
+#include "loom/isa.h"
+#include "loom/kernels.h"
+#include "loom/ref.h"
+
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static uint32_t rnd(rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return (uint32_t)((r->s * 2685821657736338717ull) >> 32);
+}
+
+static int32_t rnd_range(rng *r, int32_t lo, int32_t hi)
+{
+	return lo + (int32_t)(rnd(r) % (uint32_t)(hi - lo + 1));
+}
+
+typedef struct tcase {
+	char name[96];
+	int gemm;
+	loom_conv_params c;
+	loom_gemm_params g;
+	loom_conv_hints hints;
+	int has_hints;
+	int wrange;           /* weights in [-wrange, wrange]; 0: full int8 */
+} tcase;
+
+#define GUARD 256
+#define CANARY 0xa5
+
+static uint64_t place(uint64_t *at, uint64_t n)
+{
+	uint64_t a = (*at + 63) & ~63ull;
+	*at = a + n;
+	return a;
+}
+
+/* 0 pass, 1 fail (message in why) */
+static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, char *why, size_t wlen,
+		    char *info, size_t ilen)
+{
+	const loom_hwcfg *cfg = &hw->cfg;
+	loom_conv_params cp;
+	if (tc->gemm)
+		loom_gemm_to_conv(&tc->g, &cp);
+	else
+		cp = tc->c;
+	if (tc->has_hints)
+		cp.hints = &tc->hints;
+	loom_gemm_params gp = tc->g;
+	if (tc->has_hints)
+		gp.hints = &tc->hints;
+
+	char err[512];
+	loom_conv_plan pl;
+	if (loom_conv_plan_make(cfg, &cp, &pl, err, sizeof err)) {
+		snprintf(why, wlen, "plan: %s", err);
+		return 1;
+	}
+	rng r = {seed * 0x9e3779b97f4a7c15ull + 1};
+	uint32_t kk = cp.kh * cp.kw;
+	size_t nin = (size_t)pl.in_bytes, nw = (size_t)cp.cout * kk * cp.cin;
+	int8_t *in = malloc(nin), *w = malloc(nw);
+	int32_t *bias = malloc(cp.cout * 4), *mult = malloc(cp.cout * 4), *shift = malloc(cp.cout * 4);
+	uint8_t *got = malloc(pl.out_bytes + GUARD), *want = malloc(pl.out_bytes + GUARD);
+	int rc = 1;
+	loom_prog prog;
+	loom_prog_init(&prog);
+	if (!in || !w || !bias || !mult || !shift || !got || !want) {
+		snprintf(why, wlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nin; i++)
+		in[i] = (int8_t)rnd(&r);
+	for (size_t i = 0; i < nw; i++)
+		w[i] = tc->wrange ? (int8_t)rnd_range(&r, -tc->wrange, tc->wrange) : (int8_t)rnd(&r);
+	double wstd = tc->wrange ? tc->wrange / sqrt(3.0) : 73.9;
+	double accstd = sqrt((double)cp.cin * kk) * 73.9 * wstd;
+	int sh = (int)lround(log2(0.75 * accstd / 40.0));
+	if (sh < 0)
+		sh = 0;
+	for (uint32_t i = 0; i < cp.cout; i++) {
+		bias[i] = rnd_range(&r, -(int32_t)accstd, (int32_t)accstd);
+		mult[i] = (int32_t)(0x40000000u + (rnd(&r) & 0x3fffffffu));
+		shift[i] = sh + (int32_t)(rnd(&r) % 2);
+	}
+	/* DRAM: MARK record, input, weights, params, output + guard, program */
+	uint64_t at = 0x1000;
+	loom_dram_layout lay;
+	lay.mark_addr = (uint32_t)place(&at, 64);
+	lay.mark_id = 0x1000 + (uint32_t)seed;
+	lay.in_addr = (uint32_t)place(&at, nin);
+	lay.wgt_addr = (uint32_t)place(&at, pl.wgt_bytes);
+	lay.param_addr = (uint32_t)place(&at, pl.param_bytes);
+	uint64_t out_base = place(&at, pl.out_bytes + 2 * GUARD);
+	lay.out_addr = (uint32_t)(out_base + GUARD);
+	int brc = tc->gemm ? loom_build_gemm(cfg, &gp, &lay, &prog, &pl, err, sizeof err)
+			   : loom_build_conv(cfg, &cp, &lay, &prog, &pl, err, sizeof err);
+	if (brc || loom_prog_finish(&prog)) {
+		snprintf(why, wlen, "build: %s", err);
+		goto out;
+	}
+	uint64_t prog_addr = (at + 31) & ~31ull;
+	if (prog_addr + loom_prog_bytes(&prog) > cfg->dram_bytes) {
+		snprintf(why, wlen, "does not fit DRAM");
+		goto out;
+	}
+	if (verbose)
+		loom_prog_dump(&prog, prog_addr, stderr);
+	if (loom_prog_verify(cfg, &prog, err, sizeof err)) {
+		snprintf(why, wlen, "verify: %s", err);
+		goto out;
+	}
+	int wrc = tc->gemm ? loom_gemm_write_consts(hw, &gp, &lay, w, bias, mult, shift, err, sizeof err)
+			   : loom_conv_write_consts(hw, &cp, &lay, w, bias, mult, shift, err, sizeof err);
+	if (wrc) {
+		snprintf(why, wlen, "consts: %s", err);
+		goto out;
+	}
+	memset(got, CANARY, pl.out_bytes + GUARD);
+	if (loom_hw_dram_write(hw, lay.in_addr, in, nin) || loom_hw_dram_write(hw, out_base, got, GUARD) ||
+	    loom_hw_dram_write(hw, lay.out_addr, got, pl.out_bytes + GUARD) ||
+	    loom_prog_write(hw, &prog, prog_addr)) {
+		snprintf(why, wlen, "dram write: %s", loom_hw_error(hw));
+		goto out;
+	}
+	loom_hw_result res;
+	uint64_t maxc = 20 * pl.est_cycles + 2000000;
+	int xr = loom_hw_exec(hw, prog_addr, maxc, &res);
+	if (xr != LOOM_HW_IRQ || (res.status & LOOM_STATUS_ERROR) || !(res.status & LOOM_STATUS_DONE)) {
+		snprintf(why, wlen, "run: %s status=%x cause=%s pc=%#x info=%s", xr == LOOM_HW_IRQ ? "irq" :
+			 xr == LOOM_HW_TIMEOUT ? "timeout" : loom_hw_error(hw), res.status, loom_err_name(res.cause),
+			 res.pc, loom_field_name(res.info));
+		goto out;
+	}
+	/* reference */
+	memset(want, CANARY, pl.out_bytes + GUARD);
+	if (tc->gemm) {
+		const int8_t *b = w; /* the GEMM's B is [k][n]: w was drawn in that order */
+		loom_ref_gemm(&gp, in, b, bias, mult, shift, want);
+	} else {
+		loom_ref_conv(&cp, in, w, bias, mult, shift, want);
+	}
+	if (loom_hw_dram_read(hw, lay.out_addr, got, pl.out_bytes + GUARD)) {
+		snprintf(why, wlen, "dram read: %s", loom_hw_error(hw));
+		goto out;
+	}
+	size_t bpc = cp.raw ? 4 : 1, rowb = (size_t)cp.cout * bpc, wr = cp.raw ? rowb : (cp.cout + 3) / 4 * 4;
+	size_t bad = 0, first = 0;
+	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
+		for (size_t b = 0; b < pl.out_stride; b++) {
+			size_t o = px * pl.out_stride + b;
+			if (b >= rowb && b < wr)
+				continue; /* written (requant lanes of the padding channels), value unspecified */
+			if (got[o] != want[o] && !bad++)
+				first = o;
+		}
+	for (size_t o = pl.out_bytes; o < pl.out_bytes + GUARD; o++)
+		if (got[o] != CANARY && !bad++)
+			first = o;
+	uint8_t guard[GUARD];
+	if (!loom_hw_dram_read(hw, out_base, guard, GUARD))
+		for (size_t o = 0; o < GUARD; o++)
+			if (guard[o] != CANARY && !bad++)
+				first = pl.out_bytes + GUARD + o;
+	if (bad) {
+		size_t px = first / pl.out_stride, b = first % pl.out_stride;
+		snprintf(why, wlen, "%zu bytes differ; first at pixel %zu (y %zu x %zu) byte %zu: got %02x want %02x",
+			 bad, px, px / pl.ow, px % pl.ow, b, first < pl.out_bytes ? got[first] : 0,
+			 first < pl.out_bytes ? want[first] : CANARY);
+		goto out;
+	}
+	/* MARK record and counters */
+	uint32_t rec[16];
+	if (loom_hw_dram_read(hw, lay.mark_addr, rec, sizeof rec)) {
+		snprintf(why, wlen, "dram read: %s", loom_hw_error(hw));
+		goto out;
+	}
+	uint64_t macs = rec[1 + LOOM_CTR_MACS_LO] | (uint64_t)rec[1 + LOOM_CTR_MACS_HI] << 32;
+	uint64_t macs_reg = loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_MACS_LO) |
+			    (uint64_t)loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_MACS_HI) << 32;
+	if (rec[0] != lay.mark_id || macs != pl.macs_issued || macs_reg != pl.macs_issued ||
+	    rec[1 + LOOM_CTR_INSNS] != prog.n - 2) {
+		snprintf(why, wlen, "MARK record: id %#x macs %llu (reg %llu, expected %llu) insns %u (expected %zu)",
+			 rec[0], (unsigned long long)macs, (unsigned long long)macs_reg,
+			 (unsigned long long)pl.macs_issued, rec[1 + LOOM_CTR_INSNS], prog.n - 2);
+		goto out;
+	}
+	snprintf(info, ilen,
+		 "%llu cycles, %zu insns, tile %ux%u x%u, kc %u/%u, ky %u/%u, g %u/%u%s%s, slots %u, banks %d, util %.0f%%",
+		 (unsigned long long)res.cycles, prog.n, pl.th, pl.tw, pl.ntiles, pl.kc, pl.nk, pl.kyc, pl.nky, pl.g, pl.npass,
+		 pl.wchunk ? " wchunk" : "", pl.npass > 1 ? (pl.chained ? " chained" : " barrier") : "", pl.nslots,
+		 pl.banks, 100.0 * pl.macs / ((double)res.cycles * cfg->array_rows * cfg->array_cols));
+	rc = 0;
+out:
+	loom_prog_free(&prog);
+	free(in);
+	free(w);
+	free(bias);
+	free(mult);
+	free(shift);
+	free(got);
+	free(want);
+	return rc;
+}
+
+static tcase conv(const char *name, uint32_t h, uint32_t w, uint32_t cin, uint32_t cout, uint32_t k, uint32_t s,
+		  uint32_t d, uint32_t pad)
+{
+	tcase t;
+	memset(&t, 0, sizeof t);
+	snprintf(t.name, sizeof t.name, "%s", name);
+	loom_conv_init(&t.c);
+	t.c.h = h;
+	t.c.w = w;
+	t.c.cin = cin;
+	t.c.cout = cout;
+	t.c.kh = t.c.kw = k;
+	t.c.sh = t.c.sw = s;
+	t.c.dh = t.c.dw = d;
+	t.c.pad_top = t.c.pad_bottom = t.c.pad_left = t.c.pad_right = pad;
+	t.c.in_zp = 5;
+	t.c.out_zp = -3;
+	return t;
+}
+
+static tcase gemm(const char *name, uint32_t m, uint32_t k, uint32_t n, int raw)
+{
+	tcase t;
+	memset(&t, 0, sizeof t);
+	snprintf(t.name, sizeof t.name, "%s", name);
+	t.gemm = 1;
+	loom_gemm_init(&t.g);
+	t.g.m = m;
+	t.g.k = k;
+	t.g.n = n;
+	t.g.raw = raw;
+	if (!raw) {
+		t.g.a_zp = -9;
+		t.g.out_zp = 4;
+	}
+	return t;
+}
+
+static loom_conv_hints hint(uint32_t th, uint32_t tw, uint32_t kc, uint32_t g, int wchunk, int barrier, uint32_t kyc)
+{
+	loom_conv_hints h = {th, tw, kc, g, wchunk, barrier, kyc};
+	return h;
+}
+
+/* A random layer (and, sometimes, random planner hints). Every draw is its
+ * own statement so that the sequence does not depend on the compiler's
+ * order of evaluating arguments. */
+static tcase random_case(rng *r, int idx)
+{
+	tcase t;
+	char nm[96];
+	if (rnd(r) % 4 == 0) {
+		uint32_t m = 1 + rnd(r) % 70, k = 1 + rnd(r) % 90, n = 1 + rnd(r) % 90;
+		int raw = rnd(r) % 5 == 0;
+		t = gemm("", m, k, n, raw);
+		t.g.a_stride = (t.g.k + 3) / 4 * 4 + 4 * (rnd(r) % 2);
+		snprintf(nm, sizeof nm, "random %d: gemm %ux%ux%u%s", idx, m, k, n, raw ? " raw" : "");
+	} else {
+		uint32_t k = 1 + rnd(r) % 5, s = 1 + rnd(r) % 3;
+		uint32_t d = k > 1 ? 1 + rnd(r) % 2 : 1;
+		uint32_t ek = (k - 1) * d + 1;
+		uint32_t h = ek + rnd(r) % 14, w = rnd(r) % 14;
+		uint32_t cin = 1 + rnd(r) % 80, cout = 1 + rnd(r) % 80;
+		t = conv("", h, w, cin, cout, k, s, d, 0);
+		t.c.kw = 1 + rnd(r) % 5;
+		t.c.dw = t.c.kw > 1 ? 1 + rnd(r) % 2 : 1;
+		t.c.sw = 1 + rnd(r) % 3;
+		uint32_t ekw = (t.c.kw - 1) * t.c.dw + 1;
+		t.c.w += ekw;
+		t.c.pad_top = rnd(r) % ek;
+		t.c.pad_bottom = rnd(r) % ek;
+		t.c.pad_left = rnd(r) % ekw;
+		t.c.pad_right = rnd(r) % ekw;
+		t.c.in_zp = (int8_t)rnd(r);
+		t.c.out_zp = (int8_t)rnd(r);
+		t.c.raw = rnd(r) % 8 == 0;
+		if (!t.c.raw && rnd(r) % 3 == 0) {
+			t.c.clip_lo = (int8_t)rnd_range(r, -128, 0);
+			t.c.clip_hi = (int8_t)rnd_range(r, 0, 127);
+		}
+		t.c.in_stride = (t.c.cin + 3) / 4 * 4 + 4 * (rnd(r) % 2);
+		snprintf(nm, sizeof nm, "random %d: conv %ux%ux%u->%u k%ux%u s%ux%u d%ux%u p%u%u%u%u%s", idx, t.c.h,
+			 t.c.w, t.c.cin, t.c.cout, t.c.kh, t.c.kw, t.c.sh, t.c.sw, t.c.dh, t.c.dw, t.c.pad_top,
+			 t.c.pad_bottom, t.c.pad_left, t.c.pad_right, t.c.raw ? " raw" : "");
+	}
+	snprintf(t.name, sizeof t.name, "%s", nm);
+	t.wrange = rnd(r) % 2 ? 0 : 1 + (int)(rnd(r) % 40);
+	if (rnd(r) % 2) {
+		uint32_t v[7];
+		for (int i = 0; i < 7; i++)
+			v[i] = rnd(r);
+		t.has_hints = 1;
+		t.hints = hint(v[0] % 4, v[1] % 6, v[2] % 3, v[3] % 3, (int)(v[4] % 3), (int)(v[5] % 2),
+			       v[6] % 4 ? 0 : 1 + v[6] / 4 % 3);
+	}
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	const char *backend = "cmodel", *hwspec = "default", *only = NULL;
+	uint64_t seed = 1;
+	int verbose = 0, nrandom = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+			backend = argv[++i];
+		else if (!strcmp(argv[i], "--hw") && i + 1 < argc)
+			hwspec = argv[++i];
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--random") && i + 1 < argc)
+			nrandom = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else {
+			fprintf(stderr, "usage: test_directed [--backend cmodel|rtl] [--hw CFG] [--case SUBSTR] "
+					"[--seed N] [--random N] [-v]\n");
+			return 2;
+		}
+	}
+	char err[512];
+	loom_hwcfg cfg;
+	if (loom_hwcfg_load(&cfg, hwspec, loom_root_dir(), err, sizeof err)) {
+		fprintf(stderr, "test_directed: %s\n", err);
+		return 2;
+	}
+	loom_hw *hw = loom_hw_open(backend, &cfg, NULL, err, sizeof err);
+	if (!hw) {
+		fprintf(stderr, "test_directed: %s\n", err);
+		return 2;
+	}
+
+	tcase cases[48];
+	int n = 0;
+	cases[n++] = conv("conv1x1 3->5 9x7", 9, 7, 3, 5, 1, 1, 1, 0);
+	cases[n] = conv("conv3x3 s2 17->70 15x13 pad1", 15, 13, 17, 70, 3, 2, 1, 1);
+	cases[n++].wrange = 20;
+	cases[n++] = conv("conv3x3 d2 5->17 12x11 pad2", 12, 11, 5, 17, 3, 1, 2, 2);
+	cases[n] = conv("conv3x3 asym pad t0 b2 l1 r0 8->12", 10, 9, 8, 12, 3, 1, 1, 0);
+	cases[n].c.pad_bottom = 2;
+	cases[n].c.pad_left = 1;
+	cases[n++].c.in_zp = -7;
+	cases[n] = conv("conv3x3 relu6 16->16 8x8", 8, 8, 16, 16, 3, 1, 1, 1);
+	cases[n].c.out_zp = -128;
+	cases[n].c.clip_lo = -128; /* ReLU: clip_lo = zero point */
+	cases[n++].c.clip_hi = -60; /* 6.0 at a scale of 6/68 */
+	cases[n] = conv("conv5x5 s2x1 70->3 11x14 pad2", 11, 14, 70, 3, 5, 1, 1, 2);
+	cases[n].c.sh = 2;
+	cases[n++].wrange = 10;
+	cases[n++] = conv("conv1x1 s2 33->40 9x10", 9, 10, 33, 40, 1, 2, 1, 0);
+	cases[n] = conv("conv7x7 s2 pad3 3->24 20x20 stem", 20, 20, 3, 24, 7, 2, 1, 3);
+	cases[n++].c.pad_bottom = 2;
+	cases[n] = conv("conv3x3 strides in 12 out 16, 5->6", 7, 6, 5, 6, 3, 1, 1, 1);
+	cases[n].c.in_stride = 12;
+	cases[n++].c.out_stride = 16;
+	cases[n++] = conv("conv3x3 32->32 28x28", 28, 28, 32, 32, 3, 1, 1, 1);
+	cases[n++] = gemm("gemm M=1 70x17", 1, 70, 17, 0);
+	cases[n++] = gemm("gemm raw int32 33x17x70", 33, 17, 70, 1);
+	cases[n++] = gemm("gemm 64x256x48", 64, 256, 48, 0);
+	/* forced plans: passes chained, passes behind barriers, chunked input
+	 * with streamed weights, column tiles, one-pixel tiles */
+	cases[n] = conv("conv3x3 forced passes chained 20->70", 9, 8, 20, 70, 3, 1, 1, 1);
+	cases[n].hints = hint(3, 0, 0, 1, 1, 0, 0);
+	cases[n++].has_hints = 1;
+	cases[n] = conv("conv3x3 forced passes barrier 20->70", 9, 8, 20, 70, 3, 1, 1, 1);
+	cases[n].hints = hint(4, 0, 0, 2, 1, 1, 0);
+	cases[n++].has_hints = 1;
+	cases[n] = conv("conv3x3 forced chunks+wstream 70->17 s2", 11, 9, 70, 17, 3, 2, 1, 1);
+	cases[n].hints = hint(2, 3, 1, 0, 2, 0, 0);
+	cases[n].wrange = 16;
+	cases[n++].has_hints = 1;
+	cases[n] = conv("conv3x3 forced column tiles d2 17->33", 9, 13, 17, 33, 3, 1, 2, 2);
+	cases[n].hints = hint(2, 5, 0, 0, 0, 0, 0);
+	cases[n++].has_hints = 1;
+	cases[n] = conv("conv3x3 forced 1x1 tiles 5->5", 5, 4, 5, 5, 3, 1, 1, 1);
+	cases[n].hints = hint(1, 1, 0, 0, 0, 0, 0);
+	cases[n++].has_hints = 1;
+	cases[n] = gemm("gemm raw forced chunks 17x70x20", 17, 70, 20, 1);
+	cases[n].hints = hint(0, 0, 1, 1, 2, 0, 0);
+	cases[n++].has_hints = 1;
+	cases[n] = conv("conv1x1 forced chunks resident wgt 40->24 s2", 7, 7, 40, 24, 1, 2, 1, 0);
+	cases[n].hints = hint(0, 2, 1, 0, 1, 0, 0);
+	cases[n++].has_hints = 1;
+
+	cases[n] = conv("conv5x5 forced kernel-row chunks wstream 9->20 d2", 13, 12, 9, 20, 5, 1, 2, 3);
+	cases[n].hints = hint(0, 0, 0, 0, 2, 0, 2);
+	cases[n++].has_hints = 1;
+	cases[n] = conv("conv3x3 forced kernel-row chunks resident 20->9 s2", 11, 10, 20, 9, 3, 2, 1, 1);
+	cases[n].hints = hint(3, 0, 1, 0, 1, 0, 1);
+	cases[n++].has_hints = 1;
+
+	/* field limits: a row wider than N1 (4095), more than 255 channel
+	 * blocks per MATMUL, more requantization params than the ACC holds */
+	cases[n++] = conv("conv1x1 wide 1x4500x8->8 (column tiles)", 1, 4500, 8, 8, 1, 1, 1, 0);
+	cases[n++] = gemm("gemm K=4200 (>255 blocks) 3x4200x20", 3, 4200, 20, 0);
+	cases[n++] = gemm("gemm N=2100 (params > ACC on small) 2x8x2100", 2, 8, 2100, 0);
+
+	int passed = 0, failed = 0;
+	rng rr = {seed * 0x2545f4914f6cdd1dull + 11};
+	for (int i = 0; i < n + nrandom; i++) {
+		tcase rc;
+		const tcase *tc = &cases[i < n ? i : 0];
+		if (i >= n) {
+			rc = random_case(&rr, i - n);
+			tc = &rc;
+		}
+		if (only && !strstr(tc->name, only))
+			continue;
+		char why[1024] = "", info[512] = "";
+		int f = run_case(hw, tc, seed + (uint64_t)i, verbose, why, sizeof why, info, sizeof info);
+		if (f && tc->has_hints && !strncmp(why, "plan:", 5)) {
+			printf("skip %-45s %s\n", tc->name, why);
+			continue;
+		}
+		if (f) {
+			failed++;
+			printf("FAIL %-45s %s\n", tc->name, why);
+		} else {
+			passed++;
+			printf("ok   %-45s %s\n", tc->name, info);
+		}
+		fflush(stdout);
+	}
+	loom_hw_close(hw);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,1237 @@
+/* kernels.c - program builders of Loom (include/loom/kernels.h): plans the
+ * tiling of one int8 conv2d / GEMM layer for a configuration, packs its
+ * weights and requantization parameters, emits the LOAD / MATMUL / STORE
+ * program with its dependency tokens, and statically verifies programs
+ * (decoder checks, token balance, race freedom per docs/ISA.md).
+ *
+ * Program shape. The output is cut into tiles of th x tw pixels; the input
+ * channels into chunks of kc blocks of R channels (and, only when nothing
+ * else fits the scratchpad, the kernel rows into chunks of kyc rows); the
+ * output channels into passes of g blocks of C channels. A *step* is one
+ * (pass, tile, chunk): LOAD(s) brings the tile's input chunk (padding
+ * included) into input buffer s % 2, then one MATMUL per output block of
+ * the pass accumulates into that block's ACC tile; after the last chunk of
+ * a tile, one STORE per block requantizes its ACC tile to DRAM. A *job*
+ * (pass, tile, block) owns ACC tile buffer j % nslots.
+ *
+ * Weights are either resident for a pass (one region, or two when passes
+ * chain so the next pass's weights load while this one computes) or, when
+ * they do not fit, streamed per step into weight buffer s % 2. Resident
+ * weights load progressively: the steps of the pass's first tile each bring
+ * their chunk's part of every block, block by block, each block's part with
+ * its own L->C token so its MATMUL starts as soon as it is in; with chained
+ * passes, steps 1.. of a pass each prefetch a share of the next pass's
+ * weights into the other region.
+ *
+ * Tokens (within a segment, steps s and jobs j numbered from 0):
+ *   LOAD(s)  first insn pops C->L when s >= 2 (buffer s%2 free again);
+ *            the last insn the step's MATMULs need pushes L->C (one push
+ *            per block when the step loads resident weights).
+ *   MATMUL   first of step s pops L->C (every one, in a step that loads
+ *            resident weights); last of step s pushes C->L when LOAD(s+2)
+ *            exists; the first chunk's MATMUL of job j pops S->C when
+ *            j >= nslots; the last chunk's pushes C->S.
+ *   STORE(j) pops C->S; pushes S->C when job j + nslots exists.
+ * Every pop is matched by an earlier push in program order, every counter
+ * returns to zero at the segment's closing MARK (a barrier). Passes share a
+ * segment ("chained") when every block's params stay in ACC and the weights
+ * are streamed or have two regions (a region written by LOAD(s), s >= 1 in
+ * a pass, was last read by the pass before the previous one, which ended
+ * before step s-2: the C->L pop orders it); otherwise each pass is its own
+ * segment. The ACC params load at the start of a segment, before LOAD(0),
+ * so the chain LOAD(0) -> MATMUL -> STORE orders them before every STORE.
+ * loom_prog_verify() checks all of this on the emitted program.
+ *
+ * The planner tries every tiling (distinct tile sizes, chunk sizes, blocks
+ * per pass, weights resident or streamed) that fits SP, ACC and the field
+ * widths, and keeps the fastest by a cost model of the C model's timing plus
+ * what the RTL adds: the load DMA moves one SP line per burst with
+ * dma_outstanding bursts in flight, and activation reads win a shared bank
+ * over weight reads and loads. Streamed weights are chosen only when more
+ * than 1% faster than resident ones. */
+#include "loom/kernels.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint32_t cdiv(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+static uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* ------------------------------------------------------------------ */
+/* programs */
+
+void loom_prog_init(loom_prog *p) { memset(p, 0, sizeof *p); }
+
+void loom_prog_free(loom_prog *p)
+{
+	free(p->insn);
+	memset(p, 0, sizeof *p);
+}
+
+int loom_prog_add(loom_prog *p, const loom_insn *in)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		loom_insn *n = realloc(p->insn, cap * sizeof *n);
+		if (!n)
+			return -1;
+		p->insn = n;
+		p->cap = cap;
+	}
+	p->insn[p->n++] = *in;
+	return 0;
+}
+
+int loom_prog_finish(loom_prog *p)
+{
+	loom_insn f;
+	memset(&f, 0, sizeof f);
+	f.w[0] = LOOM_OP_FINISH;
+	return loom_prog_add(p, &f);
+}
+
+int loom_prog_write(loom_hw *hw, const loom_prog *p, uint64_t addr)
+{
+	size_t nb = loom_prog_bytes(p);
+	uint8_t *b = malloc(nb ? nb : 1);
+	if (!b) {
+		snprintf(hw->err, sizeof hw->err, "loom_prog_write: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		for (int w = 0; w < LOOM_INSN_WORDS; w++)
+			for (int k = 0; k < 4; k++)
+				b[i * LOOM_INSN_BYTES + 4 * w + k] = (uint8_t)(p->insn[i].w[w] >> (8 * k));
+	int r = loom_hw_dram_write(hw, addr, b, nb);
+	free(b);
+	return r;
+}
+
+void loom_prog_dump(const loom_prog *p, uint64_t addr, FILE *f)
+{
+	char buf[256];
+	for (size_t i = 0; i < p->n; i++) {
+		loom_insn_disasm(&p->insn[i], buf, sizeof buf);
+		fprintf(f, "%08llx  %s\n", (unsigned long long)(addr + i * LOOM_INSN_BYTES), buf);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* verification */
+
+enum { T_LC, T_CL, T_CS, T_SC }; /* token counters: L->C, C->L, C->S, S->C */
+enum { SPC_SP, SPC_ACC, SPC_DRAM };
+
+typedef struct vrange {
+	int space, write;
+	uint64_t lo, hi; /* [lo, hi) */
+} vrange;
+
+typedef struct vinfo {
+	int q;            /* queue, -1 for MARK/FINISH */
+	long pos;         /* position in its queue */
+	long vc[3];       /* per queue: last position finished before this starts */
+	int nr;
+	vrange r[4];
+} vinfo;
+
+#define GF(in, f) loom_insn_get(in, LOOM_F_##f)
+
+static uint64_t span_end(const loom_insn *in, int store)
+{
+	uint64_t e = store ? GF(in, STORE_DRAM_ADDR) : GF(in, LOAD_DRAM_ADDR);
+	if (store) {
+		e += (uint64_t)(GF(in, STORE_N3) - 1) * GF(in, STORE_STRIDE3);
+		e += (uint64_t)(GF(in, STORE_N2) - 1) * GF(in, STORE_STRIDE2);
+		e += (uint64_t)(GF(in, STORE_N1) - 1) * GF(in, STORE_STRIDE1);
+		e += 4u * GF(in, STORE_ROW_WORDS);
+	} else {
+		e += (uint64_t)(GF(in, LOAD_N3) - 1) * GF(in, LOAD_STRIDE3);
+		e += (uint64_t)(GF(in, LOAD_N2) - 1) * GF(in, LOAD_STRIDE2);
+		e += (uint64_t)(GF(in, LOAD_N1) - 1) * GF(in, LOAD_STRIDE1);
+		e += 4u * GF(in, LOAD_ROW_WORDS);
+	}
+	return e;
+}
+
+static void add_range(vinfo *v, int space, int write, uint64_t lo, uint64_t n)
+{
+	if (n == 0 || v->nr >= 4)
+		return;
+	v->r[v->nr++] = (vrange){space, write, lo, lo + n};
+}
+
+static void footprint(const loom_hwcfg *cfg, const loom_insn *in, vinfo *v)
+{
+	switch (loom_insn_opcode(in)) {
+	case LOOM_OP_LOAD: {
+		uint64_t n = (uint64_t)GF(in, LOAD_N1) * GF(in, LOAD_N2) * GF(in, LOAD_N3);
+		if (!n)
+			return;
+		uint64_t lines = (uint64_t)GF(in, LOAD_N3) *
+				 (GF(in, LOAD_PAD_TOP) + GF(in, LOAD_N2) + GF(in, LOAD_PAD_BOTTOM)) *
+				 (GF(in, LOAD_PAD_LEFT) + GF(in, LOAD_N1) + GF(in, LOAD_PAD_RIGHT));
+		add_range(v, GF(in, LOAD_TARGET) ? SPC_ACC : SPC_SP, 1, GF(in, LOAD_MEM_ADDR), lines);
+		uint64_t a = GF(in, LOAD_DRAM_ADDR);
+		add_range(v, SPC_DRAM, 0, a, span_end(in, 0) - a);
+		break;
+	}
+	case LOOM_OP_STORE: {
+		uint64_t n = (uint64_t)GF(in, STORE_N1) * GF(in, STORE_N2) * GF(in, STORE_N3);
+		if (!n)
+			return;
+		unsigned src = GF(in, STORE_SOURCE);
+		add_range(v, src ? SPC_ACC : SPC_SP, 0, GF(in, STORE_MEM_ADDR), n);
+		if (src == LOOM_MEM_ACC_REQUANT)
+			add_range(v, SPC_ACC, 0, GF(in, STORE_PARAM_ADDR), 3);
+		uint64_t a = GF(in, STORE_DRAM_ADDR);
+		add_range(v, SPC_DRAM, 1, a, span_end(in, 1) - a);
+		break;
+	}
+	case LOOM_OP_MATMUL: {
+		uint64_t ncb = GF(in, MATMUL_NCB);
+		add_range(v, SPC_SP, 0, GF(in, MATMUL_ACT_ADDR), ncb * GF(in, MATMUL_IN_W) * GF(in, MATMUL_IN_H));
+		add_range(v, SPC_SP, 0, GF(in, MATMUL_WGT_ADDR),
+			  ncb * GF(in, MATMUL_KW) * GF(in, MATMUL_KH) * cfg->array_cols);
+		add_range(v, SPC_ACC, 1, GF(in, MATMUL_ACC_ADDR),
+			  (uint64_t)GF(in, MATMUL_OUT_W) * GF(in, MATMUL_OUT_H));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int conflict(const vinfo *a, const vinfo *b)
+{
+	for (int i = 0; i < a->nr; i++)
+		for (int j = 0; j < b->nr; j++) {
+			const vrange *x = &a->r[i], *y = &b->r[j];
+			if (x->space == y->space && (x->write || y->write) && x->lo < y->hi && y->lo < x->hi)
+				return 1;
+		}
+	return 0;
+}
+
+int loom_prog_verify(const loom_hwcfg *cfg, const loom_prog *p, char *err, size_t errlen)
+{
+	size_t n = p->n;
+	vinfo *v = calloc(n ? n : 1, sizeof *v);
+	size_t *push[4];
+	size_t npush[4] = {0}, npop[4] = {0};
+	for (int c = 0; c < 4; c++)
+		push[c] = malloc((n ? n : 1) * sizeof(size_t));
+	int rc = -1, finished = 0;
+	char d1[256], d2[256];
+	long qpos[3] = {0, 0, 0}, bar[3] = {-1, -1, -1};
+	long lastq[3] = {-1, -1, -1}; /* instruction index of each queue's latest */
+	size_t barrier_at = 0;         /* first instruction after the latest barrier */
+	if (!v || !push[0] || !push[1] || !push[2] || !push[3]) {
+		fail(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n && !finished; i++) {
+		const loom_insn *in = &p->insn[i];
+		uint32_t field;
+		unsigned e = loom_insn_check(cfg, in, &field);
+		if (e) {
+			loom_insn_disasm(in, d1, sizeof d1);
+			fail(err, errlen, "insn %zu (%s): %s, field %s", i, d1, loom_err_name(e),
+			     loom_field_name(field));
+			goto out;
+		}
+		unsigned op = loom_insn_opcode(in);
+		if (op == LOOM_OP_MARK || op == LOOM_OP_FINISH) {
+			static const char *tn[4] = {"L->C", "C->L", "C->S", "S->C"};
+			for (int c = 0; c < 4; c++)
+				if (npush[c] != npop[c]) {
+					fail(err, errlen, "insn %zu (%s): token counter %s holds %zu at the barrier", i,
+					     op == LOOM_OP_MARK ? "MARK" : "FINISH", tn[c], npush[c] - npop[c]);
+					goto out;
+				}
+			for (int q = 0; q < 3; q++)
+				bar[q] = qpos[q] - 1;
+			barrier_at = i + 1;
+			v[i].q = -1;
+			finished = op == LOOM_OP_FINISH;
+			continue;
+		}
+		int q = loom_op_queue(op);
+		vinfo *x = &v[i];
+		x->q = q;
+		x->pos = qpos[q]++;
+		for (int k = 0; k < 3; k++)
+			x->vc[k] = bar[k];
+		if (lastq[q] >= 0 && (size_t)lastq[q] >= barrier_at) {
+			for (int k = 0; k < 3; k++)
+				if (v[lastq[q]].vc[k] > x->vc[k])
+					x->vc[k] = v[lastq[q]].vc[k];
+		}
+		if (x->pos - 1 > x->vc[q])
+			x->vc[q] = x->pos - 1;
+		lastq[q] = (long)i;
+		/* pops and pushes of this opcode */
+		int pops[2] = {-1, -1}, pushes[2] = {-1, -1};
+		uint32_t w0 = in->w[0];
+		if (op == LOOM_OP_LOAD) {
+			if (w0 & (1u << 9))
+				pops[0] = T_CL;
+			if (w0 & (1u << 11))
+				pushes[0] = T_LC;
+		} else if (op == LOOM_OP_MATMUL) {
+			if (w0 & (1u << 8))
+				pops[0] = T_LC;
+			if (w0 & (1u << 9))
+				pops[1] = T_SC;
+			if (w0 & (1u << 10))
+				pushes[0] = T_CL;
+			if (w0 & (1u << 11))
+				pushes[1] = T_CS;
+		} else if (op == LOOM_OP_STORE) {
+			if (w0 & (1u << 8))
+				pops[0] = T_CS;
+			if (w0 & (1u << 10))
+				pushes[0] = T_SC;
+		}
+		for (int k = 0; k < 2; k++) {
+			int c = pops[k];
+			if (c < 0)
+				continue;
+			if (npop[c] >= npush[c]) {
+				loom_insn_disasm(in, d1, sizeof d1);
+				fail(err, errlen, "insn %zu (%s) pops a token no earlier instruction pushes", i, d1);
+				goto out;
+			}
+			const vinfo *y = &v[push[c][npop[c]++]];
+			for (int k2 = 0; k2 < 3; k2++)
+				if (y->vc[k2] > x->vc[k2])
+					x->vc[k2] = y->vc[k2];
+			if (y->pos > x->vc[y->q])
+				x->vc[y->q] = y->pos;
+		}
+		for (int k = 0; k < 2; k++)
+			if (pushes[k] >= 0) {
+				push[pushes[k]][npush[pushes[k]]++] = i;
+				if (npush[pushes[k]] - npop[pushes[k]] > LOOM_TOKEN_MAX) {
+					fail(err, errlen, "insn %zu: token counter overflow", i);
+					goto out;
+				}
+			}
+		footprint(cfg, in, x);
+		for (size_t j = barrier_at; j < i; j++) {
+			const vinfo *y = &v[j];
+			if (y->q < 0 || y->q == q || !conflict(x, y))
+				continue;
+			if (y->pos <= x->vc[y->q])
+				continue;
+			loom_insn_disasm(&p->insn[j], d1, sizeof d1);
+			loom_insn_disasm(in, d2, sizeof d2);
+			fail(err, errlen, "race between insn %zu (%s) and insn %zu (%s)", j, d1, i, d2);
+			goto out;
+		}
+	}
+	if (!finished) {
+		fail(err, errlen, "the program does not end with FINISH");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(v);
+	for (int c = 0; c < 4; c++)
+		free(push[c]);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* layer geometry */
+
+typedef struct dimg {
+	uint32_t in, out, k, s, d, plo, phi, ek;
+} dimg;
+
+/* input lines of a tile of t outputs; a 1-wide kernel loads only the
+ * sampled rows/columns (the DRAM stride skips the others) */
+static uint32_t dim_tin(const dimg *g, uint32_t t) { return g->k == 1 ? t : (t - 1) * g->s + g->ek; }
+
+typedef struct dtile {
+	uint32_t o0, t;     /* outputs [o0, o0+t) */
+	uint32_t tin;       /* input lines incl. padding */
+	uint32_t pl, ph;    /* padding before/after */
+	uint32_t valid;     /* lines from DRAM */
+	uint32_t first;     /* first input index loaded */
+} dtile;
+
+static void dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r)
+{
+	r->o0 = o0;
+	r->t = t;
+	if (g->k == 1) {
+		r->tin = r->valid = t;
+		r->pl = r->ph = 0;
+		r->first = o0 * g->s;
+		return;
+	}
+	int64_t i0 = (int64_t)o0 * g->s - g->plo;
+	int64_t i1 = (int64_t)(o0 + t - 1) * g->s + g->ek - 1 - g->plo;
+	r->tin = (uint32_t)(i1 - i0 + 1);
+	r->pl = i0 < 0 ? (uint32_t)-i0 : 0;
+	r->ph = i1 > (int64_t)g->in - 1 ? (uint32_t)(i1 - (g->in - 1)) : 0;
+	r->valid = r->tin - r->pl - r->ph;
+	r->first = i0 < 0 ? 0 : (uint32_t)i0;
+}
+
+typedef struct layer {
+	dimg y, x;
+	uint32_t cin, cout, kk, ncb, nob, in_stride, out_stride, R, C;
+	int raw;
+} layer;
+
+static int layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len)
+{
+	memset(L, 0, sizeof *L);
+	if (!p->h || !p->w || !p->cin || !p->cout)
+		return fail(err, len, "conv: h, w, cin and cout must be at least 1");
+	if (p->kh < 1 || p->kh > 15 || p->kw < 1 || p->kw > 15)
+		return fail(err, len, "conv: kernel %ux%u outside 1..15", p->kh, p->kw);
+	if (p->sh < 1 || p->sh > 15 || p->sw < 1 || p->sw > 15)
+		return fail(err, len, "conv: stride %ux%u outside 1..15", p->sh, p->sw);
+	if (p->dh < 1 || p->dh > 15 || p->dw < 1 || p->dw > 15)
+		return fail(err, len, "conv: dilation %ux%u outside 1..15", p->dh, p->dw);
+	L->R = cfg->array_rows;
+	L->C = cfg->array_cols;
+	L->raw = p->raw != 0;
+	L->y = (dimg){p->h, 0, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom, (p->kh - 1) * p->dh + 1};
+	L->x = (dimg){p->w, 0, p->kw, p->sw, p->dw, p->pad_left, p->pad_right, (p->kw - 1) * p->dw + 1};
+	dimg *d[2] = {&L->y, &L->x};
+	for (int i = 0; i < 2; i++) {
+		if (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek)
+			return fail(err, len, "conv: padding %u/%u must be smaller than the dilated kernel extent %u",
+				    d[i]->plo, d[i]->phi, d[i]->ek);
+		if (d[i]->in > 65535)
+			return fail(err, len, "conv: input size %u too large", d[i]->in);
+		uint64_t span = (uint64_t)d[i]->in + d[i]->plo + d[i]->phi;
+		if (span < d[i]->ek)
+			return fail(err, len, "conv: the padded input (%llu) is smaller than the kernel extent %u",
+				    (unsigned long long)span, d[i]->ek);
+		d[i]->out = (uint32_t)((span - d[i]->ek) / d[i]->s + 1);
+	}
+	L->cin = p->cin;
+	L->cout = p->cout;
+	L->kk = p->kh * p->kw;
+	L->ncb = cdiv(p->cin, L->R);
+	L->nob = cdiv(p->cout, L->C);
+	L->in_stride = p->in_stride ? p->in_stride : (p->cin + 3) / 4 * 4;
+	if (L->in_stride % 4 || L->in_stride < p->cin)
+		return fail(err, len, "conv: in_stride %u must be a multiple of 4 and >= cin %u", L->in_stride, p->cin);
+	uint32_t omin = L->raw ? 4 * p->cout : (p->cout + 3) / 4 * 4;
+	L->out_stride = p->out_stride ? p->out_stride : omin;
+	if (L->out_stride % 4 || L->out_stride < omin)
+		return fail(err, len, "conv: out_stride %u must be a multiple of 4 and >= %u", L->out_stride, omin);
+	if (!L->raw && p->clip_lo > p->clip_hi)
+		return fail(err, len, "conv: clip_lo %d > clip_hi %d", p->clip_lo, p->clip_hi);
+	uint64_t inb = (uint64_t)p->h * p->w * L->in_stride, outb = (uint64_t)L->y.out * L->x.out * L->out_stride;
+	uint64_t wb = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
+	if (inb > cfg->dram_bytes || outb > cfg->dram_bytes || wb > cfg->dram_bytes)
+		return fail(err, len, "conv: tensors larger than DRAM");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* planning */
+
+/* cycles to move n rows of row_bytes: one burst per row, at most
+ * `outstanding` bursts in flight, dram_bw bytes a cycle */
+static double xfer_cycles(const loom_hwcfg *cfg, double n, double row_bytes, double outstanding)
+{
+	double B = cfg->dram_beat_bytes, beats = ceil(row_bytes / B);
+	return n * fmax(beats * B / cfg->dram_bw, (cfg->dram_latency + beats) / outstanding);
+}
+
+/* one step in steady state: compute, loads and stores overlap when the
+ * input buffers and the weights sit in distinct banks */
+static double step_cycles(int banks, double comp, double wpen, double ld, double ldw, double st)
+{
+	switch (banks) {
+	case 3: return fmax(comp, ld + st);
+	case 2: return fmax(comp + 0.5 * wpen, ld + st) + 0.5 * ldw;
+	default: return comp + ld + st;
+	}
+}
+
+/* Tries one candidate; 0 and *pl filled (with its cost) if it fits. */
+static int try_cand(const loom_hwcfg *cfg, const layer *L, uint32_t g, uint32_t kc, uint32_t kyc, uint32_t th,
+		    uint32_t tw, int wchunk, int force_barrier, loom_conv_plan *pl)
+{
+	const uint32_t R = L->R, C = L->C, KK = L->kk, KW = L->x.k;
+	if (kc > 255 || kc > L->ncb || g > L->nob || th > L->y.out || tw > L->x.out || kyc > L->y.k)
+		return -1;
+	uint32_t nk = cdiv(L->ncb, kc), npass = cdiv(L->nob, g), nky = cdiv(L->y.k, kyc);
+	/* resident weights are laid out [cb][ky][kx][c]: a MATMUL over a part
+	 * of the kernel rows can only use them one channel block at a time */
+	if (nky > 1 && !wchunk && kc != 1)
+		return -1;
+	uint32_t ih = dim_tin(&L->y, th), iw = dim_tin(&L->x, tw);
+	if (ih > 4095 || iw > 4095)
+		return -1;
+	/* a MATMUL over kernel rows ky0.. starts ky0*dh input rows into the
+	 * buffer and spans a whole buffer from there: keep that slack free */
+	uint64_t slack = nky > 1 ? (uint64_t)(L->y.k - 1) * L->y.d * iw : 0;
+	uint64_t al = (uint64_t)kc * ih * iw + slack;
+	uint64_t wl = wchunk ? (uint64_t)g * kc * kyc * KW * C : (uint64_t)g * L->ncb * KK * C;
+	uint64_t P = (uint64_t)th * tw, A = cfg->acc_lines;
+	uint64_t need = nk * nky > 1 ? g : 1;
+	uint64_t plines = L->raw ? 0 : 3ull * L->nob;
+	int params_all = 1;
+	if (plines + need * P > A) {
+		params_all = 0;
+		plines = L->raw ? 0 : 3ull * g;
+		if (plines + need * P > A)
+			return -1;
+	}
+	uint64_t nslots = (A - plines) / P;
+	int chainable = params_all && !force_barrier;
+	/* SP arrangement: weight region(s) from line 0, then the input buffers */
+	uint64_t BL = cfg->sp_bank_lines, B = cfg->sp_banks, SL = cfg->sp_lines;
+	int found = 0;
+	uint32_t nwreg = 1;
+	int nopts = 0;
+	uint32_t wopts[2];
+	if (wchunk)
+		wopts[nopts++] = 2;
+	else {
+		if (npass > 1 && chainable)
+			wopts[nopts++] = 2;
+		wopts[nopts++] = 1;
+	}
+	for (int o = 0; o < nopts && !found; o++) {
+		nwreg = wopts[o];
+		uint64_t wt = nwreg * wl;
+		uint64_t bw = (wt + BL - 1) / BL, ba = (al + BL - 1) / BL, bwa = (wt + al + BL - 1) / BL;
+		if (bw + 2 * ba <= B) {
+			/* weights, buffer 0, buffer 1 in disjoint banks */
+			pl->act_sp[0] = (uint32_t)(bw * BL);
+			pl->act_sp[1] = (uint32_t)((bw + ba) * BL);
+			pl->banks = 3;
+			found = 1;
+		} else if (bwa + ba <= B) {
+			/* buffer 0 shares the weights' banks, buffer 1 has its own */
+			pl->act_sp[0] = (uint32_t)wt;
+			pl->act_sp[1] = (uint32_t)(bwa * BL);
+			pl->banks = 2;
+			found = 1;
+		} else if (bw + (2 * al + BL - 1) / BL <= B) {
+			/* the two buffers share banks */
+			pl->act_sp[0] = (uint32_t)(bw * BL);
+			pl->act_sp[1] = (uint32_t)(bw * BL + al);
+			pl->banks = 1;
+			found = 1;
+		} else if (wt + 2 * al <= SL) {
+			pl->act_sp[0] = (uint32_t)wt;
+			pl->act_sp[1] = (uint32_t)(wt + al);
+			pl->banks = 0;
+			found = 1;
+		}
+	}
+	if (!found)
+		return -1;
+	pl->nwreg = nwreg;
+	pl->wgt_sp[0] = 0;
+	pl->wgt_sp[1] = nwreg == 2 ? (uint32_t)wl : 0;
+	pl->wgt_lines = (uint32_t)wl;
+	pl->act_lines = (uint32_t)al;
+	pl->chained = npass == 1 || (chainable && (wchunk || nwreg == 2));
+	pl->params_all = params_all;
+	pl->th = th;
+	pl->tw = tw;
+	pl->ntiles = cdiv(L->y.out, th) * cdiv(L->x.out, tw);
+	pl->kc = kc;
+	pl->nk = nk;
+	pl->kyc = kyc;
+	pl->nky = nky;
+	pl->g = g;
+	pl->npass = npass;
+	pl->wchunk = wchunk;
+	pl->nslots = (uint32_t)(nslots > 65535 ? 65535 : nslots);
+	pl->param_lines = (uint32_t)plines;
+	pl->acc_slot0 = (uint32_t)plines;
+	pl->slot_lines = (uint32_t)P;
+
+	/* cost estimate (cycles): the C model's timing plus what the RTL adds
+	 * (one-line DMA bursts with dma_outstanding in flight, bank priority) */
+	double lat = cfg->dram_latency;
+	double Pavg = (double)L->y.out * L->x.out / pl->ntiles;
+	double folds = (double)L->ncb * KK / (nk * nky);
+	double mm = folds * fmax(Pavg, R + C + 1) + R + C;
+	double gavg = (double)L->nob / npass;
+	double spp = (double)pl->ntiles * nk * nky; /* steps per pass */
+	/* activation reads win over weight reads (a fold then waits C cycles
+	 * for its weights) and over load writes in a shared bank */
+	double wpen = gavg * folds * C;
+	if (pl->banks == 0)
+		mm += folds * C;
+	double comp = gavg * mm;
+	double vr = fmin(ih, L->y.in), vc = fmin(iw, L->x.in);
+	double ldin = xfer_cycles(cfg, vr * vc * ((double)L->ncb / nk), R, cfg->dma_outstanding);
+	double ldw = wchunk ? xfer_cycles(cfg, gavg * folds * C, R, cfg->dma_outstanding) : 0;
+	double wpass = wchunk ? 0 : xfer_cycles(cfg, gavg * L->ncb * KK * C, R, cfg->dma_outstanding);
+	double obytes = L->raw ? 4.0 * C : C;
+	double st = xfer_cycles(cfg, gavg * Pavg / (nk * nky), obytes, 32);
+	double prefetch = pl->chained && !wchunk && npass > 1 && spp >= 2; /* next pass's weights spread */
+	double ld = ldin + ldw + lat + (prefetch ? wpass / spp : 0);
+	double chk = (double)nk * nky;
+	double step = step_cycles(pl->banks, comp, wpen, ld, ldw, st);
+	/* the first tile of a pass that is not prefetched also loads its weights */
+	double step1 = step_cycles(pl->banks, comp, wpen, ld + wpass / chk, ldw, st);
+	double nfirst = chk * (prefetch ? 1 : npass);
+	double S = spp * npass;
+	double parl = L->raw ? 0 : xfer_cycles(cfg, 3 * gavg, 4.0 * C, cfg->dma_outstanding) + lat;
+	double nseg = pl->chained ? 1 : npass;
+	/* a job's STORE must finish before the MATMUL nslots jobs later starts */
+	double stjob = xfer_cycles(cfg, Pavg, obytes, 32) + lat;
+	double jobs = (double)pl->ntiles * L->nob;
+	/* start of a segment: params, the first input, the first block's part
+	 * of the weights; the end: the last STORE and the MARK */
+	double total = (S - nfirst) * step + nfirst * step1;
+	total += nseg * (parl + ldin + lat + wpass / (gavg * chk) + stjob + 2 * lat);
+	total += jobs * fmax(0, stjob - (double)(pl->nslots - 1) * mm);
+	if (pl->chained && !wchunk && npass > 1 && !prefetch)
+		total += (npass - 1) * fmax(0, wpass - comp);
+	total += S * (2 + 2 * gavg) * 2; /* instruction fetch, roughly */
+	/* tie-breaker: DRAM traffic (weights resident rather than re-read,
+	 * input read once rather than once per pass) */
+	total += 0.02 * S * (ldin + ldw + st);
+	pl->est_cycles = (uint64_t)total;
+	return 0;
+}
+
+static int distinct_sizes(uint32_t n, uint32_t maxv, uint32_t hint, uint32_t *out, int cap)
+{
+	int k = 0;
+	if (hint) {
+		out[k++] = hint;
+		return k;
+	}
+	uint32_t prev = 0;
+	for (uint32_t parts = 1; parts <= n && k < cap; parts++) {
+		uint32_t v = cdiv(n, parts);
+		if (v == prev || v > maxv)
+			continue;
+		prev = v;
+		out[k++] = v;
+	}
+	return k;
+}
+
+static int plan_layer(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
+		      size_t len)
+{
+	if (layer_check(cfg, p, L, err, len))
+		return -1;
+	const loom_conv_hints *h = p->hints;
+	loom_conv_hints none;
+	memset(&none, 0, sizeof none);
+	if (!h)
+		h = &none;
+	enum { CAP = 512 };
+	uint32_t *gs = malloc(4 * CAP * sizeof *gs);
+	if (!gs)
+		return fail(err, len, "out of memory");
+	uint32_t *kcs = gs + CAP, *ths = gs + 2 * CAP, *tws = gs + 3 * CAP;
+	/* hints are clamped to the layer */
+	int ng = distinct_sizes(L->nob, 0xffffffffu, umin(h->g, L->nob), gs, CAP);
+	int nkc = distinct_sizes(L->ncb, 255, umin(umin(h->kc, L->ncb), 255), kcs, CAP);
+	int nth = distinct_sizes(L->y.out, 4095, umin(umin(h->th, L->y.out), 4095), ths, CAP);
+	int ntw = distinct_sizes(L->x.out, 4095, umin(umin(h->tw, L->x.out), 4095), tws, CAP);
+	loom_conv_plan bestm[2], c;
+	int havem[2] = {0, 0};
+	uint32_t kyh = umin(h->kyc, L->y.k);
+	/* all kernel rows per MATMUL; chunks of kernel rows only when that fails */
+	for (uint32_t kyc = kyh ? kyh : L->y.k; kyc >= 1 && !havem[0] && !havem[1]; kyc = kyh ? 0 : kyc - 1) {
+		if (!kyh && kyc > 1 && cdiv(L->y.k, kyc - 1) == cdiv(L->y.k, kyc))
+			continue; /* the same number of chunks with smaller ones */
+		for (int wc = 0; wc < 2; wc++) {
+			if (h->wchunk && wc != h->wchunk - 1)
+				continue;
+			loom_conv_plan *best = &bestm[wc];
+			for (int a = 0; a < ng; a++)
+				for (int b = 0; b < nkc; b++)
+					for (int t = 0; t < nth; t++)
+						for (int u = 0; u < ntw; u++) {
+							memset(&c, 0, sizeof c);
+							if (try_cand(cfg, L, gs[a], kcs[b], kyc, ths[t], tws[u], wc,
+								     h->barrier, &c))
+								continue;
+							uint64_t sc = (uint64_t)c.ntiles * c.nk * c.nky * c.npass;
+							uint64_t sb = (uint64_t)best->ntiles * best->nk * best->nky *
+								      best->npass;
+							if (!havem[wc] || c.est_cycles < best->est_cycles ||
+							    (c.est_cycles == best->est_cycles && sc < sb)) {
+								*best = c;
+								havem[wc] = 1;
+							}
+						}
+		}
+	}
+	/* weights resident across tiles unless streaming them is clearly
+	 * (> 1%) faster: it re-reads every weight once per tile */
+	int have = havem[0] || havem[1];
+	loom_conv_plan best = havem[0] ? bestm[0] : bestm[1];
+	if (havem[0] && havem[1] && bestm[1].est_cycles * 101 < bestm[0].est_cycles * 100)
+		best = bestm[1];
+	free(gs);
+	if (!have)
+		return fail(err, len,
+			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
+			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, cfg->name, cfg->sp_lines, cfg->acc_lines);
+	best.oh = L->y.out;
+	best.ow = L->x.out;
+	best.ncb = L->ncb;
+	best.nob = L->nob;
+	best.in_stride = L->in_stride;
+	best.out_stride = L->out_stride;
+	best.in_bytes = (uint64_t)p->h * p->w * L->in_stride;
+	best.out_bytes = (uint64_t)best.oh * best.ow * L->out_stride;
+	best.wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
+	best.param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
+	best.macs = (uint64_t)best.oh * best.ow * p->cout * p->cin * L->kk;
+	best.macs_issued = (uint64_t)best.oh * best.ow * L->ncb * L->kk * L->nob * L->R * L->C;
+	best.insns = 0;
+	*plan = best;
+	return 0;
+}
+
+void loom_conv_init(loom_conv_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->kh = p->kw = p->sh = p->sw = p->dh = p->dw = 1;
+	p->clip_lo = -128;
+	p->clip_hi = 127;
+}
+
+int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan, char *err,
+			size_t errlen)
+{
+	layer L;
+	return plan_layer(cfg, p, &L, plan, err, errlen);
+}
+
+/* ------------------------------------------------------------------ */
+/* emission */
+
+typedef struct emitter {
+	const loom_hwcfg *cfg;
+	const loom_conv_params *p;
+	const layer *L;
+	loom_conv_plan *pl;
+	const loom_dram_layout *lay;
+	loom_prog *prog;
+	int bad;                /* a field did not fit */
+	enum loom_field badf;
+	int oom;
+	uint64_t rd_bytes;      /* bytes loaded (estimate of DRAM reads) */
+} emitter;
+
+static void fset(emitter *e, loom_insn *in, enum loom_field f, uint32_t v)
+{
+	if (loom_insn_set(in, f, v) && !e->bad) {
+		e->bad = 1;
+		e->badf = f;
+	}
+}
+
+static void emit(emitter *e, const loom_insn *in)
+{
+	if (loom_prog_add(e->prog, in))
+		e->oom = 1;
+}
+
+typedef struct xfer {
+	unsigned mem;           /* LOAD target / STORE source */
+	uint32_t row_bytes, dram, addr;
+	uint32_t s1, s2, s3, n1, n2, n3;
+	uint32_t pt, pb, pl, pr; /* LOAD padding */
+	uint8_t pad;
+} xfer;
+
+static loom_insn mk_load(emitter *e, const xfer *x)
+{
+	loom_insn in;
+	memset(&in, 0, sizeof in);
+	in.w[0] = LOOM_OP_LOAD;
+	fset(e, &in, LOOM_F_LOAD_TARGET, x->mem);
+	fset(e, &in, LOOM_F_LOAD_PAD_VALUE, x->pad);
+	fset(e, &in, LOOM_F_LOAD_ROW_WORDS, x->row_bytes / 4);
+	fset(e, &in, LOOM_F_LOAD_DRAM_ADDR, x->dram);
+	fset(e, &in, LOOM_F_LOAD_MEM_ADDR, x->addr);
+	fset(e, &in, LOOM_F_LOAD_STRIDE1, x->s1);
+	fset(e, &in, LOOM_F_LOAD_STRIDE2, x->s2);
+	fset(e, &in, LOOM_F_LOAD_STRIDE3, x->s3);
+	fset(e, &in, LOOM_F_LOAD_N1, x->n1);
+	fset(e, &in, LOOM_F_LOAD_N2, x->n2);
+	fset(e, &in, LOOM_F_LOAD_N3, x->n3);
+	fset(e, &in, LOOM_F_LOAD_PAD_TOP, x->pt);
+	fset(e, &in, LOOM_F_LOAD_PAD_BOTTOM, x->pb);
+	fset(e, &in, LOOM_F_LOAD_PAD_LEFT, x->pl);
+	fset(e, &in, LOOM_F_LOAD_PAD_RIGHT, x->pr);
+	e->rd_bytes += (uint64_t)x->n1 * x->n2 * x->n3 * x->row_bytes;
+	return in;
+}
+
+/* Contiguous lines of row_bytes each: DRAM -> SP/ACC, in <= 4095 x 4095 pieces. */
+static void lin_load(emitter *e, loom_insn *out, int *n, unsigned target, uint32_t dram, uint32_t addr,
+		     uint64_t lines, uint32_t row_bytes)
+{
+	while (lines && *n < 8) {
+		uint32_t n1 = (uint32_t)(lines < 4095 ? lines : 4095);
+		uint32_t n2 = (uint32_t)(lines / n1 < 4095 ? lines / n1 : 4095);
+		xfer x = {.mem = target, .row_bytes = row_bytes, .dram = dram, .addr = addr, .s1 = row_bytes,
+			  .s2 = n1 * row_bytes, .n1 = n1, .n2 = n2, .n3 = 1};
+		out[(*n)++] = mk_load(e, &x);
+		dram += n1 * n2 * row_bytes;
+		addr += n1 * n2;
+		lines -= (uint64_t)n1 * n2;
+	}
+	if (lines)
+		e->bad = 1;
+}
+
+typedef struct segment {
+	uint32_t p0, p1;        /* passes */
+	uint32_t ob0;           /* first output block (params at ACC acc_param + 3*(ob-ob0)) */
+	uint32_t nsteps, njobs;
+} segment;
+
+static uint32_t pass_obs(const emitter *e, uint32_t pass)
+{
+	return umin(e->pl->g, e->L->nob - pass * e->pl->g);
+}
+
+static uint32_t chunks(const loom_conv_plan *pl) { return pl->nk * pl->nky; }
+
+/* step s of segment sg -> pass, tile, chunk (k in 0..nk*nky-1) */
+static void step_of(const emitter *e, const segment *sg, uint32_t s, uint32_t *pass, uint32_t *t, uint32_t *k)
+{
+	uint32_t per = e->pl->ntiles * chunks(e->pl);
+	*pass = sg->p0 + s / per;
+	*t = (s % per) / chunks(e->pl);
+	*k = s % chunks(e->pl);
+}
+
+/* chunk k -> input channel blocks [cb0, cb0+kck), kernel rows [ky0, ky0+kyn) */
+typedef struct chunk {
+	uint32_t cb0, kck, ky0, kyn;
+} chunk;
+
+static chunk chunk_of(const emitter *e, uint32_t k)
+{
+	const loom_conv_plan *pl = e->pl;
+	chunk c;
+	c.cb0 = k / pl->nky * pl->kc;
+	c.kck = umin(pl->kc, e->L->ncb - c.cb0);
+	c.ky0 = k % pl->nky * pl->kyc;
+	c.kyn = umin(pl->kyc, e->L->y.k - c.ky0);
+	return c;
+}
+
+static void tile_of(const emitter *e, uint32_t t, dtile *ty, dtile *tx)
+{
+	uint32_t ntc = cdiv(e->L->x.out, e->pl->tw);
+	uint32_t tr = t / ntc, tc = t % ntc;
+	uint32_t oy0 = tr * e->pl->th, ox0 = tc * e->pl->tw;
+	dim_tile(&e->L->y, oy0, umin(e->pl->th, e->L->y.out - oy0), ty);
+	dim_tile(&e->L->x, ox0, umin(e->pl->tw, e->L->x.out - ox0), tx);
+}
+
+static void emit_load(emitter *e, const xfer *x)
+{
+	loom_insn in = mk_load(e, x);
+	emit(e, &in);
+}
+
+/* Resident weights that were not prefetched are loaded progressively: the
+ * steps of a pass's first tile each bring their chunk's part of every block's
+ * weights, pushing one L->C token per block after that block's part, and
+ * every MATMUL of such a step pops one, so the first block computes while
+ * the others still load and the weights interleave with the input chunks. */
+static int prefetching(const loom_conv_plan *pl)
+{
+	return pl->chained && !pl->wchunk && pl->npass > 1 && pl->ntiles * chunks(pl) >= 2;
+}
+
+static int loads_pass_weights(const emitter *e, uint32_t s)
+{
+	const loom_conv_plan *pl = e->pl;
+	uint32_t spp = pl->ntiles * chunks(pl);
+	return !pl->wchunk && s % spp < chunks(pl) && !(prefetching(pl) && s >= spp);
+}
+
+/* LOAD(s): the step's input chunk and weights; the first instruction pops
+ * C->L when s >= 2, the last one the step's MATMULs wait for pushes L->C.
+ * With prefetching, steps 1.. of a pass also load a share of the next
+ * pass's weights into the other region (free: LOAD(s) waits for step s-2,
+ * and the previous pass ended before step 0 of this one), after the push. */
+static void emit_loads(emitter *e, const segment *sg, uint32_t s)
+{
+	const layer *L = e->L;
+	const loom_conv_plan *pl = e->pl;
+	uint32_t pass, t, k;
+	step_of(e, sg, s, &pass, &t, &k);
+	uint32_t gp = pass_obs(e, pass), ob0 = pass * pl->g;
+	chunk ck = chunk_of(e, k);
+	uint32_t R = L->R, C = L->C, KK = L->kk, KW = L->x.k;
+	uint32_t obw = L->ncb * KK * C; /* weight lines of one output block */
+	size_t first = e->prog->n;
+	if (pl->wchunk) {
+		/* the chunk's weights of the pass's blocks, [ob][cb][ky][kx][c] */
+		uint32_t src = e->lay->wgt_addr + ((ob0 * L->ncb + ck.cb0) * KK + ck.ky0 * KW) * C * R;
+		if (ck.kyn == L->y.k && ck.kck * KK <= 4095) {
+			xfer x = {.mem = LOOM_MEM_SP, .row_bytes = R, .dram = src, .addr = pl->wgt_sp[s % 2],
+				  .s1 = R, .s2 = C * R, .s3 = obw * R, .n1 = C, .n2 = ck.kck * KK, .n3 = gp};
+			emit_load(e, &x);
+		} else {
+			for (uint32_t ol = 0; ol < gp; ol++) {
+				xfer x = {.mem = LOOM_MEM_SP, .row_bytes = R, .dram = src + ol * obw * R,
+					  .addr = pl->wgt_sp[s % 2] + ol * ck.kck * ck.kyn * KW * C,
+					  .s1 = R, .s2 = C * R, .s3 = KK * C * R,
+					  .n1 = C, .n2 = ck.kyn * KW, .n3 = ck.kck};
+				emit_load(e, &x);
+			}
+		}
+	}
+	dtile ty, tx;
+	tile_of(e, t, &ty, &tx);
+	uint32_t plane = ty.tin * tx.tin;
+	uint32_t full = ck.kck;
+	if ((uint64_t)(ck.cb0 + ck.kck) * R > L->in_stride)
+		full = ck.kck - 1; /* the layer's last block is narrower than R */
+	uint32_t base = e->lay->in_addr + (ty.first * L->x.in + tx.first) * L->in_stride + ck.cb0 * R;
+	xfer x = {.mem = LOOM_MEM_SP, .row_bytes = R, .dram = base, .addr = pl->act_sp[s % 2],
+		  .s1 = L->in_stride * (L->x.k == 1 ? L->x.s : 1),
+		  .s2 = L->x.in * L->in_stride * (L->y.k == 1 ? L->y.s : 1), .s3 = R,
+		  .n1 = tx.valid, .n2 = ty.valid, .n3 = full,
+		  .pt = ty.pl, .pb = ty.ph, .pl = tx.pl, .pr = tx.ph, .pad = (uint8_t)e->p->in_zp};
+	if (full)
+		emit_load(e, &x);
+	if (full < ck.kck) {
+		x.row_bytes = L->in_stride - (ck.cb0 + full) * R;
+		x.dram = base + full * R;
+		x.addr = pl->act_sp[s % 2] + full * plane;
+		x.n3 = 1;
+		x.s3 = 0;
+		emit_load(e, &x);
+	}
+	loom_insn ld[8];
+	int n;
+	if (loads_pass_weights(e, s)) {
+		/* the chunk's part of the pass's resident weights; one push per block */
+		uint32_t reg = pl->wgt_sp[(pass - sg->p0) % pl->nwreg];
+		uint32_t off = (ck.cb0 * KK + ck.ky0 * KW) * C, lines = ck.kck * ck.kyn * KW * C;
+		for (uint32_t ol = 0; ol < gp; ol++) {
+			n = 0;
+			lin_load(e, ld, &n, LOOM_MEM_SP, e->lay->wgt_addr + ((ob0 + ol) * obw + off) * R,
+				 reg + ol * obw + off, lines, R);
+			fset(e, &ld[n - 1], LOOM_F_LOAD_PUSH_NEXT, 1);
+			for (int i = 0; i < n; i++)
+				emit(e, &ld[i]);
+		}
+	} else if (!e->oom) {
+		fset(e, &e->prog->insn[e->prog->n - 1], LOOM_F_LOAD_PUSH_NEXT, 1);
+	}
+	uint32_t spp = pl->ntiles * chunks(pl), sp = s % spp;
+	if (prefetching(pl) && sp >= 1 && pass + 1 < sg->p1) {
+		/* share sp-1 of spp-1 of the next pass's weights */
+		uint64_t lines = (uint64_t)pass_obs(e, pass + 1) * obw;
+		uint64_t a = lines * (sp - 1) / (spp - 1), b = lines * sp / (spp - 1);
+		uint32_t reg = pl->wgt_sp[(pass + 1 - sg->p0) % pl->nwreg];
+		n = 0;
+		lin_load(e, ld, &n, LOOM_MEM_SP, e->lay->wgt_addr + ((pass + 1) * pl->g * obw + (uint32_t)a) * R,
+			 reg + (uint32_t)a, b - a, R);
+		for (int i = 0; i < n; i++)
+			emit(e, &ld[i]);
+	}
+	if (!e->oom && s >= 2)
+		fset(e, &e->prog->insn[first], LOOM_F_LOAD_POP_NEXT, 1);
+}
+
+static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *job)
+{
+	const layer *L = e->L;
+	const loom_conv_plan *pl = e->pl;
+	const loom_conv_params *p = e->p;
+	uint32_t pass, t, k;
+	step_of(e, sg, s, &pass, &t, &k);
+	uint32_t gp = pass_obs(e, pass), last = chunks(pl) - 1;
+	chunk ck = chunk_of(e, k);
+	uint32_t C = L->C, KK = L->kk, KW = L->x.k;
+	dtile ty, tx;
+	tile_of(e, t, &ty, &tx);
+	int wsplit = loads_pass_weights(e, s); /* one L->C token per block */
+	/* jobs of this tile: numbered when the tile's first chunk runs */
+	uint32_t j0 = *job;
+	if (k == last)
+		*job += gp;
+	for (uint32_t ol = 0; ol < gp; ol++) {
+		uint32_t ob = pass * pl->g + ol, j = j0 + ol, slot = j % pl->nslots;
+		uint32_t acc = pl->acc_slot0 + slot * pl->slot_lines;
+		loom_insn in;
+		memset(&in, 0, sizeof in);
+		in.w[0] = LOOM_OP_MATMUL;
+		fset(e, &in, LOOM_F_MATMUL_POP_PREV, ol == 0 || wsplit);
+		fset(e, &in, LOOM_F_MATMUL_PUSH_PREV, ol == gp - 1 && s + 2 < sg->nsteps);
+		fset(e, &in, LOOM_F_MATMUL_POP_NEXT, k == 0 && j >= pl->nslots);
+		fset(e, &in, LOOM_F_MATMUL_PUSH_NEXT, k == last);
+		fset(e, &in, LOOM_F_MATMUL_ACCUMULATE, k > 0);
+		/* a part of the kernel rows: start ky0 dilated rows into the tile */
+		fset(e, &in, LOOM_F_MATMUL_ACT_ADDR, pl->act_sp[s % 2] + ck.ky0 * L->y.d * tx.tin);
+		uint32_t wa = pl->wchunk ? pl->wgt_sp[s % 2] + ol * ck.kck * ck.kyn * KW * C
+					 : pl->wgt_sp[(pass - sg->p0) % pl->nwreg] +
+						   ((ol * L->ncb + ck.cb0) * KK + ck.ky0 * KW) * C;
+		fset(e, &in, LOOM_F_MATMUL_WGT_ADDR, wa);
+		fset(e, &in, LOOM_F_MATMUL_ACC_ADDR, acc);
+		fset(e, &in, LOOM_F_MATMUL_IN_W, tx.tin);
+		fset(e, &in, LOOM_F_MATMUL_IN_H, ty.tin);
+		fset(e, &in, LOOM_F_MATMUL_OUT_W, tx.t);
+		fset(e, &in, LOOM_F_MATMUL_OUT_H, ty.t);
+		fset(e, &in, LOOM_F_MATMUL_NCB, ck.kck);
+		fset(e, &in, LOOM_F_MATMUL_KW, p->kw);
+		fset(e, &in, LOOM_F_MATMUL_KH, ck.kyn);
+		fset(e, &in, LOOM_F_MATMUL_SW, L->x.k == 1 ? 1 : p->sw);
+		fset(e, &in, LOOM_F_MATMUL_SH, L->y.k == 1 ? 1 : p->sh);
+		fset(e, &in, LOOM_F_MATMUL_DW, p->dw);
+		fset(e, &in, LOOM_F_MATMUL_DH, p->dh);
+		emit(e, &in);
+		if (k != last)
+			continue;
+		/* the job's STORE */
+		uint32_t cnt = umin(C, L->cout - ob * C);
+		memset(&in, 0, sizeof in);
+		in.w[0] = LOOM_OP_STORE;
+		fset(e, &in, LOOM_F_STORE_POP_PREV, 1);
+		fset(e, &in, LOOM_F_STORE_PUSH_PREV, j + pl->nslots < sg->njobs);
+		uint32_t dram = e->lay->out_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride;
+		if (L->raw) {
+			fset(e, &in, LOOM_F_STORE_SOURCE, LOOM_MEM_ACC);
+			fset(e, &in, LOOM_F_STORE_ROW_WORDS, cnt);
+			dram += ob * C * 4;
+		} else {
+			fset(e, &in, LOOM_F_STORE_SOURCE, LOOM_MEM_ACC_REQUANT);
+			fset(e, &in, LOOM_F_STORE_ROW_WORDS, (cnt + 3) / 4);
+			fset(e, &in, LOOM_F_STORE_ZERO_POINT, (uint8_t)p->out_zp);
+			fset(e, &in, LOOM_F_STORE_PARAM_ADDR, 3 * (ob - sg->ob0));
+			fset(e, &in, LOOM_F_STORE_CLIP_LO, (uint8_t)p->clip_lo);
+			fset(e, &in, LOOM_F_STORE_CLIP_HI, (uint8_t)p->clip_hi);
+			dram += ob * C;
+		}
+		fset(e, &in, LOOM_F_STORE_DRAM_ADDR, dram);
+		fset(e, &in, LOOM_F_STORE_MEM_ADDR, acc);
+		fset(e, &in, LOOM_F_STORE_STRIDE1, L->out_stride);
+		fset(e, &in, LOOM_F_STORE_STRIDE2, L->x.out * L->out_stride);
+		fset(e, &in, LOOM_F_STORE_N1, tx.t);
+		fset(e, &in, LOOM_F_STORE_N2, ty.t);
+		fset(e, &in, LOOM_F_STORE_N3, 1);
+		emit(e, &in);
+	}
+}
+
+int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_dram_layout *lay, loom_prog *prog,
+		    loom_conv_plan *plan, char *err, size_t errlen)
+{
+	layer L;
+	loom_conv_plan pl;
+	if (plan_layer(cfg, p, &L, &pl, err, errlen))
+		return -1;
+	if ((lay->in_addr | lay->wgt_addr | lay->param_addr | lay->out_addr | lay->mark_addr) & 3u)
+		return fail(err, errlen, "conv: DRAM addresses must be multiples of 4");
+	emitter e = {.cfg = cfg, .p = p, .L = &L, .pl = &pl, .lay = lay, .prog = prog};
+	size_t n0 = prog->n;
+	uint32_t nseg = pl.chained ? 1 : pl.npass;
+	for (uint32_t sgi = 0; sgi < nseg; sgi++) {
+		segment sg;
+		sg.p0 = pl.chained ? 0 : sgi;
+		sg.p1 = pl.chained ? pl.npass : sgi + 1;
+		sg.ob0 = sg.p0 * pl.g;
+		uint32_t ob1 = umin(L.nob, sg.p1 * pl.g);
+		sg.nsteps = (sg.p1 - sg.p0) * pl.ntiles * chunks(&pl);
+		sg.njobs = (ob1 - sg.ob0) * pl.ntiles;
+		if (!L.raw) {
+			loom_insn ld[8];
+			int n = 0;
+			lin_load(&e, ld, &n, LOOM_MEM_ACC, lay->param_addr + sg.ob0 * 3 * L.C * 4, 0,
+				 3ull * (ob1 - sg.ob0), 4 * L.C);
+			for (int i = 0; i < n; i++)
+				emit(&e, &ld[i]);
+		}
+		uint32_t job = 0;
+		emit_loads(&e, &sg, 0);
+		for (uint32_t s = 0; s < sg.nsteps; s++) {
+			if (s + 1 < sg.nsteps)
+				emit_loads(&e, &sg, s + 1);
+			emit_compute(&e, &sg, s, &job);
+		}
+		loom_insn mk;
+		memset(&mk, 0, sizeof mk);
+		mk.w[0] = LOOM_OP_MARK;
+		fset(&e, &mk, LOOM_F_MARK_DRAM_ADDR, lay->mark_addr);
+		fset(&e, &mk, LOOM_F_MARK_MARK_ID, lay->mark_id);
+		emit(&e, &mk);
+	}
+	if (e.oom)
+		return fail(err, errlen, "conv: out of memory");
+	if (e.bad) {
+		prog->n = n0;
+		return fail(err, errlen, "conv: internal error: a value does not fit field %s",
+			    loom_field_name(e.badf));
+	}
+	pl.insns = (uint32_t)(prog->n - n0);
+	pl.dram_rd_est = e.rd_bytes;
+	if (plan)
+		*plan = pl;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* packing */
+
+/* weight (co, ky*kw+kx, ci) = w[co*s_co + kk*s_kk + ci*s_ci] */
+static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *w, size_t s_co, size_t s_kk,
+		size_t s_ci, const int32_t *bias, const int32_t *mult, const int32_t *shift, uint8_t *wbuf,
+		uint8_t *pbuf, char *err, size_t len)
+{
+	layer L;
+	if (layer_check(cfg, p, &L, err, len))
+		return -1;
+	const uint32_t R = L.R, C = L.C, KK = L.kk;
+	size_t o = 0;
+	for (uint32_t ob = 0; ob < L.nob; ob++)
+		for (uint32_t cb = 0; cb < L.ncb; cb++)
+			for (uint32_t kk = 0; kk < KK; kk++)
+				for (uint32_t c = 0; c < C; c++)
+					for (uint32_t r = 0; r < R; r++) {
+						uint32_t co = ob * C + c, ci = cb * R + r;
+						wbuf[o++] = co < L.cout && ci < L.cin
+								    ? (uint8_t)w[co * s_co + kk * s_kk + ci * s_ci]
+								    : 0;
+					}
+	if (L.raw)
+		return 0;
+	if (!bias || !mult || !shift)
+		return fail(err, len, "conv: bias, mult and shift are required unless raw");
+	for (uint32_t ob = 0; ob < L.nob; ob++)
+		for (uint32_t c = 0; c < C; c++) {
+			uint32_t co = ob * C + c;
+			int32_t v[3] = {0, 0, 0};
+			if (co < L.cout) {
+				int64_t sw = 0;
+				for (uint32_t kk = 0; kk < KK; kk++)
+					for (uint32_t ci = 0; ci < L.cin; ci++)
+						sw += w[co * s_co + kk * s_kk + ci * s_ci];
+				/* (x - zp) * w summed = x * w summed - zp * sum(w) */
+				v[0] = (int32_t)(uint32_t)((int64_t)bias[co] - (int64_t)p->in_zp * sw);
+				v[1] = mult[co];
+				v[2] = shift[co];
+			}
+			for (int k = 0; k < 3; k++) {
+				size_t at = (((size_t)ob * 3 + k) * C + c) * 4;
+				for (int b = 0; b < 4; b++)
+					pbuf[at + b] = (uint8_t)((uint32_t)v[k] >> (8 * b));
+			}
+		}
+	return 0;
+}
+
+int loom_conv_pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *w, const int32_t *bias,
+		   const int32_t *mult, const int32_t *shift, uint8_t *wbuf, uint8_t *pbuf, char *err, size_t errlen)
+{
+	size_t kk = (size_t)p->kh * p->kw;
+	return pack(cfg, p, w, kk * p->cin, p->cin, 1, bias, mult, shift, wbuf, pbuf, err, errlen);
+}
+
+static int write_consts(loom_hw *hw, const loom_conv_params *p, const loom_dram_layout *lay, const int8_t *w,
+			size_t s_co, size_t s_kk, size_t s_ci, const int32_t *bias, const int32_t *mult,
+			const int32_t *shift, char *err, size_t len)
+{
+	loom_conv_plan pl;
+	if (loom_conv_plan_make(&hw->cfg, p, &pl, err, len))
+		return -1;
+	uint8_t *wb = malloc(pl.wgt_bytes + pl.param_bytes + 1);
+	if (!wb)
+		return fail(err, len, "out of memory");
+	uint8_t *pb = wb + pl.wgt_bytes;
+	int rc = pack(&hw->cfg, p, w, s_co, s_kk, s_ci, bias, mult, shift, wb, pb, err, len);
+	if (!rc && loom_hw_dram_write(hw, lay->wgt_addr, wb, pl.wgt_bytes))
+		rc = fail(err, len, "writing weights: %s", loom_hw_error(hw));
+	if (!rc && pl.param_bytes && loom_hw_dram_write(hw, lay->param_addr, pb, pl.param_bytes))
+		rc = fail(err, len, "writing params: %s", loom_hw_error(hw));
+	free(wb);
+	return rc;
+}
+
+int loom_conv_write_consts(loom_hw *hw, const loom_conv_params *p, const loom_dram_layout *lay, const int8_t *w,
+			   const int32_t *bias, const int32_t *mult, const int32_t *shift, char *err, size_t errlen)
+{
+	size_t kk = (size_t)p->kh * p->kw;
+	return write_consts(hw, p, lay, w, kk * p->cin, p->cin, 1, bias, mult, shift, err, errlen);
+}
+
+/* ------------------------------------------------------------------ */
+/* GEMM */
+
+void loom_gemm_init(loom_gemm_params *g)
+{
+	memset(g, 0, sizeof *g);
+	g->clip_lo = -128;
+	g->clip_hi = 127;
+}
+
+void loom_gemm_to_conv(const loom_gemm_params *g, loom_conv_params *c)
+{
+	loom_conv_init(c);
+	c->h = 1;
+	c->w = g->m;
+	c->cin = g->k;
+	c->cout = g->n;
+	c->in_stride = g->a_stride;
+	c->out_stride = g->out_stride;
+	c->in_zp = g->a_zp;
+	c->out_zp = g->out_zp;
+	c->clip_lo = g->clip_lo;
+	c->clip_hi = g->clip_hi;
+	c->raw = g->raw;
+	c->hints = g->hints;
+}
+
+int loom_build_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, const loom_dram_layout *lay, loom_prog *prog,
+		    loom_conv_plan *plan, char *err, size_t errlen)
+{
+	loom_conv_params c;
+	loom_gemm_to_conv(g, &c);
+	return loom_build_conv(cfg, &c, lay, prog, plan, err, errlen);
+}
+
+int loom_gemm_pack(const loom_hwcfg *cfg, const loom_gemm_params *g, const int8_t *b, const int32_t *bias,
+		   const int32_t *mult, const int32_t *shift, uint8_t *wbuf, uint8_t *pbuf, char *err, size_t errlen)
+{
+	loom_conv_params c;
+	loom_gemm_to_conv(g, &c);
+	return pack(cfg, &c, b, 1, 0, g->n, bias, mult, shift, wbuf, pbuf, err, errlen);
+}
+
+int loom_gemm_write_consts(loom_hw *hw, const loom_gemm_params *g, const loom_dram_layout *lay, const int8_t *b,
+			   const int32_t *bias, const int32_t *mult, const int32_t *shift, char *err, size_t errlen)
+{
+	loom_conv_params c;
+	loom_gemm_to_conv(g, &c);
+	return write_consts(hw, &c, lay, b, 1, 0, g->n, bias, mult, shift, err, errlen);
+}
