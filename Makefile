@@ -40,7 +40,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run test test-full bench lint rtl clean setup cli tests-built
+.PHONY: all run test test-full bench lint rtl block clean setup cli tests-built synth bench-array
 all: cli rtl
 
 setup: $(SETUP)
@@ -98,6 +98,40 @@ $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) in
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
 	cp $(HWDIR)/obj/libloom_rtl.so $@
 
+# ------------------------------------------------------------------ RTL block tests
+# make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
+# verilator_tb/blocks/NAME_tb.cpp around the top BLOCK_NAME_TOP.
+BLOCK_requant_TOP := npu_requant
+BLOCK_requant_SV  := rtl/npu_requant.sv
+BLOCK_dma_TOP     := dma_tb_top
+BLOCK_dma_SV      := rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
+BLOCK_compute_TOP := compute_tb_top
+BLOCK_compute_SV  := rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
+BLOCK_TESTS       := requant:default dma:small dma:odd compute:default compute:odd
+BLK ?= dma
+BLKBIN := $(BUILD)/blocks/$(HW)/$(BLK)_tb
+
+block: $(BLKBIN)
+$(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp common/isa.c common/hwcfg.c
+	@mkdir -p $(dir $@)
+	OBJCACHE=$(CCACHE) verilator --cc --exe --build -j 2 -O3 -Wall --assert --top-module $(BLOCK_$(BLK)_TOP) \
+	  -Mdir $(BUILD)/blocks/$(HW)/$(BLK).obj -CFLAGS "-O2 -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -o $(BLK)_tb \
+	  $(CURDIR)/verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) \
+	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
+	  > $(BUILD)/blocks/$(HW)/$(BLK).log 2>&1 || { tail -40 $(BUILD)/blocks/$(HW)/$(BLK).log; exit 1; }
+	cp $(BUILD)/blocks/$(HW)/$(BLK).obj/$(BLK)_tb $@
+
+# the bare MAC array, verilated with the same flags as the NPU (make bench)
+BENCH_ARRAY := $(BUILD)/bench/array_$(HW)/bench_array
+bench-array: $(BENCH_ARRAY)
+$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cpp
+	@mkdir -p $(dir $@)
+	OBJCACHE=$(CCACHE) verilator $(filter-out --top-module tb_top,$(VERILATOR_FLAGS)) --top-module npu_array \
+	  -Mdir $(dir $@)obj -CFLAGS "-O2 -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -o bench_array \
+	  $(HWDIR)/npu_pkg.sv rtl/npu_array.sv $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
+	  || { tail -40 $(dir $@)build.log; exit 1; }
+	cp $(dir $@)obj/bench_array $@
+
 # ------------------------------------------------------------------ tests
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
@@ -115,6 +149,7 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloo
 TEST_CONFIGS := small default large odd
 tests-built: cli $(UNIT_BINS) $(SAN_BINS) $(DIRECTED)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
+	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 
 test: tests-built
 	LOOM_ROOT=$(CURDIR) sh tests/run.sh
@@ -125,7 +160,7 @@ test-full: tests-built
 run: cli rtl
 	LOOM_ROOT=$(CURDIR) $(LOOM) demo --hw default --backend rtl
 
-bench: cli rtl
+bench: cli rtl bench-array
 	LOOM_ROOT=$(CURDIR) sh scripts/bench.sh
 
 lint: cli
@@ -133,6 +168,10 @@ lint: cli
 	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -Iinclude -Itools \
 	  --suppress=missingIncludeSystem common cmodel tools tests
+
+synth: $(GEN_HW)
+	$(MAKE) --no-print-directory $(BUILD)/hw/small/npu_pkg.sv HW=small
+	sh scripts/synth.sh $(BUILD)/hw/small
 
 clean:
 	rm -rf $(BUILD)

@@ -120,22 +120,52 @@ module npu_ctrl (
   assign stall_o = {running && !q_empty[2] && st_need, running && !q_empty[1] && cp_need,
                     running && !q_empty[0] && ld_need};
 
-  // the instruction each engine executes: its push bits and address
+  // the instructions each engine holds (at most 2, oldest first): their push
+  // bits {push_next, push_prev} and addresses; done_i retires the oldest
+  logic        mark_issue;
+  logic [2:0]  eng_issue, eng_done, inf_empty, inf_full;
+  logic [33:0] inf_head [3];
+  logic [33:0] inf_in [3];
+  logic [2:0]  pend_q;                           // engine holds an instruction of this run
+  assign eng_issue = {q_pop[2] || (mark_issue && st_ready_i), q_pop[1], q_pop[0]};
+  assign eng_done  = {st_done_i, cp_done_i, ld_done_i};
+  assign inf_in[0] = {ld_head[11], ld_head[10], q_rdata[0][287:256]};
+  assign inf_in[1] = {cp_head[11], cp_head[10], q_rdata[1][287:256]};
+  assign inf_in[2] = mark_issue ? {2'b00, pc_q} : {st_head[11], st_head[10], q_rdata[2][287:256]};
+  for (genvar e = 0; e < 3; e++) begin : g_inflight
+    npu_fifo #(.Width(34), .Depth(2)) u_inflight (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .clear_i (clear || (state_q == FsDrain && state_d == FsIdle)),
+      .push_i  (eng_issue[e]),
+      .wdata_i (inf_in[e]),
+      .pop_i   (eng_done[e] && !inf_empty[e]),
+      .rdata_o (inf_head[e]),
+      .empty_o (inf_empty[e]),
+      .full_o  (inf_full[e])
+    );
+  end
+  assign pend_q = ~inf_empty;
   logic        ld_push_q, st_push_q;             // LOAD push_next, STORE push_prev
   logic [1:0]  cp_push_q;                        // MATMUL {push_next, push_prev}
   logic [31:0] ld_pc_q, cp_pc_q, st_pc_q;
-  logic [2:0]  pend_q, pend_d;                  // engine holds an instruction of this run
-  logic        mark_issue;
+  assign ld_push_q = inf_head[0][33];
+  assign cp_push_q = inf_head[1][33:32];
+  assign st_push_q = inf_head[2][32];
+  assign ld_pc_q   = inf_head[0][31:0];
+  assign cp_pc_q   = inf_head[1][31:0];
+  assign st_pc_q   = inf_head[2][31:0];
 
-  assign ld_valid_o = ld_can;
-  assign cp_valid_o = cp_can;
+  // an engine may hold two instructions; never offer a third
+  assign ld_valid_o = ld_can && !inf_full[0];
+  assign cp_valid_o = cp_can && !inf_full[1];
   assign ld_insn_o  = ld_head;
   assign cp_insn_o  = cp_head;
-  assign st_valid_o = st_can || mark_issue;
+  assign st_valid_o = (st_can && !inf_full[2]) || mark_issue;
   assign st_insn_o  = mark_issue ? insn_q : st_head;
-  assign q_pop[0] = ld_can && ld_ready_i;
-  assign q_pop[1] = cp_can && cp_ready_i;
-  assign q_pop[2] = st_can && st_ready_i && !mark_issue;
+  assign q_pop[0] = ld_valid_o && ld_ready_i;
+  assign q_pop[1] = cp_valid_o && cp_ready_i;
+  assign q_pop[2] = st_can && !inf_full[2] && st_ready_i && !mark_issue;
 
   // token arithmetic; overflow is an error naming the pushing instruction
   logic ovf;
@@ -155,16 +185,6 @@ module npu_ctrl (
     c2l_d = c2l_n[TokW-1:0];
     c2s_d = c2s_n[TokW-1:0];
     s2c_d = s2c_n[TokW-1:0];
-  end
-
-  always_comb begin
-    pend_d = pend_q;
-    if (ld_done_i) pend_d[0] = 1'b0;
-    if (cp_done_i) pend_d[1] = 1'b0;
-    if (st_done_i) pend_d[2] = 1'b0;
-    if (q_pop[0]) pend_d[0] = 1'b1;
-    if (q_pop[1]) pend_d[1] = 1'b1;
-    if (q_pop[2] || (mark_issue && st_ready_i)) pend_d[2] = 1'b1;
   end
 
   // deadlock: nothing executes, every non-empty queue waits for a token and
@@ -302,11 +322,7 @@ module npu_ctrl (
       c2l_q       <= '0;
       c2s_q       <= '0;
       s2c_q       <= '0;
-      pend_q      <= '0;
       dl_cnt_q    <= '0;
-      ld_push_q   <= '0;
-      cp_push_q   <= '0;
-      st_push_q   <= '0;
     end else begin
       state_q    <= state_d;
       pc_q       <= pc_d;
@@ -319,31 +335,20 @@ module npu_ctrl (
         c2l_q  <= '0;
         c2s_q  <= '0;
         s2c_q  <= '0;
-        pend_q <= '0;
       end else begin
         l2c_q  <= l2c_d;
         c2l_q  <= c2l_d;
         c2s_q  <= c2s_d;
         s2c_q  <= s2c_d;
-        pend_q <= (state_q == FsDrain) ? '0 : pend_d;
       end
       dl_cnt_q <= stuck ? (dl_cnt_q == 3'd3 ? dl_cnt_q : dl_cnt_q + 3'd1) : '0;
       if (ar_valid_o && ar_ready_i) fetch_out_q <= 1'b1;
       else if (r_valid_i && r_last_i) fetch_out_q <= 1'b0;
       if (ar_valid_o && ar_ready_i) beat_q <= '0;
       else if (r_valid_i) beat_q <= beat_q + 1'b1;
-      if (q_pop[0]) ld_push_q <= ld_head[11];
-      if (q_pop[1]) cp_push_q <= {cp_head[11], cp_head[10]};
-      if (q_pop[2]) st_push_q <= st_head[10];
-      if (mark_issue && st_ready_i) st_push_q <= 1'b0;
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (q_pop[0]) ld_pc_q <= q_rdata[0][287:256];
-    if (q_pop[1]) cp_pc_q <= q_rdata[1][287:256];
-    if (q_pop[2]) st_pc_q <= q_rdata[2][287:256];
-  end
 
   // assemble the instruction from its beats
   if (B >= 64) begin : g_wide_beat

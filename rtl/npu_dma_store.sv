@@ -1,0 +1,537 @@
+// npu_dma_store.sv - the store DMA: executes STORE (SP bytes, ACC int32 raw,
+// ACC requantized to int8) and MARK (the 64-byte perf record), docs/ISA.md.
+//
+// One row of n0 bytes to DRAM address a is one AW burst of beats
+// a/B .. (a+n0-1)/B whose W beats carry the row at its byte positions, with
+// strobes on exactly the row's bytes. Parts:
+//  * params (SOURCE 2 only): ACC lines PARAM_ADDR, +1, +2 are read into
+//    bias_q / mult_q / shift_q before the first row (3 cycles).
+//  * walker: one row per cycle. A row "fires" when there is room in the row
+//    FIFO (counted from the read, so data in flight always has a slot) and
+//    in the AW FIFO, and its read is accepted (SP: granted; ACC: always;
+//    MARK: the record register). Firing pushes the row's W shape (word
+//    offset, beats) into the meta FIFO and its burst into the AW FIFO.
+//  * read return: SP data on sp_rvalid_i, ACC raw data and the MARK record
+//    one cycle after the read, requantized rows Latency = 2 cycles later
+//    (C npu_requant lanes) -> row FIFO.
+//  * W: the head row is shifted to its offset into span_q / strb_q and sent
+//    one beat per cycle; the next row loads in the cycle the last beat is
+//    accepted, so consecutive rows leave no gap on W.
+//  * AW: from the AW FIFO, while fewer than MaxWrOut bursts wait for B. A
+//    row's W beats start only after its AW was accepted in an earlier cycle
+//    (aw_ahead_q), so W never leads AW.
+//  * done_o (registered, one cycle, in the first idle cycle, same cycle as
+//    insn_ready_o) once every row's B response is back.
+//
+// abort_i (pulse or level): no new row fires; queued AWs that were never
+// presented are dropped, a presented AW stays until accepted (AXI) and gets
+// its W beats; rows without an accepted AW are dropped; when every B is
+// back the engine goes idle without done_o.
+//
+// No output depends combinationally on an input (sp_req_o in particular is a
+// function of registers only).
+module npu_dma_store #(
+  parameter int unsigned RowFifoDepth = 4,   // rows between read and W (power of two)
+  parameter int unsigned AwFifoDepth  = 4,   // bursts between walker and AW (power of two)
+  parameter int unsigned MaxWrOut     = 32   // AW bursts waiting for their B response
+) (
+  input  logic                                  clk_i,
+  input  logic                                  rst_ni,
+  // engine instruction port
+  input  logic                                  insn_valid_i,
+  input  logic [255:0]                          insn_i,
+  output logic                                  insn_ready_o,
+  output logic                                  done_o,
+  output logic                                  busy_o,
+  input  logic                                  abort_i,
+  // AXI4-style write master
+  output logic                                  aw_valid_o,
+  input  logic                                  aw_ready_i,
+  output logic [31:0]                           aw_addr_o,
+  output logic [7:0]                            aw_len_o,
+  output logic                                  w_valid_o,
+  input  logic                                  w_ready_i,
+  output logic [npu_pkg::BeatW-1:0]             w_data_o,
+  output logic [npu_pkg::DramBeatBytes-1:0]     w_strb_o,
+  output logic                                  w_last_o,
+  input  logic                                  b_valid_i,
+  output logic                                  b_ready_o,
+  // scratchpad read client
+  output logic                                  sp_req_o,
+  output logic [npu_pkg::SpAddrW-1:0]           sp_addr_o,
+  input  logic                                  sp_gnt_i,
+  input  logic                                  sp_rvalid_i,
+  input  logic [8*npu_pkg::ArrayRows-1:0]       sp_rdata_i,
+  // accumulator line read (always granted, data the next cycle)
+  output logic                                  acc_re_o,
+  output logic [npu_pkg::AccAddrW-1:0]          acc_addr_o,
+  input  logic [32*npu_pkg::ArrayCols-1:0]      acc_rdata_i,
+  // perf counters for MARK, counter i in bits [32i+31:32i]
+  input  logic [32*npu_pkg::NumCtrs-1:0]        ctr_snapshot_i
+);
+
+  // ------------------------------------------------------------ parameters
+  localparam int unsigned R         = npu_pkg::ArrayRows;
+  localparam int unsigned C         = npu_pkg::ArrayCols;
+  localparam int unsigned B         = npu_pkg::DramBeatBytes;
+  localparam int unsigned BeatW     = npu_pkg::BeatW;
+  localparam int unsigned OffW      = npu_pkg::BeatOffW;
+  localparam int unsigned WOffW     = OffW - 2;                     // word offset in a beat
+  localparam int unsigned MarkBytes = npu_pkg::MarkBytes;
+  localparam int unsigned RowBytes0 = (R > 4 * C) ? R : 4 * C;
+  localparam int unsigned RowBytes  = (RowBytes0 > MarkBytes) ? RowBytes0 : MarkBytes;
+  localparam int unsigned RowW      = 8 * RowBytes;
+  localparam int unsigned SpanBeats = (RowBytes + B - 4 + B - 1) / B;
+  localparam int unsigned SpanBytes = SpanBeats * B;
+  localparam int unsigned SpanW     = 8 * SpanBytes;
+  localparam int unsigned BIdxW     = (SpanBeats > 1) ? $clog2(SpanBeats) : 1;
+  localparam int unsigned RPtrW     = (RowFifoDepth > 1) ? $clog2(RowFifoDepth) : 1;
+  localparam int unsigned APtrW     = (AwFifoDepth > 1) ? $clog2(AwFifoDepth) : 1;
+  localparam int unsigned BOutW     = $clog2(MaxWrOut + 1);
+  localparam int unsigned LineAW    = 24;                           // MEM_ADDR width
+  localparam int unsigned RecWords  = 1 + npu_pkg::NumCtrs;         // MARK_ID + counters
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StParam,
+    StRun
+  } state_e;
+
+  // row source: SOURCE 0..2 of STORE, 3 for MARK
+  localparam logic [1:0] SrcSp   = 2'd0;
+  localparam logic [1:0] SrcAcc  = 2'd1;
+  localparam logic [1:0] SrcQnt  = 2'd2;
+  localparam logic [1:0] SrcMark = 2'd3;
+
+  typedef struct packed {
+    logic [WOffW-1:0] woff;  // DRAM address % B, in words
+    logic [BIdxW-1:0] nb1;   // beats of the burst - 1
+  } meta_t;
+
+  typedef struct packed {
+    logic [31-OffW:0] beat;  // DRAM address / B
+    logic [7:0]       len;   // beats - 1
+  } aw_t;
+
+  // ----------------------------------------------------- instruction state
+  npu_pkg::insn_store_t si, st_q, st_d;        // offered / held instruction
+  npu_pkg::insn_mark_t  mi;
+  state_e               state_q, state_d;
+  logic [1:0]           src_q, src_d;
+  logic [7:0]           rw_q, rw_d;            // row words (n0 / 4)
+  logic [11:0]          n1_q, n1_d, n2_q, n2_d;
+  logic [7:0]           n3_q, n3_d;
+  logic [RowW-1:0]      rec_q, rec_d;          // MARK record
+  logic                 abort_q, abort_d;
+  logic                 done_q, done_d;
+  logic                 accept, is_mark;
+
+  assign si           = insn_i;
+  assign mi           = insn_i;
+  assign is_mark      = (insn_i[7:0] == npu_pkg::OpMark);
+  assign insn_ready_o = (state_q == StIdle);
+  assign accept       = insn_valid_i && insn_ready_o;
+  assign busy_o       = (state_q != StIdle);
+  assign done_o       = done_q;
+
+  // ---------------------------------------------------------- params
+  logic [1:0]           prm_cnt_q, prm_cnt_d;  // param reads issued
+  logic                 prm_rd_q, prm_rd_d;    // a param read returns now
+  logic [1:0]           prm_idx_q, prm_idx_d;
+  logic [32*C-1:0]      bias_q, mult_q;      // lane c in bits [32c +: 32]
+  logic [5*C-1:0]       shift_q;             // lane c in bits [5c +: 5]
+  logic                 prm_re;
+
+  assign prm_re   = (state_q == StParam) && !abort_q;
+  assign prm_rd_d = prm_re;
+  assign prm_idx_d = prm_cnt_q;
+  assign prm_cnt_d = (state_q == StParam) ? prm_cnt_q + 2'd1 : 2'd0;
+
+  always_ff @(posedge clk_i) begin
+    if (prm_rd_q && (prm_idx_q == 2'd0)) begin
+      bias_q <= acc_rdata_i;
+    end
+    if (prm_rd_q && (prm_idx_q == 2'd1)) begin
+      mult_q <= acc_rdata_i;
+    end
+  end
+
+  for (genvar c = 0; c < C; c++) begin : g_shift
+    always_ff @(posedge clk_i) begin
+      if (prm_rd_q && (prm_idx_q == 2'd2)) begin
+        shift_q[5*c +: 5] <= acc_rdata_i[32*c +: 5];
+      end
+    end
+  end
+
+  // --------------------------------------------------------------- walker
+  logic              walk_q, walk_d;
+  logic [11:0]       i1_q, i1_d, i2_q, i2_d;
+  logic [7:0]        i3_q, i3_d;
+  logic [31:0]       a1_q, a1_d, a2_q, a2_d, a3_q, a3_d;
+  logic [LineAW-1:0] line_q, line_d;
+  logic              issue_ok, fire;
+  logic              last_i1, last_i2, last_i3;
+  logic [10:0]       span_end;                 // offset + n0 - 1
+  logic [BIdxW-1:0]  nb1_new;
+  logic              rd_vld_q, rd_vld_d;       // a row read returns now (SP: rvalid)
+
+  // row FIFO (data) + meta FIFO (W shape), pushed at different times
+  logic [RowW-1:0]   row_mem_q [RowFifoDepth];
+  meta_t             meta_mem_q [RowFifoDepth];
+  logic [RPtrW-1:0]  row_wp_q, row_wp_d, row_rp_q, row_rp_d, meta_wp_q, meta_wp_d;
+  logic [RPtrW:0]    row_cnt_q, row_cnt_d, meta_cnt_q, meta_cnt_d;
+  logic              row_push, row_pop;
+  logic [RowW-1:0]   row_new;
+  meta_t             meta_new, meta_head;
+
+  // AW FIFO
+  aw_t               aw_mem_q [AwFifoDepth];
+  logic [APtrW-1:0]  aw_wp_q, aw_wp_d, aw_rp_q, aw_rp_d;
+  logic [APtrW:0]    aw_cnt_q, aw_cnt_d;
+  aw_t               aw_new, aw_head;
+  logic              aw_hs;
+  logic [BOutW-1:0]  bout_q, bout_d;           // bursts waiting for B
+  logic [BOutW-1:0]  ahead_q, ahead_d;         // accepted AWs whose W has not started
+
+  assign last_i1  = (i1_q == n1_q - 12'd1);
+  assign last_i2  = (i2_q == n2_q - 12'd1);
+  assign last_i3  = (i3_q == n3_q - 8'd1);
+  assign issue_ok = walk_q && !abort_q && (state_q == StRun) &&
+                    (meta_cnt_q != (RPtrW + 1)'(RowFifoDepth)) &&
+                    (aw_cnt_q != (APtrW + 1)'(AwFifoDepth));
+  assign fire     = issue_ok && ((src_q != SrcSp) || sp_gnt_i);
+  assign span_end = 11'({a1_q[OffW-1:2], 2'b00}) + 11'({rw_q, 2'b00}) - 11'd1;
+  assign nb1_new  = BIdxW'(span_end >> OffW);
+
+  assign sp_req_o   = issue_ok && (src_q == SrcSp);
+  assign sp_addr_o  = line_q[npu_pkg::SpAddrW-1:0];
+  assign acc_re_o   = prm_re || (issue_ok && ((src_q == SrcAcc) || (src_q == SrcQnt)));
+  assign acc_addr_o = prm_re ? npu_pkg::AccAddrW'(st_q.param_addr + 16'(prm_cnt_q))
+                             : line_q[npu_pkg::AccAddrW-1:0];
+
+  always_comb begin
+    walk_d   = walk_q;
+    i1_d     = i1_q;
+    i2_d     = i2_q;
+    i3_d     = i3_q;
+    a1_d     = a1_q;
+    a2_d     = a2_q;
+    a3_d     = a3_q;
+    line_d   = line_q;
+    rd_vld_d = fire;
+    meta_new = {a1_q[OffW-1:2], nb1_new};
+    aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
+
+    if (fire) begin
+      line_d = line_q + LineAW'(1);
+      if (!last_i1) begin
+        i1_d = i1_q + 12'd1;
+        a1_d = a1_q + st_q.stride1;
+      end else begin
+        i1_d = '0;
+        if (!last_i2) begin
+          i2_d = i2_q + 12'd1;
+          a2_d = a2_q + st_q.stride2;
+          a1_d = a2_d;
+        end else begin
+          i2_d = '0;
+          i3_d = i3_q + 8'd1;
+          a3_d = a3_q + st_q.stride3;
+          a2_d = a3_d;
+          a1_d = a3_d;
+          if (last_i3) begin
+            walk_d = 1'b0;
+          end
+        end
+      end
+    end
+    if (abort_q) begin
+      walk_d = 1'b0;
+    end
+    // start of an instruction (the walker waits in StParam for SOURCE 2)
+    if (accept) begin
+      walk_d = is_mark || ((si.n1 != '0) && (si.n2 != '0) && (si.n3 != '0));
+      i1_d   = '0;
+      i2_d   = '0;
+      i3_d   = '0;
+      a1_d   = si.dram_addr;
+      a2_d   = si.dram_addr;
+      a3_d   = si.dram_addr;
+      line_d = is_mark ? '0 : si.mem_addr;
+    end
+  end
+
+  // ---------------------------------------------------------- read return
+  logic [C-1:0]       rq_valid;
+  logic [8*C-1:0]     rq_q;                  // lane c in bits [8c +: 8]
+
+  for (genvar c = 0; c < C; c++) begin : g_lane
+    npu_requant u_requant (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .valid_i (rd_vld_q && (src_q == SrcQnt)),
+      .acc_i   (acc_rdata_i[32*c +: 32]),
+      .bias_i  (bias_q[32*c +: 32]),
+      .mult_i  (mult_q[32*c +: 32]),
+      .shift_i ({27'd0, shift_q[5*c +: 5]}),
+      .zp_i    (st_q.zero_point),
+      .lo_i    (st_q.clip_lo),
+      .hi_i    (st_q.clip_hi),
+      .valid_o (rq_valid[c]),
+      .q_o     (rq_q[8*c +: 8])
+    );
+  end
+
+  always_comb begin
+    row_push = 1'b0;
+    row_new  = rec_q;
+    unique case (src_q)
+      SrcSp: begin
+        row_push = sp_rvalid_i;
+        row_new  = RowW'(sp_rdata_i);
+      end
+      SrcAcc: begin
+        row_push = rd_vld_q;
+        row_new  = RowW'(acc_rdata_i);  // int32 little-endian
+      end
+      SrcQnt: begin
+        row_push = rq_valid[0];
+        row_new  = RowW'(rq_q);
+      end
+      default: begin  // SrcMark
+        row_push = rd_vld_q;
+        row_new  = rec_q;
+      end
+    endcase
+  end
+
+  // ------------------------------------------------------------------ W
+  logic                 w_act_q, w_act_d;
+  logic [BIdxW-1:0]     w_left_q, w_left_d;    // beats after the current one
+  logic [SpanW-1:0]     span_q, span_d;
+  logic [SpanBytes-1:0] strb_q, strb_d;
+  logic [RowBytes-1:0]  row_mask;
+  logic                 w_hs, w_free, load_row, drop_row;
+
+  assign w_valid_o = w_act_q;
+  assign w_data_o  = span_q[BeatW-1:0];
+  assign w_strb_o  = strb_q[B-1:0];
+  assign w_last_o  = (w_left_q == '0);
+  assign w_hs      = w_valid_o && w_ready_i;
+  assign w_free    = !w_act_q || (w_hs && w_last_o);
+  assign meta_head = meta_mem_q[row_rp_q];
+  // rows go out in order; a row whose AW will never be accepted (abort) is
+  // dropped once every accepted AW has its row
+  assign load_row  = (row_cnt_q != '0) && w_free && (ahead_q != '0);
+  assign drop_row  = (row_cnt_q != '0) && abort_q && (aw_cnt_q == '0) && (ahead_q == '0);
+  assign row_pop   = load_row || drop_row;
+
+  always_comb begin
+    for (int unsigned k = 0; k < RowBytes; k++) begin
+      row_mask[k] = ((k / 4) < 32'(rw_q));
+    end
+  end
+
+  always_comb begin
+    w_act_d  = w_act_q;
+    w_left_d = w_left_q;
+    span_d   = span_q;
+    strb_d   = strb_q;
+    if (w_hs) begin
+      w_act_d  = !w_last_o;
+      w_left_d = w_left_q - BIdxW'(1);
+      span_d   = span_q >> BeatW;
+      strb_d   = strb_q >> B;
+    end
+    if (load_row) begin
+      w_act_d  = 1'b1;
+      w_left_d = meta_head.nb1;
+      span_d   = SpanW'(row_mem_q[row_rp_q]) << {meta_head.woff, 5'b00000};
+      strb_d   = SpanBytes'(row_mask) << {meta_head.woff, 2'b00};
+    end
+  end
+
+  // ------------------------------------------------------------------- AW
+  assign aw_head    = aw_mem_q[aw_rp_q];
+  assign aw_valid_o = (aw_cnt_q != '0) && (bout_q != BOutW'(MaxWrOut));
+  assign aw_addr_o  = {aw_head.beat, OffW'(0)};
+  assign aw_len_o   = aw_head.len;
+  assign aw_hs      = aw_valid_o && aw_ready_i;
+  assign b_ready_o  = 1'b1;
+
+  always_comb begin
+    aw_rp_d  = aw_rp_q + APtrW'(aw_hs);
+    aw_wp_d  = aw_wp_q + APtrW'(fire);
+    aw_cnt_d = aw_cnt_q + (APtrW + 1)'(fire) - (APtrW + 1)'(aw_hs);
+    if (abort_q) begin
+      // keep only a burst that is presented and not yet accepted
+      aw_cnt_d = (aw_valid_o && !aw_ready_i) ? (APtrW + 1)'(1) : '0;
+      aw_wp_d  = aw_rp_d + APtrW'(aw_cnt_d);
+    end
+    bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_valid_i);
+    ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
+  end
+
+  // ---------------------------------------------------------------- FIFOs
+  always_comb begin
+    row_wp_d   = row_wp_q + RPtrW'(row_push);
+    row_rp_d   = row_rp_q + RPtrW'(row_pop);
+    meta_wp_d  = meta_wp_q + RPtrW'(fire);
+    row_cnt_d  = row_cnt_q + (RPtrW + 1)'(row_push) - (RPtrW + 1)'(row_pop);
+    meta_cnt_d = meta_cnt_q + (RPtrW + 1)'(fire) - (RPtrW + 1)'(row_pop);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (row_push) begin
+      row_mem_q[row_wp_q] <= row_new;
+    end
+    if (fire) begin
+      meta_mem_q[meta_wp_q] <= meta_new;
+      aw_mem_q[aw_wp_q]     <= aw_new;
+    end
+  end
+
+  // ------------------------------------------------------------ sequencing
+  always_comb begin
+    state_d = state_q;
+    st_d    = st_q;
+    src_d   = src_q;
+    rw_d    = rw_q;
+    n1_d    = n1_q;
+    n2_d    = n2_q;
+    n3_d    = n3_q;
+    rec_d   = rec_q;
+    abort_d = abort_q || abort_i;
+    done_d  = 1'b0;
+    unique case (state_q)
+      StIdle: begin
+        abort_d = 1'b0;
+        if (accept) begin
+          abort_d = abort_i;
+          st_d    = si;
+          if (is_mark) begin
+            state_d = StRun;
+            src_d   = SrcMark;
+            rw_d    = 8'(MarkBytes / 4);
+            n1_d    = 12'd1;
+            n2_d    = 12'd1;
+            n3_d    = 8'd1;
+            rec_d   = RowW'({ctr_snapshot_i, mi.mark_id});
+          end else begin
+            state_d = (si.source == 2'd2) ? StParam : StRun;
+            src_d   = si.source;
+            rw_d    = si.row_words;
+            n1_d    = si.n1;
+            n2_d    = si.n2;
+            n3_d    = si.n3;
+          end
+        end
+      end
+      StParam: begin
+        if (abort_q || (prm_cnt_q == 2'd2)) begin
+          state_d = StRun;
+        end
+      end
+      StRun: begin
+        if (!walk_d && (meta_cnt_d == '0) && !w_act_d && (aw_cnt_d == '0) &&
+            (bout_d == '0) && (ahead_d == '0)) begin
+          state_d = StIdle;
+          done_d  = !abort_d;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q    <= StIdle;
+      abort_q    <= 1'b0;
+      done_q     <= 1'b0;
+      prm_cnt_q  <= '0;
+      prm_rd_q   <= 1'b0;
+      walk_q     <= 1'b0;
+      rd_vld_q   <= 1'b0;
+      row_wp_q   <= '0;
+      row_rp_q   <= '0;
+      meta_wp_q  <= '0;
+      row_cnt_q  <= '0;
+      meta_cnt_q <= '0;
+      aw_wp_q    <= '0;
+      aw_rp_q    <= '0;
+      aw_cnt_q   <= '0;
+      bout_q     <= '0;
+      ahead_q    <= '0;
+      w_act_q    <= 1'b0;
+    end else begin
+      state_q    <= state_d;
+      abort_q    <= abort_d;
+      done_q     <= done_d;
+      prm_cnt_q  <= prm_cnt_d;
+      prm_rd_q   <= prm_rd_d;
+      walk_q     <= walk_d;
+      rd_vld_q   <= rd_vld_d;
+      row_wp_q   <= row_wp_d;
+      row_rp_q   <= row_rp_d;
+      meta_wp_q  <= meta_wp_d;
+      row_cnt_q  <= row_cnt_d;
+      meta_cnt_q <= meta_cnt_d;
+      aw_wp_q    <= aw_wp_d;
+      aw_rp_q    <= aw_rp_d;
+      aw_cnt_q   <= aw_cnt_d;
+      bout_q     <= bout_d;
+      ahead_q    <= ahead_d;
+      w_act_q    <= w_act_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    st_q      <= st_d;
+    src_q     <= src_d;
+    rw_q      <= rw_d;
+    n1_q      <= n1_d;
+    n2_q      <= n2_d;
+    n3_q      <= n3_d;
+    rec_q     <= rec_d;
+    prm_idx_q <= prm_idx_d;
+    i1_q      <= i1_d;
+    i2_q      <= i2_d;
+    i3_q      <= i3_d;
+    a1_q      <= a1_d;
+    a2_q      <= a2_d;
+    a3_q      <= a3_d;
+    line_q    <= line_d;
+    w_left_q  <= w_left_d;
+    span_q    <= span_d;
+    strb_q    <= strb_d;
+  end
+
+  // ------------------------------------------------------------ checks
+  // elaboration: the MARK record fits a row; FIFO depths are powers of two
+  if (RecWords > MarkBytes / 4) begin : g_err_rec
+    $error("npu_dma_store: NumCtrs does not fit the MARK record");
+  end
+  if ((RowFifoDepth & (RowFifoDepth - 1)) != 0 || (AwFifoDepth & (AwFifoDepth - 1)) != 0) begin : g_err_depth
+    $error("npu_dma_store: FIFO depths must be powers of two");
+  end
+
+`ifndef SYNTHESIS
+  // (no "disable iff (!rst_ni)": it would use the async reset synchronously;
+  // the properties also hold in reset, with idle inputs)
+  // the row FIFO never overflows (the meta FIFO reserves its slots)
+  assert property (@(posedge clk_i)
+    !(row_push && (row_cnt_q == (RPtrW + 1)'(RowFifoDepth)) && !row_pop));
+  // SP read data comes exactly the cycle after a grant
+  assert property (@(posedge clk_i)
+    sp_rvalid_i == (rd_vld_q && (src_q == SrcSp)));
+  // no B response without a burst waiting for it
+  assert property (@(posedge clk_i) !(b_valid_i && (bout_q == '0)));
+`endif
+
+  // the MARK view is read for MARK_ID only (the rest comes from the STORE
+  // view); all lanes' valid bits are equal, lane 0 is used
+  logic unused_bits;
+  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq_valid[C-1:1]};
+
+endmodule

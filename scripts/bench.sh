@@ -1,0 +1,90 @@
+#!/bin/sh
+# bench.sh - the benchmarks behind `make bench`; writes docs/PERFORMANCE.md.
+#  1. MAC utilization of a compute-bound conv layer (56x56x64 -> 64, 3x3,
+#     stride 1) on the default configuration's RTL, every cycle from START to
+#     FINISH counted, and of a GEMM;
+#  2. simulation speed: simulated MACs (and cycles) per wall-clock second of
+#     the whole NPU on that layer, and of the bare MAC array of the same size
+#     verilated with the same flags, measured in the same run;
+#  3. Verilator build time of the default configuration from scratch
+#     (ccache off).
+# Ratios are taken within this one run; the machine is shared and noisy.
+set -e
+B=${BUILD:-build}
+LOOM="$B/bin/loom"
+OUT=docs/PERFORMANCE.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "bench: conv and GEMM on the RTL (default)"
+"$LOOM" demo --hw default --backend rtl | tee "$tmp/demo.txt"
+echo "bench: bare array"
+"$B/bench/array_default/bench_array" 1000000 | tee "$tmp/array.txt"
+echo "bench: the NPU again, conv only (speed)"
+"$LOOM" demo --hw default --backend rtl --layer conv | tee "$tmp/demo2.txt"
+"$B/bench/array_default/bench_array" 1000000 | tee -a "$tmp/array.txt"
+echo "bench: C model on the same layers"
+"$LOOM" demo --hw default --backend cmodel | tee "$tmp/demo_cm.txt"
+
+echo "bench: Verilator build of the default config from scratch (ccache off)"
+rm -rf "$B/hw/bench-default"
+t0=$(date +%s)
+CCACHE_DISABLE=1 make -s rtl HW=bench-default HWCFG=configs/default.cfg CCACHE= > "$tmp/build.txt" 2>&1
+t1=$(date +%s)
+build_s=$((t1 - t0))
+rm -rf "$B/hw/bench-default"
+
+conv_util=$(grep -A3 '^conv' "$tmp/demo.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
+conv_cyc=$(grep -A3 '^conv' "$tmp/demo.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
+gemm_util=$(grep -A3 '^gemm' "$tmp/demo.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
+gemm_cyc=$(grep -A3 '^gemm' "$tmp/demo.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
+cm_conv_util=$(grep -A3 '^conv' "$tmp/demo_cm.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
+cm_gemm_util=$(grep -A3 '^gemm' "$tmp/demo_cm.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
+npu_macs=$(cat "$tmp/demo.txt" "$tmp/demo2.txt" | grep -A5 '^conv' | sed -n 's/.*s: \([0-9.]*\) M simulated MAC\/s.*/\1/p' | sort -n | tail -n1)
+npu_cps=$(cat "$tmp/demo.txt" "$tmp/demo2.txt" | grep -A5 '^conv' | sed -n 's/.*MAC\/s, \([0-9.]*\) M cycles\/s.*/\1/p' | sort -n | tail -n1)
+arr_cps=$(sed -n 's/.*s: \([0-9]*\) cycles\/s.*/\1/p' "$tmp/array.txt" | sort -n | tail -n1)
+arr_macs=$(awk -v c="$arr_cps" 'BEGIN{printf "%.1f", c*256/1e6}')
+ratio=$(awk -v a="$npu_macs" -v b="$arr_macs" 'BEGIN{printf "%.2f", a/b}')
+
+cat > "$OUT" <<EOM
+# Performance
+
+Measured by \`make bench\` (scripts/bench.sh) on $(date -u +%Y-%m-%d), on this
+project's development machine (2 cores, shared and noisy: compare ratios
+taken in the same run, not absolute numbers across runs). Each speed figure
+is the best of two runs.
+
+## MAC utilization (RTL, default config: 16x16 array, 256 KiB scratchpad)
+
+Every cycle from START to FINISH counts, DMA included
+(\`loom demo --hw default --backend rtl\`).
+
+| layer | cycles | utilization (RTL) | C model estimate |
+|---|---|---|---|
+| conv 56x56x64 -> 64, 3x3, stride 1, pad 1 | $conv_cyc | $conv_util | $cm_conv_util |
+| GEMM 256x1024 * 1024x256 | $gemm_cyc | $gemm_util | $cm_gemm_util |
+
+Goal for the conv layer: at least 90%.
+
+## Simulation speed
+
+| what | simulated MAC/s | cycles/s |
+|---|---|---|
+| whole NPU (RTL), conv layer above | ${npu_macs} M | ${npu_cps} M |
+| bare 16x16 array (npu_array only, same Verilator flags) | ${arr_macs} M | $(awk -v c="$arr_cps" 'BEGIN{printf "%.3f", c/1e6}') M |
+| ratio NPU / bare array | $ratio | |
+
+Goal: the NPU at least 0.7 of the bare array.
+
+## Verilator build time
+
+Default configuration from scratch, ccache off
+(\`make rtl HW=... HWCFG=configs/default.cfg\`): ${build_s} s. Goal: under 120 s.
+
+## Raw output
+
+\`\`\`
+$(cat "$tmp/demo.txt" "$tmp/demo2.txt" "$tmp/array.txt" "$tmp/demo_cm.txt")
+\`\`\`
+EOM
+echo "bench: wrote $OUT"

@@ -1,0 +1,123 @@
+// dma_tb_top.sv - block-test wrapper of the two DMA engines: npu_dma_load
+// (ld_*) and npu_dma_store (st_*) with every port brought out. The DRAM
+// (AXI slave with random latency and ready/valid gaps), the scratchpad (with
+// random grant refusals) and the accumulator are behavioural models in
+// dma_tb.cpp, which drives these ports between clock edges; cfg_fingerprint_o
+// tells it which configuration npu_pkg.sv was generated for.
+module dma_tb_top (
+  input  logic                                  clk_i,
+  input  logic                                  rst_ni,
+  output logic [31:0]                           cfg_fingerprint_o,
+  // load engine
+  input  logic                                  ld_insn_valid_i,
+  input  logic [255:0]                          ld_insn_i,
+  output logic                                  ld_insn_ready_o,
+  output logic                                  ld_done_o,
+  output logic                                  ld_busy_o,
+  input  logic                                  ld_abort_i,
+  output logic                                  ld_ar_valid_o,
+  input  logic                                  ld_ar_ready_i,
+  output logic [31:0]                           ld_ar_addr_o,
+  output logic [7:0]                            ld_ar_len_o,
+  input  logic                                  ld_r_valid_i,
+  output logic                                  ld_r_ready_o,
+  input  logic [npu_pkg::BeatW-1:0]             ld_r_data_i,
+  input  logic                                  ld_r_last_i,
+  output logic                                  ld_sp_req_o,
+  output logic                                  ld_sp_we_o,
+  output logic [npu_pkg::SpAddrW-1:0]           ld_sp_addr_o,
+  output logic [8*npu_pkg::ArrayRows-1:0]       ld_sp_wdata_o,
+  input  logic                                  ld_sp_gnt_i,
+  output logic                                  ld_acc_we_o,
+  output logic [npu_pkg::AccAddrW-1:0]          ld_acc_addr_o,
+  output logic [32*npu_pkg::ArrayCols-1:0]      ld_acc_wdata_o,
+  // store engine
+  input  logic                                  st_insn_valid_i,
+  input  logic [255:0]                          st_insn_i,
+  output logic                                  st_insn_ready_o,
+  output logic                                  st_done_o,
+  output logic                                  st_busy_o,
+  input  logic                                  st_abort_i,
+  output logic                                  st_aw_valid_o,
+  input  logic                                  st_aw_ready_i,
+  output logic [31:0]                           st_aw_addr_o,
+  output logic [7:0]                            st_aw_len_o,
+  output logic                                  st_w_valid_o,
+  input  logic                                  st_w_ready_i,
+  output logic [npu_pkg::BeatW-1:0]             st_w_data_o,
+  output logic [npu_pkg::DramBeatBytes-1:0]     st_w_strb_o,
+  output logic                                  st_w_last_o,
+  input  logic                                  st_b_valid_i,
+  output logic                                  st_b_ready_o,
+  output logic                                  st_sp_req_o,
+  output logic [npu_pkg::SpAddrW-1:0]           st_sp_addr_o,
+  input  logic                                  st_sp_gnt_i,
+  input  logic                                  st_sp_rvalid_i,
+  input  logic [8*npu_pkg::ArrayRows-1:0]       st_sp_rdata_i,
+  output logic                                  st_acc_re_o,
+  output logic [npu_pkg::AccAddrW-1:0]          st_acc_addr_o,
+  input  logic [32*npu_pkg::ArrayCols-1:0]      st_acc_rdata_i,
+  input  logic [32*npu_pkg::NumCtrs-1:0]        st_ctr_snapshot_i
+);
+
+  assign cfg_fingerprint_o = npu_pkg::HwFingerprint;
+
+  npu_dma_load u_load (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .insn_valid_i (ld_insn_valid_i),
+    .insn_i       (ld_insn_i),
+    .insn_ready_o (ld_insn_ready_o),
+    .done_o       (ld_done_o),
+    .busy_o       (ld_busy_o),
+    .abort_i      (ld_abort_i),
+    .ar_valid_o   (ld_ar_valid_o),
+    .ar_ready_i   (ld_ar_ready_i),
+    .ar_addr_o    (ld_ar_addr_o),
+    .ar_len_o     (ld_ar_len_o),
+    .r_valid_i    (ld_r_valid_i),
+    .r_ready_o    (ld_r_ready_o),
+    .r_data_i     (ld_r_data_i),
+    .r_last_i     (ld_r_last_i),
+    .sp_req_o     (ld_sp_req_o),
+    .sp_we_o      (ld_sp_we_o),
+    .sp_addr_o    (ld_sp_addr_o),
+    .sp_wdata_o   (ld_sp_wdata_o),
+    .sp_gnt_i     (ld_sp_gnt_i),
+    .acc_we_o     (ld_acc_we_o),
+    .acc_addr_o   (ld_acc_addr_o),
+    .acc_wdata_o  (ld_acc_wdata_o)
+  );
+
+  npu_dma_store u_store (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .insn_valid_i   (st_insn_valid_i),
+    .insn_i         (st_insn_i),
+    .insn_ready_o   (st_insn_ready_o),
+    .done_o         (st_done_o),
+    .busy_o         (st_busy_o),
+    .abort_i        (st_abort_i),
+    .aw_valid_o     (st_aw_valid_o),
+    .aw_ready_i     (st_aw_ready_i),
+    .aw_addr_o      (st_aw_addr_o),
+    .aw_len_o       (st_aw_len_o),
+    .w_valid_o      (st_w_valid_o),
+    .w_ready_i      (st_w_ready_i),
+    .w_data_o       (st_w_data_o),
+    .w_strb_o       (st_w_strb_o),
+    .w_last_o       (st_w_last_o),
+    .b_valid_i      (st_b_valid_i),
+    .b_ready_o      (st_b_ready_o),
+    .sp_req_o       (st_sp_req_o),
+    .sp_addr_o      (st_sp_addr_o),
+    .sp_gnt_i       (st_sp_gnt_i),
+    .sp_rvalid_i    (st_sp_rvalid_i),
+    .sp_rdata_i     (st_sp_rdata_i),
+    .acc_re_o       (st_acc_re_o),
+    .acc_addr_o     (st_acc_addr_o),
+    .acc_rdata_i    (st_acc_rdata_i),
+    .ctr_snapshot_i (st_ctr_snapshot_i)
+  );
+
+endmodule
