@@ -67,11 +67,11 @@ $(BUILD)/libloomcore-san.a: $(SAN_OBJS)
 
 $(LOOM): $(LOOM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
 
 $(GEN_HW): $(BUILD)/obj/tools/gen_hw.o $(BUILD)/obj/common/isa.o $(BUILD)/obj/common/hwcfg.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^)
 
 # ------------------------------------------------------------------ RTL
 # One verilated model per configuration, cached in build/hw/NAME.
@@ -135,16 +135,16 @@ $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cp
 # ------------------------------------------------------------------ tests
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 $(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 TEST_CONFIGS := small default large odd
 tests-built: cli $(UNIT_BINS) $(SAN_BINS) $(DIRECTED)
@@ -176,4 +176,4 @@ synth: $(GEN_HW)
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/tests -name '*.d' 2>/dev/null)

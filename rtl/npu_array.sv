@@ -58,87 +58,80 @@ module npu_array #(
     $fatal(1, "npu_array: Rows and Cols must be at least 2");
   end
 
-  // Yosys 0.23 mis-sizes packed arrays of typedefs, so every 2-D quantity
-  // below is a flat vector sliced with constant [i*W +: W] indices.
-
-  // ---------------------------------------------------------------------------
-  // Weights: w0_q[c] / w1_q[c] hold column c of buffer 0 / 1 (byte r = row r)
-  // ---------------------------------------------------------------------------
-  logic [Cols*8*Rows-1:0] w0_q, w1_q;  // column c at [c*8*Rows +: 8*Rows]
-
-  for (genvar c = 0; c < Cols; c++) begin : g_wcol
-    logic we0, we1;
-    assign we0 = wload_valid_i && !wload_buf_i && (wload_col_i == ColW'(c));
-    assign we1 = wload_valid_i &&  wload_buf_i && (wload_col_i == ColW'(c));
-
-    always_ff @(posedge clk_i) begin
-      if (we0) begin
-        w0_q[c*8*Rows +: 8*Rows] <= wload_data_i;
-      end
-      if (we1) begin
-        w1_q[c*8*Rows +: 8*Rows] <= wload_data_i;
-      end
-    end
-  end
+  // Every PE's state is its own small register declared in its generate
+  // scope (neighbours reach it as g_row[r].g_pe[c].x_q): Verilator keeps
+  // each in a native integer, which simulates several times faster than
+  // slices of one wide flat vector, and Yosys 0.23 accepts it.
 
   // ---------------------------------------------------------------------------
   // Input skew: row r delayed r cycles (triangle, row r owns r registers)
   // ---------------------------------------------------------------------------
-  logic [Rows*9-1:0] row_in;  // {sel, int8} entering PE[r][0], row r at [9r +: 9]
-
-  assign row_in[8:0] = {act_sel_i, act_data_i[7:0]};
-
-  for (genvar r = 1; r < Rows; r++) begin : g_skew
-    logic [9*r-1:0] sk_q;  // stage k at [9k +: 9]; stage r-1 is the oldest
-    if (r == 1) begin : g_one
-      always_ff @(posedge clk_i) begin
-        sk_q <= {act_sel_i, act_data_i[8*r +: 8]};
+  // g_skew[r].out: {sel, int8} entering PE[r][0]; stage k of row r is
+  // g_skew[r].g_st[k].q_q (stage r-1 the oldest)
+  for (genvar r = 0; r < Rows; r++) begin : g_skew
+    logic [8:0] out;
+    if (r == 0) begin : g_direct
+      assign out = {act_sel_i, act_data_i[7:0]};
+    end else begin : g_delay
+      for (genvar k = 0; k < r; k++) begin : g_st
+        logic [8:0] q_q;
+        if (k == 0) begin : g_first
+          always_ff @(posedge clk_i) q_q <= {act_sel_i, act_data_i[8*r +: 8]};
+        end else begin : g_next
+          always_ff @(posedge clk_i) q_q <= g_st[k-1].q_q;
+        end
       end
-    end else begin : g_many
-      always_ff @(posedge clk_i) begin
-        sk_q <= {sk_q[9*(r-1)-1:0], act_sel_i, act_data_i[8*r +: 8]};
-      end
+      assign out = g_st[r-1].q_q;
     end
-    assign row_in[9*r +: 9] = sk_q[9*(r-1) +: 9];
   end
 
   // ---------------------------------------------------------------------------
-  // PE grid
+  // PE grid. PE[r][c]: g_pass.a_q/s_q = activation and select bit leaving to
+  // the right, ps_q = partial sum leaving downwards, w0_q/w1_q = its weights.
   // ---------------------------------------------------------------------------
-  // Flat, index [r*N + c]: a_q = activation leaving PE[r][c] to the right
-  // (columns 0..Cols-2 only), ps_q = partial sum leaving PE[r][c] downwards.
-  logic [Rows*(Cols-1)*9-1:0] a_q;
-  logic [Rows*Cols*32-1:0]    ps_q;
-
   for (genvar r = 0; r < Rows; r++) begin : g_row
     for (genvar c = 0; c < Cols; c++) begin : g_pe
-      logic [8:0]  a_in;   // {sel, int8}
-      logic [31:0] ps_in;
-      logic [7:0]  w;
+      logic [7:0]  w0_q, w1_q, a_in, w;
+      logic        s_in;
+      logic [31:0] ps_q, ps_in;
       logic [15:0] prod;   // exact signed 8x8 product (two's complement)
 
       if (c == 0) begin : g_left
-        assign a_in = row_in[9*r +: 9];
+        assign a_in = g_skew[r].out[7:0];
+        assign s_in = g_skew[r].out[8];
       end else begin : g_inner
-        assign a_in = a_q[(r*(Cols-1)+c-1)*9 +: 9];
+        assign a_in = g_row[r].g_pe[c-1].g_pass.a_q;
+        assign s_in = g_row[r].g_pe[c-1].g_pass.s_q;
       end
 
       if (r == 0) begin : g_top
         assign ps_in = '0;
       end else begin : g_below
-        assign ps_in = ps_q[((r-1)*Cols+c)*32 +: 32];
+        assign ps_in = g_row[r-1].g_pe[c].ps_q;
       end
 
-      assign w    = a_in[8] ? w1_q[(c*Rows+r)*8 +: 8] : w0_q[(c*Rows+r)*8 +: 8];
-      assign prod = {{8{a_in[7]}}, a_in[7:0]} * {{8{w[7]}}, w};
+      // weight load: column c of one buffer, row r's byte of the line
+      always_ff @(posedge clk_i) begin
+        if (wload_valid_i && wload_col_i == ColW'(c)) begin
+          if (wload_buf_i) w1_q <= wload_data_i[8*r +: 8];
+          else             w0_q <= wload_data_i[8*r +: 8];
+        end
+      end
+
+      assign w    = s_in ? w1_q : w0_q;
+      assign prod = {{8{a_in[7]}}, a_in} * {{8{w[7]}}, w};
 
       always_ff @(posedge clk_i) begin
-        ps_q[(r*Cols+c)*32 +: 32] <= ps_in + {{16{prod[15]}}, prod};
+        ps_q <= ps_in + {{16{prod[15]}}, prod};
       end
 
+      // the activation moves on to the right (not from the last column)
       if (c < Cols - 1) begin : g_pass
+        logic [7:0] a_q;
+        logic       s_q;
         always_ff @(posedge clk_i) begin
-          a_q[(r*(Cols-1)+c)*9 +: 9] <= a_in;
+          a_q <= a_in;
+          s_q <= s_in;
         end
       end
     end
@@ -168,7 +161,7 @@ module npu_array #(
     assign out_valid_o[c]                 = mvalid_q[Rows-1+c];
     assign out_overwrite_o[c]             = mow_q[Rows-1+c];
     assign out_addr_o[c*AddrW +: AddrW]   = maddr_q[(Rows-1+c)*AddrW +: AddrW];
-    assign out_data_o[c*32 +: 32]         = ps_q[((Rows-1)*Cols+c)*32 +: 32];
+    assign out_data_o[c*32 +: 32]         = g_row[Rows-1].g_pe[c].ps_q;
   end
 
 endmodule

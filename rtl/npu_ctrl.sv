@@ -208,7 +208,10 @@ module npu_ctrl (
   // ---------------------------------------------------------------- fetch
   logic all_idle;
   assign all_idle = q_empty == 3'b111 && pend_q == '0 && !ld_busy_i && !cp_busy_i && !st_busy_i;
-  assign ar_valid_o = (state_q == FsAddr);
+  // a fetch past the end of DRAM is refused before it reaches the bus
+  logic fetch_in_range;
+  assign fetch_in_range = 64'(pc_q) + 64'd32 <= 64'(npu_pkg::DramBytes);
+  assign ar_valid_o = (state_q == FsAddr) && fetch_in_range;
   assign ar_addr_o  = pc_q & ~32'(B - 1);
   assign ar_len_o   = 8'(NBeats - 1);
 
@@ -241,7 +244,7 @@ module npu_ctrl (
         end
       end
       FsAddr: begin
-        if (64'(pc_q) + 64'd32 > 64'(npu_pkg::DramBytes)) begin
+        if (!fetch_in_range) begin
           cause_d = npu_pkg::ErrFetchRange; epc_d = pc_q; end_kind_d = 2'd1;
           state_d = FsDrain;
         end else if (ar_ready_i) begin
