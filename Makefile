@@ -83,7 +83,9 @@ VERILATOR_FLAGS += -O3 --x-assign fast --x-initial fast --noassert
 # waveforms on demand (opened only when asked for)
 VERILATOR_FLAGS += --trace-fst --trace-structs
 VERILATOR_FLAGS += --top-module tb_top -Wno-fatal
-VERILATOR_CFLAGS := -fPIC -O2 -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)
+VERILATOR_CFLAGS := -fPIC -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)
+# optimise the per-cycle code, not the (large) one-time initialisation code
+VERILATOR_MAKEFLAGS := OPT_FAST=-O2 OPT_SLOW=-O0 OPT_GLOBAL=-O2
 
 rtl: $(HWDIR)/libloom_rtl.so
 
@@ -93,7 +95,7 @@ $(HWDIR)/npu_pkg.sv $(HWDIR)/loom_cfg.h: $(HWCFG) $(GEN_HW)
 
 $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h
 	OBJCACHE=$(CCACHE) verilator $(VERILATOR_FLAGS) -Mdir $(HWDIR)/obj \
-	  -CFLAGS "$(VERILATOR_CFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
+	  -CFLAGS "$(VERILATOR_CFLAGS)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
 	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
 	cp $(HWDIR)/obj/libloom_rtl.so $@
@@ -115,7 +117,7 @@ block: $(BLKBIN)
 $(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp common/isa.c common/hwcfg.c
 	@mkdir -p $(dir $@)
 	OBJCACHE=$(CCACHE) verilator --cc --exe --build -j 2 -O3 -Wall --assert --top-module $(BLOCK_$(BLK)_TOP) \
-	  -Mdir $(BUILD)/blocks/$(HW)/$(BLK).obj -CFLAGS "-O2 -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -o $(BLK)_tb \
+	  -Mdir $(BUILD)/blocks/$(HW)/$(BLK).obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o $(BLK)_tb \
 	  $(CURDIR)/verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) \
 	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
 	  > $(BUILD)/blocks/$(HW)/$(BLK).log 2>&1 || { tail -40 $(BUILD)/blocks/$(HW)/$(BLK).log; exit 1; }
@@ -127,7 +129,7 @@ bench-array: $(BENCH_ARRAY)
 $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cpp
 	@mkdir -p $(dir $@)
 	OBJCACHE=$(CCACHE) verilator $(filter-out --top-module tb_top,$(VERILATOR_FLAGS)) --top-module npu_array \
-	  -Mdir $(dir $@)obj -CFLAGS "-O2 -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -o bench_array \
+	  -Mdir $(dir $@)obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o bench_array \
 	  $(HWDIR)/npu_pkg.sv rtl/npu_array.sv $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
 	  || { tail -40 $(dir $@)build.log; exit 1; }
 	cp $(dir $@)obj/bench_array $@
