@@ -36,6 +36,7 @@ LOOM      := $(BUILD)/bin/loom
 GEN_HW    := $(BUILD)/bin/gen_hw
 
 UNIT_TESTS := test_cmodel test_cosim_gen
+HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
 DIRECTED   := $(BUILD)/tests/test_directed
@@ -149,7 +150,7 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloo
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 TEST_CONFIGS := small default large odd
-tests-built: cli $(UNIT_BINS) $(SAN_BINS) $(DIRECTED)
+tests-built: cli $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 

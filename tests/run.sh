@@ -45,6 +45,8 @@ suite unit-cosim-gen "$B/tests/test_cosim_gen"
 suite asan-cmodel "$B/tests/san_test_cmodel"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
+# hardware-access layer, configurations, run bound, waveforms (both backends)
+suite hw-default "$B/tests/test_hw" --hw default
 # per-block RTL tests
 for t in $B/blocks/*/*_tb; do
 	case $t in */requant_tb) args=1000000 ;; *) args= ;; esac

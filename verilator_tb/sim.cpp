@@ -50,7 +50,7 @@ struct Sim {
 		top->eval();
 #if VM_TRACE
 		if (waves && cycles >= wave_from && (!wave_to || cycles <= wave_to))
-			tfp->dump(2 * cycles + (clk ? 1 : 0));
+			tfp->dump(2 * cycles + (clk ? 0 : 1));  // rising edge first
 #endif
 	}
 	void tick()

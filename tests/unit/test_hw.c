@@ -1,0 +1,225 @@
+/* test_hw.c - tests of the hardware-access layer on both backends and of
+ * configuration handling: configuration read-back registers, host DRAM
+ * range errors, the run bound (a program longer than the bound ends with a
+ * clear timeout, is aborted, and the next program runs), FST waveforms on
+ * demand with a cycle window (rtl), and configurations that must be refused
+ * with a message naming the parameter.
+ * Usage: test_hw [--hw CONFIG]; ends with "N passed, M failed". */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loom/hw.h"
+#include "loom/isa.h"
+
+static int npass, nfail;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s ", ok ? "ok  " : "FAIL");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+}
+
+#define SET(in, f, v) loom_insn_set(&(in), LOOM_F_##f, (v))
+
+/* LOAD 64 lines -> MATMUL (big when long) -> STORE -> FINISH at addr */
+static void write_prog(loom_hw *hw, const loom_hwcfg *c, uint64_t addr, int long_run)
+{
+	loom_insn p[4];
+	memset(p, 0, sizeof p);
+	SET(p[0], ANY_OPCODE, LOOM_OP_LOAD);
+	SET(p[0], LOAD_ROW_WORDS, c->array_rows / 4);
+	SET(p[0], LOAD_DRAM_ADDR, 0x10000);
+	SET(p[0], LOAD_STRIDE1, c->array_rows);
+	SET(p[0], LOAD_N1, 64);
+	SET(p[0], LOAD_N2, 1);
+	SET(p[0], LOAD_N3, 1);
+	SET(p[0], LOAD_PUSH_NEXT, 1);
+	SET(p[1], ANY_OPCODE, LOOM_OP_MATMUL);
+	SET(p[1], MATMUL_POP_PREV, 1);
+	SET(p[1], MATMUL_PUSH_NEXT, 1);
+	SET(p[1], MATMUL_WGT_ADDR, 64);
+	SET(p[1], MATMUL_IN_W, 64);
+	SET(p[1], MATMUL_IN_H, 1);
+	SET(p[1], MATMUL_OUT_W, 64);
+	SET(p[1], MATMUL_OUT_H, 1);
+	SET(p[1], MATMUL_NCB, 1);
+	/* a long run: the same 64 lines read with a 15x15 kernel of dilation 1
+	 * over a 1-row image is not legal, so repeat channel blocks instead */
+	SET(p[1], MATMUL_KW, 1);
+	SET(p[1], MATMUL_KH, 1);
+	SET(p[1], MATMUL_SW, 1);
+	SET(p[1], MATMUL_SH, 1);
+	SET(p[1], MATMUL_DW, 1);
+	SET(p[1], MATMUL_DH, 1);
+	if (long_run) {
+		/* NCB blocks of 1 line each: 255 folds of 1 line, each a bubble-bound fold */
+		SET(p[1], MATMUL_IN_W, 1);
+		SET(p[1], MATMUL_OUT_W, 1);
+		SET(p[1], MATMUL_NCB, 64);
+	}
+	SET(p[2], ANY_OPCODE, LOOM_OP_STORE);
+	SET(p[2], STORE_POP_PREV, 1);
+	SET(p[2], STORE_SOURCE, LOOM_MEM_ACC);
+	SET(p[2], STORE_ROW_WORDS, c->array_cols);
+	SET(p[2], STORE_DRAM_ADDR, 0x20000);
+	SET(p[2], STORE_STRIDE1, 4 * c->array_cols);
+	SET(p[2], STORE_N1, long_run ? 1 : 64);
+	SET(p[2], STORE_N2, 1);
+	SET(p[2], STORE_N3, 1);
+	SET(p[3], ANY_OPCODE, LOOM_OP_FINISH);
+	for (int i = 0; i < 4; i++) {
+		uint32_t f;
+		if (loom_insn_check(c, &p[i], &f) != LOOM_ERR_NONE) {
+			fprintf(stderr, "test_hw: bad test program at %d (%s)\n", i, loom_field_name(f));
+			exit(2);
+		}
+	}
+	loom_hw_dram_write(hw, addr, p, sizeof p);
+}
+
+static void backend_tests(const char *be, const loom_hwcfg *c)
+{
+	char err[512];
+	loom_hw *hw = loom_hw_open(be, c, NULL, err, sizeof err);
+	check(hw != NULL, "%s %s: open (%s)", be, c->name, hw ? "ok" : err);
+	if (!hw)
+		return;
+	check(loom_hw_mmio_read(hw, LOOM_REG_ID) == LOOM_ID_VALUE, "%s: ID register", be);
+	check(loom_hw_mmio_read(hw, LOOM_REG_VERSION) == (LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR), "%s: VERSION", be);
+	uint32_t a = loom_hw_mmio_read(hw, LOOM_REG_HW_ARRAY);
+	check((a & 0xff) == c->array_rows && ((a >> 8) & 0xff) == c->array_cols &&
+		      ((a >> 16) & 0xff) == c->sp_banks && (a >> 24) == c->dma_outstanding,
+	      "%s: HW_ARRAY read-back 0x%08x", be, a);
+	check(loom_hw_mmio_read(hw, LOOM_REG_HW_SP_BYTES) == c->sp_bytes &&
+		      loom_hw_mmio_read(hw, LOOM_REG_HW_ACC_BYTES) == c->acc_bytes &&
+		      loom_hw_mmio_read(hw, LOOM_REG_HW_BUS) == (c->dram_beat_bytes | c->dram_mib << 16) &&
+		      loom_hw_mmio_read(hw, LOOM_REG_HW_FINGERPRINT) == c->fingerprint,
+	      "%s: SP/ACC/BUS/FINGERPRINT read-back", be);
+	check(loom_hw_mmio_read(hw, LOOM_REG_IRQ_MASK) == 3 && loom_hw_mmio_read(hw, LOOM_REG_STATUS) == 0,
+	      "%s: reset state of IRQ_MASK and STATUS", be);
+	uint8_t b[16];
+	check(loom_hw_dram_write(hw, c->dram_bytes - 8, b, 16) == -1 && strstr(loom_hw_error(hw), "outside"),
+	      "%s: host DRAM write past the end refused (%s)", be, loom_hw_error(hw));
+
+	/* a run longer than its bound: clear timeout, abort, then the next run works */
+	uint8_t data[4096];
+	for (int i = 0; i < 4096; i++)
+		data[i] = (uint8_t)(i * 13 + 1);
+	loom_hw_dram_write(hw, 0x10000, data, sizeof data);
+	write_prog(hw, c, 0x1000, 1);
+	loom_hw_result r;
+	int rc = loom_hw_exec(hw, 0x1000, 300, &r);
+	check(rc == LOOM_HW_TIMEOUT && r.timed_out && !(r.status & LOOM_STATUS_BUSY) && r.cause == 0,
+	      "%s: run past its 300-cycle bound times out and is aborted (status %x)", be, r.status);
+	rc = loom_hw_exec(hw, 0x1000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: the same program then completes (%llu cycles)",
+	      be, (unsigned long long)r.cycles);
+	write_prog(hw, c, 0x2000, 0);
+	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE && r.info == LOOM_INFO_NONE,
+	      "%s: next program completes", be);
+	loom_hw_close(hw);
+}
+
+static void wave_tests(const loom_hwcfg *c)
+{
+	char err[512], path[256];
+	snprintf(path, sizeof path, "/tmp/loom_test_hw_%d.fst", (int)getpid());
+	unlink(path);
+	loom_hw_opts o = {0};
+	o.wave_path = path;
+	o.wave_from = 50;
+	o.wave_to = 400;
+	loom_hw *hw = loom_hw_open("rtl", c, &o, err, sizeof err);
+	check(hw != NULL, "rtl: open with waves (%s)", hw ? path : err);
+	if (!hw)
+		return;
+	write_prog(hw, c, 0x1000, 0);
+	loom_hw_result r;
+	loom_hw_exec(hw, 0x1000, 1000000, &r);
+	loom_hw_close(hw);
+	struct stat st;
+	check(stat(path, &st) == 0 && st.st_size > 1000, "rtl: FST waveform written (%lld bytes)",
+	      (long long)(stat(path, &st) == 0 ? st.st_size : -1));
+	FILE *f = fopen(path, "rb");
+	unsigned char h = 0;
+	if (f) {
+		if (fread(&h, 1, 1, f) != 1)
+			h = 0xff;
+		fclose(f);
+	}
+	check(h == 0, "rtl: the file starts with an FST header block");
+	unlink(path);
+}
+
+static void config_tests(void)
+{
+	static const struct {
+		const char *spec, *needle;
+	} bad[] = {
+		{"default:array_rows=6", "array_rows"},
+		{"default:array_cols=100", "array_cols"},
+		{"default:sp_banks=3", "sp_banks"},
+		{"default:sp_bytes=100000", "sp_bytes"},
+		{"default:acc_bytes=1000", "acc_bytes"},
+		{"default:dram_beat_bytes=24", "dram_beat_bytes"},
+		{"default:dram_bw=64", "dram_bw"},
+		{"default:no_such_thing=1", "no_such_thing"},
+		{"default:array_rows=abc", "array_rows"},
+		{"nonexistent_config", "nonexistent_config"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		loom_hwcfg c;
+		char err[512] = "";
+		int rc = loom_hwcfg_load(&c, bad[i].spec, NULL, err, sizeof err);
+		check(rc == -1 && strstr(err, bad[i].needle), "config '%s' refused: %s", bad[i].spec, err);
+	}
+	loom_hwcfg c;
+	char err[512] = "";
+	int rc = loom_hwcfg_load(&c, "default:array_cols=20,acc_bytes=81920", NULL, err, sizeof err);
+	check(rc == 0 && c.array_rows == 16 && c.array_cols == 20 && !strncmp(c.name, "custom-", 7),
+	      "overrides give a custom configuration (%s)", rc ? err : c.name);
+	/* a file with a missing parameter names it */
+	char path[128];
+	snprintf(path, sizeof path, "/tmp/loom_test_hw_%d.cfg", (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("array_rows = 8\narray_cols = 8\n", f);
+		fclose(f);
+	}
+	rc = loom_hwcfg_load(&c, path, NULL, err, sizeof err);
+	check(rc == -1 && strstr(err, "missing") && strstr(err, path), "incomplete file refused: %s", err);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	const char *spec = "default";
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--hw") && i + 1 < argc)
+			spec = argv[++i];
+	loom_hwcfg c;
+	char err[512];
+	if (loom_hwcfg_load(&c, spec, NULL, err, sizeof err)) {
+		fprintf(stderr, "test_hw: %s\n", err);
+		return 2;
+	}
+	config_tests();
+	backend_tests("cmodel", &c);
+	backend_tests("rtl", &c);
+	wave_tests(&c);
+	printf("%d passed, %d failed\n", npass, nfail);
+	return nfail != 0;
+}
