@@ -440,7 +440,7 @@ static void write_mark(struct cmodel *m)
 			v = (uint32_t)(m->ctr[LOOM_CTR_MACS_LO] >> 32);
 		put_le32(d + 4 + 4 * i, v);
 	}
-	for (int k = 1 + LOOM_CTR_COUNT; k < LOOM_MARK_BYTES / 4; k++)
+	for (unsigned k = 1 + LOOM_CTR_COUNT; k < LOOM_MARK_BYTES / 4; k++)
 		put_le32(d + 4 * k, 0);
 	uint64_t beats = row_beats(m, a, LOOM_MARK_BYTES);
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;

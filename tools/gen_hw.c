@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	fprintf(f, "  localparam int unsigned BeatW = %u; // bits of a DRAM beat\n", c.dram_beat_bytes * 8);
 	fprintf(f, "  localparam int unsigned BeatOffW = %u; // log2(beat bytes)\n", clog2(c.dram_beat_bytes));
 	fprintf(f, "  localparam logic [31:0] HwFingerprint = 32'h%08x;\n", c.fingerprint);
-	fprintf(f, "  localparam logic [31:0] IsaVersion = 32'h%04x%04x;\n", LOOM_ISA_MAJOR, LOOM_ISA_MINOR);
+	fprintf(f, "  localparam logic [31:0] IsaVersion = 32'h%04x%04x;\n", (unsigned)LOOM_ISA_MAJOR, (unsigned)LOOM_ISA_MINOR);
 	fprintf(f, "  localparam logic [31:0] IdValue = 32'h%08x;\n", LOOM_ID_VALUE);
 	fprintf(f, "  localparam int unsigned TokenMax = %u;\n", LOOM_TOKEN_MAX);
 	fprintf(f, "  localparam int unsigned MarkBytes = %u;\n\n", LOOM_MARK_BYTES);
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 		fprintf(f, "    Op%s = 8'h%02x%s\n", nm, ops[i].code, i + 1 < nops ? "," : "");
 	}
 	fprintf(f, "  } op_e;\n\n  // ---- error causes\n");
-#define LOOM_ERR(n, code, doc) camel(#n, nm); fprintf(f, "  localparam logic [7:0] Err%s = 8'd%u; // %s\n", nm, code, doc);
+#define LOOM_ERR(n, code, doc) camel(#n, nm); fprintf(f, "  localparam logic [7:0] Err%s = 8'd%u; // %s\n", nm, (unsigned)(code), doc);
 #include "loom/isa.def"
 #undef LOOM_ERR
 	fprintf(f, "\n  // ---- field ids (ERR_INFO)\n");
@@ -150,14 +150,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nops; i++)
 		emit_struct(f, ops[i].name, ops[i].code);
 	fprintf(f, "  // ---- registers (regs.def)\n");
-#define LOOM_REG(n, off, acc, doc) camel(#n, nm); fprintf(f, "  localparam logic [11:0] Reg%s = 12'h%03x;\n", nm, off);
+#define LOOM_REG(n, off, acc, doc) camel(#n, nm); fprintf(f, "  localparam logic [11:0] Reg%s = 12'h%03x;\n", nm, (unsigned)(off));
 #include "loom/regs.def"
 #undef LOOM_REG
 	fprintf(f, "  localparam logic [11:0] RegCtrBase = 12'h%03x;\n", LOOM_REG_CTR_BASE);
-#define LOOM_CTR(n, idx, doc) camel(#n, nm); fprintf(f, "  localparam int unsigned Ctr%s = %u;\n", nm, idx);
+#define LOOM_CTR(n, idx, doc) camel(#n, nm); fprintf(f, "  localparam int unsigned Ctr%s = %u;\n", nm, (unsigned)(idx));
 #include "loom/regs.def"
 #undef LOOM_CTR
-	fprintf(f, "  localparam int unsigned NumCtrs = %u;\n\nendpackage\n", LOOM_CTR_COUNT);
+	fprintf(f, "  localparam int unsigned NumCtrs = %u;\n\nendpackage\n", (unsigned)LOOM_CTR_COUNT);
 	if (fclose(f)) {
 		fprintf(stderr, "gen_hw: %s: %s\n", path, strerror(errno));
 		return 1;

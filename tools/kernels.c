@@ -654,7 +654,7 @@ static int plan_layer(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L
 	int nkc = distinct_sizes(L->ncb, 255, umin(umin(h->kc, L->ncb), 255), kcs, CAP);
 	int nth = distinct_sizes(L->y.out, 4095, umin(umin(h->th, L->y.out), 4095), ths, CAP);
 	int ntw = distinct_sizes(L->x.out, 4095, umin(umin(h->tw, L->x.out), 4095), tws, CAP);
-	loom_conv_plan bestm[2], c;
+	loom_conv_plan bestm[2] = {0}, c;
 	int havem[2] = {0, 0};
 	uint32_t kyh = umin(h->kyc, L->y.k);
 	/* all kernel rows per MATMUL; chunks of kernel rows only when that fails */

@@ -13,7 +13,7 @@
 #define LOOM_ID_VALUE 0x4c4f4f4du
 #define LOOM_INSN_BYTES 32
 #define LOOM_INSN_WORDS 8
-#define LOOM_MARK_BYTES 64
+#define LOOM_MARK_BYTES 64u
 #define LOOM_TOKEN_MAX 65535u /* a token counter passing this is TOKEN_OVERFLOW */
 #define LOOM_INFO_NONE 0xffffu
 /* Instructions a queue holds besides the one its engine executes; the

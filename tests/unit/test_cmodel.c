@@ -549,7 +549,8 @@ static void test_requant(struct t *t)
 	p[k++] = finish();
 	struct res r = run_prog(t, PROG, p, k);
 	check(done_ok(&r), "%s: requant STOREs run", n);
-	uint8_t *o = malloc(NI(q) * NR * C);
+	size_t nq = NI(q);
+	uint8_t *o = malloc(nq * NR * C);
 	rd(t, OUT, o, NI(q) * NR * C);
 	int bad = 0;
 	for (size_t i = 0; i < NI(q); i++)
