@@ -110,7 +110,9 @@ BLOCK_dma_TOP     := dma_tb_top
 BLOCK_dma_SV      := rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
 BLOCK_compute_TOP := compute_tb_top
 BLOCK_compute_SV  := rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
-BLOCK_TESTS       := requant:default dma:small dma:odd compute:default compute:odd
+BLOCK_sp_TOP      := npu_sp
+BLOCK_sp_SV       := rtl/npu_sram.sv rtl/npu_sp.sv
+BLOCK_TESTS       := requant:default dma:small dma:odd compute:default compute:odd sp:default sp:odd sp:large
 BLK ?= dma
 BLKBIN := $(BUILD)/blocks/$(HW)/$(BLK)_tb
 
