@@ -71,6 +71,11 @@ for c in small default odd; do
 	suite "cosim-bad-$c" "$LOOM" cosim --hw $c --bad --count 40 --seed 7
 done
 
+# Yosys accepts every module (minutes: test-full only)
+if [ -n "$FULL" ]; then
+	suite yosys-synth sh scripts/synth.sh "$B/hw/small"
+fi
+
 echo
 if [ -n "$failed_suites" ]; then echo "failed suites:$failed_suites"; fi
 echo "$total_p passed, $total_f failed"
