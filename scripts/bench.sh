@@ -74,7 +74,13 @@ Goal for the conv layer: at least 90%.
 | bare 16x16 array (npu_array only, same Verilator flags) | ${arr_macs} M | $(awk -v c="$arr_cps" 'BEGIN{printf "%.3f", c/1e6}') M |
 | ratio NPU / bare array | $ratio | |
 
-Goal: the NPU at least 0.7 of the bare array.
+Goal: the NPU at least 0.7 of the bare array. Verilator evaluates all
+combinational logic on every clock edge whether or not its inputs changed,
+so logic outside the array costs time even when idle; \`perf record\` of an
+idle run shows where (the per-module split is readable with
+\`verilator -fno-inline\`). Datapaths therefore sit in clocked blocks under
+their valid bits where possible (the requantization lanes, the PE grid's
+per-PE registers).
 
 ## Verilator build time
 

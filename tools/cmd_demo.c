@@ -166,16 +166,24 @@ out:
 
 static void demo_usage(FILE *f)
 {
-	fprintf(f, "usage: loom demo [--hw CFG] [--backend rtl|cmodel] [--layer conv|gemm|all] [--seed N]\n"
-		   "  conv: 56x56x64 -> 64, 3x3, stride 1, pad 1; gemm: 256x1024 * 1024x256\n");
+	fprintf(f, "usage: loom demo [--hw CFG] [--backend rtl|cmodel] [--layer conv|gemm|all] [--seed N] [--wave FILE]\n"
+		   "  conv: 56x56x64 -> 64, 3x3, stride 1, pad 1; gemm: 256x1024 * 1024x256\n"
+		   "  --wave FILE.fst [--wave-from A] [--wave-to B]  FST waveform of cycles A..B (rtl only)\n");
 }
 
 int cmd_demo(int argc, char **argv)
 {
 	const char *hwspec = "default", *backend = "rtl", *layer = "all";
 	uint64_t seed = 1;
+	loom_hw_opts hopts = {0};
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--hw") && i + 1 < argc)
+		if (!strcmp(argv[i], "--wave") && i + 1 < argc)
+			hopts.wave_path = argv[++i];
+		else if (!strcmp(argv[i], "--wave-from") && i + 1 < argc)
+			hopts.wave_from = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--wave-to") && i + 1 < argc)
+			hopts.wave_to = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--hw") && i + 1 < argc)
 			hwspec = argv[++i];
 		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
 			backend = argv[++i];
@@ -203,7 +211,7 @@ int cmd_demo(int argc, char **argv)
 		fprintf(stderr, "loom demo: %s\n", err);
 		return 2;
 	}
-	loom_hw *hw = loom_hw_open(backend, &cfg, NULL, err, sizeof err);
+	loom_hw *hw = loom_hw_open(backend, &cfg, &hopts, err, sizeof err);
 	if (!hw) {
 		fprintf(stderr, "loom demo: %s\n", err);
 		return 2;
