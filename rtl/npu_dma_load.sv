@@ -1,34 +1,52 @@
 // npu_dma_load.sv - the load DMA: executes LOAD (docs/ISA.md), DRAM -> SP or
 // ACC lines, padding included.
 //
+// Instructions: up to two are held at a time (slot0_q / slot1_q, in acceptance order).
+// The walker takes them one after the other; the next one starts as soon as
+// the walker has finished the previous one, while that one's bursts are
+// still in flight and its lines still being written. done_o pulses once per
+// instruction, in order, when its last SP/ACC write is done.
+//
 // Three decoupled parts:
-//  * walker: steps through the padded plane (i3, y, x). A padding row costs
-//    one cycle for the whole row; a data line costs one cycle and issues one
-//    AR burst (beats a/B .. (a+n0-1)/B) into the AR output register. Padding
-//    lines are not queued one by one: they are counted (pend_q) and the count
-//    rides on the next data line's descriptor (pads to write before it), or
-//    on a final pad-only descriptor. A descriptor is pushed when its burst is
-//    issued, so the descriptor FIFO (DescDepth >= DmaOutstanding + 1) holds
-//    every burst in flight plus the one being written.
+//  * walker: steps through the padded plane (i3, y, x) of its instruction. A
+//    padding row costs one cycle for the whole row; a data line costs one
+//    cycle and goes into the open burst (ob_*): appended to it when it
+//    continues it, else the open burst is issued to the AR output register
+//    and the line opens a new one. A line continues the open burst when both
+//    are beat aligned (address % B = 0 and n0 % B = 0), it starts where the
+//    burst ends, no padding line lies between them, the burst stays within
+//    16 beats and within the 4 KiB page of its first byte. Such a burst moves
+//    exactly the beats of its rows, so the ISA's DRAM beat counting holds.
+//    Padding lines are not queued one by one: they are counted (pend_q) and
+//    the count rides on the next burst's descriptor (pads to write before
+//    its first line), or on a final pad-only descriptor. Every instruction
+//    ends with a descriptor marked last (an empty instruction: a pad-only
+//    descriptor with no pads). A descriptor is pushed when its burst is
+//    issued; at most DmaOutstanding bursts are in flight (issued, last beat
+//    not back).
 //  * writer: pops descriptors in order; writes the pad lines (PAD_VALUE for
-//    SP, 0 for ACC), then collects the burst's beats into span_q and, with
-//    the last beat, shifts the n0 bytes down by the 4-byte offset a % B,
-//    zeroes the rest of the line and pushes it to the output FIFO. Non-last
-//    beats are always accepted; the last beat only with room in the output
-//    FIFO (r_ready_o back-pressures the bus while lines wait for the SP).
+//    SP, 0 for ACC), then collects each line's beats into span_q and, with
+//    the line's last beat, shifts the n0 bytes down by the 4-byte offset
+//    a % B (0 in a multi-line burst), zeroes the rest of the line and pushes
+//    it to the output FIFO. Non-last beats of a line are always accepted;
+//    a line's last beat only with room in the output FIFO (r_ready_o
+//    back-pressures the bus while lines wait for the SP).
 //  * output FIFO (2 lines): drives the SP write port (held until granted) or
-//    the ACC write port (always accepted).
-// Up to DmaOutstanding bursts are in flight (issued, last beat not back).
+//    the ACC write port (always accepted). An entry may be a marker that
+//    writes nothing (end of an empty instruction); the entry ending an
+//    instruction raises done_o in the cycle after it leaves.
 //
-// Timing: done_o is a registered one-cycle pulse in the first idle cycle
-// after the last SP/ACC write (insn_ready_o is high in that same cycle). No
-// output depends combinationally on an input. The only input-to-register
-// paths of note are r_data_i -> line extraction -> output FIFO, and
-// sp_gnt_i / ar_ready_i -> FIFO pointers.
+// Timing: done_o is a registered one-cycle pulse; in its cycle the
+// instruction is no longer held (insn_ready_o may be high). No output
+// depends combinationally on an input. The only input-to-register paths of
+// note are r_data_i -> line extraction -> output FIFO, and sp_gnt_i /
+// ar_ready_i -> FIFO pointers.
 //
-// abort_i (a pulse or a level): the walker stops; an AR already presented
-// stays until accepted (AXI); every beat of the bursts in flight is taken
-// and dropped; queued lines are discarded; then idle, no done_o.
+// abort_i (a pulse or a level) aborts every instruction held: the walker
+// stops and the open burst is dropped; an AR already presented stays until
+// accepted (AXI); every beat of the bursts in flight is taken and dropped;
+// queued lines are discarded; then idle, no done_o (not even for an
+// instruction whose last write happened in the abort_i cycle).
 module npu_dma_load (
   input  logic                                 clk_i,
   input  logic                                 rst_ni,
@@ -75,170 +93,278 @@ module npu_dma_load (
   localparam int unsigned SpanBeats = (LineBytes + B - 4 + B - 1) / B;
   localparam int unsigned SpanW     = SpanBeats * BeatW;
   localparam int unsigned BIdxW     = (SpanBeats > 1) ? $clog2(SpanBeats) : 1;
+  localparam int unsigned MaxBurst  = 16;                      // beats of a coalesced burst
+  localparam int unsigned NlW       = 4;                       // lines of a burst - 1
   localparam int unsigned DescDepth = 2 ** $clog2(MaxOut + 1);
   localparam int unsigned DPtrW     = $clog2(DescDepth);
   localparam int unsigned OutCntW   = $clog2(MaxOut + 1);
   localparam int unsigned LineAW    = 24;                      // MEM_ADDR width
   localparam int unsigned PadW      = 24;                      // < 2^24 lines per LOAD
-
-  typedef enum logic {
-    StIdle,
-    StRun
-  } state_e;
+  localparam int unsigned OutDepth  = 2;
+  // FIFO entries are stored as plain vectors: Yosys 0.23 keeps only bit 0
+  // of each element of an unpacked array of a packed struct
+  localparam int unsigned DescW     = 4 + PadW + WOffW + BIdxW + NlW;  // bits of desc_t
+  localparam int unsigned OFlagW    = 3;                               // bits of oflag_t
 
   typedef struct packed {
-    logic [PadW-1:0]  pads;   // pad lines to write before this entry's data
-    logic             data;   // 1: a data line follows the pads
-    logic [WOffW-1:0] woff;   // DRAM address % B, in words
-    logic [BIdxW-1:0] nb1;    // beats of the burst - 1
+    logic             tag;    // slot of the instruction
+    logic             first;  // the instruction's first descriptor
+    logic             last;   // the instruction's last descriptor
+    logic [PadW-1:0]  pads;   // pad lines to write before the first data line
+    logic             data;   // 1: a burst of data lines follows the pads
+    logic [WOffW-1:0] woff;   // DRAM address % B, in words (0 if several lines)
+    logic [BIdxW-1:0] nb1;    // beats per line - 1
+    logic [NlW-1:0]   nl1;    // data lines of the burst - 1
   } desc_t;
 
-  // ----------------------------------------------------- instruction state
-  npu_pkg::insn_load_t insn_q, insn_d;
-  state_e              state_q, state_d;
+  typedef struct packed {
+    logic wr;                 // 0: marker, writes nothing
+    logic acc;                // ACC line (else SP)
+    logic last;               // the instruction's last entry
+  } oflag_t;
+
+  // ----------------------------------------------------- instruction slots
+  npu_pkg::insn_load_t slot0_q, slot1_q;      // (two registers: Yosys 0.23 loses an
+                                              // unpacked array of a package struct)
+  npu_pkg::insn_load_t li;                    // the instruction offered
+  logic                accept;
+  logic [1:0]          nheld_q, nheld_d;      // instructions held
+  logic [1:0]          npend_q, npend_d;      // held, walker not started
+  logic                aslot_q, aslot_d;      // slot of the next accepted one
   logic                abort_q, abort_d;
   logic                done_q, done_d;
+  logic                done_evt, drained;
 
-  logic                accept;
-  logic                is_acc;
-  logic [12:0]         h_last, w_full;        // padded plane height - 1, width
-  logic [12:0]         y_data_end;            // PAD_TOP + N2
-  logic                empty_insn;
-
-  npu_pkg::insn_load_t li;                    // the instruction offered
-  assign li         = insn_i;
-  assign empty_insn = (li.n1 == '0) || (li.n2 == '0) || (li.n3 == '0);
-
-  assign insn_ready_o = (state_q == StIdle);
+  assign li           = insn_i;
+  assign insn_ready_o = !abort_q && (nheld_q != 2'd2);
   assign accept       = insn_valid_i && insn_ready_o;
-  assign busy_o       = (state_q != StIdle);
+  assign busy_o       = (nheld_q != 2'd0);
   assign done_o       = done_q;
 
-  assign is_acc     = insn_q.target[0];
-  assign y_data_end = 13'(insn_q.pad_top) + 13'(insn_q.n2);
-  assign h_last     = y_data_end + 13'(insn_q.pad_bottom) - 13'd1;
-  assign w_full     = 13'(insn_q.pad_left) + 13'(insn_q.n1) + 13'(insn_q.pad_right);
+  always_ff @(posedge clk_i) begin
+    if (accept && !aslot_q) begin
+      slot0_q <= li;
+    end
+    if (accept && aslot_q) begin
+      slot1_q <= li;
+    end
+  end
 
   // --------------------------------------------------------------- walker
+  npu_pkg::insn_load_t wi;                    // the walker's instruction
+  npu_pkg::insn_load_t ws;                    // the instruction starting
+  logic              wact_q, wact_d;          // walker holds slot wslot_q
+  logic              wslot_q, wslot_d;
   logic              walk_q, walk_d;          // lines left to visit
-  logic              tail_q, tail_d;          // final pad-only descriptor due
+  logic              first_q, first_d;        // no descriptor pushed yet
   logic [7:0]        i3_q, i3_d;
   logic [12:0]       y_q, y_d;
   logic [11:0]       i1_q, i1_d;
   logic [31:0]       a1_q, a1_d, a2_q, a2_d, a3_q, a3_d;
   logic [PadW-1:0]   pend_q, pend_d;
+  logic              wstart, wdone;
+
+  // open burst
+  logic              ob_valid_q, ob_valid_d;
+  logic              ob_co_q, ob_co_d;        // coalescible (beat-aligned lines)
+  logic [31-OffW:0]  ob_beat_q, ob_beat_d;    // first beat
+  logic [7:0]        ob_len_q, ob_len_d;      // beats - 1
+  logic [NlW-1:0]    ob_nl1_q, ob_nl1_d;
+  logic [WOffW-1:0]  ob_woff_q, ob_woff_d;
+  logic [BIdxW-1:0]  ob_nb1_q, ob_nb1_d;
+  logic [PadW-1:0]   ob_pads_q, ob_pads_d;
+  logic [31:0]       ob_next_q, ob_next_d;    // byte after the burst's last row
+  logic [19:0]       ob_page_q, ob_page_d;    // 4 KiB page of its first byte
 
   logic              ar_valid_q, ar_valid_d;
   logic [31-OffW:0]  ar_beat_q, ar_beat_d;
   logic [7:0]        ar_len_q, ar_len_d;
   logic [OutCntW-1:0] out_q, out_d;           // bursts in flight
 
+  logic [12:0]       h_last, w_full;          // padded plane height - 1, width
+  logic [12:0]       y_data_end;              // PAD_TOP + N2
+  logic [9:0]        n0;                      // row bytes
   logic              row_is_data, line_is_last_x, plane_end, insn_end;
   logic [10:0]       span_end;                // offset + n0 - 1
   logic [BIdxW-1:0]  nb1_new;
-  logic              ar_free, desc_full;
+  logic [PadW-1:0]   line_pads;
+  logic              line_co, can_append, can_issue;
+  logic [31:0]       line_next;               // byte after the row
+  logic [19:0]       line_page;               // 4 KiB page of the row's last byte
+  logic [8:0]        len_sum;
+  logic              cur_data, cur_pad;
+  logic              append, close, open;
   logic              step_pad_row, step_data;
+  logic              ar_free, desc_full;
   logic              desc_push;
   desc_t             desc_new;
-  logic              r_hs, r_hs_last;
 
   // descriptor FIFO
-  desc_t             desc_mem_q [DescDepth];
+  logic [DescW-1:0]  desc_mem_q [DescDepth];
   logic [DPtrW-1:0]  desc_wp_q, desc_wp_d, desc_rp_q, desc_rp_d;
   logic [DPtrW:0]    desc_cnt_q, desc_cnt_d;
   desc_t             head;
-  logic              desc_pop;
+  logic              desc_pop, burst_end;
 
-  assign row_is_data    = (y_q >= 13'(insn_q.pad_top)) && (y_q < y_data_end);
-  assign line_is_last_x = (i1_q == insn_q.n1 - 12'd1);
+  assign wi             = wslot_q ? slot1_q : slot0_q;
+  assign ws             = (npend_q != 2'd0) ? wi : li;
+  assign wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
+  assign y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
+  assign h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
+  assign w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
+  assign n0             = {wi.row_words, 2'b00};
+  assign row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
+  assign line_is_last_x = (i1_q == wi.n1 - 12'd1);
   assign plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
-  assign insn_end       = plane_end && (i3_q == insn_q.n3 - 8'd1);
-  assign span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'({insn_q.row_words, 2'b00}) - 11'd1;
+  assign insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
+  assign span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
   assign nb1_new        = BIdxW'(span_end >> OffW);
+  assign line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
+  assign line_next      = a1_q + 32'(n0);
+  assign line_page      = 20'((line_next - 32'd1) >> 12);
+  assign line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
+  assign len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
+  assign can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
+                          (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
+                          (line_page == ob_page_q);
   assign ar_free        = !ar_valid_q || ar_ready_i;
   assign desc_full      = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
+  assign can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
+  assign cur_data       = wact_q && walk_q && !abort_q && row_is_data;
+  assign cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
+  // the open burst grows by the current line, or is issued when it cannot
+  assign append         = cur_data && can_append;
+  assign close          = ob_valid_q && !abort_q && !append && can_issue;
+  assign open           = cur_data && !append && (!ob_valid_q || close);
+  assign step_data      = append || open;
+  assign step_pad_row   = cur_pad;
 
   always_comb begin
-    walk_d       = walk_q;
-    tail_d       = tail_q;
-    i3_d         = i3_q;
-    y_d          = y_q;
-    i1_d         = i1_q;
-    a1_d         = a1_q;
-    a2_d         = a2_q;
-    a3_d         = a3_q;
-    pend_d       = pend_q;
-    ar_valid_d   = ar_valid_q && !ar_ready_i;
-    ar_beat_d    = ar_beat_q;
-    ar_len_d     = ar_len_q;
-    step_pad_row = 1'b0;
-    step_data    = 1'b0;
-    desc_push    = 1'b0;
-    desc_new     = '0;
+    wact_d     = wact_q;
+    wslot_d    = wslot_q;
+    walk_d     = walk_q;
+    first_d    = first_q;
+    i3_d       = i3_q;
+    y_d        = y_q;
+    i1_d       = i1_q;
+    a1_d       = a1_q;
+    a2_d       = a2_q;
+    a3_d       = a3_q;
+    pend_d     = pend_q;
+    ob_valid_d = ob_valid_q;
+    ob_co_d    = ob_co_q;
+    ob_beat_d  = ob_beat_q;
+    ob_len_d   = ob_len_q;
+    ob_nl1_d   = ob_nl1_q;
+    ob_woff_d  = ob_woff_q;
+    ob_nb1_d   = ob_nb1_q;
+    ob_pads_d  = ob_pads_q;
+    ob_next_d  = ob_next_q;
+    ob_page_d  = ob_page_q;
+    ar_valid_d = ar_valid_q && !ar_ready_i;
+    ar_beat_d  = ar_beat_q;
+    ar_len_d   = ar_len_q;
+    desc_push  = 1'b0;
+    desc_new   = '0;
+    wdone      = 1'b0;
 
-    if (walk_q && !abort_q) begin
-      if (!row_is_data) begin
-        step_pad_row = 1'b1;
-        pend_d       = pend_q + PadW'(w_full);
-      end else if (ar_free && !desc_full && (out_q != OutCntW'(MaxOut))) begin
-        step_data      = 1'b1;
-        desc_push      = 1'b1;
-        desc_new.pads  = pend_q + ((i1_q == '0) ? PadW'(insn_q.pad_left) : '0);
-        desc_new.data  = 1'b1;
-        desc_new.woff  = a1_q[OffW-1:2];
-        desc_new.nb1   = nb1_new;
-        pend_d         = line_is_last_x ? PadW'(insn_q.pad_right) : '0;
-        ar_valid_d     = 1'b1;
-        ar_beat_d      = a1_q[31:OffW];
-        ar_len_d       = 8'(nb1_new);
-      end
-      // advance (i3, y, x) and the DRAM addresses
-      if (step_data && !line_is_last_x) begin
-        i1_d = i1_q + 12'd1;
-        a1_d = a1_q + insn_q.stride1;
-      end else if (step_pad_row || step_data) begin
-        i1_d = '0;
-        if (plane_end) begin
-          y_d  = '0;
-          i3_d = i3_q + 8'd1;
-          a3_d = a3_q + insn_q.stride3;
-          a2_d = a3_d;
-          a1_d = a3_d;
-          if (insn_end) begin
-            walk_d = 1'b0;
-            tail_d = (pend_d != '0);
-          end
-        end else begin
-          y_d = y_q + 13'd1;
-          if (row_is_data) begin
-            a2_d = a2_q + insn_q.stride2;
-            a1_d = a2_d;
-          end
+    // issue the open burst
+    if (close) begin
+      desc_push      = 1'b1;
+      desc_new.tag   = wslot_q;
+      desc_new.first = first_q;
+      desc_new.last  = !walk_q && (pend_q == '0);
+      desc_new.pads  = ob_pads_q;
+      desc_new.data  = 1'b1;
+      desc_new.woff  = ob_woff_q;
+      desc_new.nb1   = ob_nb1_q;
+      desc_new.nl1   = ob_nl1_q;
+      ar_valid_d     = 1'b1;
+      ar_beat_d      = ob_beat_q;
+      ar_len_d       = ob_len_q;
+      ob_valid_d     = 1'b0;
+      first_d        = 1'b0;
+      wdone          = desc_new.last;
+    end else if (wact_q && !walk_q && !ob_valid_q && !abort_q && !desc_full) begin
+      // end of the instruction: trailing pads (or nothing: empty instruction)
+      desc_push      = 1'b1;
+      desc_new.tag   = wslot_q;
+      desc_new.first = first_q;
+      desc_new.last  = 1'b1;
+      desc_new.pads  = pend_q;
+      wdone          = 1'b1;
+    end
+
+    // the current data line: grow the open burst or open a new one
+    if (append) begin
+      ob_len_d  = 8'(len_sum);
+      ob_nl1_d  = ob_nl1_q + NlW'(1);
+      ob_next_d = line_next;
+    end else if (open) begin
+      ob_valid_d = 1'b1;
+      ob_co_d    = line_co;
+      ob_beat_d  = a1_q[31:OffW];
+      ob_len_d   = 8'(nb1_new);
+      ob_nl1_d   = '0;
+      ob_woff_d  = a1_q[OffW-1:2];
+      ob_nb1_d   = nb1_new;
+      ob_pads_d  = line_pads;
+      ob_next_d  = line_next;
+      ob_page_d  = a1_q[31:12];
+    end
+    if (step_data) begin
+      pend_d = line_is_last_x ? PadW'(wi.pad_right) : '0;
+    end else if (step_pad_row) begin
+      pend_d = pend_q + PadW'(w_full);
+    end
+
+    // advance (i3, y, x) and the DRAM addresses
+    if (step_data && !line_is_last_x) begin
+      i1_d = i1_q + 12'd1;
+      a1_d = a1_q + wi.stride1;
+    end else if (step_pad_row || step_data) begin
+      i1_d = '0;
+      if (plane_end) begin
+        y_d  = '0;
+        i3_d = i3_q + 8'd1;
+        a3_d = a3_q + wi.stride3;
+        a2_d = a3_d;
+        a1_d = a3_d;
+        if (insn_end) begin
+          walk_d = 1'b0;
+        end
+      end else begin
+        y_d = y_q + 13'd1;
+        if (row_is_data) begin
+          a2_d = a2_q + wi.stride2;
+          a1_d = a2_d;
         end
       end
-    end else if (tail_q && !abort_q && !desc_full) begin
-      desc_push     = 1'b1;
-      desc_new.pads = pend_q;
-      tail_d        = 1'b0;
+    end
+
+    if (wdone) begin
+      wact_d  = 1'b0;
+      wslot_d = !wslot_q;
+    end
+
+    // next instruction (from its slot, or from insn_i in its accept cycle)
+    if (wstart) begin
+      wact_d  = 1'b1;
+      walk_d  = (ws.n1 != '0) && (ws.n2 != '0) && (ws.n3 != '0);
+      first_d = 1'b1;
+      i3_d    = '0;
+      y_d     = '0;
+      i1_d    = '0;
+      a1_d    = ws.dram_addr;
+      a2_d    = ws.dram_addr;
+      a3_d    = ws.dram_addr;
+      pend_d  = '0;
     end
 
     if (abort_q) begin
-      walk_d = 1'b0;
-      tail_d = 1'b0;
-    end
-
-    // start of an instruction: everything from insn_i (insn_q loads at the
-    // same edge)
-    if (accept) begin
-      walk_d = !empty_insn;
-      tail_d = 1'b0;
-      i3_d   = '0;
-      y_d    = '0;
-      i1_d   = '0;
-      a1_d   = li.dram_addr;
-      a2_d   = li.dram_addr;
-      a3_d   = li.dram_addr;
-      pend_d = '0;
+      wact_d     = 1'b0;
+      walk_d     = 1'b0;
+      ob_valid_d = 1'b0;
     end
   end
 
@@ -247,31 +373,40 @@ module npu_dma_load (
   assign ar_len_o   = ar_len_q;
 
   // --------------------------------------------------------------- writer
-  localparam int unsigned OutDepth = 2;
-
+  npu_pkg::insn_load_t hi;                    // the head descriptor's instruction
   logic [PadW-1:0]   padc_q, padc_d;          // pads of head already written
-  logic [BIdxW-1:0]  beat_q, beat_d;
+  logic [BIdxW-1:0]  beat_q, beat_d;          // beat within the line
+  logic [NlW-1:0]    lc_q, lc_d;              // line within the burst
+  logic              hstart_q, hstart_d;      // head has pushed a line
   logic [SpanW-1:0]  span_q, span_d, span_full;  // beat j in bits [j*BeatW +: BeatW]
-  logic              pads_rem, out_full, is_last_beat;
-  logic              out_push;
+  logic              has_head, pads_rem, out_full, is_last_beat, is_last_line, is_acc_h;
+  logic              out_push, r_hs;
+  oflag_t            out_flag_new;
   logic [LineW-1:0]  line_new, line_pad, out_wdata;
   logic [SpanW-1:0]  span_shifted;
-  logic [LineAW-1:0] line_q, line_d;
+  logic [LineAW-1:0] line_q, line_d, out_addr_new;
 
   logic [LineW-1:0]  out_data_q [OutDepth];
   logic [LineAW-1:0] out_addr_q [OutDepth];
+  logic [OFlagW-1:0] out_flag_q [OutDepth];
+  oflag_t            oh;
   logic              out_wp_q, out_wp_d, out_rp_q, out_rp_d;
   logic [1:0]        out_cnt_q, out_cnt_d;
-  logic              out_pop;
+  logic              has_out, out_pop;
 
   assign head         = desc_mem_q[desc_rp_q];
-  assign pads_rem     = (desc_cnt_q != '0) && (head.pads != padc_q) && !abort_q;
+  assign hi           = head.tag ? slot1_q : slot0_q;
+  assign is_acc_h     = hi.target[0];
+  assign has_head     = (desc_cnt_q != '0);
+  assign pads_rem     = has_head && (head.pads != padc_q) && !abort_q;
   assign out_full     = (out_cnt_q == 2'(OutDepth));
   assign is_last_beat = (beat_q == head.nb1);
-  assign r_ready_o    = (desc_cnt_q != '0) && head.data &&
+  assign is_last_line = (lc_q == head.nl1);
+  assign r_ready_o    = has_head && head.data &&
                         (abort_q || !is_last_beat || (!pads_rem && !out_full));
   assign r_hs         = r_valid_i && r_ready_o;
-  assign r_hs_last    = r_hs && r_last_i;
+  assign burst_end    = r_hs && is_last_beat && is_last_line;
+  assign out_addr_new = (head.first && !hstart_q) ? hi.mem_addr : line_q;
 
   // line of the burst in span_q plus the beat arriving now, shifted down by
   // the word offset, bytes >= n0 zeroed
@@ -280,61 +415,80 @@ module npu_dma_load (
     span_full[32'(beat_q) * BeatW +: BeatW] = r_data_i;
     span_shifted = span_full >> {head.woff, 5'b00000};
     for (int unsigned k = 0; k < LineWords; k++) begin
-      line_new[32*k +: 32] = (k < 32'(insn_q.row_words)) ? span_shifted[32*k +: 32] : 32'd0;
+      line_new[32*k +: 32] = (k < 32'(hi.row_words)) ? span_shifted[32*k +: 32] : 32'd0;
     end
-    line_pad  = is_acc ? '0 : {LineBytes{insn_q.pad_value}};
+    line_pad  = is_acc_h ? '0 : {LineBytes{hi.pad_value}};
     out_wdata = pads_rem ? line_pad : line_new;
   end
 
   always_comb begin
-    padc_d   = padc_q;
-    beat_d   = beat_q;
-    span_d   = span_q;
-    desc_pop = 1'b0;
-    out_push = 1'b0;
-    line_d   = line_q;
+    padc_d       = padc_q;
+    beat_d       = beat_q;
+    lc_d         = lc_q;
+    span_d       = span_q;
+    hstart_d     = hstart_q;
+    line_d       = line_q;
+    desc_pop     = 1'b0;
+    out_push     = 1'b0;
+    out_flag_new.wr   = 1'b1;
+    out_flag_new.acc  = is_acc_h;
+    out_flag_new.last = 1'b0;
 
-    // pad lines of the head descriptor, one per cycle
     if (pads_rem && !out_full) begin
+      // pad lines of the head descriptor, one per cycle
       out_push = 1'b1;
       padc_d   = padc_q + PadW'(1);
       if (!head.data && (padc_d == head.pads)) begin
-        desc_pop = 1'b1;                          // pad-only descriptor done
+        desc_pop          = 1'b1;               // pad-only descriptor done
+        out_flag_new.last = head.last;
       end
-    end else if ((desc_cnt_q != '0) && !pads_rem && !head.data) begin
-      desc_pop = 1'b1;                            // pad-only, aborted
+    end else if (has_head && !head.data && !pads_rem) begin
+      if (abort_q) begin
+        desc_pop = 1'b1;                        // pad-only, aborted
+      end else if (!out_full) begin
+        desc_pop          = 1'b1;               // no pads: marker only
+        out_push          = 1'b1;
+        out_flag_new.wr   = 1'b0;
+        out_flag_new.last = head.last;
+      end
     end
-    // beats of the head's burst (the last one only when !pads_rem)
+    // beats of the head's burst (a line's last one only when !pads_rem)
     if (r_hs) begin
       if (!is_last_beat) begin
         span_d[32'(beat_q) * BeatW +: BeatW] = r_data_i;
-        beat_d         = beat_q + BIdxW'(1);
+        beat_d = beat_q + BIdxW'(1);
       end else begin
-        out_push = !abort_q;
-        desc_pop = 1'b1;
+        beat_d            = '0;
+        lc_d              = lc_q + NlW'(1);
+        out_push          = !abort_q;
+        out_flag_new.last = head.last && is_last_line;
+        desc_pop          = is_last_line;
       end
     end
-    if (desc_pop) begin
-      padc_d = '0;
-      beat_d = '0;
-    end
     if (out_push) begin
-      line_d = line_q + LineAW'(1);
+      line_d   = out_addr_new + LineAW'(1);
+      hstart_d = 1'b1;
     end
-    if (accept) begin
-      line_d = li.mem_addr;
+    if (desc_pop) begin
+      padc_d   = '0;
+      beat_d   = '0;
+      lc_d     = '0;
+      hstart_d = 1'b0;
     end
   end
 
   // ---------------------------------------------------------- output FIFO
-  assign out_pop     = (out_cnt_q != '0) && (abort_q || is_acc || sp_gnt_i);
-  assign sp_req_o    = (out_cnt_q != '0) && !is_acc && !abort_q;
+  assign oh          = out_flag_q[out_rp_q];
+  assign has_out     = (out_cnt_q != '0);
+  assign out_pop     = has_out && (abort_q || !oh.wr || oh.acc || sp_gnt_i);
+  assign sp_req_o    = has_out && oh.wr && !oh.acc && !abort_q;
   assign sp_we_o     = 1'b1;
   assign sp_addr_o   = out_addr_q[out_rp_q][npu_pkg::SpAddrW-1:0];
   assign sp_wdata_o  = out_data_q[out_rp_q][8*R-1:0];
-  assign acc_we_o    = (out_cnt_q != '0) && is_acc && !abort_q;
+  assign acc_we_o    = has_out && oh.wr && oh.acc && !abort_q;
   assign acc_addr_o  = out_addr_q[out_rp_q][npu_pkg::AccAddrW-1:0];
   assign acc_wdata_o = out_data_q[out_rp_q][32*C-1:0];
+  assign done_evt    = out_pop && oh.last && !abort_q;
 
   always_comb begin
     out_wp_d  = out_wp_q ^ out_push;
@@ -345,7 +499,8 @@ module npu_dma_load (
   always_ff @(posedge clk_i) begin
     if (out_push) begin
       out_data_q[out_wp_q] <= out_wdata;
-      out_addr_q[out_wp_q] <= line_q;
+      out_addr_q[out_wp_q] <= out_addr_new;
+      out_flag_q[out_wp_q] <= out_flag_new;
     end
   end
 
@@ -354,7 +509,7 @@ module npu_dma_load (
     desc_wp_d  = desc_wp_q + DPtrW'(desc_push);
     desc_rp_d  = desc_rp_q + DPtrW'(desc_pop);
     desc_cnt_d = desc_cnt_q + (DPtrW + 1)'(desc_push) - (DPtrW + 1)'(desc_pop);
-    out_d      = out_q + OutCntW'(step_data) - OutCntW'(r_hs_last);
+    out_d      = out_q + OutCntW'(close) - OutCntW'(burst_end);
   end
 
   always_ff @(posedge clk_i) begin
@@ -364,38 +519,36 @@ module npu_dma_load (
   end
 
   // ------------------------------------------------------------ sequencing
+  // drained: after an abort, nothing left on the bus or in the engine
+  // (the walker is stopped and pushes nothing while abort_q)
+  assign drained = abort_q && (desc_cnt_d == '0) && (out_cnt_d == '0) && !ar_valid_d &&
+                   (out_d == '0);
+
   always_comb begin
-    state_d = state_q;
-    insn_d  = insn_q;
-    abort_d = abort_q || abort_i;
-    done_d  = 1'b0;
-    unique case (state_q)
-      StIdle: begin
-        abort_d = 1'b0;
-        if (accept) begin
-          state_d = StRun;
-          insn_d  = li;
-          abort_d = abort_i;
-        end
-      end
-      StRun: begin
-        if (!walk_d && !tail_d && (desc_cnt_d == '0) && (out_cnt_d == '0) &&
-            !ar_valid_d && (out_d == '0)) begin
-          state_d = StIdle;
-          done_d  = !abort_d;
-        end
-      end
-      default: state_d = StIdle;
-    endcase
+    done_d  = done_evt && !abort_i;
+    nheld_d = nheld_q + 2'(accept) - 2'(done_d);
+    npend_d = npend_q + 2'(accept) - 2'(wstart);
+    aslot_d = aslot_q ^ accept;
+    abort_d = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
+    if (drained) begin
+      abort_d = 1'b0;
+      nheld_d = '0;
+      npend_d = '0;
+      aslot_d = wslot_q;                        // the walker's next slot
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q    <= StIdle;
+      nheld_q    <= '0;
+      npend_q    <= '0;
+      aslot_q    <= 1'b0;
+      wslot_q    <= 1'b0;
       abort_q    <= 1'b0;
       done_q     <= 1'b0;
+      wact_q     <= 1'b0;
       walk_q     <= 1'b0;
-      tail_q     <= 1'b0;
+      ob_valid_q <= 1'b0;
       ar_valid_q <= 1'b0;
       out_q      <= '0;
       desc_wp_q  <= '0;
@@ -406,12 +559,18 @@ module npu_dma_load (
       out_cnt_q  <= '0;
       padc_q     <= '0;
       beat_q     <= '0;
+      lc_q       <= '0;
+      hstart_q   <= 1'b0;
     end else begin
-      state_q    <= state_d;
+      nheld_q    <= nheld_d;
+      npend_q    <= npend_d;
+      aslot_q    <= aslot_d;
+      wslot_q    <= wslot_d;
       abort_q    <= abort_d;
       done_q     <= done_d;
+      wact_q     <= wact_d;
       walk_q     <= walk_d;
-      tail_q     <= tail_d;
+      ob_valid_q <= ob_valid_d;
       ar_valid_q <= ar_valid_d;
       out_q      <= out_d;
       desc_wp_q  <= desc_wp_d;
@@ -422,11 +581,13 @@ module npu_dma_load (
       out_cnt_q  <= out_cnt_d;
       padc_q     <= padc_d;
       beat_q     <= beat_d;
+      lc_q       <= lc_d;
+      hstart_q   <= hstart_d;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    insn_q    <= insn_d;
+    first_q   <= first_d;
     i3_q      <= i3_d;
     y_q       <= y_d;
     i1_q      <= i1_d;
@@ -434,16 +595,46 @@ module npu_dma_load (
     a2_q      <= a2_d;
     a3_q      <= a3_d;
     pend_q    <= pend_d;
+    ob_co_q   <= ob_co_d;
+    ob_beat_q <= ob_beat_d;
+    ob_len_q  <= ob_len_d;
+    ob_nl1_q  <= ob_nl1_d;
+    ob_woff_q <= ob_woff_d;
+    ob_nb1_q  <= ob_nb1_d;
+    ob_pads_q <= ob_pads_d;
+    ob_next_q <= ob_next_d;
+    ob_page_q <= ob_page_d;
     ar_beat_q <= ar_beat_d;
     ar_len_q  <= ar_len_d;
     span_q    <= span_d;
     line_q    <= line_d;
   end
 
-  // instruction bits the engine does not need (tokens are the controller's)
+  // ------------------------------------------------------------ checks
+  if (SpanBeats > MaxBurst) begin : g_err_span
+    $error("npu_dma_load: a line spans more beats than a burst may hold");
+  end
+
+`ifndef SYNTHESIS
+  // (no "disable iff (!rst_ni)": the properties also hold in reset)
+  // the bus ends each burst where the descriptor says
+  assert property (@(posedge clk_i) !(r_hs && !abort_q && (r_last_i != (is_last_beat && is_last_line))));
+  // FIFOs never overflow; at most two instructions held
+  assert property (@(posedge clk_i) !(desc_push && desc_full));
+  assert property (@(posedge clk_i) !(out_push && out_full));
+  assert property (@(posedge clk_i) nheld_q != 2'd3);
+  // no beat without a burst in flight
+  assert property (@(posedge clk_i) !(r_hs && (out_q == '0)));
+`endif
+
+  // instruction bits the engine does not need (tokens are the controller's);
+  // the walker's view reads the dimensions, the writer's view the target
   logic unused_insn;
-  assign unused_insn = ^{insn_q.opcode, insn_q.rsvd_8, insn_q.pop_next, insn_q.rsvd_10,
-                         insn_q.push_next, insn_q.rsvd_14, insn_q.target[1], insn_q.rsvd_88,
-                         insn_q.dram_addr, insn_q.mem_addr};
+  assign unused_insn = ^{wi.opcode, wi.rsvd_8, wi.pop_next, wi.rsvd_10, wi.push_next, wi.rsvd_14,
+                         wi.target, wi.rsvd_88, wi.dram_addr, wi.mem_addr, wi.pad_value,
+                         hi.opcode, hi.rsvd_8, hi.pop_next, hi.rsvd_10, hi.push_next, hi.rsvd_14,
+                         hi.target[1], hi.rsvd_88, hi.dram_addr, hi.stride1, hi.stride2,
+                         hi.stride3, hi.n1, hi.n2, hi.n3, hi.pad_top, hi.pad_bottom, hi.pad_left,
+                         hi.pad_right, ws, r_last_i};
 
 endmodule

@@ -3,14 +3,28 @@
 //
 // One row of n0 bytes to DRAM address a is one AW burst of beats
 // a/B .. (a+n0-1)/B whose W beats carry the row at its byte positions, with
-// strobes on exactly the row's bytes. Parts:
+// strobes on exactly the row's bytes.
+//
+// Instructions: up to two are held at a time, in acceptance order. The
+// front end (params, walker, read return) runs one instruction at a time;
+// when it has fired the last row of one and that row's data is back, it
+// starts the next one, while the rows of the previous one are still on W or
+// wait for their B responses. The back end (row FIFO, W, AW, B) is shared
+// and in order. Per held instruction, bcnt_q counts its rows fired whose B
+// response has not come; B responses come in order, so they belong to the
+// oldest instruction that still waits for one. done_o pulses once per
+// instruction, in order, once the front end is past it and every one of
+// its B responses is back.
+//
+// Parts:
 //  * params (SOURCE 2 only): ACC lines PARAM_ADDR, +1, +2 are read into
 //    bias_q / mult_q / shift_q before the first row (3 cycles).
 //  * walker: one row per cycle. A row "fires" when there is room in the row
 //    FIFO (counted from the read, so data in flight always has a slot) and
 //    in the AW FIFO, and its read is accepted (SP: granted; ACC: always;
 //    MARK: the record register). Firing pushes the row's W shape (word
-//    offset, beats) into the meta FIFO and its burst into the AW FIFO.
+//    offset, beats, row words) into the meta FIFO and its burst into the AW
+//    FIFO.
 //  * read return: SP data on sp_rvalid_i, ACC raw data and the MARK record
 //    one cycle after the read, requantized rows Latency = 2 cycles later
 //    (C npu_requant lanes) -> row FIFO.
@@ -20,13 +34,19 @@
 //  * AW: from the AW FIFO, while fewer than MaxWrOut bursts wait for B. A
 //    row's W beats start only after its AW was accepted in an earlier cycle
 //    (aw_ahead_q), so W never leads AW.
-//  * done_o (registered, one cycle, in the first idle cycle, same cycle as
-//    insn_ready_o) once every row's B response is back.
+//  * done_o: registered, one cycle, in the cycle after the instruction's
+//    last B response; in its cycle the instruction is no longer held
+//    (insn_ready_o may be high).
 //
-// abort_i (pulse or level): no new row fires; queued AWs that were never
-// presented are dropped, a presented AW stays until accepted (AXI) and gets
-// its W beats; rows without an accepted AW are dropped; when every B is
-// back the engine goes idle without done_o.
+// MARK samples ctr_snapshot_i into rec_q in its accept cycle. While a MARK
+// is held whose record has not been read yet, insn_ready_o is low (one
+// record register).
+//
+// abort_i (pulse or level) aborts every instruction held: no new row fires;
+// queued AWs that were never presented are dropped, a presented AW stays
+// until accepted (AXI) and gets its W beats; rows without an accepted AW are
+// dropped; when every B is back the engine goes idle without done_o (not
+// even for an instruction completing in the abort_i cycle).
 //
 // No output depends combinationally on an input (sp_req_o in particular is a
 // function of registers only).
@@ -88,14 +108,21 @@ module npu_dma_store #(
   localparam int unsigned RPtrW     = (RowFifoDepth > 1) ? $clog2(RowFifoDepth) : 1;
   localparam int unsigned APtrW     = (AwFifoDepth > 1) ? $clog2(AwFifoDepth) : 1;
   localparam int unsigned BOutW     = $clog2(MaxWrOut + 1);
+  // rows of one instruction fired and waiting for B: at most the row FIFO,
+  // the AW FIFO, the bursts waiting for B and the AW being presented
+  localparam int unsigned BCntW     = $clog2(RowFifoDepth + AwFifoDepth + MaxWrOut + 2);
   localparam int unsigned LineAW    = 24;                           // MEM_ADDR width
   localparam int unsigned RecWords  = 1 + npu_pkg::NumCtrs;         // MARK_ID + counters
+  // FIFO entries are stored as plain vectors: Yosys 0.23 keeps only bit 0
+  // of each element of an unpacked array of a packed struct
+  localparam int unsigned MetaW     = WOffW + BIdxW + 8;            // bits of meta_t
+  localparam int unsigned AwW       = 32 - OffW + 8;                // bits of aw_t
 
   typedef enum logic [1:0] {
-    StIdle,
-    StParam,
-    StRun
-  } state_e;
+    FsIdle,
+    FsParam,
+    FsRun
+  } fstate_e;
 
   // row source: SOURCE 0..2 of STORE, 3 for MARK
   localparam logic [1:0] SrcSp   = 2'd0;
@@ -106,6 +133,7 @@ module npu_dma_store #(
   typedef struct packed {
     logic [WOffW-1:0] woff;  // DRAM address % B, in words
     logic [BIdxW-1:0] nb1;   // beats of the burst - 1
+    logic [7:0]       rw;    // row words
   } meta_t;
 
   typedef struct packed {
@@ -113,26 +141,46 @@ module npu_dma_store #(
     logic [7:0]       len;   // beats - 1
   } aw_t;
 
-  // ----------------------------------------------------- instruction state
-  npu_pkg::insn_store_t si, st_q, st_d;        // offered / held instruction
+  // ------------------------------------------------ instructions held
+  npu_pkg::insn_store_t fi;                    // the instruction starting in the front end
   npu_pkg::insn_mark_t  mi;
-  state_e               state_q, state_d;
+  logic                 is_mark, fi_mark;
+  logic                 accept;
+  logic [1:0]           nheld_q, nheld_d;      // instructions held
+  logic                 hslot_q, hslot_d;      // slot of the oldest
+  logic                 aslot_q, aslot_d;      // slot of the next accepted
+  logic                 npend_q, npend_d;      // accepted, front end not started
+  logic [255:0]         pinsn_q, pinsn_d;      // that instruction
+  logic                 pmark_q, pmark_d;
+  logic [RowW-1:0]      rec_q, rec_d;          // MARK record
+  logic                 recb_q, recb_d;        // a MARK's record not read yet
+  logic [1:0]           fdone_q, fdone_d;      // per slot: front end past it
+  logic [2*BCntW-1:0]   bcnt_q, bcnt_n, bcnt_d; // per slot s, bits [s*BCntW +: BCntW]:
+                                               // rows fired whose B is not back
+  logic                 abort_q, abort_d;
+  logic                 done_q, done_d;
+  logic                 done_evt, drained, b_hs, b_other;
+
+  assign mi           = insn_i;
+  assign is_mark      = (insn_i[7:0] == npu_pkg::OpMark);
+  assign insn_ready_o = !abort_q && !recb_q && (nheld_q != 2'd2);
+  assign accept       = insn_valid_i && insn_ready_o;
+  assign busy_o       = (nheld_q != 2'd0);
+  assign done_o       = done_q;
+
+  // ---------------------------------------------------------- front end
+  fstate_e              fstate_q, fstate_d;
+  logic                 fslot_q, fslot_d;      // slot of the front end's instruction
+  logic                 fstart, ffin;
+  npu_pkg::insn_store_t st_q, st_d;            // the front end's instruction
   logic [1:0]           src_q, src_d;
   logic [7:0]           rw_q, rw_d;            // row words (n0 / 4)
   logic [11:0]          n1_q, n1_d, n2_q, n2_d;
   logic [7:0]           n3_q, n3_d;
-  logic [RowW-1:0]      rec_q, rec_d;          // MARK record
-  logic                 abort_q, abort_d;
-  logic                 done_q, done_d;
-  logic                 accept, is_mark;
 
-  assign si           = insn_i;
-  assign mi           = insn_i;
-  assign is_mark      = (insn_i[7:0] == npu_pkg::OpMark);
-  assign insn_ready_o = (state_q == StIdle);
-  assign accept       = insn_valid_i && insn_ready_o;
-  assign busy_o       = (state_q != StIdle);
-  assign done_o       = done_q;
+  assign fstart = (fstate_q == FsIdle) && !abort_q && (npend_q || accept);
+  assign fi     = npend_q ? pinsn_q : insn_i;
+  assign fi_mark = npend_q ? pmark_q : is_mark;
 
   // ---------------------------------------------------------- params
   logic [1:0]           prm_cnt_q, prm_cnt_d;  // param reads issued
@@ -142,10 +190,10 @@ module npu_dma_store #(
   logic [5*C-1:0]       shift_q;             // lane c in bits [5c +: 5]
   logic                 prm_re;
 
-  assign prm_re   = (state_q == StParam) && !abort_q;
+  assign prm_re   = (fstate_q == FsParam) && !abort_q;
   assign prm_rd_d = prm_re;
   assign prm_idx_d = prm_cnt_q;
-  assign prm_cnt_d = (state_q == StParam) ? prm_cnt_q + 2'd1 : 2'd0;
+  assign prm_cnt_d = (fstate_q == FsParam) ? prm_cnt_q + 2'd1 : 2'd0;
 
   always_ff @(posedge clk_i) begin
     if (prm_rd_q && (prm_idx_q == 2'd0)) begin
@@ -178,7 +226,7 @@ module npu_dma_store #(
 
   // row FIFO (data) + meta FIFO (W shape), pushed at different times
   logic [RowW-1:0]   row_mem_q [RowFifoDepth];
-  meta_t             meta_mem_q [RowFifoDepth];
+  logic [MetaW-1:0]  meta_mem_q [RowFifoDepth];
   logic [RPtrW-1:0]  row_wp_q, row_wp_d, row_rp_q, row_rp_d, meta_wp_q, meta_wp_d;
   logic [RPtrW:0]    row_cnt_q, row_cnt_d, meta_cnt_q, meta_cnt_d;
   logic              row_push, row_pop;
@@ -186,7 +234,7 @@ module npu_dma_store #(
   meta_t             meta_new, meta_head;
 
   // AW FIFO
-  aw_t               aw_mem_q [AwFifoDepth];
+  logic [AwW-1:0]    aw_mem_q [AwFifoDepth];
   logic [APtrW-1:0]  aw_wp_q, aw_wp_d, aw_rp_q, aw_rp_d;
   logic [APtrW:0]    aw_cnt_q, aw_cnt_d;
   aw_t               aw_new, aw_head;
@@ -197,12 +245,15 @@ module npu_dma_store #(
   assign last_i1  = (i1_q == n1_q - 12'd1);
   assign last_i2  = (i2_q == n2_q - 12'd1);
   assign last_i3  = (i3_q == n3_q - 8'd1);
-  assign issue_ok = walk_q && !abort_q && (state_q == StRun) &&
+  assign issue_ok = walk_q && !abort_q && (fstate_q == FsRun) &&
                     (meta_cnt_q != (RPtrW + 1)'(RowFifoDepth)) &&
                     (aw_cnt_q != (APtrW + 1)'(AwFifoDepth));
   assign fire     = issue_ok && ((src_q != SrcSp) || sp_gnt_i);
   assign span_end = 11'({a1_q[OffW-1:2], 2'b00}) + 11'({rw_q, 2'b00}) - 11'd1;
   assign nb1_new  = BIdxW'(span_end >> OffW);
+  // the front end is past its instruction: every row fired and read back
+  // (meta_cnt - row_cnt = rows fired whose data is not in the row FIFO yet)
+  assign ffin     = (fstate_q == FsRun) && !walk_q && !abort_q && (meta_cnt_q == row_cnt_q);
 
   assign sp_req_o   = issue_ok && (src_q == SrcSp);
   assign sp_addr_o  = line_q[npu_pkg::SpAddrW-1:0];
@@ -220,7 +271,7 @@ module npu_dma_store #(
     a3_d     = a3_q;
     line_d   = line_q;
     rd_vld_d = fire;
-    meta_new = {a1_q[OffW-1:2], nb1_new};
+    meta_new = {a1_q[OffW-1:2], nb1_new, rw_q};
     aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
 
     if (fire) begin
@@ -249,16 +300,16 @@ module npu_dma_store #(
     if (abort_q) begin
       walk_d = 1'b0;
     end
-    // start of an instruction (the walker waits in StParam for SOURCE 2)
-    if (accept) begin
-      walk_d = is_mark || ((si.n1 != '0) && (si.n2 != '0) && (si.n3 != '0));
+    // start of an instruction (the walker waits in FsParam for SOURCE 2)
+    if (fstart) begin
+      walk_d = fi_mark || ((fi.n1 != '0) && (fi.n2 != '0) && (fi.n3 != '0));
       i1_d   = '0;
       i2_d   = '0;
       i3_d   = '0;
-      a1_d   = si.dram_addr;
-      a2_d   = si.dram_addr;
-      a3_d   = si.dram_addr;
-      line_d = is_mark ? '0 : si.mem_addr;
+      a1_d   = fi.dram_addr;
+      a2_d   = fi.dram_addr;
+      a3_d   = fi.dram_addr;
+      line_d = fi_mark ? '0 : fi.mem_addr;
     end
   end
 
@@ -329,7 +380,7 @@ module npu_dma_store #(
 
   always_comb begin
     for (int unsigned k = 0; k < RowBytes; k++) begin
-      row_mask[k] = ((k / 4) < 32'(rw_q));
+      row_mask[k] = ((k / 4) < 32'(meta_head.rw));
     end
   end
 
@@ -359,6 +410,7 @@ module npu_dma_store #(
   assign aw_len_o   = aw_head.len;
   assign aw_hs      = aw_valid_o && aw_ready_i;
   assign b_ready_o  = 1'b1;
+  assign b_hs       = b_valid_i && b_ready_o;
 
   always_comb begin
     aw_rp_d  = aw_rp_q + APtrW'(aw_hs);
@@ -369,7 +421,7 @@ module npu_dma_store #(
       aw_cnt_d = (aw_valid_o && !aw_ready_i) ? (APtrW + 1)'(1) : '0;
       aw_wp_d  = aw_rp_d + APtrW'(aw_cnt_d);
     end
-    bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_valid_i);
+    bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_hs);
     ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
   end
 
@@ -393,60 +445,129 @@ module npu_dma_store #(
   end
 
   // ------------------------------------------------------------ sequencing
+  // done: the oldest instruction's front end is past it and its B are back
+  // (with this cycle's front-end finish and B response: done_o comes in the
+  // cycle after the last B)
+  assign done_evt = (nheld_q != 2'd0) && !abort_q &&
+                    (fdone_q[hslot_q] || (ffin && (fslot_q == hslot_q))) &&
+                    (bcnt_n[32'(hslot_q) * BCntW +: BCntW] == '0);
+  // a B response belongs to the oldest instruction unless it has none due
+  assign b_other  = (bcnt_q[32'(hslot_q) * BCntW +: BCntW] == '0);
   always_comb begin
-    state_d = state_q;
-    st_d    = st_q;
-    src_d   = src_q;
-    rw_d    = rw_q;
-    n1_d    = n1_q;
-    n2_d    = n2_q;
-    n3_d    = n3_q;
-    rec_d   = rec_q;
-    abort_d = abort_q || abort_i;
-    done_d  = 1'b0;
-    unique case (state_q)
-      StIdle: begin
-        abort_d = 1'b0;
-        if (accept) begin
-          abort_d = abort_i;
-          st_d    = si;
-          if (is_mark) begin
-            state_d = StRun;
-            src_d   = SrcMark;
-            rw_d    = 8'(MarkBytes / 4);
-            n1_d    = 12'd1;
-            n2_d    = 12'd1;
-            n3_d    = 8'd1;
-            rec_d   = RowW'({ctr_snapshot_i, mi.mark_id});
+    for (int unsigned s = 0; s < 2; s++) begin
+      bcnt_n[s*BCntW +: BCntW] = bcnt_q[s*BCntW +: BCntW]
+                                 + BCntW'(fire && (fslot_q == 1'(s)))
+                                 - BCntW'(b_hs && ((hslot_q == 1'(s)) != b_other));
+    end
+  end
+  // after an abort: nothing left on the bus or in the engine
+  assign drained  = abort_q && !walk_d && (meta_cnt_d == '0) && !w_act_d && (aw_cnt_d == '0) &&
+                    (bout_d == '0) && (ahead_d == '0);
+
+  always_comb begin
+    fstate_d = fstate_q;
+    fslot_d  = fslot_q;
+    st_d     = st_q;
+    src_d    = src_q;
+    rw_d     = rw_q;
+    n1_d     = n1_q;
+    n2_d     = n2_q;
+    n3_d     = n3_q;
+    rec_d    = rec_q;
+    recb_d   = recb_q;
+    pinsn_d  = pinsn_q;
+    pmark_d  = pmark_q;
+    fdone_d  = fdone_q;
+    bcnt_d   = bcnt_n;
+    done_d   = done_evt && !abort_i;
+    nheld_d  = nheld_q + 2'(accept) - 2'(done_d);
+    hslot_d  = hslot_q ^ done_d;
+    aslot_d  = aslot_q ^ accept;
+    npend_d  = 1'(2'(npend_q) + 2'(accept) - 2'(fstart));
+    abort_d  = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
+
+    // accept: held until the front end takes it (maybe in this same cycle)
+    if (row_push && (src_q == SrcMark)) begin
+      recb_d = 1'b0;                            // the MARK record is read
+    end
+    if (accept) begin
+      pinsn_d = insn_i;
+      pmark_d = is_mark;
+      if (is_mark) begin
+        rec_d  = RowW'({ctr_snapshot_i, mi.mark_id});
+        recb_d = 1'b1;
+      end
+    end
+
+    // front end
+    unique case (fstate_q)
+      FsIdle: begin
+        if (fstart) begin
+          st_d = fi;
+          if (fi_mark) begin
+            fstate_d = FsRun;
+            src_d    = SrcMark;
+            rw_d     = 8'(MarkBytes / 4);
+            n1_d     = 12'd1;
+            n2_d     = 12'd1;
+            n3_d     = 8'd1;
           end else begin
-            state_d = (si.source == 2'd2) ? StParam : StRun;
-            src_d   = si.source;
-            rw_d    = si.row_words;
-            n1_d    = si.n1;
-            n2_d    = si.n2;
-            n3_d    = si.n3;
+            fstate_d = (fi.source == 2'd2) ? FsParam : FsRun;
+            src_d    = fi.source;
+            rw_d     = fi.row_words;
+            n1_d     = fi.n1;
+            n2_d     = fi.n2;
+            n3_d     = fi.n3;
           end
         end
       end
-      StParam: begin
+      FsParam: begin
         if (abort_q || (prm_cnt_q == 2'd2)) begin
-          state_d = StRun;
+          fstate_d = FsRun;
         end
       end
-      StRun: begin
-        if (!walk_d && (meta_cnt_d == '0) && !w_act_d && (aw_cnt_d == '0) &&
-            (bout_d == '0) && (ahead_d == '0)) begin
-          state_d = StIdle;
-          done_d  = !abort_d;
+      FsRun: begin
+        if (ffin) begin
+          fstate_d = FsIdle;
+          fslot_d  = !fslot_q;
         end
       end
-      default: state_d = StIdle;
+      default: fstate_d = FsIdle;
     endcase
+
+    // per slot: front end done, rows waiting for B
+    if (ffin) begin
+      fdone_d[fslot_q] = 1'b1;
+    end
+    if (done_d) begin
+      fdone_d[hslot_q] = 1'b0;
+    end
+
+    if (drained) begin
+      fstate_d = FsIdle;
+      fslot_d  = 1'b0;
+      hslot_d  = 1'b0;
+      aslot_d  = 1'b0;
+      nheld_d  = '0;
+      npend_d  = 1'b0;
+      recb_d   = 1'b0;
+      fdone_d  = '0;
+      abort_d  = 1'b0;
+      bcnt_d   = '0;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q    <= StIdle;
+      nheld_q    <= '0;
+      hslot_q    <= 1'b0;
+      aslot_q    <= 1'b0;
+      npend_q    <= 1'b0;
+      recb_q     <= 1'b0;
+      fdone_q    <= '0;
+      bcnt_q     <= '0;
+      fstate_q   <= FsIdle;
+      fslot_q    <= 1'b0;
       abort_q    <= 1'b0;
       done_q     <= 1'b0;
       prm_cnt_q  <= '0;
@@ -465,7 +586,15 @@ module npu_dma_store #(
       ahead_q    <= '0;
       w_act_q    <= 1'b0;
     end else begin
-      state_q    <= state_d;
+      nheld_q    <= nheld_d;
+      hslot_q    <= hslot_d;
+      aslot_q    <= aslot_d;
+      npend_q    <= npend_d;
+      recb_q     <= recb_d;
+      fdone_q    <= fdone_d;
+      bcnt_q     <= bcnt_d;
+      fstate_q   <= fstate_d;
+      fslot_q    <= fslot_d;
       abort_q    <= abort_d;
       done_q     <= done_d;
       prm_cnt_q  <= prm_cnt_d;
@@ -487,6 +616,8 @@ module npu_dma_store #(
   end
 
   always_ff @(posedge clk_i) begin
+    pinsn_q   <= pinsn_d;
+    pmark_q   <= pmark_d;
     st_q      <= st_d;
     src_q     <= src_d;
     rw_q      <= rw_d;
@@ -527,6 +658,12 @@ module npu_dma_store #(
     sp_rvalid_i == (rd_vld_q && (src_q == SrcSp)));
   // no B response without a burst waiting for it
   assert property (@(posedge clk_i) !(b_valid_i && (bout_q == '0)));
+  // outside an abort, a B response belongs to a held instruction
+  assert property (@(posedge clk_i)
+    !(b_hs && !abort_q && (bcnt_q == '0)));
+  // at most two instructions held, at most one waiting for the front end
+  assert property (@(posedge clk_i) nheld_q != 2'd3);
+  assert property (@(posedge clk_i) !(npend_q && accept && !fstart));
 `endif
 
   // the MARK view is read for MARK_ID only (the rest comes from the STORE

@@ -7,17 +7,35 @@
 // write client = load, one read client = store, data the cycle after the
 // grant) and an accumulator (load writes, store reads, data next cycle). A C
 // reference of the LOAD / STORE / MARK pseudo-code of docs/ISA.md (requant
-// through loom_requant of common/isa.c) runs at each done_o and the whole
-// SP / ACC / DRAM is compared then, so done_o is also checked to come only
-// after the instruction's last write (load) or last B response (store).
+// through loom_requant of common/isa.c) runs at each done_o and the SP / ACC
+// (load) or DRAM (store) is compared then, so done_o is also checked to come
+// only after the instruction's last write (load) or last B response (store).
 // Every instruction is validated by loom_insn_check first.
+//
+// Each engine may hold two instructions (the next one is accepted while the
+// previous one still has data in flight); the bench offers the next one as
+// soon as it can and tracks what each engine holds: done_o must come once
+// per instruction, in acceptance order; busy_o exactly while something is
+// held; insn_ready_o never with two held (load: exactly then, outside an
+// abort). Bus bursts are tagged with their instruction, so done_o is also
+// checked against bursts of that instruction still on the bus. The DRAM
+// writes of a store are logged per instruction and applied to the compared
+// image ("commit") at its done_o, since the next store may already write.
 //
 // Checked on every cycle: AR/AW/W payload stable while valid and not ready;
 // SP requests held until granted (except after abort); W never before its
-// AW; each AR/AW burst equal to the expected one, in order; W strobes exactly
-// the row's bytes and w_last on the last beat; no output of either engine
-// changes when the inputs of the same cycle change (no combinational
-// input-to-output path); done_o one cycle, with insn_ready_o.
+// AW; each AR/AW burst equal to the expected one, in order (loads: aligned
+// contiguous rows coalesced into bursts of up to 16 beats within a 4 KiB
+// page, see ld_bursts); W strobes exactly the row's bytes and w_last on the
+// last beat; no output of either engine changes when the inputs of the same
+// cycle change (no combinational input-to-output path). (done_o may be high
+// in consecutive cycles, for consecutive instructions.)
+//
+// abort_i aborts everything an engine holds. The bench does not offer an
+// instruction while one that will be aborted is held, nor such an
+// instruction while another is held (as the command processor, which aborts
+// only at the end of a run), except for items marked overlap, which test an
+// abort hitting two instructions.
 //
 // Memory regions keep the two engines independent so that they can run
 // concurrently: loads read DRAM [0, 1 MiB) and write the lower half of SP and
@@ -25,11 +43,12 @@
 // [1 MiB, 2 MiB).
 //
 // The configuration is that of the npu_pkg.sv the model was built with
-// (found by its fingerprint among configs/*.cfg). Build and run from
-// /work/main; PKG is the generated package, build/t/npu_pkg.sv for default,
-// or another config's, e.g. small:
-//   gcc -Iinclude -o /tmp/gen_hw tools/gen_hw.c common/isa.c common/hwcfg.c
-//   mkdir -p /tmp/pkg_small && /tmp/gen_hw small /tmp/pkg_small
+// (found by its fingerprint among configs/*.cfg, or the spec in $LOOM_HW,
+// e.g. LOOM_HW=default:dma_outstanding=32). Build and run from /work/main;
+// PKG is the generated package, build/hw/default/npu_pkg.sv for default, or
+// another config's, e.g. small:
+//   make build/bin/gen_hw
+//   mkdir -p /tmp/pkg_small && build/bin/gen_hw small /tmp/pkg_small
 //   PKG=/tmp/pkg_small/npu_pkg.sv
 //   verilator --cc --exe --build -O3 -j 2 -Wall --assert --top-module dma_tb_top \
 //     -Mdir /tmp/dtb_small -CFLAGS "-I$PWD/include" $PWD/verilator_tb/lint.vlt \
@@ -39,6 +58,7 @@
 //   /tmp/dtb_small/Vdma_tb_top [seed (1)] [random_programs (60)]
 // Absolute source paths: Verilator's make runs inside -Mdir. lint.vlt holds
 // the project's waiver for the generated package's unused parameters.
+#include <algorithm>
 #include <cinttypes>
 #include <climits>
 #include <cstdarg>
@@ -46,6 +66,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -144,6 +165,7 @@ struct Row { // one DRAM row of a STORE/MARK (for AW and strobe checks)
 struct Burst {
 	uint32_t addr, len;
 	Row row;
+	long seq;  // the instruction (acceptance number in its engine)
 };
 
 bool is_data(uint32_t pt, uint32_t n2, uint32_t pl, uint32_t n1, uint32_t y, uint32_t x)
@@ -151,8 +173,86 @@ bool is_data(uint32_t pt, uint32_t n2, uint32_t pl, uint32_t n1, uint32_t y, uin
 	return y >= pt && y < pt + n2 && x >= pl && x < pl + n1;
 }
 
-// The LOAD of docs/ISA.md on m; bursts (if given) gets its AR bursts in order.
-void ref_load(Mem &m, const loom_insn &in, std::vector<Burst> *bursts)
+const uint32_t MAX_BURST = 16; // beats of a coalesced load burst
+
+// coverage of the bursts and overlap the cases produce (all runs together)
+struct Cov {
+	long multi_row = 0;   // AR bursts of several rows
+	long full = 0;        // ... of MAX_BURST beats
+	long page_split = 0;  // a row continuing a burst but starting a new 4 KiB page
+	long overlap_ld = 0;  // accepts while the engine held another instruction
+	long overlap_st = 0;
+	long abort_two = 0;   // aborts of two instructions held at once
+} cov;
+
+// The AR bursts of a LOAD, in order: one per data line, except that a data
+// line directly following another one (no padding line between them) joins
+// that line's burst when both are beat aligned (address and n0 multiples of
+// B), it starts where the burst ends, and the burst stays within MAX_BURST
+// beats and within the 4 KiB page of its first byte. Each row still moves
+// exactly (a+n0-1)/B - a/B + 1 beats (the DRAM_RD_BYTES rule).
+void ld_bursts(const loom_insn &in, long seq, std::deque<Burst> &out)
+{
+	uint32_t n0 = 4 * fget(in, LF(ROW_WORDS)), da = fget(in, LF(DRAM_ADDR));
+	uint32_t s1 = fget(in, LF(STRIDE1)), s2 = fget(in, LF(STRIDE2)), s3 = fget(in, LF(STRIDE3));
+	uint32_t n1 = fget(in, LF(N1)), n2 = fget(in, LF(N2)), n3 = fget(in, LF(N3));
+	uint32_t pt = fget(in, LF(PAD_TOP)), pb = fget(in, LF(PAD_BOTTOM)), pl = fget(in, LF(PAD_LEFT)),
+		 pr = fget(in, LF(PAD_RIGHT));
+	if (!n1 || !n2 || !n3)
+		return;
+	bool open = false, open_co = false;
+	uint32_t open_page = 0, open_next = 0, open_beats = 0, prev_line = 0, line = 0;
+	for (uint32_t i3 = 0; i3 < n3; i3++)
+		for (uint32_t y = 0; y < pt + n2 + pb; y++)
+			for (uint32_t x = 0; x < pl + n1 + pr; x++, line++) {
+				if (!is_data(pt, n2, pl, n1, y, x))
+					continue;
+				uint32_t src = da + i3 * s3 + (y - pt) * s2 + (x - pl) * s1;
+				uint32_t nb = (src + n0 - 1) / B - src / B + 1;
+				bool co = src % B == 0 && n0 % B == 0;
+				bool cont = open && open_co && co && prev_line + 1 == line && src == open_next;
+				if (cont && open_beats + nb <= MAX_BURST && (src + n0 - 1) / 4096 == open_page) {
+					if (open_beats == (n0 / B))
+						cov.multi_row++;
+					out.back().len += nb;
+					open_beats += nb;
+					if (open_beats == MAX_BURST)
+						cov.full++;
+				} else {
+					if (cont && src % 4096 == 0)
+						cov.page_split++;
+					out.push_back({src & ~(B - 1), nb - 1, {src, n0}, seq});
+					open = true;
+					open_co = co;
+					open_page = src / 4096;
+					open_beats = nb;
+				}
+				open_next = src + n0;
+				prev_line = line;
+			}
+}
+
+// The AW bursts of a STORE / MARK: one per row.
+void st_bursts(const loom_insn &in, long seq, std::deque<Burst> &out)
+{
+	if (loom_insn_opcode(&in) == LOOM_OP_MARK) {
+		uint32_t a = loom_insn_get(&in, LOOM_F_MARK_DRAM_ADDR);
+		out.push_back({a & ~(B - 1), (a + 63) / B - a / B, {a, 64}, seq});
+		return;
+	}
+	uint32_t n0 = 4 * fget(in, SF(ROW_WORDS)), da = fget(in, SF(DRAM_ADDR));
+	uint32_t s1 = fget(in, SF(STRIDE1)), s2 = fget(in, SF(STRIDE2)), s3 = fget(in, SF(STRIDE3));
+	uint32_t n1 = fget(in, SF(N1)), n2 = fget(in, SF(N2)), n3 = fget(in, SF(N3));
+	for (uint32_t i3 = 0; i3 < n3; i3++)
+		for (uint32_t i2 = 0; i2 < n2; i2++)
+			for (uint32_t i1 = 0; i1 < n1; i1++) {
+				uint32_t dst = da + i3 * s3 + i2 * s2 + i1 * s1;
+				out.push_back({dst & ~(B - 1), (dst + n0 - 1) / B - dst / B, {dst, n0}, seq});
+			}
+}
+
+// The LOAD of docs/ISA.md on m.
+void ref_load(Mem &m, const loom_insn &in)
 {
 	uint32_t tgt = fget(in, LF(TARGET)), pv = fget(in, LF(PAD_VALUE)), n0 = 4 * fget(in, LF(ROW_WORDS));
 	uint32_t da = fget(in, LF(DRAM_ADDR)), line = fget(in, LF(MEM_ADDR));
@@ -167,8 +267,6 @@ void ref_load(Mem &m, const loom_insn &in, std::vector<Burst> *bursts)
 			for (uint32_t x = 0; x < pl + n1 + pr; x++, line++) {
 				if (is_data(pt, n2, pl, n1, y, x)) {
 					uint32_t src = da + i3 * s3 + (y - pt) * s2 + (x - pl) * s1;
-					if (bursts)
-						bursts->push_back({src & ~(B - 1), (src + n0 - 1) / B - src / B, {src, n0}});
 					if (tgt == LOOM_MEM_SP) {
 						for (uint32_t k = 0; k < R; k++)
 							m.sp[line * R + k] = k < n0 ? m.dram[src + k] : 0;
@@ -189,14 +287,13 @@ void ref_load(Mem &m, const loom_insn &in, std::vector<Burst> *bursts)
 			}
 }
 
-// The STORE / MARK of docs/ISA.md on m (rec = the 64-byte MARK record).
-void ref_store(Mem &m, const loom_insn &in, const uint8_t *rec, std::vector<Burst> *bursts,
+// The STORE / MARK of docs/ISA.md on m (rec = the 64-byte MARK record);
+// writes (if given) gets every byte written, in order.
+void ref_store(Mem &m, const loom_insn &in, const uint8_t *rec,
 	       std::vector<std::pair<uint32_t, uint8_t>> *writes = nullptr)
 {
 	if (loom_insn_opcode(&in) == LOOM_OP_MARK) {
 		uint32_t a = loom_insn_get(&in, LOOM_F_MARK_DRAM_ADDR);
-		if (bursts)
-			bursts->push_back({a & ~(B - 1), (a + 63) / B - a / B, {a, 64}});
 		memcpy(&m.dram[a], rec, 64);
 		for (uint32_t k = 0; writes && k < 64; k++)
 			writes->push_back({a + k, rec[k]});
@@ -213,8 +310,6 @@ void ref_store(Mem &m, const loom_insn &in, const uint8_t *rec, std::vector<Burs
 		for (uint32_t i2 = 0; i2 < n2; i2++)
 			for (uint32_t i1 = 0; i1 < n1; i1++, line++) {
 				uint32_t dst = da + i3 * s3 + i2 * s2 + i1 * s1;
-				if (bursts)
-					bursts->push_back({dst & ~(B - 1), (dst + n0 - 1) / B - dst / B, {dst, n0}});
 				for (uint32_t c = 0; c < n0; c++) {
 					uint8_t v;
 					if (src == LOOM_MEM_SP)
@@ -237,6 +332,7 @@ struct Item {
 	loom_insn in{};
 	int abort_after = -1;  // cycles after accept to assert abort_i, -1: none
 	bool abort_level = false;
+	bool overlap = false;  // may be held together with another one when aborted
 	int gap = 0;           // cycles before offering the instruction
 };
 
@@ -464,9 +560,14 @@ public:
 
 	std::unique_ptr<Vdma_tb_top> top;
 	Mem rtl, ref;
+	// DRAM with the writes of completed (or aborted) stores only; the W
+	// writes of each store instruction wait in wlog until then
+	std::vector<uint8_t> commit;
+	std::map<long, std::vector<std::pair<uint32_t, uint8_t>>> wlog;
 	Prof prof;
 	long now = 0;
 	std::vector<std::string> errors;
+	bool snapshots = false;   // keep pre-states for abort checks
 	// throughput bookkeeping
 	long ld_beats = 0, st_beats = 0;
 
@@ -481,29 +582,35 @@ public:
 	}
 
 	// --- per-engine driver
+	struct Held {              // an instruction the engine holds
+		Item it;
+		long seq = 0;
+		long acc_cycle = 0;
+		uint8_t rec[64];       // MARK record expected
+	};
 	struct Drv {
+		Drv(bool s, const char *n) : store(s), name(n) {}
 		bool store;
+		const char *name;
 		std::deque<Item> q;
 		bool have_next = false;
 		Item next;
 		int gap = 0;
-		bool running = false;     // an accepted instruction has not completed
-		Item cur;
-		long acc_cycle = 0;
-		bool aborting = false;    // abort_i was asserted for cur
+		std::deque<Held> held;    // accepted, no done_o yet (oldest first)
+		bool aborting = false;    // abort_i was asserted: everything held is aborted
 		bool abort_now = false;   // abort_i this cycle
-		std::vector<Burst> expect;  // bursts not yet seen on the bus
-		size_t expect_pos = 0;
-		Mem pre;                  // state at accept (abort items only)
-		uint8_t rec[64];          // MARK record expected
+		std::deque<Burst> expect; // bursts of the held instructions not yet on the bus
+		long next_seq = 0;
+		Mem pre;                  // SP/ACC when the oldest held one became the oldest (load)
 		long done_count = 0, abort_count = 0;
-		long last_accept = 0, last_done = 0;
-	} ld{false}, st{true};
+		long first_accept = -1, last_done = 0;
+		size_t max_held = 0;
+	} ld{false, "load"}, st{true, "store"};
 
 	// --- DRAM model state
 	struct RB {
 		uint32_t addr, len, beat;
-		long t;
+		long t, seq;
 	};
 	std::deque<RB> rq;
 	bool r_hold = false;
@@ -511,9 +618,13 @@ public:
 		uint32_t addr, len, beat;
 		long t_acc;
 		Row row;
+		long seq;
 	};
 	std::deque<WB> awq;
-	std::deque<long> bq;
+	struct BR {
+		long t, seq;
+	};
+	std::deque<BR> bq;
 	bool b_hold = false;
 	// SP / ACC read pipelines of the store client
 	bool sp_rd_pend = false, acc_rd_pend = false;
@@ -525,7 +636,6 @@ public:
 	bool p_ldsp_req = false, p_ldsp_gnt = false, p_stsp_req = false, p_stsp_gnt = false;
 	std::vector<uint8_t> p_ldsp_sig;
 	uint32_t p_stsp_addr = 0;
-	bool p_ld_done = false, p_st_done = false;
 	std::vector<uint8_t> ctr_now;
 
 	void reset()
@@ -609,6 +719,18 @@ public:
 			b[i] = (uint8_t)rnd();
 	}
 
+	// the command processor's rule, in the bench: an instruction that will be
+	// aborted runs alone unless marked overlap
+	static bool may_offer(const Drv &d)
+	{
+		if (d.aborting)
+			return false;
+		for (auto &h : d.held)
+			if (h.it.abort_after >= 0 && !h.it.overlap)
+				return false;
+		return !(d.next.abort_after >= 0 && !d.next.overlap && !d.held.empty());
+	}
+
 	// offer instructions / abort for one engine (before eval)
 	void drive(Drv &d, bool busy)
 	{
@@ -623,14 +745,15 @@ public:
 			if (d.gap > 0)
 				d.gap--;
 			else
-				valid = true;
+				valid = may_offer(d);
 		}
 		d.abort_now = false;
-		if (d.running && d.cur.abort_after >= 0 && busy) {
-			long t = now - d.acc_cycle;
-			if (t == d.cur.abort_after || (d.cur.abort_level && d.aborting))
-				d.abort_now = true;
-		}
+		if (busy)
+			for (auto &h : d.held) {
+				long t = now - h.acc_cycle;
+				if (h.it.abort_after >= 0 && (t == h.it.abort_after || (h.it.abort_level && d.aborting)))
+					d.abort_now = true;
+			}
 		uint8_t ib[32];
 		if (valid)
 			memcpy(ib, d.next.in.w, 32);
@@ -650,11 +773,11 @@ public:
 	bool mem_equal(const Mem &a, const Mem &b, bool store, std::string &what)
 	{
 		if (store) {
-			if (a.dram != b.dram) {
-				for (size_t i = 0; i < a.dram.size(); i++)
-					if (a.dram[i] != b.dram[i]) {
+			if (commit != b.dram) {
+				for (size_t i = 0; i < commit.size(); i++)
+					if (commit[i] != b.dram[i]) {
 						char s[128];
-						snprintf(s, sizeof s, "DRAM[0x%zx] = 0x%02x, expected 0x%02x", i, a.dram[i], b.dram[i]);
+						snprintf(s, sizeof s, "DRAM[0x%zx] = 0x%02x, expected 0x%02x", i, commit[i], b.dram[i]);
 						what = s;
 						break;
 					}
@@ -689,37 +812,136 @@ public:
 
 	void disasm(const loom_insn &in, char *b, size_t n) { loom_insn_disasm(&in, b, n); }
 
-	// accept / done / abort bookkeeping for one engine (after eval)
+	void snapshot(Drv &d)
+	{
+		if (snapshots && !d.store) {
+			d.pre.sp = rtl.sp;
+			d.pre.acc = rtl.acc;
+		}
+	}
+
+	// apply the logged DRAM writes of store instruction seq to commit
+	void commit_writes(long seq)
+	{
+		auto it = wlog.find(seq);
+		if (it == wlog.end())
+			return;
+		for (auto &w : it->second)
+			commit[w.first] = w.second;
+		wlog.erase(it);
+	}
+
+	// everything the engine held was aborted and it is idle again: each unit
+	// is untouched or holds a value one of the aborted instructions writes
+	// there (rows may overlap); then resync the reference
+	void check_abort(Drv &d)
+	{
+		if (d.store) {
+			std::map<uint32_t, std::vector<uint8_t>> ok;
+			Mem tmp;
+			tmp.dram.assign(DRAM_WIN, 0);
+			tmp.sp = ref.sp;
+			tmp.acc = ref.acc;
+			for (auto &h : d.held) {
+				std::vector<std::pair<uint32_t, uint8_t>> wr;
+				ref_store(tmp, h.it.in, h.rec, &wr);
+				for (auto &w : wr)
+					ok[w.first].push_back(w.second);
+			}
+			for (auto &h : d.held) {
+				auto it = wlog.find(h.seq);
+				if (it == wlog.end())
+					continue;
+				for (auto &w : it->second) {
+					auto o = ok.find(w.first);
+					bool good = false;
+					if (o != ok.end())
+						for (uint8_t v : o->second)
+							good |= v == w.second;
+					if (!good) {
+						error("store abort: DRAM[0x%x] written 0x%02x, not a value of any aborted row",
+						      w.first, w.second);
+						break;
+					}
+				}
+				commit_writes(h.seq);
+			}
+			ref.dram = commit;
+			if (!awq.empty() || !bq.empty() || top->st_aw_valid_o || top->st_w_valid_o)
+				error("store abort: idle with the bus not quiet");
+		} else {
+			std::vector<Mem> post;
+			for (auto &h : d.held) {
+				Mem m;
+				m.dram = ref.dram;
+				m.sp = d.pre.sp;
+				m.acc = d.pre.acc;
+				ref_load(m, h.it.in);
+				post.push_back(std::move(m));
+			}
+			for (size_t l = 0; l < cfg.sp_lines; l++) {
+				bool good = !memcmp(&rtl.sp[l * R], &d.pre.sp[l * R], R);
+				for (auto &m : post)
+					good |= !memcmp(&rtl.sp[l * R], &m.sp[l * R], R);
+				if (!good) {
+					error("load abort: SP line %zu is neither old nor new", l);
+					break;
+				}
+			}
+			for (size_t l = 0; l < cfg.acc_lines; l++) {
+				bool good = !memcmp(&rtl.acc[l * C], &d.pre.acc[l * C], 4 * C);
+				for (auto &m : post)
+					good |= !memcmp(&rtl.acc[l * C], &m.acc[l * C], 4 * C);
+				if (!good) {
+					error("load abort: ACC line %zu is neither old nor new", l);
+					break;
+				}
+			}
+			ref.sp = rtl.sp;
+			ref.acc = rtl.acc;
+			if (!rq.empty() || top->ld_ar_valid_o)
+				error("load abort: idle with reads outstanding");
+		}
+		d.abort_count += (long)d.held.size();
+		if (d.held.size() == 2)
+			cov.abort_two++;
+		d.held.clear();
+		d.expect.clear();
+		d.aborting = false;
+	}
+
+	// accept / done / abort bookkeeping for one engine (after eval, before
+	// this cycle's memory writes take effect)
 	void track(Drv &d, bool valid, bool ready, bool done, bool busy)
 	{
 		if (done) {
-			if (!d.running) {
-				error("%s: done_o without an instruction", d.store ? "store" : "load");
+			if (d.held.empty()) {
+				error("%s: done_o without an instruction", d.name);
 			} else if (d.aborting) {
-				error("%s: done_o after abort", d.store ? "store" : "load");
+				error("%s: done_o after abort", d.name);
 			} else {
-				if (!ready || busy)
-					error("%s: done_o while not idle", d.store ? "store" : "load");
-				if (d.expect_pos != d.expect.size())
-					error("%s: done_o with %zu bursts never issued", d.store ? "store" : "load",
-					      d.expect.size() - d.expect_pos);
+				Held h = d.held.front();
+				d.held.pop_front();
+				if (!d.expect.empty() && d.expect.front().seq <= h.seq)
+					error("%s: done_o with bursts never issued", d.name);
 				if (d.store) {
-					ref_store(ref, d.cur.in, d.rec, nullptr);
-					if (!awq.empty() || !bq.empty())
-						error("store: done_o with writes outstanding");
+					if ((!awq.empty() && awq.front().seq <= h.seq) || (!bq.empty() && bq.front().seq <= h.seq))
+						error("store: done_o with writes of the instruction outstanding");
+					ref_store(ref, h.it.in, h.rec);
+					commit_writes(h.seq);
 				} else {
-					ref_load(ref, d.cur.in, nullptr);
-					if (!rq.empty())
-						error("load: done_o with reads outstanding");
+					if (!rq.empty() && rq.front().seq <= h.seq)
+						error("load: done_o with reads of the instruction outstanding");
+					ref_load(ref, h.it.in);
 				}
 				std::string what;
 				if (!mem_equal(rtl, ref, d.store, what)) {
 					char dis[256];
-					disasm(d.cur.in, dis, sizeof dis);
-					error("%s mismatch after %s: %s", d.store ? "store" : "load", dis, what.c_str());
+					disasm(h.it.in, dis, sizeof dis);
+					error("%s mismatch after %s: %s", d.name, dis, what.c_str());
 					// resync so that one bug reports once
 					if (d.store)
-						ref.dram = rtl.dram;
+						ref.dram = commit;
 					else {
 						ref.sp = rtl.sp;
 						ref.acc = rtl.acc;
@@ -727,87 +949,50 @@ public:
 				}
 				d.done_count++;
 				d.last_done = now;
+				if (!d.held.empty())
+					snapshot(d);
 			}
-			d.running = false;
-		} else if (d.running && d.aborting && !busy) {
-			// aborted: each unit is either untouched or holds a value one
-			// of the instruction's rows writes there (rows may overlap);
-			// then resync the reference
-			Mem post = d.pre;
-			if (d.store) {
-				std::vector<std::pair<uint32_t, uint8_t>> wr;
-				ref_store(post, d.cur.in, d.rec, nullptr, &wr);
-				std::vector<uint8_t> ok(rtl.dram.size(), 0);
-				for (size_t i = 0; i < rtl.dram.size(); i++)
-					ok[i] = rtl.dram[i] == d.pre.dram[i];
-				for (auto &w : wr)
-					ok[w.first] |= rtl.dram[w.first] == w.second;
-				for (size_t i = 0; i < rtl.dram.size(); i++)
-					if (!ok[i]) {
-						error("store abort: DRAM[0x%zx] = 0x%02x: neither old 0x%02x nor written by a row", i,
-						      rtl.dram[i], d.pre.dram[i]);
-						break;
-					}
-				ref.dram = rtl.dram;
-				if (!awq.empty() || !bq.empty() || top->st_aw_valid_o || top->st_w_valid_o)
-					error("store abort: idle with the bus not quiet");
-			} else {
-				ref_load(post, d.cur.in, nullptr);
-				for (size_t l = 0; l < cfg.sp_lines; l++)
-					if (memcmp(&rtl.sp[l * R], &d.pre.sp[l * R], R) &&
-					    memcmp(&rtl.sp[l * R], &post.sp[l * R], R)) {
-						error("load abort: SP line %zu is neither old nor new", l);
-						break;
-					}
-				for (size_t l = 0; l < cfg.acc_lines; l++)
-					if (memcmp(&rtl.acc[l * C], &d.pre.acc[l * C], 4 * C) &&
-					    memcmp(&rtl.acc[l * C], &post.acc[l * C], 4 * C)) {
-						error("load abort: ACC line %zu is neither old nor new", l);
-						break;
-					}
-				ref.sp = rtl.sp;
-				ref.acc = rtl.acc;
-				if (!rq.empty() || top->ld_ar_valid_o)
-					error("load abort: idle with reads outstanding");
-			}
-			d.running = false;
-			d.abort_count++;
+		}
+		if (d.aborting && !busy)
+			check_abort(d);
+		if (!d.aborting) {
+			if (busy != !d.held.empty())
+				error("%s: busy_o %d while holding %zu instructions", d.name, busy, d.held.size());
+			if (ready && d.held.size() >= 2)
+				error("%s: insn_ready_o while holding two instructions", d.name);
+			if (!d.store && !ready && d.held.size() < 2)
+				error("load: insn_ready_o low while holding %zu instructions", d.held.size());
 		}
 		if (d.abort_now)
 			d.aborting = true;
 		if (valid && ready) {
 			if (!d.have_next || d.gap > 0)
-				error("%s: accepted an instruction that was not offered", d.store ? "store" : "load");
-			if (d.running)
-				error("%s: accepted an instruction while busy", d.store ? "store" : "load");
-			d.cur = d.next;
+				error("%s: accepted an instruction that was not offered", d.name);
+			if (d.held.size() >= 2)
+				error("%s: accepted a third instruction", d.name);
+			Held h;
+			h.it = d.next;
+			h.seq = d.next_seq++;
+			h.acc_cycle = now;
 			d.have_next = false;
-			d.running = true;
-			d.aborting = false;
-			d.acc_cycle = now;
-			d.last_accept = now;
-			d.expect.clear();
-			d.expect_pos = 0;
+			if (d.first_accept < 0)
+				d.first_accept = now;
 			if (d.store) {
 				// the MARK record: snapshot of the counters at accept
-				memset(d.rec, 0, 64);
-				uint32_t id = loom_insn_get(&d.cur.in, LOOM_F_MARK_MARK_ID);
-				memcpy(d.rec, &id, 4);
-				memcpy(d.rec + 4, ctr_now.data(), 4 * NCTR);
-				Mem tmp;
-				tmp.dram.assign(DRAM_WIN, 0);
-				tmp.sp = ref.sp;
-				tmp.acc = ref.acc;
-				ref_store(tmp, d.cur.in, d.rec, &d.expect);
+				memset(h.rec, 0, 64);
+				uint32_t id = loom_insn_get(&h.it.in, LOOM_F_MARK_MARK_ID);
+				memcpy(h.rec, &id, 4);
+				memcpy(h.rec + 4, ctr_now.data(), 4 * NCTR);
+				st_bursts(h.it.in, h.seq, d.expect);
 			} else {
-				Mem tmp;
-				tmp.dram = ref.dram;
-				tmp.sp.assign(ref.sp.size(), 0);
-				tmp.acc.assign(ref.acc.size(), 0);
-				ref_load(tmp, d.cur.in, &d.expect);
+				ld_bursts(h.it.in, h.seq, d.expect);
 			}
-			if (d.cur.abort_after >= 0)
-				d.pre = rtl;
+			if (d.held.empty())
+				snapshot(d);
+			else
+				(d.store ? cov.overlap_st : cov.overlap_ld)++;
+			d.held.push_back(h);
+			d.max_held = std::max(d.max_held, d.held.size());
 		}
 	}
 
@@ -841,7 +1026,7 @@ public:
 		// write channels
 		top->st_aw_ready_i = chance(prof.p_aw);
 		top->st_w_ready_i = chance(prof.p_w);
-		bool bv = !bq.empty() && now >= bq.front() && (b_hold || chance(prof.p_b));
+		bool bv = !bq.empty() && now >= bq.front().t && (b_hold || chance(prof.p_b));
 		if (bv)
 			b_hold = true;
 		top->st_b_valid_i = bv;
@@ -886,25 +1071,31 @@ public:
 	void checks_and_models(bool ld_gnt, bool st_gnt, bool rv, bool bv)
 	{
 		uint8_t buf[512];
+		// --- instruction ports (done_o reflects the writes of earlier cycles)
+		track(ld, top->ld_insn_valid_i, top->ld_insn_ready_o, top->ld_done_o, top->ld_busy_o);
+		track(st, top->st_insn_valid_i, top->st_insn_ready_o, top->st_done_o, top->st_busy_o);
 		// --- AR
 		bool arv = top->ld_ar_valid_o, arr = top->ld_ar_ready_i;
 		uint32_t ara = top->ld_ar_addr_o, arl = top->ld_ar_len_o;
 		if (p_ar_v && !p_ar_r && (!arv || ara != p_ar_addr || arl != p_ar_len))
 			error("AR changed before it was accepted");
 		if (arv && arr) {
+			long seq = -1;
 			if (ara % B)
 				error("AR address 0x%x not beat aligned", ara);
-			if (ld.expect_pos >= ld.expect.size()) {
+			if (ld.expect.empty()) {
 				error("unexpected AR 0x%x len %u", ara, arl);
 			} else {
-				const Burst &e = ld.expect[ld.expect_pos++];
+				const Burst &e = ld.expect.front();
+				seq = e.seq;
 				if (e.addr != ara || e.len != arl)
 					error("AR 0x%x len %u, expected 0x%x len %u", ara, arl, e.addr, e.len);
+				ld.expect.pop_front();
 			}
 			if (ara + (arl + 1) * B > DRAM_WIN)
 				error("AR outside the modelled DRAM");
 			else
-				rq.push_back({ara, arl, 0, now + (long)rr(prof.lat_min, prof.lat_max)});
+				rq.push_back({ara, arl, 0, now + (long)rr(prof.lat_min, prof.lat_max), seq});
 			if (rq.size() > cfg.dma_outstanding)
 				error("%zu read bursts in flight, more than DmaOutstanding = %u", rq.size(),
 				      cfg.dma_outstanding);
@@ -992,6 +1183,7 @@ public:
 				strb |= (uint64_t)sb[i] << (8 * i);
 			get(top->st_w_data_o, buf, B);
 			uint32_t base = h.addr + h.beat * B;
+			auto &log = wlog[h.seq];
 			for (unsigned k = 0; k < B; k++) {
 				bool want = base + k >= h.row.a && base + k < h.row.a + h.row.n0;
 				bool got = (strb >> k) & 1;
@@ -999,15 +1191,17 @@ public:
 					error("W beat %u of burst 0x%x: strobe of byte %u is %d", h.beat, h.addr, k, got);
 					break;
 				}
-				if (got)
+				if (got) {
 					rtl.dram[base + k] = buf[k];
+					log.push_back({base + k, buf[k]});
+				}
 			}
 			if ((bool)top->st_w_last_o != (h.beat == h.len))
 				error("w_last %d on beat %u of %u", top->st_w_last_o, h.beat, h.len + 1);
 			st_beats++;
 			if (++h.beat > h.len) {
+				bq.push_back({now + (long)rr(prof.blat_min, prof.blat_max), h.seq});
 				awq.pop_front();
-				bq.push_back(now + (long)rr(prof.blat_min, prof.blat_max));
 			}
 		}
 		// --- AW
@@ -1018,38 +1212,33 @@ public:
 		p_aw_v = awv, p_aw_r = awr, p_aw_addr = awa, p_aw_len = awl;
 		if (awv && awr) {
 			Row row{awa, 0};
-			if (st.expect_pos >= st.expect.size()) {
+			long seq = -1;
+			if (st.expect.empty()) {
 				error("unexpected AW 0x%x len %u", awa, awl);
 			} else {
-				const Burst &e = st.expect[st.expect_pos++];
+				const Burst &e = st.expect.front();
 				row = e.row;
+				seq = e.seq;
 				if (e.addr != awa || e.len != awl)
 					error("AW 0x%x len %u, expected 0x%x len %u", awa, awl, e.addr, e.len);
+				st.expect.pop_front();
 			}
 			if (awa < ST_DRAM_BASE || awa + (awl + 1) * B > DRAM_WIN)
 				error("AW outside the store region");
 			else
-				awq.push_back({awa, awl, 0, now, row});
+				awq.push_back({awa, awl, 0, now, row, seq});
 		}
 		// --- B
 		if (bv && top->st_b_ready_o) {
 			bq.pop_front();
 			b_hold = false;
 		}
-		// --- instruction ports
-		track(ld, top->ld_insn_valid_i, top->ld_insn_ready_o, top->ld_done_o, top->ld_busy_o);
-		track(st, top->st_insn_valid_i, top->st_insn_ready_o, top->st_done_o, top->st_busy_o);
-		if (top->ld_done_o && p_ld_done)
-			error("load done_o longer than one cycle");
-		if (top->st_done_o && p_st_done)
-			error("store done_o longer than one cycle");
-		p_ld_done = top->ld_done_o;
-		p_st_done = top->st_done_o;
 	}
 
 	bool idle() const
 	{
-		return ld.q.empty() && !ld.have_next && !ld.running && st.q.empty() && !st.have_next && !st.running;
+		return ld.q.empty() && !ld.have_next && ld.held.empty() && st.q.empty() && !st.have_next &&
+		       st.held.empty();
 	}
 
 	// run until both queues are drained (or errors / timeout)
@@ -1061,7 +1250,8 @@ public:
 			if (errors.size() > 20)
 				return false;
 			if (now - t0 > max_cycles) {
-				error("timeout: engines hung (load busy %d, store busy %d)", top->ld_busy_o, top->st_busy_o);
+				error("timeout: engines hung (load busy %d holding %zu, store busy %d holding %zu)",
+				      top->ld_busy_o, ld.held.size(), top->st_busy_o, st.held.size());
 				return false;
 			}
 		}
@@ -1072,6 +1262,8 @@ public:
 			    top->st_busy_o)
 				error("bus or engine active after the last instruction");
 		}
+		if (!wlog.empty() || commit != rtl.dram)
+			error("DRAM writes of no completed or aborted store");
 		return errors.empty();
 	}
 
@@ -1105,6 +1297,7 @@ public:
 			}
 		}
 		ref = rtl;
+		commit = rtl.dram;
 	}
 };
 
@@ -1115,13 +1308,17 @@ struct Case {
 	long max_cycles;
 };
 
-void add(Bench &b, bool store, const loom_insn &in, int gap = 0, int abort_after = -1, bool level = false)
+void add(Bench &b, bool store, const loom_insn &in, int gap = 0, int abort_after = -1, bool level = false,
+	 bool overlap = false)
 {
 	Item it;
 	it.in = in;
 	it.gap = gap;
 	it.abort_after = abort_after;
 	it.abort_level = level;
+	it.overlap = overlap;
+	if (abort_after >= 0)
+		b.snapshots = true;
 	(store ? b.st : b.ld).q.push_back(it);
 }
 
@@ -1253,43 +1450,212 @@ void case_abort(Bench &b)
 	}
 }
 
+// an abort that hits two instructions held at once (the one before the
+// aborting one may still be in flight, the one after may be accepted)
+void case_abort_two(Bench &b)
+{
+	b.prof = chance(0.5) ? fast_prof(rr(10, 60)) : random_prof();
+	for (int i = 0; i < 10; i++) {
+		LoadShape ls;
+		ls.n1max = 12;
+		StoreShape ss;
+		ss.n1max = 12;
+		bool lvl = chance(0.5);
+		add(b, false, gen_load(ls));
+		add(b, false, gen_load(ls), 0, (int)rr(1, 60), lvl, true);
+		add(b, false, gen_load(LoadShape{}), 0, -1, false, true);
+		add(b, false, gen_load(LoadShape{}), rn(3));
+		add(b, true, gen_store(ss));
+		add(b, true, chance(0.2) ? gen_mark(-1) : gen_store(ss), 0, (int)rr(1, 60), !lvl, true);
+		add(b, true, gen_store(StoreShape{}), 0, -1, false, true);
+		add(b, true, gen_store(StoreShape{}), rn(3));
+	}
+}
+
+// loads whose rows coalesce: beat-aligned rows continuing each other in DRAM
+// (within a dimension and across its boundaries), bursts running into the
+// 16-beat limit and 4 KiB boundaries, padding between rows, and a few that
+// must not coalesce (a gap, an unaligned start or length)
+loom_insn gen_load_coalesce()
+{
+	for (;;) {
+		uint32_t tgt = (R >= B && chance(0.5)) ? 0 : 1;
+		uint32_t maxw = tgt ? C : R / 4, unit = B / 4; // words of a line, of a beat
+		uint32_t rw = unit * rr(1, maxw / unit);
+		if (chance(0.1))
+			rw = rr(1, maxw);
+		uint32_t n0 = 4 * rw;
+		uint32_t n1 = rr(1, 40), n2 = rr(1, 4), n3 = rr(1, 3);
+		uint32_t pt = 0, pb = 0, pl = 0, pr = 0;
+		if (chance(0.3)) {
+			pt = rn(2);
+			pb = rn(2);
+			pl = rn(2);
+			pr = rn(2);
+		}
+		uint64_t lines = (uint64_t)n3 * (pt + n2 + pb) * (pl + n1 + pr);
+		uint32_t limit = (tgt ? cfg.acc_lines : cfg.sp_lines) / 2;
+		if (lines > limit)
+			continue;
+		uint32_t s1 = n0, s2 = n1 * n0, s3 = n2 * n1 * n0; // one contiguous block
+		switch (rn(6)) {
+		case 0: s2 += B * rr(1, 3); s3 = n2 * s2; break; // gap between planes' rows
+		case 1: s3 += B; break;                          // gap between planes
+		case 2: s1 += B; s2 = n1 * s1; s3 = n2 * s2; break; // no coalescing at all
+		default: break;
+		}
+		uint64_t span = (uint64_t)(n3 - 1) * s3 + (uint64_t)(n2 - 1) * s2 + (uint64_t)(n1 - 1) * s1 + n0;
+		if (span + 8192 > LD_DRAM_END)
+			continue;
+		// start on or a few beats before a 4 KiB boundary
+		uint32_t da = 4096 * (1 + rn((uint32_t)((LD_DRAM_END - span - 8192) / 4096))) - B * rn(20);
+		if (chance(0.1) && unit > 1)
+			da += 4 * rr(1, unit - 1);
+		loom_insn in{};
+		fset(in, LOOM_F_ANY_OPCODE, LOOM_OP_LOAD);
+		fset(in, LF(TARGET), tgt);
+		fset(in, LF(PAD_VALUE), tgt ? 0 : rr(1, 255));
+		fset(in, LF(ROW_WORDS), rw);
+		fset(in, LF(DRAM_ADDR), da);
+		fset(in, LF(MEM_ADDR), rn((uint32_t)(limit - lines + 1)));
+		fset(in, LF(STRIDE1), s1);
+		fset(in, LF(STRIDE2), s2);
+		fset(in, LF(STRIDE3), s3);
+		fset(in, LF(N1), n1);
+		fset(in, LF(N2), n2);
+		fset(in, LF(N3), n3);
+		fset(in, LF(PAD_TOP), pt);
+		fset(in, LF(PAD_BOTTOM), pb);
+		fset(in, LF(PAD_LEFT), pl);
+		fset(in, LF(PAD_RIGHT), pr);
+		check_legal(in);
+		return in;
+	}
+}
+
+void case_load_coalesce(Bench &b)
+{
+	b.prof = chance(0.5) ? fast_prof(rr(1, 40)) : random_prof();
+	for (int i = 0; i < 16; i++)
+		add(b, false, gen_load_coalesce(), chance(0.5) ? 0 : (int)rn(3));
+}
+
+// many short instructions back to back on a long latency: two held at once
+void case_load_overlap(Bench &b)
+{
+	b.prof = chance(0.5) ? fast_prof(rr(20, 60)) : random_prof();
+	for (int i = 0; i < 30; i++) {
+		LoadShape sh;
+		sh.n1max = 3;
+		sh.n2max = 2;
+		sh.n3max = 2;
+		sh.padmax = 1;
+		loom_insn in = rn(8) == 0 ? gen_empty(false) : rn(4) == 0 ? gen_load_coalesce() : gen_load(sh);
+		add(b, false, in);
+	}
+}
+
+void case_store_overlap(Bench &b)
+{
+	b.prof = chance(0.5) ? fast_prof(rr(20, 60)) : random_prof();
+	for (int i = 0; i < 30; i++) {
+		StoreShape sh;
+		sh.n1max = 3;
+		sh.n2max = 2;
+		sh.n3max = 2;
+		loom_insn in = rn(8) == 0 ? gen_empty(true) : rn(6) == 0 ? gen_mark(-1) : gen_store(sh);
+		add(b, true, in);
+	}
+}
+
 void case_random(Bench &b)
 {
 	b.prof = chance(0.2) ? fast_prof(rr(1, 30)) : random_prof();
 	int n = (int)rr(5, 25);
 	for (int i = 0; i < n; i++) {
 		int ab = chance(0.1) ? (int)rr(1, 200) : -1;
+		bool ov = chance(0.3);
 		if (chance(0.5))
-			add(b, false, gen_load(LoadShape{}), chance(0.5) ? 0 : (int)rn(10), ab, chance(0.5));
+			add(b, false, chance(0.2) ? gen_load_coalesce() : gen_load(LoadShape{}),
+			    chance(0.5) ? 0 : (int)rn(10), ab, chance(0.5), ov);
 		else
 			add(b, true, chance(0.1) ? gen_mark(-1) : gen_store(StoreShape{}), chance(0.5) ? 0 : (int)rn(10),
-			    ab, chance(0.5));
+			    ab, chance(0.5), ov);
 	}
 }
 
 // ------------------------------------------------------------ throughput
-// Long instructions on an ideal bus (always ready, fixed latency): beats on
-// the bus per cycle from accept to done.
+// Instructions on an ideal bus (always ready, fixed latency), offered back
+// to back: beats on the bus per cycle from the first accept to the last
+// done.
 struct Tput {
-	const char *what;
+	std::string what;
 	double beats_per_cycle;
 	long beats, cycles;
 };
 
-Tput measure(VerilatedContext *ctx, const char *what, bool store, const loom_insn &in, unsigned lat)
+Tput measure(VerilatedContext *ctx, const std::string &what, bool store, const std::vector<loom_insn> &ins,
+	     unsigned lat)
 {
 	Bench b(ctx);
 	b.init_memories();
 	b.reset();
 	b.prof = fast_prof(lat);
-	add(b, store, in);
+	for (auto &in : ins)
+		add(b, store, in);
 	bool ok = b.run(1000000);
-	long cyc = (store ? b.st.last_done : b.ld.last_done) - (store ? b.st.last_accept : b.ld.last_accept);
+	const Bench::Drv &d = store ? b.st : b.ld;
+	long cyc = d.last_done - d.first_accept;
 	long beats = store ? b.st_beats : b.ld_beats;
 	if (!ok)
 		for (auto &e : b.errors)
 			printf("  %s\n", e.c_str());
 	return {what, ok && cyc ? (double)beats / (double)cyc : 0.0, beats, cyc};
+}
+
+// k LOADs of n1 x n2 rows of rw words each (row stride s1, plane stride
+// n1 * s1), one after the other in DRAM and in SP/ACC
+std::vector<loom_insn> load_seq(uint32_t tgt, uint32_t rw, uint32_t s1, uint32_t n1, uint32_t n2, unsigned k)
+{
+	std::vector<loom_insn> v;
+	for (unsigned i = 0; i < k; i++) {
+		loom_insn in{};
+		fset(in, LOOM_F_ANY_OPCODE, LOOM_OP_LOAD);
+		fset(in, LF(TARGET), tgt);
+		fset(in, LF(ROW_WORDS), rw);
+		fset(in, LF(DRAM_ADDR), 4096 + i * n2 * n1 * s1);
+		fset(in, LF(MEM_ADDR), i * n1 * n2);
+		fset(in, LF(STRIDE1), s1);
+		fset(in, LF(STRIDE2), n1 * s1);
+		fset(in, LF(N1), n1);
+		fset(in, LF(N2), n2);
+		fset(in, LF(N3), 1);
+		check_legal(in);
+		v.push_back(in);
+	}
+	return v;
+}
+
+std::vector<loom_insn> store_seq(uint32_t src, uint32_t rw, uint32_t s1, uint32_t n1, uint32_t n2, unsigned k)
+{
+	std::vector<loom_insn> v;
+	uint32_t half = (src ? cfg.acc_lines : cfg.sp_lines) / 2;
+	for (unsigned i = 0; i < k; i++) {
+		loom_insn in{};
+		fset(in, LOOM_F_ANY_OPCODE, LOOM_OP_STORE);
+		fset(in, SF(SOURCE), src);
+		fset(in, SF(ROW_WORDS), rw);
+		fset(in, SF(DRAM_ADDR), ST_DRAM_BASE + i * n2 * n1 * s1);
+		fset(in, SF(MEM_ADDR), half + i * n1 * n2);
+		fset(in, SF(STRIDE1), s1);
+		fset(in, SF(STRIDE2), n1 * s1);
+		fset(in, SF(N1), n1);
+		fset(in, SF(N2), n2);
+		fset(in, SF(N3), 1);
+		check_legal(in);
+		v.push_back(in);
+	}
+	return v;
 }
 
 } // namespace
@@ -1329,9 +1695,15 @@ int main(int argc, char **argv)
 	roots.push_back(".");
 	bool found = false;
 	char err[256];
+	std::vector<std::string> specs;
+	if (getenv("LOOM_HW"))
+		specs.push_back(getenv("LOOM_HW")); // e.g. default:dma_outstanding=32
+	for (const char *name : {"default", "small", "odd", "large"})
+		specs.push_back(name);
 	for (auto &root : roots) {
-		for (const char *name : {"default", "small", "odd", "large"}) {
-			if (loom_hwcfg_load(&cfg, name, root.c_str(), err, sizeof err) == 0 && cfg.fingerprint == fp) {
+		for (auto &spec : specs) {
+			if (loom_hwcfg_load(&cfg, spec.c_str(), root.c_str(), err, sizeof err) == 0 &&
+			    cfg.fingerprint == fp) {
 				found = true;
 				break;
 			}
@@ -1340,7 +1712,9 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (!found) {
-		printf("dma_tb: no configs/*.cfg has fingerprint %08x (set LOOM_ROOT)\n0 passed, 1 failed\n", fp);
+		printf("dma_tb: no configs/*.cfg (nor $LOOM_HW) has fingerprint %08x (set LOOM_ROOT, LOOM_HW)\n"
+		       "0 passed, 1 failed\n",
+		       fp);
 		return 1;
 	}
 	R = cfg.array_rows;
@@ -1361,14 +1735,20 @@ int main(int argc, char **argv)
 		{"empty instructions", case_empty, 2000000},
 		{"back to back, both engines", case_back_to_back, 4000000},
 		{"abort mid-instruction", case_abort, 4000000},
+		{"abort with two instructions held", case_abort_two, 4000000},
+		{"load coalesced bursts, 4 KiB and 16-beat limits", case_load_coalesce, 4000000},
+		{"load short instructions overlapped", case_load_overlap, 4000000},
+		{"store short instructions overlapped", case_store_overlap, 4000000},
 	};
 	int passed = 0, failed = 0;
+	size_t max_held = 0;
 	auto run_case = [&](const char *name, void (*setup)(Bench &), long maxc) {
 		Bench b(ctx.get());
 		b.init_memories();
 		b.reset();
 		setup(b);
 		bool ok = b.run(maxc);
+		max_held = std::max(max_held, std::max(b.ld.max_held, b.st.max_held));
 		if (ok && b.ld.done_count + b.ld.abort_count + b.st.done_count + b.st.abort_count == 0) {
 			b.error("no instruction completed");
 			ok = false;
@@ -1395,6 +1775,19 @@ int main(int argc, char **argv)
 			rfail++;
 	}
 	printf("%s %d random programs\n", rfail ? "FAIL" : "PASS", nrandom);
+	{
+		Cov c = cov;
+		bool ok = max_held == 2 && c.multi_row && c.full && c.page_split && c.overlap_ld && c.overlap_st &&
+			  c.abort_two;
+		printf("%s coverage: multi-row bursts %ld, %u-beat %ld, split at 4 KiB %ld; accepted while "
+		       "holding one: load %ld, store %ld; aborts of two held %ld\n",
+		       ok ? "PASS" : "FAIL", c.multi_row, MAX_BURST, c.full, c.page_split, c.overlap_ld, c.overlap_st,
+		       c.abort_two);
+		if (ok)
+			passed++;
+		else
+			failed++;
+	}
 
 	// throughput on an ideal bus
 	{
@@ -1458,15 +1851,62 @@ int main(int argc, char **argv)
 		snprintf(d5, sizeof d5, "store requant %u-byte rows +4, latency 2", C);
 		snprintf(d6, sizeof d6, "load sp  %u-byte rows, latency %u", R, cfg.dram_latency);
 		snprintf(d7, sizeof d7, "store sp %u-byte rows +4, latency %u", R, cfg.dram_latency);
-		Tput t[] = {measure(ctx.get(), d1, false, in, 2), measure(ctx.get(), d2, false, ina, 2),
-			    measure(ctx.get(), d3, true, st, 2), measure(ctx.get(), d4, true, sa, 2),
-			    measure(ctx.get(), d5, true, sq, 2), measure(ctx.get(), d6, false, in, cfg.dram_latency),
-			    measure(ctx.get(), d7, true, st, cfg.dram_latency)};
+		Tput t[] = {measure(ctx.get(), d1, false, {in}, 2), measure(ctx.get(), d2, false, {ina}, 2),
+			    measure(ctx.get(), d3, true, {st}, 2), measure(ctx.get(), d4, true, {sa}, 2),
+			    measure(ctx.get(), d5, true, {sq}, 2), measure(ctx.get(), d6, false, {in}, cfg.dram_latency),
+			    measure(ctx.get(), d7, true, {st}, cfg.dram_latency)};
 		for (auto &x : t) {
-			// the read side is bounded by DmaOutstanding bursts per latency
 			bool ok = x.beats_per_cycle > 0.0;
 			printf("%s throughput %-40s %ld beats / %ld cycles = %.3f beats/cycle\n", ok ? "INFO" : "FAIL",
-			       x.what, x.beats, x.cycles, x.beats_per_cycle);
+			       x.what.c_str(), x.beats, x.cycles, x.beats_per_cycle);
+			if (ok)
+				passed++;
+			else
+				failed++;
+		}
+	}
+
+	// throughput at latency 40 with one-beat beat-aligned rows: strided (one
+	// burst per row: DmaOutstanding bursts per latency at most) and
+	// contiguous (coalesced into 16-beat bursts); one long instruction and
+	// the same rows as up to 8 instructions back to back (overlapped)
+	{
+		const unsigned lat = 40;
+		uint32_t ltgt = R >= B ? 0 : 1, lrw = B / 4;
+		uint32_t lim = (ltgt ? cfg.acc_lines : cfg.sp_lines) / 2, n2 = std::min(8u, lim / 64);
+		uint32_t ssrc = R >= B ? 0 : 1;
+		uint32_t slim = (ssrc ? cfg.acc_lines : cfg.sp_lines) / 2, sn2 = std::min(8u, slim / 64);
+		// one instruction of 64 x n2 rows, or k of 64 x n2 / k rows (at least 64)
+		unsigned k = std::max(2u, std::min(8u, n2)), sk = std::max(2u, std::min(8u, sn2));
+		char what[6][96];
+		snprintf(what[0], 96, "load %uB rows stride %uB, 1 insn, lat %u", B, 2 * B, lat);
+		snprintf(what[1], 96, "load %uB rows stride %uB, %u insns, lat %u", B, 2 * B, k, lat);
+		snprintf(what[2], 96, "load %uB rows contiguous, 1 insn, lat %u", B, lat);
+		snprintf(what[3], 96, "load %uB rows contiguous, %u insns, lat %u", B, k, lat);
+		snprintf(what[4], 96, "store %uB rows stride %uB, 1 insn, lat %u", B, 2 * B, lat);
+		snprintf(what[5], 96, "store %uB rows stride %uB, %u insns, lat %u", B, 2 * B, sk, lat);
+		Tput t[] = {
+			measure(ctx.get(), what[0], false, load_seq(ltgt, lrw, 2 * B, 64, n2, 1), lat),
+			measure(ctx.get(), what[1], false, load_seq(ltgt, lrw, 2 * B, 64 * n2 / k, 1, k), lat),
+			measure(ctx.get(), what[2], false, load_seq(ltgt, lrw, B, 64, n2, 1), lat),
+			measure(ctx.get(), what[3], false, load_seq(ltgt, lrw, B, 64 * n2 / k, 1, k), lat),
+			measure(ctx.get(), what[4], true, store_seq(ssrc, lrw, 2 * B, 64, sn2, 1), lat),
+			measure(ctx.get(), what[5], true, store_seq(ssrc, lrw, 2 * B, 64 * sn2 / sk, 1, sk), lat),
+		};
+		// floors: bursts in flight per latency (reads: DmaOutstanding,
+		// writes: the store's MaxWrOut = 32) for one-row bursts; for
+		// coalesced rows the bus, less the first burst's latency (and the 16
+		// rows it gathers); the instruction boundaries of the overlapped runs
+		// cost little
+		double bound = std::min(1.0, (double)cfg.dma_outstanding / (lat + 4));
+		double wbound = std::min(1.0, 32.0 / (lat + 4));
+		double beats = 64.0 * n2, cbound = beats / (beats + lat + 2 * MAX_BURST);
+		double floor[] = {0.9 * bound, 0.85 * bound, 0.95 * cbound, 0.85 * cbound, 0.85 * wbound, 0.8 * wbound};
+		for (unsigned i = 0; i < 6; i++) {
+			bool ok = t[i].beats_per_cycle >= floor[i];
+			printf("%s throughput %-40s %ld beats / %ld cycles = %.3f beats/cycle (floor %.2f)\n",
+			       ok ? "INFO" : "FAIL", t[i].what.c_str(), t[i].beats, t[i].cycles, t[i].beats_per_cycle,
+			       floor[i]);
 			if (ok)
 				passed++;
 			else
