@@ -36,7 +36,7 @@ suite() {
 	echo "--- $name: $p passed, $f failed, exit $rc, $(( $(date +%s) - start ))s"
 }
 
-if [ -n "$FULL" ]; then COSIM_N=400; else COSIM_N=140; fi
+if [ -n "$FULL" ]; then COSIM_N=1000; else COSIM_N=250; fi
 
 # C unit tests (the C model, the program generator)
 suite unit-cmodel "$B/tests/test_cmodel"
