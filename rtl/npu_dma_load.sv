@@ -152,7 +152,8 @@ module npu_dma_load (
 
   // --------------------------------------------------------------- walker
   npu_pkg::insn_load_t wi;                    // the walker's instruction
-  npu_pkg::insn_load_t ws;                    // the instruction starting
+  logic [31:0]       ws_addr;                 // the instruction starting: DRAM_ADDR
+  logic              ws_walk;                 //   and it has lines to visit
   logic              wact_q, wact_d;          // walker holds slot wslot_q
   logic              wslot_q, wslot_d;
   logic              walk_q, walk_d;          // lines left to visit
@@ -207,7 +208,10 @@ module npu_dma_load (
   logic              desc_pop, burst_end;
 
   assign wi             = wslot_q ? slot1_q : slot0_q;
-  assign ws             = (npend_q != 2'd0) ? wi : li;
+  assign ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
+  assign ws_walk        = (npend_q != 2'd0) ?
+                          ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
+                          ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
   assign wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
   assign y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
   assign h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
@@ -350,14 +354,14 @@ module npu_dma_load (
     // next instruction (from its slot, or from insn_i in its accept cycle)
     if (wstart) begin
       wact_d  = 1'b1;
-      walk_d  = (ws.n1 != '0) && (ws.n2 != '0) && (ws.n3 != '0);
+      walk_d  = ws_walk;
       first_d = 1'b1;
       i3_d    = '0;
       y_d     = '0;
       i1_d    = '0;
-      a1_d    = ws.dram_addr;
-      a2_d    = ws.dram_addr;
-      a3_d    = ws.dram_addr;
+      a1_d    = ws_addr;
+      a2_d    = ws_addr;
+      a3_d    = ws_addr;
       pend_d  = '0;
     end
 
@@ -373,17 +377,17 @@ module npu_dma_load (
   assign ar_len_o   = ar_len_q;
 
   // --------------------------------------------------------------- writer
-  npu_pkg::insn_load_t hi;                    // the head descriptor's instruction
+  // the head descriptor's instruction, the fields the writer reads
+  logic [7:0]        hi_row_words, hi_pad_value;
+  logic [LineAW-1:0] hi_mem_addr;
   logic [PadW-1:0]   padc_q, padc_d;          // pads of head already written
   logic [BIdxW-1:0]  beat_q, beat_d;          // beat within the line
   logic [NlW-1:0]    lc_q, lc_d;              // line within the burst
   logic              hstart_q, hstart_d;      // head has pushed a line
-  logic [SpanW-1:0]  span_q, span_d, span_full;  // beat j in bits [j*BeatW +: BeatW]
+  logic [SpanW-1:0]  span_q;                  // beat j in bits [j*BeatW +: BeatW]
   logic              has_head, pads_rem, out_full, is_last_beat, is_last_line, is_acc_h;
   logic              out_push, r_hs;
   oflag_t            out_flag_new;
-  logic [LineW-1:0]  line_new, line_pad, out_wdata;
-  logic [SpanW-1:0]  span_shifted;
   logic [LineAW-1:0] line_q, line_d, out_addr_new;
 
   logic [LineW-1:0]  out_data_q [OutDepth];
@@ -395,8 +399,10 @@ module npu_dma_load (
   logic              has_out, out_pop;
 
   assign head         = desc_mem_q[desc_rp_q];
-  assign hi           = head.tag ? slot1_q : slot0_q;
-  assign is_acc_h     = hi.target[0];
+  assign is_acc_h     = head.tag ? slot1_q.target[0] : slot0_q.target[0];
+  assign hi_row_words = head.tag ? slot1_q.row_words : slot0_q.row_words;
+  assign hi_pad_value = head.tag ? slot1_q.pad_value : slot0_q.pad_value;
+  assign hi_mem_addr  = head.tag ? slot1_q.mem_addr : slot0_q.mem_addr;
   assign has_head     = (desc_cnt_q != '0);
   assign pads_rem     = has_head && (head.pads != padc_q) && !abort_q;
   assign out_full     = (out_cnt_q == 2'(OutDepth));
@@ -406,26 +412,36 @@ module npu_dma_load (
                         (abort_q || !is_last_beat || (!pads_rem && !out_full));
   assign r_hs         = r_valid_i && r_ready_o;
   assign burst_end    = r_hs && is_last_beat && is_last_line;
-  assign out_addr_new = (head.first && !hstart_q) ? hi.mem_addr : line_q;
+  assign out_addr_new = (head.first && !hstart_q) ? hi_mem_addr : line_q;
 
-  // line of the burst in span_q plus the beat arriving now, shifted down by
-  // the word offset, bytes >= n0 zeroed
-  always_comb begin
-    span_full = span_q;
-    span_full[32'(beat_q) * BeatW +: BeatW] = r_data_i;
-    span_shifted = span_full >> {head.woff, 5'b00000};
+  // the line pushed to the output FIFO (evaluated only when one is pushed):
+  // a pad line (PAD_VALUE for SP, 0 for ACC), or the line of the burst in
+  // span plus the beat arriving now, shifted down by the word offset, bytes
+  // >= n0 zeroed
+  function automatic logic [LineW-1:0] out_line(input logic             pad,
+                                                input logic             acc,
+                                                input logic [7:0]       pad_value,
+                                                input logic [SpanW-1:0] span,
+                                                input logic [BIdxW-1:0] beat,
+                                                input logic [BeatW-1:0] data,
+                                                input logic [WOffW-1:0] woff,
+                                                input logic [7:0]       row_words);
+    logic [SpanW-1:0] full;
+    full = span;
+    full[32'(beat) * BeatW +: BeatW] = data;
+    full = full >> {woff, 5'b00000};
     for (int unsigned k = 0; k < LineWords; k++) begin
-      line_new[32*k +: 32] = (k < 32'(hi.row_words)) ? span_shifted[32*k +: 32] : 32'd0;
+      out_line[32*k +: 32] = (k < 32'(row_words)) ? full[32*k +: 32] : 32'd0;
     end
-    line_pad  = is_acc_h ? '0 : {LineBytes{hi.pad_value}};
-    out_wdata = pads_rem ? line_pad : line_new;
-  end
+    if (pad) begin
+      out_line = acc ? '0 : {LineBytes{pad_value}};
+    end
+  endfunction
 
   always_comb begin
     padc_d       = padc_q;
     beat_d       = beat_q;
     lc_d         = lc_q;
-    span_d       = span_q;
     hstart_d     = hstart_q;
     line_d       = line_q;
     desc_pop     = 1'b0;
@@ -455,7 +471,6 @@ module npu_dma_load (
     // beats of the head's burst (a line's last one only when !pads_rem)
     if (r_hs) begin
       if (!is_last_beat) begin
-        span_d[32'(beat_q) * BeatW +: BeatW] = r_data_i;
         beat_d = beat_q + BIdxW'(1);
       end else begin
         beat_d            = '0;
@@ -498,7 +513,8 @@ module npu_dma_load (
 
   always_ff @(posedge clk_i) begin
     if (out_push) begin
-      out_data_q[out_wp_q] <= out_wdata;
+      out_data_q[out_wp_q] <= out_line(pads_rem, is_acc_h, hi_pad_value, span_q, beat_q,
+                                       r_data_i, head.woff, hi_row_words);
       out_addr_q[out_wp_q] <= out_addr_new;
       out_flag_q[out_wp_q] <= out_flag_new;
     end
@@ -606,8 +622,15 @@ module npu_dma_load (
     ob_page_q <= ob_page_d;
     ar_beat_q <= ar_beat_d;
     ar_len_q  <= ar_len_d;
-    span_q    <= span_d;
     line_q    <= line_d;
+  end
+
+  // the beats of a line before its last one (the last one goes straight into
+  // the output FIFO with out_line)
+  always_ff @(posedge clk_i) begin
+    if (r_hs && !is_last_beat) begin
+      span_q[32'(beat_q) * BeatW +: BeatW] <= r_data_i;
+    end
   end
 
   // ------------------------------------------------------------ checks
@@ -631,10 +654,6 @@ module npu_dma_load (
   // the walker's view reads the dimensions, the writer's view the target
   logic unused_insn;
   assign unused_insn = ^{wi.opcode, wi.rsvd_8, wi.pop_next, wi.rsvd_10, wi.push_next, wi.rsvd_14,
-                         wi.target, wi.rsvd_88, wi.dram_addr, wi.mem_addr, wi.pad_value,
-                         hi.opcode, hi.rsvd_8, hi.pop_next, hi.rsvd_10, hi.push_next, hi.rsvd_14,
-                         hi.target[1], hi.rsvd_88, hi.dram_addr, hi.stride1, hi.stride2,
-                         hi.stride3, hi.n1, hi.n2, hi.n3, hi.pad_top, hi.pad_bottom, hi.pad_left,
-                         hi.pad_right, ws, r_last_i};
+                         wi.target, wi.rsvd_88, wi.mem_addr, wi.pad_value, r_last_i};
 
 endmodule

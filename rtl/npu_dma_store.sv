@@ -150,9 +150,9 @@ module npu_dma_store #(
   logic                 hslot_q, hslot_d;      // slot of the oldest
   logic                 aslot_q, aslot_d;      // slot of the next accepted
   logic                 npend_q, npend_d;      // accepted, front end not started
-  logic [255:0]         pinsn_q, pinsn_d;      // that instruction
-  logic                 pmark_q, pmark_d;
-  logic [RowW-1:0]      rec_q, rec_d;          // MARK record
+  logic [255:0]         pinsn_q;               // that instruction
+  logic                 pmark_q;
+  logic [RowW-1:0]      rec_q;                 // MARK record
   logic                 recb_q, recb_d;        // a MARK's record not read yet
   logic [1:0]           fdone_q, fdone_d;      // per slot: front end past it
   logic [2*BCntW-1:0]   bcnt_q, bcnt_n, bcnt_d; // per slot s, bits [s*BCntW +: BCntW]:
@@ -172,7 +172,7 @@ module npu_dma_store #(
   fstate_e              fstate_q, fstate_d;
   logic                 fslot_q, fslot_d;      // slot of the front end's instruction
   logic                 fstart, ffin;
-  npu_pkg::insn_store_t st_q, st_d;            // the front end's instruction
+  npu_pkg::insn_store_t st_q;                  // the front end's instruction
   logic [1:0]           src_q, src_d;
   logic [7:0]           rw_q, rw_d;            // row words (n0 / 4)
   logic [11:0]          n1_q, n1_d, n2_q, n2_d;
@@ -230,7 +230,6 @@ module npu_dma_store #(
   logic [RPtrW-1:0]  row_wp_q, row_wp_d, row_rp_q, row_rp_d, meta_wp_q, meta_wp_d;
   logic [RPtrW:0]    row_cnt_q, row_cnt_d, meta_cnt_q, meta_cnt_d;
   logic              row_push, row_pop;
-  logic [RowW-1:0]   row_new;
   meta_t             meta_new, meta_head;
 
   // AW FIFO
@@ -335,34 +334,32 @@ module npu_dma_store #(
   end
 
   always_comb begin
-    row_push = 1'b0;
-    row_new  = rec_q;
     unique case (src_q)
-      SrcSp: begin
-        row_push = sp_rvalid_i;
-        row_new  = RowW'(sp_rdata_i);
-      end
-      SrcAcc: begin
-        row_push = rd_vld_q;
-        row_new  = RowW'(acc_rdata_i);  // int32 little-endian
-      end
-      SrcQnt: begin
-        row_push = rq_valid[0];
-        row_new  = RowW'(rq_q);
-      end
-      default: begin  // SrcMark
-        row_push = rd_vld_q;
-        row_new  = rec_q;
-      end
+      SrcSp:   row_push = sp_rvalid_i;
+      SrcQnt:  row_push = rq_valid[0];
+      default: row_push = rd_vld_q;   // SrcAcc, SrcMark
     endcase
   end
+
+  // the row pushed into the row FIFO (evaluated only when one is pushed)
+  function automatic logic [RowW-1:0] row_data(input logic [1:0]            src,
+                                               input logic [8*R-1:0]        sp_data,
+                                               input logic [32*C-1:0]       acc_data,
+                                               input logic [8*C-1:0]        qnt_data,
+                                               input logic [RowW-1:0]       rec);
+    unique case (src)
+      SrcSp:   row_data = RowW'(sp_data);
+      SrcAcc:  row_data = RowW'(acc_data);  // int32 little-endian
+      SrcQnt:  row_data = RowW'(qnt_data);
+      default: row_data = rec;              // SrcMark
+    endcase
+  endfunction
 
   // ------------------------------------------------------------------ W
   logic                 w_act_q, w_act_d;
   logic [BIdxW-1:0]     w_left_q, w_left_d;    // beats after the current one
-  logic [SpanW-1:0]     span_q, span_d;
-  logic [SpanBytes-1:0] strb_q, strb_d;
-  logic [RowBytes-1:0]  row_mask;
+  logic [SpanW-1:0]     span_q;
+  logic [SpanBytes-1:0] strb_q;
   logic                 w_hs, w_free, load_row, drop_row;
 
   assign w_valid_o = w_act_q;
@@ -378,28 +375,37 @@ module npu_dma_store #(
   assign drop_row  = (row_cnt_q != '0) && abort_q && (aw_cnt_q == '0) && (ahead_q == '0);
   assign row_pop   = load_row || drop_row;
 
-  always_comb begin
+  // strobes of a row of rw words at word offset woff in its span
+  function automatic logic [SpanBytes-1:0] row_strb(input logic [7:0]       rw,
+                                                    input logic [WOffW-1:0] woff);
+    logic [RowBytes-1:0] mask;
     for (int unsigned k = 0; k < RowBytes; k++) begin
-      row_mask[k] = ((k / 4) < 32'(meta_head.rw));
+      mask[k] = ((k / 4) < 32'(rw));
     end
-  end
+    row_strb = SpanBytes'(mask) << {woff, 2'b00};
+  endfunction
 
   always_comb begin
     w_act_d  = w_act_q;
     w_left_d = w_left_q;
-    span_d   = span_q;
-    strb_d   = strb_q;
     if (w_hs) begin
       w_act_d  = !w_last_o;
       w_left_d = w_left_q - BIdxW'(1);
-      span_d   = span_q >> BeatW;
-      strb_d   = strb_q >> B;
     end
     if (load_row) begin
       w_act_d  = 1'b1;
       w_left_d = meta_head.nb1;
-      span_d   = SpanW'(row_mem_q[row_rp_q]) << {meta_head.woff, 5'b00000};
-      strb_d   = SpanBytes'(row_mask) << {meta_head.woff, 2'b00};
+    end
+  end
+
+  // W data and strobes: the head row at its offset, shifted out beat by beat
+  always_ff @(posedge clk_i) begin
+    if (load_row) begin
+      span_q <= SpanW'(row_mem_q[row_rp_q]) << {meta_head.woff, 5'b00000};
+      strb_q <= row_strb(meta_head.rw, meta_head.woff);
+    end else if (w_hs) begin
+      span_q <= span_q >> BeatW;
+      strb_q <= strb_q >> B;
     end
   end
 
@@ -436,7 +442,7 @@ module npu_dma_store #(
 
   always_ff @(posedge clk_i) begin
     if (row_push) begin
-      row_mem_q[row_wp_q] <= row_new;
+      row_mem_q[row_wp_q] <= row_data(src_q, sp_rdata_i, acc_rdata_i, rq_q, rec_q);
     end
     if (fire) begin
       meta_mem_q[meta_wp_q] <= meta_new;
@@ -467,16 +473,12 @@ module npu_dma_store #(
   always_comb begin
     fstate_d = fstate_q;
     fslot_d  = fslot_q;
-    st_d     = st_q;
     src_d    = src_q;
     rw_d     = rw_q;
     n1_d     = n1_q;
     n2_d     = n2_q;
     n3_d     = n3_q;
-    rec_d    = rec_q;
     recb_d   = recb_q;
-    pinsn_d  = pinsn_q;
-    pmark_d  = pmark_q;
     fdone_d  = fdone_q;
     bcnt_d   = bcnt_n;
     done_d   = done_evt && !abort_i;
@@ -490,20 +492,14 @@ module npu_dma_store #(
     if (row_push && (src_q == SrcMark)) begin
       recb_d = 1'b0;                            // the MARK record is read
     end
-    if (accept) begin
-      pinsn_d = insn_i;
-      pmark_d = is_mark;
-      if (is_mark) begin
-        rec_d  = RowW'({ctr_snapshot_i, mi.mark_id});
-        recb_d = 1'b1;
-      end
+    if (accept && is_mark) begin
+      recb_d = 1'b1;                            // rec_q is sampled (below)
     end
 
     // front end
     unique case (fstate_q)
       FsIdle: begin
-        if (fstart) begin
-          st_d = fi;
+        if (fstart) begin                       // st_q <= fi (below)
           if (fi_mark) begin
             fstate_d = FsRun;
             src_d    = SrcMark;
@@ -616,15 +612,11 @@ module npu_dma_store #(
   end
 
   always_ff @(posedge clk_i) begin
-    pinsn_q   <= pinsn_d;
-    pmark_q   <= pmark_d;
-    st_q      <= st_d;
     src_q     <= src_d;
     rw_q      <= rw_d;
     n1_q      <= n1_d;
     n2_q      <= n2_d;
     n3_q      <= n3_d;
-    rec_q     <= rec_d;
     prm_idx_q <= prm_idx_d;
     i1_q      <= i1_d;
     i2_q      <= i2_d;
@@ -634,8 +626,21 @@ module npu_dma_store #(
     a3_q      <= a3_d;
     line_q    <= line_d;
     w_left_q  <= w_left_d;
-    span_q    <= span_d;
-    strb_q    <= strb_d;
+  end
+
+  // the instruction accepted (held until the front end takes it), the MARK
+  // record sampled in a MARK's accept cycle, the front end's instruction
+  always_ff @(posedge clk_i) begin
+    if (accept) begin
+      pinsn_q <= insn_i;
+      pmark_q <= is_mark;
+    end
+    if (accept && is_mark) begin
+      rec_q <= RowW'({ctr_snapshot_i, mi.mark_id});
+    end
+    if (fstart) begin
+      st_q <= fi;
+    end
   end
 
   // ------------------------------------------------------------ checks
@@ -667,8 +672,12 @@ module npu_dma_store #(
 `endif
 
   // the MARK view is read for MARK_ID only (the rest comes from the STORE
-  // view); all lanes' valid bits are equal, lane 0 is used
+  // view); all lanes' valid bits are equal, lane 0 is used; st_q keeps the
+  // fields read after the start (the others are taken from fi at the start)
   logic unused_bits;
-  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq_valid[C-1:1]};
+  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq_valid[C-1:1],
+                         st_q.n3, st_q.n2, st_q.n1, st_q.rsvd_88, st_q.mem_addr, st_q.dram_addr,
+                         st_q.row_words, st_q.rsvd_14, st_q.source, st_q.rsvd_11,
+                         st_q.push_prev, st_q.rsvd_9, st_q.pop_prev, st_q.opcode};
 
 endmodule
