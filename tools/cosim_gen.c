@@ -646,6 +646,23 @@ static pend sync_insn(gen *g)
 	return s;
 }
 
+/* An instruction of queue q that only moves tokens: the sync MATMUL on the
+ * compute queue, an empty LOAD/STORE on the others. */
+static loom_insn token_ls(gen *g, int store);
+
+static pend relay_insn(gen *g, int q)
+{
+	pend p;
+	if (q == QC)
+		return sync_insn(g);
+	memset(&p, 0, sizeof p);
+	p.in = token_ls(g, q == QS);
+	p.q = q;
+	p.role = LOOM_COSIM_TOKEN;
+	p.novol = 1;
+	return p;
+}
+
 /* A LOAD or STORE that moves nothing (N1*N2*N3 = 0) with otherwise random,
  * legal fields: range checks do not apply, alignment and field checks do. */
 static loom_insn token_ls(gen *g, int store)
@@ -699,16 +716,7 @@ static loom_insn token_ls(gen *g, int store)
 
 static void emit_drain(gen *g, int q, int t)
 {
-	pend d;
-	if (q == QC) {
-		d = sync_insn(g);
-	} else {
-		memset(&d, 0, sizeof d);
-		d.in = token_ls(g, q == QS);
-		d.q = q;
-		d.role = LOOM_COSIM_TOKEN;
-		d.novol = 1;
-	}
+	pend d = relay_insn(g, q);
 	d.pop[t] = 1;
 	prepare(g, &d);
 	commit(g, &d, reserve(g));
@@ -1666,16 +1674,7 @@ static void blk_flood(gen *g)
 	int t = (int)rbelow(g, T_N), q = tok_src[t];
 	unsigned n = rrange(g, 256, 300);
 	for (unsigned i = 0; i < n && !g->failed; i++) {
-		pend p;
-		if (q == QC) {
-			p = sync_insn(g);
-		} else {
-			memset(&p, 0, sizeof p);
-			p.in = token_ls(g, q == QS);
-			p.role = LOOM_COSIM_TOKEN;
-			p.q = q;
-			p.novol = 1;
-		}
+		pend p = relay_insn(g, q);
 		p.push[t] = 1;
 		emit(g, &p);
 	}
@@ -1688,16 +1687,8 @@ static void blk_tokens(gen *g)
 	unsigned n = rrange(g, 1, 4);
 	for (unsigned i = 0; i < n && !g->failed; i++) {
 		int q = rbelow(g, 3);
-		pend p;
-		if (q == QC) {
-			p = sync_insn(g);
-			p.novol = 0;
-		} else {
-			memset(&p, 0, sizeof p);
-			p.in = token_ls(g, q == QS);
-			p.role = LOOM_COSIM_TOKEN;
-			p.q = q;
-		}
+		pend p = relay_insn(g, q);
+		p.novol = 0;
 		emit(g, &p);
 	}
 }
