@@ -38,13 +38,6 @@ static double now_s(void)
 
 static uint32_t ctr(loom_hw *hw, unsigned idx) { return loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4 * idx); }
 
-static uint64_t place(uint64_t *at, uint64_t n)
-{
-	uint64_t a = (*at + 63) & ~63ull;
-	*at = a + n;
-	return a;
-}
-
 /* One layer (a GEMM is given as its 1x1 conv). 0 ok, 1 mismatch/failure. */
 static int run_layer(loom_hw *hw, const char *title, const loom_conv_params *cp, const loom_gemm_params *gp,
 		     uint64_t seed)
@@ -80,29 +73,11 @@ static int run_layer(loom_hw *hw, const char *title, const loom_conv_params *cp,
 		mult[i] = (int32_t)(0x40000000u + (demo_rnd(&r) & 0x3fffffffu));
 		shift[i] = sh > 0 ? sh : 0;
 	}
-	uint64_t at = 0x1000;
 	loom_dram_layout lay;
-	lay.mark_addr = (uint32_t)place(&at, 64);
-	lay.mark_id = (uint32_t)seed;
-	lay.in_addr = (uint32_t)place(&at, nin);
-	lay.wgt_addr = (uint32_t)place(&at, pl.wgt_bytes);
-	lay.param_addr = (uint32_t)place(&at, pl.param_bytes);
-	lay.out_addr = (uint32_t)place(&at, pl.out_bytes);
-	uint64_t prog_addr = (at + 31) & ~31ull;
-	int brc = gp ? loom_build_gemm(cfg, gp, &lay, &prog, &pl, err, sizeof err)
-		     : loom_build_conv(cfg, cp, &lay, &prog, &pl, err, sizeof err);
-	if (brc || loom_prog_finish(&prog) || loom_prog_verify(cfg, &prog, err, sizeof err)) {
+	uint64_t prog_addr;
+	if (loom_layer_stage(hw, cp, gp, &pl, in, w, bias, mult, shift, (uint32_t)seed, 0, &lay, &prog, &prog_addr,
+			     err, sizeof err)) {
 		fprintf(stderr, "loom demo: %s: %s\n", title, err);
-		goto out;
-	}
-	if (prog_addr + loom_prog_bytes(&prog) > cfg->dram_bytes) {
-		fprintf(stderr, "loom demo: %s does not fit the %u MiB of DRAM\n", title, cfg->dram_mib);
-		goto out;
-	}
-	int wrc = gp ? loom_gemm_write_consts(hw, gp, &lay, w, bias, mult, shift, err, sizeof err)
-		     : loom_conv_write_consts(hw, cp, &lay, w, bias, mult, shift, err, sizeof err);
-	if (wrc || loom_hw_dram_write(hw, lay.in_addr, in, nin) || loom_prog_write(hw, &prog, prog_addr)) {
-		fprintf(stderr, "loom demo: %s: writing DRAM: %s\n", title, wrc ? err : loom_hw_error(hw));
 		goto out;
 	}
 	printf("%s\n  plan: %u tiles of %ux%u, %u pass(es) of %u output blocks, %u chunk(s) of %u input blocks%s%s, "

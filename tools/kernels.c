@@ -1235,3 +1235,42 @@ int loom_gemm_write_consts(loom_hw *hw, const loom_gemm_params *g, const loom_dr
 	loom_gemm_to_conv(g, &c);
 	return write_consts(hw, &c, lay, b, 1, 0, g->n, bias, mult, shift, err, errlen);
 }
+
+static uint64_t stage_place(uint64_t *at, uint64_t n)
+{
+	uint64_t a = (*at + 63) & ~63ull;
+	*at = a + n;
+	return a;
+}
+
+int loom_layer_stage(loom_hw *hw, const loom_conv_params *cp, const loom_gemm_params *gp,
+		     loom_conv_plan *plan, const int8_t *in, const int8_t *w, const int32_t *bias,
+		     const int32_t *mult, const int32_t *shift, uint32_t mark_id, uint32_t out_guard,
+		     loom_dram_layout *lay, loom_prog *prog, uint64_t *prog_addr, char *e, size_t elen)
+{
+	const loom_hwcfg *cfg = &hw->cfg;
+	char msg[512];
+	uint64_t at = 0x1000;
+	lay->mark_addr = (uint32_t)stage_place(&at, 64);
+	lay->mark_id = mark_id;
+	lay->in_addr = (uint32_t)stage_place(&at, plan->in_bytes);
+	lay->wgt_addr = (uint32_t)stage_place(&at, plan->wgt_bytes);
+	lay->param_addr = (uint32_t)stage_place(&at, plan->param_bytes);
+	lay->out_addr = (uint32_t)(stage_place(&at, plan->out_bytes + 2ull * out_guard) + out_guard);
+	int brc = gp ? loom_build_gemm(cfg, gp, lay, prog, plan, msg, sizeof msg)
+		     : loom_build_conv(cfg, cp, lay, prog, plan, msg, sizeof msg);
+	if (brc || loom_prog_finish(prog))
+		return fail(e, elen, "build: %s", msg);
+	*prog_addr = (at + 31) & ~31ull;
+	if (*prog_addr + loom_prog_bytes(prog) > cfg->dram_bytes)
+		return fail(e, elen, "does not fit DRAM (%u MiB)", cfg->dram_mib);
+	if (loom_prog_verify(cfg, prog, msg, sizeof msg))
+		return fail(e, elen, "verify: %s", msg);
+	int wrc = gp ? loom_gemm_write_consts(hw, gp, lay, w, bias, mult, shift, msg, sizeof msg)
+		     : loom_conv_write_consts(hw, cp, lay, w, bias, mult, shift, msg, sizeof msg);
+	if (wrc)
+		return fail(e, elen, "consts: %s", msg);
+	if (loom_hw_dram_write(hw, lay->in_addr, in, plan->in_bytes) || loom_prog_write(hw, prog, *prog_addr))
+		return fail(e, elen, "dram write: %s", loom_hw_error(hw));
+	return 0;
+}

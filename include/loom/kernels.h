@@ -164,6 +164,19 @@ int loom_gemm_write_consts(loom_hw *hw, const loom_gemm_params *g, const loom_dr
 			   const int8_t *b, const int32_t *bias, const int32_t *mult, const int32_t *shift,
 			   char *err, size_t errlen);
 
+/* Stage one layer on hw (gp non-NULL: the GEMM, cp its 1x1-conv form):
+ * lay DRAM out from 0x1000 in 64-byte steps (MARK record, input, weights,
+ * params, out_guard spare bytes, output, out_guard spare bytes, then the
+ * program, 32-byte aligned), build, finish and verify the program, and
+ * write the constants, the input and the program. *prog_addr is set once
+ * the program is built (so a caller can dump it even when verify fails).
+ * 0, or -1 with a message starting "build:", "verify:", "consts:", "dram
+ * write:" or "does not fit DRAM" in err. */
+int loom_layer_stage(loom_hw *hw, const loom_conv_params *cp, const loom_gemm_params *gp,
+		     loom_conv_plan *plan, const int8_t *in, const int8_t *w, const int32_t *bias,
+		     const int32_t *mult, const int32_t *shift, uint32_t mark_id, uint32_t out_guard,
+		     loom_dram_layout *lay, loom_prog *prog, uint64_t *prog_addr, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,13 +48,6 @@ typedef struct tcase {
 #define GUARD 256
 #define CANARY 0xa5
 
-static uint64_t place(uint64_t *at, uint64_t n)
-{
-	uint64_t a = (*at + 63) & ~63ull;
-	*at = a + n;
-	return a;
-}
-
 /* 0 pass, 1 fail (message in why) */
 static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, char *why, size_t wlen,
 		    char *info, size_t ilen)
@@ -104,43 +97,19 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 		mult[i] = (int32_t)(0x40000000u + (rnd(&r) & 0x3fffffffu));
 		shift[i] = sh + (int32_t)(rnd(&r) % 2);
 	}
-	/* DRAM: MARK record, input, weights, params, output + guard, program */
-	uint64_t at = 0x1000;
+	/* DRAM: MARK record, input, weights, params, output + guards, program */
 	loom_dram_layout lay;
-	lay.mark_addr = (uint32_t)place(&at, 64);
-	lay.mark_id = 0x1000 + (uint32_t)seed;
-	lay.in_addr = (uint32_t)place(&at, nin);
-	lay.wgt_addr = (uint32_t)place(&at, pl.wgt_bytes);
-	lay.param_addr = (uint32_t)place(&at, pl.param_bytes);
-	uint64_t out_base = place(&at, pl.out_bytes + 2 * GUARD);
-	lay.out_addr = (uint32_t)(out_base + GUARD);
-	int brc = tc->gemm ? loom_build_gemm(cfg, &gp, &lay, &prog, &pl, err, sizeof err)
-			   : loom_build_conv(cfg, &cp, &lay, &prog, &pl, err, sizeof err);
-	if (brc || loom_prog_finish(&prog)) {
-		snprintf(why, wlen, "build: %s", err);
-		goto out;
-	}
-	uint64_t prog_addr = (at + 31) & ~31ull;
-	if (prog_addr + loom_prog_bytes(&prog) > cfg->dram_bytes) {
-		snprintf(why, wlen, "does not fit DRAM");
-		goto out;
-	}
-	if (verbose)
+	uint64_t prog_addr = 0;
+	int src = loom_layer_stage(hw, &cp, tc->gemm ? &gp : NULL, &pl, in, w, bias, mult, shift,
+				   0x1000 + (uint32_t)seed, GUARD, &lay, &prog, &prog_addr, why, wlen);
+	if (verbose && prog_addr)
 		loom_prog_dump(&prog, prog_addr, stderr);
-	if (loom_prog_verify(cfg, &prog, err, sizeof err)) {
-		snprintf(why, wlen, "verify: %s", err);
+	if (src)
 		goto out;
-	}
-	int wrc = tc->gemm ? loom_gemm_write_consts(hw, &gp, &lay, w, bias, mult, shift, err, sizeof err)
-			   : loom_conv_write_consts(hw, &cp, &lay, w, bias, mult, shift, err, sizeof err);
-	if (wrc) {
-		snprintf(why, wlen, "consts: %s", err);
-		goto out;
-	}
+	uint64_t out_base = lay.out_addr - GUARD;
 	memset(got, CANARY, pl.out_bytes + GUARD);
-	if (loom_hw_dram_write(hw, lay.in_addr, in, nin) || loom_hw_dram_write(hw, out_base, got, GUARD) ||
-	    loom_hw_dram_write(hw, lay.out_addr, got, pl.out_bytes + GUARD) ||
-	    loom_prog_write(hw, &prog, prog_addr)) {
+	if (loom_hw_dram_write(hw, out_base, got, GUARD) ||
+	    loom_hw_dram_write(hw, lay.out_addr, got, pl.out_bytes + GUARD)) {
 		snprintf(why, wlen, "dram write: %s", loom_hw_error(hw));
 		goto out;
 	}
