@@ -48,7 +48,7 @@ module npu_ctrl (
   input  logic         st_busy_i
 );
   localparam int unsigned B      = npu_pkg::DramBeatBytes;
-  localparam int unsigned NBeats = (B >= 32) ? 1 : 32 / B;
+  localparam int unsigned NBeats = (B >= npu_pkg::InsnBytes) ? 1 : npu_pkg::InsnBytes / B;
   localparam int unsigned TokW   = 17;
   localparam logic [TokW-1:0] TokMax = TokW'(npu_pkg::TokenMax);
   localparam int unsigned QW     = 256 + 32;  // instruction + its address
@@ -85,7 +85,7 @@ module npu_ctrl (
   logic          clear;
   assign clear = start_i && !abort_i && !busy_o;
   for (genvar q = 0; q < 3; q++) begin : g_q
-    npu_fifo #(.Width(QW), .Depth(8)) u_fifo (
+    npu_fifo #(.Width(QW), .Depth(npu_pkg::QueueDepth)) u_fifo (
       .clk_i   (clk_i),
       .rst_ni  (rst_ni),
       .clear_i (clear || state_q == FsDrain),
@@ -210,7 +210,7 @@ module npu_ctrl (
   assign all_idle = q_empty == 3'b111 && pend_q == '0 && !ld_busy_i && !cp_busy_i && !st_busy_i;
   // a fetch past the end of DRAM is refused before it reaches the bus
   logic fetch_in_range;
-  assign fetch_in_range = 64'(pc_q) + 64'd32 <= 64'(npu_pkg::DramBytes);
+  assign fetch_in_range = 64'(pc_q) + 64'(npu_pkg::InsnBytes) <= 64'(npu_pkg::DramBytes);
   assign ar_valid_o = (state_q == FsAddr) && fetch_in_range;
   assign ar_addr_o  = pc_q & ~32'(B - 1);
   assign ar_len_o   = 8'(NBeats - 1);
@@ -232,7 +232,7 @@ module npu_ctrl (
           cause_d = npu_pkg::ErrNone;
           epc_d   = '0;
           info_d  = npu_pkg::FNone;
-          if (64'(insn_base_i) + 64'd32 > 64'(npu_pkg::DramBytes)) begin
+          if (64'(insn_base_i) + 64'(npu_pkg::InsnBytes) > 64'(npu_pkg::DramBytes)) begin
             cause_d = npu_pkg::ErrFetchRange; epc_d = insn_base_i; end_kind_d = 2'd1;
             state_d = FsDrain;
           end else if (insn_base_i[4:0] != '0) begin
@@ -262,7 +262,7 @@ module npu_ctrl (
           state_d = FsBarrier;
         end else if (!dec_full) begin
           q_push[dec_queue] = 1'b1;
-          pc_d    = pc_q + 32'd32;
+          pc_d    = pc_q + 32'(npu_pkg::InsnBytes);
           state_d = FsAddr;
         end
       end
@@ -279,7 +279,7 @@ module npu_ctrl (
       end
       FsMark: begin
         if (st_done_i) begin
-          pc_d    = pc_q + 32'd32;
+          pc_d    = pc_q + 32'(npu_pkg::InsnBytes);
           state_d = FsAddr;
         end
       end

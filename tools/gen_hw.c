@@ -127,7 +127,9 @@ int main(int argc, char **argv)
 	fprintf(f, "  localparam logic [31:0] IsaVersion = 32'h%04x%04x;\n", (unsigned)LOOM_ISA_MAJOR, (unsigned)LOOM_ISA_MINOR);
 	fprintf(f, "  localparam logic [31:0] IdValue = 32'h%08x;\n", LOOM_ID_VALUE);
 	fprintf(f, "  localparam int unsigned TokenMax = %u;\n", LOOM_TOKEN_MAX);
-	fprintf(f, "  localparam int unsigned MarkBytes = %u;\n\n", LOOM_MARK_BYTES);
+	fprintf(f, "  localparam int unsigned MarkBytes = %u;\n", LOOM_MARK_BYTES);
+	fprintf(f, "  localparam int unsigned InsnBytes = %u;\n", (unsigned)LOOM_INSN_BYTES);
+	fprintf(f, "  localparam int unsigned QueueDepth = %u; // instructions waiting per queue\n\n", (unsigned)LOOM_QUEUE_DEPTH);
 
 	fprintf(f, "  // ---- opcodes (isa.def)\n  typedef enum logic [7:0] {\n");
 	size_t nops = sizeof ops / sizeof ops[0];
