@@ -129,7 +129,10 @@ int main(int argc, char **argv)
 	fprintf(f, "  localparam int unsigned TokenMax = %u;\n", LOOM_TOKEN_MAX);
 	fprintf(f, "  localparam int unsigned MarkBytes = %u;\n", LOOM_MARK_BYTES);
 	fprintf(f, "  localparam int unsigned InsnBytes = %u;\n", (unsigned)LOOM_INSN_BYTES);
-	fprintf(f, "  localparam int unsigned QueueDepth = %u; // instructions waiting per queue\n\n", (unsigned)LOOM_QUEUE_DEPTH);
+	fprintf(f, "  localparam int unsigned QueueDepth = %u; // instructions waiting per queue\n", (unsigned)LOOM_QUEUE_DEPTH);
+	fprintf(f, "  localparam int unsigned VecGroup = %u; // vector unit: output lines per group\n", (unsigned)LOOM_VEC_GROUP);
+	fprintf(f, "  localparam int unsigned DwParamLines = %u;\n", (unsigned)LOOM_DW_PARAM_LINES);
+	fprintf(f, "  localparam int unsigned LutEntries = %u;\n\n", (unsigned)LOOM_LUT_ENTRIES);
 
 	fprintf(f, "  // ---- opcodes (isa.def)\n  typedef enum logic [7:0] {\n");
 	size_t nops = sizeof ops / sizeof ops[0];

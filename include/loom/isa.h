@@ -19,6 +19,12 @@
 /* Instructions a queue holds besides the one its engine executes; the
  * fetcher waits while the target queue is full (this matters for DEADLOCK). */
 #define LOOM_QUEUE_DEPTH 8
+/* Vector unit (docs/ISA.md "Vector unit"): output lines it works on at once
+ * (timing only, not results), SP lines of a DWCONV parameter block, LUT
+ * entries. */
+#define LOOM_VEC_GROUP 16
+#define LOOM_DW_PARAM_LINES 9
+#define LOOM_LUT_ENTRIES 256
 
 typedef struct loom_insn {
 	uint32_t w[LOOM_INSN_WORDS];
@@ -61,6 +67,10 @@ enum loom_ctr {
 
 /* LOAD targets, STORE sources */
 enum { LOOM_MEM_SP = 0, LOOM_MEM_ACC = 1, LOOM_MEM_ACC_REQUANT = 2 };
+/* ELTWISE.FUNC, ELTWISE.B_MODE, POOL.FUNC */
+enum { LOOM_ELT_ADD = 0, LOOM_ELT_MUL = 1 };
+enum { LOOM_BMODE_LINE = 0, LOOM_BMODE_PLANE = 1, LOOM_BMODE_ONE = 2 };
+enum { LOOM_POOL_MAX = 0, LOOM_POOL_AVG = 1 };
 
 /* CTRL / STATUS / IRQ bits */
 #define LOOM_CTRL_START 0x1u
