@@ -15,6 +15,17 @@
  *   STORE                      lat + xfer(beats * B)
  *   LOAD/STORE with N1*N2*N3=0 1 (only moves tokens)
  *   MATMUL                     folds * max(P, R + C + 1) + R + C, P = OUT_H*OUT_W
+ *   vector unit (ELTWISE, POOL, DWCONV, LUT): per plane (channel block), the
+ *   P output positions go in groups of up to T = LOOM_VEC_GROUP consecutive
+ *   ones (raster order, a group never spans planes); a group of g costs
+ *                              taps*(g + w) + g + 4
+ *     ELTWISE                  planes PLANES, P = PLANE_LINES, taps 2, w 0
+ *     POOL                     planes NCB, P = OUT_H*OUT_W, taps KH*KW, w 0
+ *     DWCONV                   planes NCB, P = OUT_H*OUT_W, taps KH*KW, w 1,
+ *                              + 9 per plane (parameter lines)
+ *     LUT                      one plane, P = LINES, taps 1, w 0,
+ *                              + ceil(256/R) (table lines)
+ *     + 2 per instruction; ELTWISE or LUT of 0 lines: 1 (only moves tokens)
  *   MARK record write          lat + xfer(beats of the 64-byte row * B)
  * beats = sum over transferred rows of (a+n-1)/B - a/B + 1.
  *
@@ -302,6 +313,163 @@ static uint64_t do_matmul(struct cmodel *m, const loom_insn *in)
 	return f * (P > fill ? P : fill) + R + C;
 }
 
+/* ---- vector unit (docs/ISA.md "Vector unit"); no MACS ---- */
+
+/* Cycles of the vector engine over planes of P output positions each, worked
+ * on in groups of up to LOOM_VEC_GROUP positions that never span a plane: a
+ * group of g costs taps*(g + w) + g + 4 (w = weight lines read per tap). */
+static uint64_t vec_cycles(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w)
+{
+	uint64_t groups = (P + LOOM_VEC_GROUP - 1) / LOOM_VEC_GROUP;
+	return planes * (taps * (P + w * groups) + P + 4 * groups);
+}
+
+static inline int8_t clamp8(int32_t v, int8_t lo, int8_t hi)
+{
+	return (int8_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+static uint64_t do_eltwise(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R;
+	const uint64_t planes = F(ELTWISE, PLANES), pl = F(ELTWISE, PLANE_LINES);
+	if (!planes || !pl)
+		return 1;
+	const uint64_t sa = F(ELTWISE, SRC_A), sb = F(ELTWISE, SRC_B), dst = F(ELTWISE, DST);
+	const unsigned fn = F(ELTWISE, FUNC), bm = F(ELTWISE, B_MODE);
+	const int32_t zpa = (int8_t)F(ELTWISE, ZP_A), zpb = (int8_t)F(ELTWISE, ZP_B);
+	const int32_t ma = (int16_t)F(ELTWISE, MULT_A), mb = (int16_t)F(ELTWISE, MULT_B);
+	const int32_t mult = (int32_t)F(ELTWISE, MULT), shift = (int32_t)F(ELTWISE, SHIFT);
+	const int8_t zp = (int8_t)F(ELTWISE, ZP_OUT), lo = (int8_t)F(ELTWISE, CLIP_LO),
+		     hi = (int8_t)F(ELTWISE, CLIP_HI);
+	int8_t a[64], b[64];
+
+	for (uint64_t cb = 0; cb < planes; cb++) {
+		for (uint64_t i = 0; i < pl; i++) {
+			uint64_t lb = bm == LOOM_BMODE_LINE ? cb * pl + i : bm == LOOM_BMODE_PLANE ? cb : 0;
+			/* both inputs of a line are read before it is written (in place) */
+			memcpy(a, m->sp + (sa + cb * pl + i) * R, R);
+			memcpy(b, m->sp + (sb + lb) * R, R);
+			int8_t *o = m->sp + (dst + cb * pl + i) * R;
+			for (uint32_t r = 0; r < R; r++) {
+				int32_t da = a[r] - zpa, db = b[r] - zpb;
+				int32_t x = fn == LOOM_ELT_ADD ? ma * da + mb * db : da * db;
+				o[r] = loom_requant(x, 0, mult, shift, zp, lo, hi);
+			}
+		}
+	}
+	return vec_cycles(planes, pl, 2, 0) + 2;
+}
+
+static uint64_t do_pool(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R;
+	const uint64_t src = F(POOL, SRC), dst = F(POOL, DST);
+	const uint64_t inw = F(POOL, IN_W), inh = F(POOL, IN_H), ow = F(POOL, OUT_W), oh = F(POOL, OUT_H),
+		       ncb = F(POOL, NCB), kw = F(POOL, KW), kh = F(POOL, KH), sw = F(POOL, SW),
+		       sh = F(POOL, SH), dw = F(POOL, DW), dh = F(POOL, DH);
+	const int avg = F(POOL, FUNC) == LOOM_POOL_AVG;
+	const int32_t zpi = (int8_t)F(POOL, ZP_IN), mult = (int32_t)F(POOL, MULT), shift = (int32_t)F(POOL, SHIFT);
+	const int8_t zp = (int8_t)F(POOL, ZP_OUT), lo = (int8_t)F(POOL, CLIP_LO), hi = (int8_t)F(POOL, CLIP_HI);
+	int32_t s[64];
+
+	for (uint64_t cb = 0; cb < ncb; cb++) {
+		const int8_t *plane = m->sp + (src + cb * inh * inw) * R;
+		int8_t *out = m->sp + (dst + cb * oh * ow) * R;
+		for (uint64_t oy = 0; oy < oh; oy++) {
+			for (uint64_t ox = 0; ox < ow; ox++, out += R) {
+				for (uint32_t r = 0; r < R; r++)
+					s[r] = avg ? 0 : INT8_MIN;
+				for (uint64_t ky = 0; ky < kh; ky++) {
+					for (uint64_t kx = 0; kx < kw; kx++) {
+						const int8_t *l = plane + ((oy * sh + ky * dh) * inw + ox * sw + kx * dw) * R;
+						for (uint32_t r = 0; r < R; r++) {
+							if (avg)
+								s[r] += l[r] - zpi;
+							else if (l[r] > s[r])
+								s[r] = l[r];
+						}
+					}
+				}
+				for (uint32_t r = 0; r < R; r++)
+					out[r] = avg ? loom_requant(s[r], 0, mult, shift, zp, lo, hi) : clamp8(s[r], lo, hi);
+			}
+		}
+	}
+	return vec_cycles(ncb, oh * ow, kh * kw, 0) + 2;
+}
+
+static uint64_t do_dwconv(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R, q = R / 4;
+	const uint64_t src = F(DWCONV, SRC), wgt = F(DWCONV, WGT), par = F(DWCONV, PARAM), dst = F(DWCONV, DST);
+	const uint64_t inw = F(DWCONV, IN_W), inh = F(DWCONV, IN_H), ow = F(DWCONV, OUT_W),
+		       oh = F(DWCONV, OUT_H), ncb = F(DWCONV, NCB), kw = F(DWCONV, KW), kh = F(DWCONV, KH),
+		       sw = F(DWCONV, SW), sh = F(DWCONV, SH), dw = F(DWCONV, DW), dh = F(DWCONV, DH);
+	const int32_t zpi = (int8_t)F(DWCONV, ZP_IN);
+	const int8_t zp = (int8_t)F(DWCONV, ZP_OUT), lo = (int8_t)F(DWCONV, CLIP_LO),
+		     hi = (int8_t)F(DWCONV, CLIP_HI);
+	int32_t bias[64], mult[64], shift[64], s[64];
+
+	for (uint64_t cb = 0; cb < ncb; cb++) {
+		/* parameter block: bias lines p..p+3, mult p+4..p+7, shift p+8 */
+		const uint8_t *p = (const uint8_t *)m->sp + (par + cb * LOOM_DW_PARAM_LINES) * R;
+		for (uint32_t r = 0; r < R; r++) {
+			bias[r] = (int32_t)get_le32(p + (r / q) * R + 4 * (r % q));
+			mult[r] = (int32_t)get_le32(p + (4 + r / q) * R + 4 * (r % q));
+			shift[r] = p[8 * R + r] & 31;
+		}
+		const int8_t *plane = m->sp + (src + cb * inh * inw) * R;
+		const int8_t *wl = m->sp + (wgt + cb * kh * kw) * R;
+		int8_t *out = m->sp + (dst + cb * oh * ow) * R;
+		for (uint64_t oy = 0; oy < oh; oy++) {
+			for (uint64_t ox = 0; ox < ow; ox++, out += R) {
+				memset(s, 0, sizeof s);
+				for (uint64_t ky = 0; ky < kh; ky++) {
+					for (uint64_t kx = 0; kx < kw; kx++) {
+						const int8_t *l = plane + ((oy * sh + ky * dh) * inw + ox * sw + kx * dw) * R;
+						const int8_t *w = wl + (ky * kw + kx) * R;
+						for (uint32_t r = 0; r < R; r++)
+							s[r] += (l[r] - zpi) * w[r];
+					}
+				}
+				for (uint32_t r = 0; r < R; r++)
+					out[r] = loom_requant(s[r], bias[r], mult[r], shift[r], zp, lo, hi);
+			}
+		}
+	}
+	return vec_cycles(ncb, oh * ow, kh * kw, 1) + ncb * LOOM_DW_PARAM_LINES + 2;
+}
+
+static uint64_t do_lut(struct cmodel *m, const loom_insn *in)
+{
+	const uint32_t R = m->R;
+	const uint64_t n = F(LUT, LINES), src = F(LUT, SRC), dst = F(LUT, DST), tab = F(LUT, TABLE);
+	if (!n)
+		return 1;
+	const uint64_t tl = (LOOM_LUT_ENTRIES + R - 1) / R;
+	int8_t table[LOOM_LUT_ENTRIES];
+	memcpy(table, m->sp + tab * R, LOOM_LUT_ENTRIES);
+	for (uint64_t i = 0; i < n; i++) {
+		const int8_t *a = m->sp + (src + i) * R;
+		int8_t *o = m->sp + (dst + i) * R;
+		for (uint32_t r = 0; r < R; r++) /* in place: each byte read before it is written */
+			o[r] = table[a[r] + 128];
+	}
+	return vec_cycles(1, n, 1, 0) + tl + 2;
+}
+
+static uint64_t do_compute(struct cmodel *m, const loom_insn *in)
+{
+	switch (loom_insn_opcode(in)) {
+	case LOOM_OP_ELTWISE: return do_eltwise(m, in);
+	case LOOM_OP_POOL: return do_pool(m, in);
+	case LOOM_OP_DWCONV: return do_dwconv(m, in);
+	case LOOM_OP_LUT: return do_lut(m, in);
+	default: return do_matmul(m, in);
+	}
+}
+
 /* ---- event model ---- */
 
 static void fail(struct cmodel *m, uint32_t cause, uint32_t pc, uint32_t info)
@@ -371,7 +539,7 @@ static int try_start(struct cmodel *m, int i)
 	uint64_t dur;
 	switch (i) {
 	case E_LOAD: dur = do_load(m, &e->cur.in); break;
-	case E_COMPUTE: dur = do_matmul(m, &e->cur.in); break;
+	case E_COMPUTE: dur = do_compute(m, &e->cur.in); break;
 	default: dur = do_store(m, &e->cur.in); break;
 	}
 	e->end = m->now + (dur ? dur : 1);

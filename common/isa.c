@@ -222,6 +222,119 @@ static unsigned check_matmul(const loom_hwcfg *cfg, const loom_insn *in, uint32_
 	return LOOM_ERR_NONE;
 }
 
+static unsigned check_clip(const loom_insn *in, enum loom_field lo, enum loom_field hi, uint32_t *field)
+{
+	if ((int8_t)loom_insn_get(in, lo) > (int8_t)loom_insn_get(in, hi))
+		FAIL(LOOM_ERR_BAD_FIELD, lo);
+	return LOOM_ERR_NONE;
+}
+
+/* SP range of a run of lines: base + n > SP lines -> SP_RANGE(base) */
+static unsigned check_sp(const loom_hwcfg *cfg, const loom_insn *in, enum loom_field base, uint64_t n,
+			 uint32_t *field)
+{
+	if ((uint64_t)loom_insn_get(in, base) + n > cfg->sp_lines)
+		FAIL(LOOM_ERR_SP_RANGE, base);
+	return LOOM_ERR_NONE;
+}
+
+/* The fields of a POOL / DWCONV window, in the order of their zero check:
+ * IN_W, IN_H, OUT_W, OUT_H, NCB, KW, KH, SW, SH, DW, DH. */
+enum { WIN_IN_W, WIN_IN_H, WIN_OUT_W, WIN_OUT_H, WIN_NCB, WIN_KW, WIN_KH, WIN_SW, WIN_SH, WIN_DW, WIN_DH, WIN_N };
+
+/* zero fields, window (as MATMUL), then SRC + NCB*IN_H*IN_W -> SP_RANGE(SRC) */
+static unsigned check_window(const loom_hwcfg *cfg, const loom_insn *in, const enum loom_field *f,
+			     enum loom_field src, uint32_t *field)
+{
+	uint64_t v[WIN_N];
+	for (int i = 0; i < WIN_N; i++)
+		if (!(v[i] = loom_insn_get(in, f[i])))
+			FAIL(LOOM_ERR_BAD_FIELD, f[i]);
+	if ((v[WIN_OUT_W] - 1) * v[WIN_SW] + (v[WIN_KW] - 1) * v[WIN_DW] >= v[WIN_IN_W])
+		FAIL(LOOM_ERR_BAD_FIELD, f[WIN_IN_W]);
+	if ((v[WIN_OUT_H] - 1) * v[WIN_SH] + (v[WIN_KH] - 1) * v[WIN_DH] >= v[WIN_IN_H])
+		FAIL(LOOM_ERR_BAD_FIELD, f[WIN_IN_H]);
+	return check_sp(cfg, in, src, v[WIN_NCB] * v[WIN_IN_H] * v[WIN_IN_W], field);
+}
+
+static unsigned check_eltwise(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	unsigned fn = G(ELTWISE, FUNC), bm = G(ELTWISE, B_MODE), e;
+	if (fn > LOOM_ELT_MUL)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_ELTWISE_FUNC);
+	if (bm > LOOM_BMODE_ONE)
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_ELTWISE_B_MODE);
+	if (fn == LOOM_ELT_MUL && G(ELTWISE, MULT_A))
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_ELTWISE_MULT_A);
+	if (fn == LOOM_ELT_MUL && G(ELTWISE, MULT_B))
+		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_ELTWISE_MULT_B);
+	if ((e = check_clip(in, LOOM_F_ELTWISE_CLIP_LO, LOOM_F_ELTWISE_CLIP_HI, field)))
+		return e;
+	uint64_t planes = G(ELTWISE, PLANES), n = planes * G(ELTWISE, PLANE_LINES);
+	if (n == 0)
+		return LOOM_ERR_NONE;
+	uint64_t nb = bm == LOOM_BMODE_LINE ? n : bm == LOOM_BMODE_PLANE ? planes : 1;
+	if ((e = check_sp(cfg, in, LOOM_F_ELTWISE_SRC_A, n, field)) ||
+	    (e = check_sp(cfg, in, LOOM_F_ELTWISE_SRC_B, nb, field)) ||
+	    (e = check_sp(cfg, in, LOOM_F_ELTWISE_DST, n, field)))
+		return e;
+	return LOOM_ERR_NONE;
+}
+
+static unsigned check_pool(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	static const enum loom_field win[WIN_N] = {
+		LOOM_F_POOL_IN_W, LOOM_F_POOL_IN_H, LOOM_F_POOL_OUT_W, LOOM_F_POOL_OUT_H,
+		LOOM_F_POOL_NCB, LOOM_F_POOL_KW, LOOM_F_POOL_KH, LOOM_F_POOL_SW,
+		LOOM_F_POOL_SH, LOOM_F_POOL_DW, LOOM_F_POOL_DH,
+	};
+	unsigned e;
+	if (G(POOL, FUNC) == LOOM_POOL_MAX) {
+		static const enum loom_field avg[4] = {LOOM_F_POOL_ZP_IN, LOOM_F_POOL_ZP_OUT, LOOM_F_POOL_SHIFT,
+						       LOOM_F_POOL_MULT};
+		for (int i = 0; i < 4; i++)
+			if (loom_insn_get(in, avg[i]))
+				FAIL(LOOM_ERR_BAD_FIELD, avg[i]);
+	}
+	if ((e = check_clip(in, LOOM_F_POOL_CLIP_LO, LOOM_F_POOL_CLIP_HI, field)) ||
+	    (e = check_window(cfg, in, win, LOOM_F_POOL_SRC, field)))
+		return e;
+	uint64_t out = (uint64_t)G(POOL, NCB) * G(POOL, OUT_H) * G(POOL, OUT_W);
+	return check_sp(cfg, in, LOOM_F_POOL_DST, out, field);
+}
+
+static unsigned check_dwconv(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	static const enum loom_field win[WIN_N] = {
+		LOOM_F_DWCONV_IN_W, LOOM_F_DWCONV_IN_H, LOOM_F_DWCONV_OUT_W, LOOM_F_DWCONV_OUT_H,
+		LOOM_F_DWCONV_NCB, LOOM_F_DWCONV_KW, LOOM_F_DWCONV_KH, LOOM_F_DWCONV_SW,
+		LOOM_F_DWCONV_SH, LOOM_F_DWCONV_DW, LOOM_F_DWCONV_DH,
+	};
+	unsigned e;
+	if ((e = check_clip(in, LOOM_F_DWCONV_CLIP_LO, LOOM_F_DWCONV_CLIP_HI, field)) ||
+	    (e = check_window(cfg, in, win, LOOM_F_DWCONV_SRC, field)))
+		return e;
+	uint64_t ncb = G(DWCONV, NCB);
+	if ((e = check_sp(cfg, in, LOOM_F_DWCONV_WGT, ncb * G(DWCONV, KH) * G(DWCONV, KW), field)) ||
+	    (e = check_sp(cfg, in, LOOM_F_DWCONV_PARAM, ncb * LOOM_DW_PARAM_LINES, field)) ||
+	    (e = check_sp(cfg, in, LOOM_F_DWCONV_DST, ncb * G(DWCONV, OUT_H) * G(DWCONV, OUT_W), field)))
+		return e;
+	return LOOM_ERR_NONE;
+}
+
+static unsigned check_lut(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
+{
+	uint64_t n = G(LUT, LINES), tl = (LOOM_LUT_ENTRIES + cfg->sp_line_bytes - 1) / cfg->sp_line_bytes;
+	unsigned e;
+	if (n == 0)
+		return LOOM_ERR_NONE;
+	if ((e = check_sp(cfg, in, LOOM_F_LUT_SRC, n, field)) ||
+	    (e = check_sp(cfg, in, LOOM_F_LUT_DST, n, field)) ||
+	    (e = check_sp(cfg, in, LOOM_F_LUT_TABLE, tl, field)))
+		return e;
+	return LOOM_ERR_NONE;
+}
+
 unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
 {
 	unsigned op = loom_insn_opcode(in);
@@ -235,6 +348,10 @@ unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *f
 	case LOOM_OP_LOAD: return check_load(cfg, in, field);
 	case LOOM_OP_STORE: return check_store(cfg, in, field);
 	case LOOM_OP_MATMUL: return check_matmul(cfg, in, field);
+	case LOOM_OP_ELTWISE: return check_eltwise(cfg, in, field);
+	case LOOM_OP_POOL: return check_pool(cfg, in, field);
+	case LOOM_OP_DWCONV: return check_dwconv(cfg, in, field);
+	case LOOM_OP_LUT: return check_lut(cfg, in, field);
 	case LOOM_OP_MARK:
 		if (G(MARK, DRAM_ADDR) & 3u)
 			FAIL(LOOM_ERR_MISALIGNED, LOOM_F_MARK_DRAM_ADDR);
@@ -257,6 +374,8 @@ void loom_insn_disasm(const loom_insn *in, char *buf, size_t len)
 {
 	char d[64];
 	static const char *mem[] = {"sp", "acc", "acc.q", "?"};
+	static const char *elt_fn[] = {"add", "mul", "?2", "?3"};
+	static const char *bmode[] = {"line", "plane", "one", "?3"};
 	deps(in, d, sizeof d);
 	switch (loom_insn_opcode(in)) {
 	case LOOM_OP_LOAD:
@@ -282,6 +401,36 @@ void loom_insn_disasm(const loom_insn *in, char *buf, size_t len)
 			 G(MATMUL, WGT_ADDR), G(MATMUL, IN_W), G(MATMUL, IN_H), G(MATMUL, OUT_W), G(MATMUL, OUT_H),
 			 G(MATMUL, NCB), G(MATMUL, KW), G(MATMUL, KH), G(MATMUL, SW), G(MATMUL, SH),
 			 G(MATMUL, DW), G(MATMUL, DH), d);
+		break;
+	case LOOM_OP_ELTWISE:
+		snprintf(buf, len,
+			 "ELTWISE sp[%u] = %s(sp[%u]-(%d), sp[%u]-(%d)) b=%s n=%ux%u ma=%d mb=%d mult=%d shift=%u zp=%d clip=[%d,%d]%s",
+			 G(ELTWISE, DST), elt_fn[G(ELTWISE, FUNC)], G(ELTWISE, SRC_A), (int8_t)G(ELTWISE, ZP_A),
+			 G(ELTWISE, SRC_B), (int8_t)G(ELTWISE, ZP_B), bmode[G(ELTWISE, B_MODE)],
+			 G(ELTWISE, PLANES), G(ELTWISE, PLANE_LINES), (int16_t)G(ELTWISE, MULT_A),
+			 (int16_t)G(ELTWISE, MULT_B), (int32_t)G(ELTWISE, MULT), G(ELTWISE, SHIFT),
+			 (int8_t)G(ELTWISE, ZP_OUT), (int8_t)G(ELTWISE, CLIP_LO), (int8_t)G(ELTWISE, CLIP_HI), d);
+		break;
+	case LOOM_OP_POOL:
+		snprintf(buf, len,
+			 "POOL    sp[%u] = %s sp[%u] in=%ux%u out=%ux%u cb=%u k=%ux%u s=%ux%u d=%ux%u zp_in=%d mult=%d shift=%u zp=%d clip=[%d,%d]%s",
+			 G(POOL, DST), G(POOL, FUNC) ? "avg" : "max", G(POOL, SRC), G(POOL, IN_W), G(POOL, IN_H),
+			 G(POOL, OUT_W), G(POOL, OUT_H), G(POOL, NCB), G(POOL, KW), G(POOL, KH), G(POOL, SW),
+			 G(POOL, SH), G(POOL, DW), G(POOL, DH), (int8_t)G(POOL, ZP_IN), (int32_t)G(POOL, MULT),
+			 G(POOL, SHIFT), (int8_t)G(POOL, ZP_OUT), (int8_t)G(POOL, CLIP_LO), (int8_t)G(POOL, CLIP_HI), d);
+		break;
+	case LOOM_OP_DWCONV:
+		snprintf(buf, len,
+			 "DWCONV  sp[%u] = sp[%u] (*) sp[%u] params=sp[%u] in=%ux%u out=%ux%u cb=%u k=%ux%u s=%ux%u d=%ux%u zp_in=%d zp=%d clip=[%d,%d]%s",
+			 G(DWCONV, DST), G(DWCONV, SRC), G(DWCONV, WGT), G(DWCONV, PARAM), G(DWCONV, IN_W),
+			 G(DWCONV, IN_H), G(DWCONV, OUT_W), G(DWCONV, OUT_H), G(DWCONV, NCB), G(DWCONV, KW),
+			 G(DWCONV, KH), G(DWCONV, SW), G(DWCONV, SH), G(DWCONV, DW), G(DWCONV, DH),
+			 (int8_t)G(DWCONV, ZP_IN), (int8_t)G(DWCONV, ZP_OUT), (int8_t)G(DWCONV, CLIP_LO),
+			 (int8_t)G(DWCONV, CLIP_HI), d);
+		break;
+	case LOOM_OP_LUT:
+		snprintf(buf, len, "LUT     sp[%u] = table sp[%u] of sp[%u] lines=%u%s", G(LUT, DST), G(LUT, TABLE),
+			 G(LUT, SRC), G(LUT, LINES), d);
 		break;
 	case LOOM_OP_MARK:
 		snprintf(buf, len, "MARK    id=%u -> dram[0x%x]", G(MARK, MARK_ID), G(MARK, DRAM_ADDR));

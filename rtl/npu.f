@@ -6,6 +6,7 @@ rtl/npu_sp.sv
 rtl/npu_acc.sv
 rtl/npu_array.sv
 rtl/npu_compute.sv
+rtl/npu_vector.sv
 rtl/npu_requant.sv
 rtl/npu_dma_load.sv
 rtl/npu_dma_store.sv

@@ -19,10 +19,20 @@ module npu_decode (
   npu_pkg::insn_store_t  st;
   npu_pkg::insn_matmul_t mm;
   npu_pkg::insn_mark_t   mk;
+  npu_pkg::insn_eltwise_t ve;
+  npu_pkg::insn_pool_t    vp;
+  npu_pkg::insn_dwconv_t  vd;
+  npu_pkg::insn_lut_t     vl;
   assign ld = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign st = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign mm = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign mk = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign ve = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign vp = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign vd = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign vl = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  localparam int unsigned LutL     = (npu_pkg::LutEntries + R - 1) / R;
+  localparam logic [63:0] LutLines = 64'(LutL);
 
   // end (exclusive) of the DRAM bytes a LOAD/STORE touches
   function automatic logic [63:0] dram_end(logic [31:0] a, logic [31:0] s1, logic [31:0] s2,
@@ -47,6 +57,24 @@ module npu_decode (
     mm_act_end = 64'(mm.act_addr) + 64'(mm.ncb) * 64'(mm.in_h) * 64'(mm.in_w);
     mm_wgt_end = 64'(mm.wgt_addr) + 64'(mm.ncb) * 64'(mm.kh) * 64'(mm.kw) * 64'(C);
     mm_acc_end = 64'(mm.acc_addr) + 64'(mm.out_h) * 64'(mm.out_w);
+  end
+
+  // vector unit: lines of ELTWISE, windows and tile ends of POOL / DWCONV
+  logic [63:0] ve_n, ve_bn, vp_w_need, vp_h_need, vp_src_end, vp_dst_end;
+  logic [63:0] vd_w_need, vd_h_need, vd_src_end, vd_dst_end, vd_wgt_end, vd_par_end;
+  always_comb begin
+    ve_n       = 64'(ve.planes) * 64'(ve.plane_lines);
+    ve_bn      = ve.b_mode == 2'd0 ? ve_n : ve.b_mode == 2'd1 ? 64'(ve.planes) : 64'd1;
+    vp_w_need  = (64'(vp.out_w) - 64'd1) * 64'(vp.sw) + (64'(vp.kw) - 64'd1) * 64'(vp.dw);
+    vp_h_need  = (64'(vp.out_h) - 64'd1) * 64'(vp.sh) + (64'(vp.kh) - 64'd1) * 64'(vp.dh);
+    vp_src_end = 64'(vp.src) + 64'(vp.ncb) * 64'(vp.in_h) * 64'(vp.in_w);
+    vp_dst_end = 64'(vp.dst) + 64'(vp.ncb) * 64'(vp.out_h) * 64'(vp.out_w);
+    vd_w_need  = (64'(vd.out_w) - 64'd1) * 64'(vd.sw) + (64'(vd.kw) - 64'd1) * 64'(vd.dw);
+    vd_h_need  = (64'(vd.out_h) - 64'd1) * 64'(vd.sh) + (64'(vd.kh) - 64'd1) * 64'(vd.dh);
+    vd_src_end = 64'(vd.src) + 64'(vd.ncb) * 64'(vd.in_h) * 64'(vd.in_w);
+    vd_dst_end = 64'(vd.dst) + 64'(vd.ncb) * 64'(vd.out_h) * 64'(vd.out_w);
+    vd_wgt_end = 64'(vd.wgt) + 64'(vd.ncb) * 64'(vd.kh) * 64'(vd.kw);
+    vd_par_end = 64'(vd.param) + 64'(vd.ncb) * 64'(npu_pkg::DwParamLines);
   end
 
   // the first failing check wins: written as a chain from last to first
@@ -157,6 +185,132 @@ module npu_decode (
           cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FMatmulWgtAddr;
         end else if (mm_acc_end > AccLines) begin
           cause_o = npu_pkg::ErrAccRange; info_o = npu_pkg::FMatmulAccAddr;
+        end
+      end
+      npu_pkg::OpEltwise: begin
+        queue_o = 2'd1;
+        if ((insn_i & ~npu_pkg::EltwiseUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (ve.func > 2'd1) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FEltwiseFunc;
+        end else if (ve.b_mode > 2'd2) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FEltwiseBMode;
+        end else if (ve.func == 2'd1 && ve.mult_a != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FEltwiseMultA;
+        end else if (ve.func == 2'd1 && ve.mult_b != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FEltwiseMultB;
+        end else if ($signed(ve.clip_lo) > $signed(ve.clip_hi)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FEltwiseClipLo;
+        end else if (ve_n == '0) begin
+          cause_o = npu_pkg::ErrNone;
+        end else if (64'(ve.src_a) + ve_n > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FEltwiseSrcA;
+        end else if (64'(ve.src_b) + ve_bn > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FEltwiseSrcB;
+        end else if (64'(ve.dst) + ve_n > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FEltwiseDst;
+        end
+      end
+      npu_pkg::OpPool: begin
+        queue_o = 2'd1;
+        if ((insn_i & ~npu_pkg::PoolUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (vp.func == 1'b0 && vp.zp_in != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolZpIn;
+        end else if (vp.func == 1'b0 && vp.zp_out != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolZpOut;
+        end else if (vp.func == 1'b0 && vp.shift != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolShift;
+        end else if (vp.func == 1'b0 && vp.mult != '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolMult;
+        end else if ($signed(vp.clip_lo) > $signed(vp.clip_hi)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolClipLo;
+        end else if (vp.in_w == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolInW;
+        end else if (vp.in_h == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolInH;
+        end else if (vp.out_w == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolOutW;
+        end else if (vp.out_h == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolOutH;
+        end else if (vp.ncb == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolNcb;
+        end else if (vp.kw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolKw;
+        end else if (vp.kh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolKh;
+        end else if (vp.sw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolSw;
+        end else if (vp.sh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolSh;
+        end else if (vp.dw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolDw;
+        end else if (vp.dh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolDh;
+        end else if (vp_w_need >= 64'(vp.in_w)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolInW;
+        end else if (vp_h_need >= 64'(vp.in_h)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FPoolInH;
+        end else if (vp_src_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FPoolSrc;
+        end else if (vp_dst_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FPoolDst;
+        end
+      end
+      npu_pkg::OpDwconv: begin
+        queue_o = 2'd1;
+        if ((insn_i & ~npu_pkg::DwconvUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if ($signed(vd.clip_lo) > $signed(vd.clip_hi)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvClipLo;
+        end else if (vd.in_w == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvInW;
+        end else if (vd.in_h == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvInH;
+        end else if (vd.out_w == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvOutW;
+        end else if (vd.out_h == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvOutH;
+        end else if (vd.ncb == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvNcb;
+        end else if (vd.kw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvKw;
+        end else if (vd.kh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvKh;
+        end else if (vd.sw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvSw;
+        end else if (vd.sh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvSh;
+        end else if (vd.dw == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvDw;
+        end else if (vd.dh == '0) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvDh;
+        end else if (vd_w_need >= 64'(vd.in_w)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvInW;
+        end else if (vd_h_need >= 64'(vd.in_h)) begin
+          cause_o = npu_pkg::ErrBadField; info_o = npu_pkg::FDwconvInH;
+        end else if (vd_src_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FDwconvSrc;
+        end else if (vd_wgt_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FDwconvWgt;
+        end else if (vd_par_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FDwconvParam;
+        end else if (vd_dst_end > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FDwconvDst;
+        end
+      end
+      npu_pkg::OpLut: begin
+        queue_o = 2'd1;
+        if ((insn_i & ~npu_pkg::LutUsedMask) != '0) begin
+          cause_o = npu_pkg::ErrReservedBits;
+        end else if (vl.lines == '0) begin
+          cause_o = npu_pkg::ErrNone;
+        end else if (64'(vl.src) + 64'(vl.lines) > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FLutSrc;
+        end else if (64'(vl.dst) + 64'(vl.lines) > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FLutDst;
+        end else if (64'(vl.table_) + LutLines > SpLines) begin
+          cause_o = npu_pkg::ErrSpRange; info_o = npu_pkg::FLutTable;
         end
       end
       npu_pkg::OpMark: begin

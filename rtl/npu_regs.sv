@@ -30,7 +30,7 @@ module npu_regs (
   input  logic         mac_line_i,
   input  logic         rd_beat_i,
   input  logic         wr_beat_i,
-  input  logic [1:0]   conflicts_i,
+  input  logic [2:0]   conflicts_i,
   input  logic [1:0]   retired_i,    // instructions retired this cycle (0..3)
   output logic [32*npu_pkg::NumCtrs-1:0] ctr_o
 );

@@ -1,9 +1,10 @@
 // npu_sp.sv - the banked scratchpad: SpLines lines of SpLineBytes int8,
 // split into SpBanks banks of contiguous lines, each bank one single-ported
-// SRAM (npu_sram). Four clients: act and wgt (compute reads), st (store reads), ld
-// (load writes). A bank serves one client per cycle, priority
-// act > wgt > st > ld; a refused client keeps its request and the refusal
-// is counted as a bank conflict. Grants are combinational; read data comes
+// SRAM (npu_sram). Five clients: act and wgt (compute reads; the vector
+// unit reads through act, it never runs beside MATMUL), st (store reads),
+// vw (vector unit writes), ld (load writes). A bank serves one client per
+// cycle, priority act > wgt > st > vw > ld; a refused client keeps its
+// request and the refusal is counted as a bank conflict. Grants are combinational; read data comes
 // one cycle after the grant.
 module npu_sp (
   input  logic                              clk_i,
@@ -26,13 +27,18 @@ module npu_sp (
   output logic                              st_gnt_o,
   output logic                              st_rvalid_o,
   output logic [8*npu_pkg::SpLineBytes-1:0] st_rdata_o,
+  // vector unit writes
+  input  logic                              vw_req_i,
+  input  logic [npu_pkg::SpAddrW-1:0]       vw_addr_i,
+  input  logic [8*npu_pkg::SpLineBytes-1:0] vw_wdata_i,
+  output logic                              vw_gnt_o,
   // load DMA writes
   input  logic                              ld_req_i,
   input  logic [npu_pkg::SpAddrW-1:0]       ld_addr_i,
   input  logic [8*npu_pkg::SpLineBytes-1:0] ld_wdata_i,
   output logic                              ld_gnt_o,
-  // refused requests this cycle (0..3)
-  output logic [1:0]                        conflicts_o
+  // refused requests this cycle (0..4)
+  output logic [2:0]                        conflicts_o
 );
   localparam int unsigned Banks = npu_pkg::SpBanks;
   localparam int unsigned BW    = npu_pkg::SpBankW;
@@ -45,19 +51,23 @@ module npu_sp (
     else bank_of = BW'(a >> LW);
   endfunction
 
-  logic [BW-1:0] act_b, wgt_b, st_b, ld_b;
+  logic [BW-1:0] act_b, wgt_b, st_b, vw_b, ld_b;
   assign act_b = bank_of(act_addr_i);
   assign wgt_b = bank_of(wgt_addr_i);
   assign st_b  = bank_of(st_addr_i);
+  assign vw_b  = bank_of(vw_addr_i);
   assign ld_b  = bank_of(ld_addr_i);
 
   always_comb begin
     act_gnt_o = act_req_i;
     wgt_gnt_o = wgt_req_i && !(act_gnt_o && act_b == wgt_b);
     st_gnt_o  = st_req_i && !(act_gnt_o && act_b == st_b) && !(wgt_gnt_o && wgt_b == st_b);
+    vw_gnt_o  = vw_req_i && !(act_gnt_o && act_b == vw_b) && !(wgt_gnt_o && wgt_b == vw_b)
+                         && !(st_gnt_o && st_b == vw_b);
     ld_gnt_o  = ld_req_i && !(act_gnt_o && act_b == ld_b) && !(wgt_gnt_o && wgt_b == ld_b)
-                         && !(st_gnt_o && st_b == ld_b);
-    conflicts_o = 2'(wgt_req_i && !wgt_gnt_o) + 2'(st_req_i && !st_gnt_o) + 2'(ld_req_i && !ld_gnt_o);
+                         && !(st_gnt_o && st_b == ld_b) && !(vw_gnt_o && vw_b == ld_b);
+    conflicts_o = 3'(wgt_req_i && !wgt_gnt_o) + 3'(st_req_i && !st_gnt_o)
+                + 3'(vw_req_i && !vw_gnt_o) + 3'(ld_req_i && !ld_gnt_o);
   end
 
   // one port per bank
@@ -65,16 +75,22 @@ module npu_sp (
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     logic          en, we;
     logic [LW-1:0] addr;
+    logic [DW-1:0] wdata;
     always_comb begin
-      en   = 1'b1;
-      we   = 1'b0;
-      addr = LW'(act_addr_i);
+      en    = 1'b1;
+      we    = 1'b0;
+      addr  = LW'(act_addr_i);
+      wdata = ld_wdata_i;
       if (act_gnt_o && act_b == BW'(b)) begin
         addr = LW'(act_addr_i);
       end else if (wgt_gnt_o && wgt_b == BW'(b)) begin
         addr = LW'(wgt_addr_i);
       end else if (st_gnt_o && st_b == BW'(b)) begin
         addr = LW'(st_addr_i);
+      end else if (vw_gnt_o && vw_b == BW'(b)) begin
+        addr  = LW'(vw_addr_i);
+        we    = 1'b1;
+        wdata = vw_wdata_i;
       end else if (ld_gnt_o && ld_b == BW'(b)) begin
         addr = LW'(ld_addr_i);
         we   = 1'b1;
@@ -87,7 +103,7 @@ module npu_sp (
       .en_i    (en),
       .we_i    (we),
       .addr_i  (addr),
-      .wdata_i (ld_wdata_i),
+      .wdata_i (wdata),
       .rdata_o (bank_rdata[b])
     );
   end

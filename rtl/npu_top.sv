@@ -1,5 +1,6 @@
 // npu_top.sv - the Loom NPU tensor engine: MMIO registers, command
-// processor, load/compute/store engines, scratchpad and accumulator, and the
+// processor, load/compute/store engines (the compute queue feeds the MATMUL
+// engine and the vector unit, one at a time), scratchpad and accumulator, and the
 // one AXI4-style master they share (fetch and load DMA on the read channel,
 // arbitrated with the grant held until the address is accepted; store DMA
 // and MARK records on the write channel).
@@ -46,7 +47,8 @@ module npu_top (
   logic [15:0] err_info;
   logic [2:0]  stall;
   logic        mac_line;
-  logic [1:0]  conflicts, retired;
+  logic [2:0]  conflicts;
+  logic [1:0]  retired;
   logic [32*npu_pkg::NumCtrs-1:0] ctrs;
   logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done;
 
@@ -151,8 +153,18 @@ module npu_top (
   // ---------------------------------------------------------------- memories
   logic                       act_req, act_gnt, act_rvalid, wgt_req, wgt_gnt, wgt_rvalid;
   logic                       sst_req, sst_gnt, sst_rvalid, sld_req, sld_we, sld_gnt;
-  logic [npu_pkg::SpAddrW-1:0] act_addr, wgt_addr, sst_addr, sld_addr;
-  logic [8*R-1:0]             act_rdata, wgt_rdata, sst_rdata, sld_wdata;
+  logic                       vw_req, vw_gnt;
+  logic [npu_pkg::SpAddrW-1:0] act_addr, wgt_addr, sst_addr, sld_addr, vw_addr;
+  logic [8*R-1:0]             act_rdata, wgt_rdata, sst_rdata, sld_wdata, vw_wdata;
+  // the act port is shared by MATMUL and the vector unit (never both busy)
+  logic                       mm_act_req, vr_req, vr_sel_q;
+  logic [npu_pkg::SpAddrW-1:0] mm_act_addr, vr_addr;
+  assign act_req  = mm_act_req || vr_req;
+  assign act_addr = vr_req ? vr_addr : mm_act_addr;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) vr_sel_q <= 1'b0;
+    else         vr_sel_q <= vr_req && act_gnt;
+  end
 
   npu_sp u_sp (
     .clk_i        (clk_i),
@@ -172,6 +184,10 @@ module npu_top (
     .st_gnt_o     (sst_gnt),
     .st_rvalid_o  (sst_rvalid),
     .st_rdata_o   (sst_rdata),
+    .vw_req_i     (vw_req),
+    .vw_addr_i    (vw_addr),
+    .vw_wdata_i   (vw_wdata),
+    .vw_gnt_o     (vw_gnt),
     .ld_req_i     (sld_req && sld_we),
     .ld_addr_i    (sld_addr),
     .ld_wdata_i   (sld_wdata),
@@ -228,19 +244,28 @@ module npu_top (
     .acc_wdata_o  (ald_wdata)
   );
 
+  // compute queue: MATMUL to npu_compute, the other opcodes to npu_vector;
+  // an instruction waits until the other engine is idle, so the queue stays
+  // in order and its done pulses retire in order
+  logic cp_is_vec, mm_ready, mm_done, mm_busy, vec_ready, vec_done, vec_busy;
+  assign cp_is_vec = cp_insn[7:0] != npu_pkg::OpMatmul;
+  assign cp_ready  = cp_is_vec ? (vec_ready && !mm_busy) : (mm_ready && !vec_busy);
+  assign cp_done   = mm_done || vec_done;
+  assign cp_busy   = mm_busy || vec_busy;
+
   npu_compute u_compute (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .insn_valid_i    (cp_valid),
+    .insn_valid_i    (cp_valid && !cp_is_vec && !vec_busy),
     .insn_i          (cp_insn),
-    .insn_ready_o    (cp_ready),
-    .done_o          (cp_done),
-    .busy_o          (cp_busy),
+    .insn_ready_o    (mm_ready),
+    .done_o          (mm_done),
+    .busy_o          (mm_busy),
     .abort_i         (eng_abort),
-    .act_req_o       (act_req),
-    .act_addr_o      (act_addr),
+    .act_req_o       (mm_act_req),
+    .act_addr_o      (mm_act_addr),
     .act_gnt_i       (act_gnt),
-    .act_rvalid_i    (act_rvalid),
+    .act_rvalid_i    (act_rvalid && !vr_sel_q),
     .act_rdata_i     (act_rdata),
     .wgt_req_o       (wgt_req),
     .wgt_addr_o      (wgt_addr),
@@ -252,6 +277,26 @@ module npu_top (
     .acc_overwrite_o (cp_acc_overwrite),
     .acc_data_o      (cp_acc_data),
     .mac_line_o      (mac_line)
+  );
+
+  npu_vector u_vector (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .insn_valid_i (cp_valid && cp_is_vec && !mm_busy),
+    .insn_i       (cp_insn),
+    .insn_ready_o (vec_ready),
+    .done_o       (vec_done),
+    .busy_o       (vec_busy),
+    .abort_i      (eng_abort),
+    .rd_req_o     (vr_req),
+    .rd_addr_o    (vr_addr),
+    .rd_gnt_i     (act_gnt),
+    .rd_rvalid_i  (act_rvalid && vr_sel_q),
+    .rd_rdata_i   (act_rdata),
+    .wr_req_o     (vw_req),
+    .wr_addr_o    (vw_addr),
+    .wr_wdata_o   (vw_wdata),
+    .wr_gnt_i     (vw_gnt)
   );
 
   npu_dma_store u_store (

@@ -36,6 +36,22 @@ static void lower(const char *s, char *out)
 	*out = 0;
 }
 
+/* a field name that is a SystemVerilog keyword gets a trailing '_' */
+static void sv_ident(char *name)
+{
+	static const char *const kw[] = {
+		"and", "begin", "bit", "buf", "byte", "case", "const", "default", "do", "edge",
+		"else", "end", "event", "for", "force", "function", "if", "input", "int",
+		"logic", "module", "not", "or", "output", "real", "release", "repeat",
+		"static", "string", "table", "task", "type", "wait", "while", "xor",
+	};
+	for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+		if (!strcmp(name, kw[i])) {
+			strcat(name, "_");
+			return;
+		}
+}
+
 static unsigned clog2(unsigned long long v)
 {
 	unsigned n = 0;
@@ -75,6 +91,7 @@ static void emit_struct(FILE *f, const char *op, unsigned code)
 			fprintf(f, "    logic [%d:0] rsvd_%d;\n", hi - b - 1, b + 1);
 		else {
 			lower(loom_fields[o].name, fname);
+			sv_ident(fname);
 			fprintf(f, "    logic [%d:0] %s;\n", hi - b - 1, fname);
 		}
 	}

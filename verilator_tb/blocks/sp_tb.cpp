@@ -2,16 +2,18 @@
 // banked scratchpad, verilated directly as the top (no wrapper). A C++
 // reference holds the scratchpad bytes and applies the arbitration rule of
 // docs/ARCHITECTURE.md ("Scratchpad client port"): per bank the
-// highest-priority requester (act > wgt > st > ld) is granted in the same
-// cycle, the others are refused and hold their request; read data and rvalid
-// come exactly one cycle after the grant. Every cycle checks: each gnt against
-// the rule, conflicts_o = number of refused requests, no two grants on one
-// bank, rvalid = granted last cycle, rdata = reference line at the grant edge.
-// Directed cases (fill, per-bank write/read-back, first/last lines, all four
-// on one bank, all four on different banks, wgt vs st) then random traffic
-// (uniform, forced same bank, forced different banks, edge lines, re-reads of
-// recently written lines). One line per case, then "N passed, M failed";
-// exit status 1 on any failure.
+// highest-priority requester (act > wgt > st > vw > ld) is granted in the
+// same cycle, the others are refused and hold their request; read data and
+// rvalid come exactly one cycle after the grant. The two writers (vw, the
+// vector unit, and ld, the load DMA) land their line at the grant edge. Every
+// cycle checks: each gnt against the rule, conflicts_o = number of refused
+// requests (0..4), no two grants on one bank, rvalid = granted last cycle,
+// rdata = reference line at the grant edge.
+// Directed cases (fill via ld and via vw, per-bank write/read-back, first/last
+// lines, all five on one bank, all on different banks, wgt vs st, vw refused
+// by act/wgt/st, vw vs ld) then random traffic (uniform, forced same bank,
+// forced different banks, edge lines, re-reads of recently written lines).
+// One line per case, then "N passed, M failed"; exit status 1 on any failure.
 //
 // Build and run (default config; the Makefile equivalent is
 // `make block BLK=sp HW=default` with BLOCK_sp_TOP := npu_sp and
@@ -83,8 +85,10 @@ template <std::size_t N> uint8_t port_byte(const VlWide<N> &p, unsigned i)
 // ---------------------------------------------------------------------------
 // DUT, reference and per-cycle checker
 // ---------------------------------------------------------------------------
-enum { ACT, WGT, ST, LD, NCLI };
-const char *const CLI_NAME[NCLI] = {"act", "wgt", "st", "ld"};
+// in priority order (the reference arbitration relies on it)
+enum { ACT, WGT, ST, VW, LD, NCLI };
+const char *const CLI_NAME[NCLI] = {"act", "wgt", "st", "vw", "ld"};
+bool is_writer(int c) { return c == VW || c == LD; }
 
 std::unique_ptr<VerilatedContext> ctx;
 std::unique_ptr<Vnpu_sp> top;
@@ -97,7 +101,7 @@ unsigned err_prints;
 struct Req {
 	bool req = false;
 	unsigned addr = 0;
-	std::vector<uint8_t> wdata; // ld only
+	std::vector<uint8_t> wdata; // vw and ld only
 };
 Req cur[NCLI];
 
@@ -111,7 +115,7 @@ struct Expect {
 Expect exp_rd[3];
 
 // statistics (to report that the traffic exercised what it should)
-uint64_t st_grants[NCLI], st_refusals, st_checked_reads, st_conf_hist[4];
+uint64_t st_grants[NCLI], st_refusals, st_checked_reads, st_conf_hist[NCLI];
 
 // grant and conflict seen in the last step (for directed expectations)
 bool last_gnt[NCLI];
@@ -140,6 +144,9 @@ void drive()
 	top->wgt_addr_i = cur[WGT].addr;
 	top->st_req_i = cur[ST].req;
 	top->st_addr_i = cur[ST].addr;
+	top->vw_req_i = cur[VW].req;
+	top->vw_addr_i = cur[VW].addr;
+	if (cur[VW].wdata.size() == LB) to_port(top->vw_wdata_i, cur[VW].wdata.data());
 	top->ld_req_i = cur[LD].req;
 	top->ld_addr_i = cur[LD].addr;
 	if (cur[LD].wdata.size() == LB) to_port(top->ld_wdata_i, cur[LD].wdata.data());
@@ -187,12 +194,14 @@ void step()
 		if (cur[c].req && !want[c]) conf++;
 	}
 	bool got[NCLI] = {(bool)top->act_gnt_o, (bool)top->wgt_gnt_o, (bool)top->st_gnt_o,
-	                  (bool)top->ld_gnt_o};
+	                  (bool)top->vw_gnt_o, (bool)top->ld_gnt_o};
 	for (int c = 0; c < NCLI; c++)
 		if (got[c] != want[c])
-			err("%s_gnt_o=%d, expected %d (req act=%d@%u wgt=%d@%u st=%d@%u ld=%d@%u)",
+			err("%s_gnt_o=%d, expected %d (req act=%d@%u wgt=%d@%u st=%d@%u vw=%d@%u "
+			    "ld=%d@%u)",
 			    CLI_NAME[c], got[c], want[c], cur[ACT].req, cur[ACT].addr, cur[WGT].req,
-			    cur[WGT].addr, cur[ST].req, cur[ST].addr, cur[LD].req, cur[LD].addr);
+			    cur[WGT].addr, cur[ST].req, cur[ST].addr, cur[VW].req, cur[VW].addr,
+			    cur[LD].req, cur[LD].addr);
 	// independent structural check on the DUT's own grants
 	for (int a = 0; a < NCLI; a++)
 		for (int b = a + 1; b < NCLI; b++)
@@ -213,7 +222,8 @@ void step()
 	st_conf_hist[conf]++;
 	last_conf = top->conflicts_o;
 
-	// reference access at this edge (reads and the write cannot share a bank)
+	// reference access at this edge (reads and writes cannot share a bank, and
+	// the two writers are never granted on one bank)
 	for (int c = ACT; c <= ST; c++) {
 		Expect &e = exp_rd[c];
 		e.valid = want[c];
@@ -221,10 +231,11 @@ void step()
 		e.addr = cur[c].addr;
 		if (want[c]) e.data.assign(&ref[cur[c].addr * LB], &ref[cur[c].addr * LB] + LB);
 	}
-	if (want[LD]) {
-		std::memcpy(&ref[cur[LD].addr * LB], cur[LD].wdata.data(), LB);
-		known[cur[LD].addr] = true;
-	}
+	for (int c : {VW, LD})
+		if (want[c]) {
+			std::memcpy(&ref[cur[c].addr * LB], cur[c].wdata.data(), LB);
+			known[cur[c].addr] = true;
+		}
 
 	top->clk_i = 1;
 	top->eval();
@@ -258,13 +269,15 @@ void set_read(int c, unsigned addr)
 	cur[c].req = true;
 	cur[c].addr = addr;
 }
-void set_write(unsigned addr)
+// a write of random data by writer c (VW or LD)
+void set_write(int c, unsigned addr)
 {
-	cur[LD].req = true;
-	cur[LD].addr = addr;
-	cur[LD].wdata.resize(LB);
-	for (unsigned i = 0; i < LB; i++) cur[LD].wdata[i] = (uint8_t)rnd();
+	cur[c].req = true;
+	cur[c].addr = addr;
+	cur[c].wdata.resize(LB);
+	for (unsigned i = 0; i < LB; i++) cur[c].wdata[i] = (uint8_t)rnd();
 }
+int any_writer() { return rnd(2) ? VW : LD; }
 
 void reset()
 {
@@ -298,9 +311,9 @@ void report(const std::string &name, unsigned err0, const std::string &extra = "
 	err_prints = 0;
 }
 
-void expect_grants(const char *what, bool a, bool w, bool s, bool l, unsigned conf)
+void expect_grants(const char *what, bool a, bool w, bool s, bool v, bool l, unsigned conf)
 {
-	bool e[NCLI] = {a, w, s, l};
+	bool e[NCLI] = {a, w, s, v, l};
 	for (int c = 0; c < NCLI; c++)
 		if (last_gnt[c] != e[c])
 			err("%s: %s_gnt=%d, directed expectation %d", what, CLI_NAME[c], last_gnt[c], e[c]);
@@ -315,12 +328,13 @@ unsigned line_in(unsigned bank, int which)
 	return bank * BANK_LINES + rnd(BANK_LINES);
 }
 
-void case_fill()
+// fill the whole scratchpad through one writer, then read it all back
+void case_fill(int wr)
 {
 	unsigned e0 = errors;
 	for (unsigned l = 0; l < LINES; l++) {
 		idle(0);
-		set_write(l);
+		set_write(wr, l);
 		drain(2);
 	}
 	// read everything back, three readers on three consecutive lines (mostly one bank)
@@ -331,7 +345,7 @@ void case_fill()
 		drain(4);
 	}
 	idle(2);
-	report("fill whole scratchpad via ld, read back", e0,
+	report(std::string("fill whole scratchpad via ") + CLI_NAME[wr] + ", read back", e0,
 	       std::to_string(st_checked_reads - checked0) + " lines checked");
 }
 
@@ -341,7 +355,7 @@ void case_bank_readback()
 	for (unsigned b = 0; b < BANKS; b++) {
 		unsigned lines[4] = {line_in(b, 0), line_in(b, 1), line_in(b, 2), line_in(b, 2)};
 		for (unsigned i = 0; i < 4; i++) {
-			set_write(lines[i]);
+			set_write(i % 2 ? LD : VW, lines[i]); // both writers on every bank
 			drain(2);
 		}
 		// read back by each reader; the same line read right after its write too
@@ -359,18 +373,20 @@ void case_edges()
 {
 	unsigned e0 = errors;
 	// first and last line of the whole scratchpad, and of each bank,
-	// written and read back with back-to-back write -> read of the same line
+	// written (by vw or ld) and read back with back-to-back write -> read of
+	// the same line
 	std::vector<unsigned> ls = {0, LINES - 1};
 	for (unsigned b = 0; b < BANKS; b++) {
 		ls.push_back(line_in(b, 0));
 		ls.push_back(line_in(b, 1));
 	}
-	for (unsigned l : ls) {
-		set_write(l);
-		drain(2);
-		set_read((int)rnd(3), l);
-		drain(2);
-	}
+	for (int wr : {VW, LD})
+		for (unsigned l : ls) {
+			set_write(wr, l);
+			drain(2);
+			set_read((int)rnd(3), l);
+			drain(2);
+		}
 	// all three readers on the first/last lines of different banks at once
 	for (unsigned b = 0; b < BANKS; b++) {
 		set_read(ACT, line_in(b, 0));
@@ -391,58 +407,77 @@ void case_all_one_bank()
 			set_read(ACT, la);
 			set_read(WGT, same_line ? la : line_in(b, 1));
 			set_read(ST, same_line ? la : line_in(b, 0));
-			set_write(same_line ? la : line_in(b, 2));
+			set_write(VW, same_line ? la : line_in(b, 1));
+			set_write(LD, same_line ? la : line_in(b, 2));
 			step();
-			expect_grants("all on one bank", true, false, false, false, 3);
+			expect_grants("all on one bank", true, false, false, false, false, 4);
 			cur[ACT].req = false;
 			step(); // act's data returns; wgt wins now
-			expect_grants("all on one bank, 2nd", false, true, false, false, 2);
+			expect_grants("all on one bank, 2nd", false, true, false, false, false, 3);
 			cur[WGT].req = false;
 			step();
-			expect_grants("all on one bank, 3rd", false, false, true, false, 1);
+			expect_grants("all on one bank, 3rd", false, false, true, false, false, 2);
 			cur[ST].req = false;
 			step();
-			expect_grants("all on one bank, 4th", false, false, false, true, 0);
+			expect_grants("all on one bank, 4th", false, false, false, true, false, 1);
+			cur[VW].req = false;
+			// read vw's line back while ld still waits: act beats ld
+			set_read(ACT, cur[VW].addr);
+			step();
+			expect_grants("all on one bank, vw read-back", true, false, false, false, false, 1);
+			cur[ACT].req = false;
+			step();
+			expect_grants("all on one bank, 5th", false, false, false, false, true, 0);
 			cur[LD].req = false;
-			set_read(ACT, cur[LD].addr); // read the new data back
+			set_read(ACT, cur[LD].addr); // read ld's data back (over vw's if same line)
+			drain(2);
+			set_read(WGT, cur[VW].addr);
 			drain(2);
 		}
 	idle(2);
-	report("all four on one bank (act only, conflicts 3)", e0);
+	report("all five on one bank (act only, conflicts 4)", e0);
 }
 
+// as many clients as there are banks (at most all five) on distinct banks
 void case_all_diff_banks()
 {
-	if (BANKS < 4) {
-		std::printf("%-44s SKIP  (%u banks)\n", "all four on different banks", BANKS);
+	unsigned n = std::min<unsigned>(NCLI, BANKS);
+	std::string name = n == NCLI ? "all five on different banks (0 conflicts)"
+	                             : std::to_string(n) + " of five on different banks (0 conf.)";
+	if (BANKS < 2) {
+		std::printf("%-44s SKIP  (%u banks)\n", name.c_str(), BANKS);
 		return;
 	}
 	unsigned e0 = errors;
+	unsigned both_writers = 0;
 	for (unsigned rep = 0; rep < 64; rep++) {
-		unsigned perm[4];
-		unsigned b0 = rnd(BANKS);
-		// four distinct banks
+		// a random n-subset of the clients (all of them when BANKS >= 5) ...
+		int cli[NCLI] = {ACT, WGT, ST, VW, LD};
+		for (unsigned i = 0; i < NCLI; i++) std::swap(cli[i], cli[i + rnd(NCLI - i)]);
+		// ... on n distinct banks
 		std::vector<unsigned> pool;
-		for (unsigned b = 0; b < BANKS; b++) pool.push_back((b0 + b) % BANKS);
-		for (unsigned i = 0; i < 4; i++) {
-			unsigned k = i + rnd((unsigned)pool.size() - i);
-			std::swap(pool[i], pool[k]);
-			perm[i] = pool[i];
+		for (unsigned b = 0; b < BANKS; b++) pool.push_back(b);
+		for (unsigned i = 0; i < n; i++) std::swap(pool[i], pool[i + rnd(BANKS - i)]);
+		bool e[NCLI] = {};
+		for (unsigned i = 0; i < n; i++) {
+			int c = cli[i];
+			unsigned l = line_in(pool[i], (int)rnd(3));
+			if (is_writer(c)) set_write(c, l);
+			else set_read(c, l);
+			e[c] = true;
 		}
-		int w = (int)rnd(3);
-		set_read(ACT, line_in(perm[0], w));
-		set_read(WGT, line_in(perm[1], (int)rnd(3)));
-		set_read(ST, line_in(perm[2], (int)rnd(3)));
-		set_write(line_in(perm[3], (int)rnd(3)));
+		both_writers += e[VW] && e[LD];
 		step();
-		expect_grants("all on different banks", true, true, true, true, 0);
-		unsigned wl = cur[LD].addr;
+		expect_grants("all on different banks", e[ACT], e[WGT], e[ST], e[VW], e[LD], 0);
+		unsigned wl[2] = {cur[VW].addr, cur[LD].addr};
 		for (int c = 0; c < NCLI; c++) cur[c].req = false;
-		set_read(ST, wl);
+		// read the written lines back
+		if (e[VW]) set_read(ST, wl[0]);
+		if (e[LD]) set_read(WGT, wl[1]);
 		drain(2);
 	}
 	idle(2);
-	report("all four on different banks (0 conflicts)", e0);
+	report(name, e0, std::to_string(both_writers) + " reps with vw and ld writing together");
 }
 
 void case_wgt_vs_st()
@@ -453,24 +488,97 @@ void case_wgt_vs_st()
 			set_read(WGT, line_in(b, rep % 3));
 			set_read(ST, line_in(b, (rep + 1) % 3));
 			step();
-			expect_grants("wgt vs st", false, true, false, false, 1);
+			expect_grants("wgt vs st", false, true, false, false, false, 1);
 			cur[WGT].req = false;
 			step();
-			expect_grants("wgt vs st, st held", false, false, true, false, 0);
+			expect_grants("wgt vs st, st held", false, false, true, false, false, 0);
 			cur[ST].req = false;
-			// and with act on another bank, ld on the same bank as st
+			// and with act on another bank, a writer on the same bank as st
 			if (BANKS >= 2) {
 				set_read(ACT, line_in((b + 1) % BANKS, 2));
 				set_read(WGT, line_in(b, 2));
 				set_read(ST, line_in(b, 0));
-				set_write(line_in(b, 1));
+				set_write(any_writer(), line_in(b, 1));
 				step();
-				expect_grants("wgt vs st + act/ld", true, true, false, false, 2);
+				expect_grants("wgt vs st + act/writer", true, true, false, false, false, 2);
 				drain(4);
 			}
 		}
 	idle(2);
 	report("wgt vs st on the same bank", e0);
+}
+
+// vw refused by each of act, wgt, st on its bank; granted beside them on
+// another bank
+void case_vw_refused()
+{
+	unsigned e0 = errors;
+	for (unsigned b = 0; b < BANKS; b++)
+		for (int h = ACT; h <= ST; h++)
+			for (int rep = 0; rep < 3; rep++) {
+				bool e[NCLI] = {};
+				e[h] = true;
+				unsigned lv = line_in(b, rep);
+				// rep 2: the reader on the very line vw writes
+				set_read(h, rep == 2 ? lv : line_in(b, (rep + 1) % 3));
+				set_write(VW, lv);
+				step();
+				expect_grants("vw vs reader, same bank", e[ACT], e[WGT], e[ST], false, false, 1);
+				cur[h].req = false;
+				step();
+				expect_grants("vw vs reader, vw held", false, false, false, true, false, 0);
+				cur[VW].req = false;
+				set_read(h, lv); // the reader sees vw's data now
+				drain(2);
+				if (BANKS >= 2) {
+					set_read(h, line_in((b + 1) % BANKS, rep));
+					set_write(VW, line_in(b, rep));
+					step();
+					expect_grants("vw vs reader, other bank", e[ACT], e[WGT], e[ST], true, false,
+					              0);
+					for (int c = 0; c < NCLI; c++) cur[c].req = false;
+					set_read(h, lv);
+					drain(2);
+				}
+			}
+	idle(2);
+	report("vw refused by act/wgt/st on its bank", e0);
+}
+
+// vw beats ld on one bank (different lines, then the same line: ld's data
+// must end up there); on different banks both write in the same cycle
+void case_vw_vs_ld()
+{
+	unsigned e0 = errors;
+	for (unsigned b = 0; b < BANKS; b++)
+		for (int rep = 0; rep < 4; rep++) {
+			unsigned lv = line_in(b, rep % 3), ll = rep >= 2 ? lv : line_in(b, (rep + 1) % 3);
+			set_write(VW, lv);
+			set_write(LD, ll);
+			step();
+			expect_grants("vw vs ld", false, false, false, true, false, 1);
+			cur[VW].req = false;
+			step();
+			expect_grants("vw vs ld, ld held", false, false, false, false, true, 0);
+			cur[LD].req = false;
+			set_read(ACT, lv);
+			set_read(WGT, ll);
+			drain(4);
+			if (BANKS >= 2) {
+				unsigned ob = (b + 1 + rnd(BANKS - 1)) % BANKS;
+				set_write(VW, line_in(b, rep % 3));
+				set_write(LD, line_in(ob, rep % 3));
+				step();
+				expect_grants("vw and ld, different banks", false, false, false, true, true, 0);
+				unsigned l0 = cur[VW].addr, l1 = cur[LD].addr;
+				for (int c = 0; c < NCLI; c++) cur[c].req = false;
+				set_read(ACT, l0);
+				set_read(ST, l1);
+				drain(2);
+			}
+		}
+	idle(2);
+	report("vw beats ld on the same bank", e0);
 }
 
 // random traffic. mode: 0 uniform, 1 forced same bank, 2 forced different
@@ -517,8 +625,8 @@ void case_random(int mode, unsigned ncycles)
 			if (rnd(100) >= p_req) continue;
 			unsigned bank = m == 1 ? bsame : m == 2 ? pool[c % BANKS] : rnd(BANKS);
 			unsigned l = pick_line(m, bank);
-			if (c == LD) {
-				set_write(l);
+			if (is_writer(c)) {
+				set_write(c, l);
 				recent_writes.push_back(l);
 				if (recent_writes.size() > 64) recent_writes.erase(recent_writes.begin());
 			} else {
@@ -530,7 +638,8 @@ void case_random(int mode, unsigned ncycles)
 		step();
 		for (int c = 0; c < NCLI; c++) {
 			if (last_gnt[c]) cur[c].req = false;
-			else if (before[c].req && (!cur[c].req || cur[c].addr != before[c].addr))
+			else if (before[c].req && (!cur[c].req || cur[c].addr != before[c].addr ||
+			                           (is_writer(c) && cur[c].wdata != before[c].wdata)))
 				hold_errs++; // tb self-check: a refused client must hold
 		}
 	}
@@ -539,10 +648,11 @@ void case_random(int mode, unsigned ncycles)
 	if (hold_errs) err("testbench did not hold %u refused requests", hold_errs);
 	char buf[200];
 	std::snprintf(buf, sizeof buf,
-	              "%u cycles, p=%u%%, grants a/w/s/l %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64
-	              ", refusals %" PRIu64 ", data checks %" PRIu64,
-	              ncycles, p_req, st_grants[0] - g0[0], st_grants[1] - g0[1], st_grants[2] - g0[2],
-	              st_grants[3] - g0[3], st_refusals - r0, st_checked_reads - chk0);
+	              "%u cycles, p=%u%%, grants a/w/s/v/l %" PRIu64 "/%" PRIu64 "/%" PRIu64
+	              "/%" PRIu64 "/%" PRIu64 ", refusals %" PRIu64 ", data checks %" PRIu64,
+	              ncycles, p_req, st_grants[ACT] - g0[ACT], st_grants[WGT] - g0[WGT],
+	              st_grants[ST] - g0[ST], st_grants[VW] - g0[VW], st_grants[LD] - g0[LD],
+	              st_refusals - r0, st_checked_reads - chk0);
 	report(std::string("random: ") + MODE_NAME[mode], e0, buf);
 }
 
@@ -570,7 +680,9 @@ int main(int argc, char **argv)
 	            LOOM_CFG_NAME, LINES, LB, BANKS, BANK_LINES, seed);
 	// the port widths must match the header's line size
 	if (sizeof(top->act_rdata_o) * 8 < 8 * LB || sizeof(top->act_rdata_o) * 8 >= 8 * LB + 32 ||
-	    BANK_LINES * BANKS != LINES || (BANK_LINES & (BANK_LINES - 1))) {
+	    sizeof(top->vw_wdata_i) != sizeof(top->act_rdata_o) ||
+	    sizeof(top->ld_wdata_i) != sizeof(top->act_rdata_o) || BANK_LINES * BANKS != LINES ||
+	    (BANK_LINES & (BANK_LINES - 1))) {
 		std::printf("config mismatch: rdata %zu bytes, line %u bytes, bank lines %u\n",
 		            sizeof(top->act_rdata_o), LB, BANK_LINES);
 		std::printf("0 passed, 1 failed\n");
@@ -581,22 +693,28 @@ int main(int argc, char **argv)
 	known.assign(LINES, false);
 	reset();
 
-	case_fill();
+	case_fill(LD);
+	case_fill(VW);
 	case_bank_readback();
 	case_edges();
 	case_all_one_bank();
 	case_all_diff_banks();
 	case_wgt_vs_st();
+	case_vw_refused();
+	case_vw_vs_ld();
 	for (int m = 0; m < 6; m++) case_random(m, rcycles);
 
 	// the traffic must actually have produced every conflict count
 	unsigned e0 = errors;
-	for (unsigned k = 0; k < 4; k++)
+	for (unsigned k = 0; k < NCLI; k++)
 		if (!st_conf_hist[k]) err("no cycle with %u conflicts was exercised", k);
-	char buf[120];
-	std::snprintf(buf, sizeof buf, "conflict histogram 0:%" PRIu64 " 1:%" PRIu64 " 2:%" PRIu64
-	              " 3:%" PRIu64, st_conf_hist[0], st_conf_hist[1], st_conf_hist[2], st_conf_hist[3]);
-	report("coverage: conflicts 0..3 all seen", e0, buf);
+	char buf[160];
+	std::snprintf(buf, sizeof buf,
+	              "conflict histogram 0:%" PRIu64 " 1:%" PRIu64 " 2:%" PRIu64 " 3:%" PRIu64
+	              " 4:%" PRIu64,
+	              st_conf_hist[0], st_conf_hist[1], st_conf_hist[2], st_conf_hist[3],
+	              st_conf_hist[4]);
+	report("coverage: conflicts 0..4 all seen", e0, buf);
 
 	top->final();
 	std::printf("%u passed, %u failed\n", n_pass, n_fail);

@@ -1,0 +1,611 @@
+// npu_vector.sv - the vector unit: ELTWISE, POOL, DWCONV and LUT on
+// scratchpad lines of R int8 lanes (docs/ISA.md, "Vector unit").
+//
+// One instruction at a time (insn_ready_o only when idle); the compute
+// queue never runs it beside MATMUL (npu_top routes the queue's head to one
+// engine while the other is idle), so it reads through the act port of the
+// scratchpad and writes through its own vw port.
+//
+// Every opcode is the same loop over channel blocks (planes) cb:
+//   for each group of up to T = VecGroup consecutive output positions of
+//   the plane (raster order):
+//     for each tap (POOL/DWCONV: (ky, kx); ELTWISE: A then B; LUT: one):
+//       [DWCONV: read the tap's weight line]
+//       read the tap's input line of every position of the group and fold
+//       it into that position's int32 lanes acc_q[t] (max, sum, MAC, ...)
+//     finish: each acc_q[t] goes through R requantization lanes
+//       (npu_requant, 2 cycles) into a 4-entry output buffer, from which
+//       the lines are written to DST.
+//   DWCONV reads the plane's 9 parameter lines first; LUT reads its table
+//   once per instruction.
+// MAX pooling and LUT use the requant lanes as an identity (multiplier
+// 2^31-1 and shift 0 return any int8 unchanged), LUT then translates the
+// byte through the table. Cycle cost per group of g positions:
+// taps * (g + [DWCONV]) + g + about 4.
+//
+// Addressing uses adders only: the position walker keeps (oy, ox) and the
+// SP address of the position's tap-(0,0) line; a tap adds
+// ky*DH*IN_W + kx*DW. ELTWISE is a plane of PLANE_LINES x 1 positions with
+// two taps: tap 1 adds SRC_B - SRC_A (B_MODE 0, modulo the address width)
+// or reads the plane's single B line (B_MODE 1, 2). LUT is a plane of
+// LINES x 1 positions. The products (IN_H*IN_W, SH*IN_W, DH*IN_W, KH*KW,
+// OUT_H*OUT_W) are formed once when the instruction is taken.
+//
+// Scratchpad timing as npu_compute: the read request and address depend on
+// flops only, a granted read returns its line in the next cycle (act port:
+// always granted), a refused write request is held. The writes of a group
+// start only after its last read has returned, so ELTWISE and LUT may
+// work in place. done_o pulses in the cycle after the last write is
+// granted. abort_i stops issuing, waits for the read and the lanes in
+// flight, drops unwritten lines and goes idle without done_o.
+module npu_vector (
+  input  logic                              clk_i,
+  input  logic                              rst_ni,
+  // engine instruction port
+  input  logic                              insn_valid_i,
+  input  logic [255:0]                      insn_i,
+  output logic                              insn_ready_o,
+  output logic                              done_o,
+  output logic                              busy_o,
+  input  logic                              abort_i,
+  // scratchpad read client
+  output logic                              rd_req_o,
+  output logic [npu_pkg::SpAddrW-1:0]       rd_addr_o,
+  input  logic                              rd_gnt_i,
+  input  logic                              rd_rvalid_i,
+  input  logic [8*npu_pkg::SpLineBytes-1:0] rd_rdata_i,
+  // scratchpad write client
+  output logic                              wr_req_o,
+  output logic [npu_pkg::SpAddrW-1:0]       wr_addr_o,
+  output logic [8*npu_pkg::SpLineBytes-1:0] wr_wdata_o,
+  input  logic                              wr_gnt_i
+);
+  localparam int unsigned R        = npu_pkg::ArrayRows;
+  localparam int unsigned AW       = npu_pkg::SpAddrW;
+  localparam int unsigned T        = npu_pkg::VecGroup;
+  localparam int unsigned TW       = $clog2(T + 1);
+  localparam int unsigned TIW      = $clog2(T);   // index of acc_q
+  localparam int unsigned JW       = 7;            // table / parameter line counter
+  localparam int unsigned TabIW    = $clog2(LutLines * R);
+  localparam int unsigned LutLines = (npu_pkg::LutEntries + R - 1) / R;
+  localparam int unsigned PW       = 25;          // positions in a plane (< 2^24 + 1)
+  localparam int unsigned OutDepth = 4;
+  localparam int unsigned DW8      = 8 * R;
+
+  if (AW > 24 || R % 4 != 0 || npu_pkg::SpLineBytes != R || T < 2 || LutLines > 2**JW) begin : g_bad_cfg
+    $fatal(1, "npu_vector: unsupported configuration");
+  end
+
+  typedef enum logic [2:0] {KAdd, KMul, KMax, KAvg, KDw, KLut} kind_e;
+  typedef enum logic [3:0] {
+    SIdle, STable, SPlane, SParam, SGroup, SWgt, STap, SFinWait, SFin, SEnd, SAbort
+  } state_e;
+  // what a read brings back
+  typedef enum logic [1:0] {TgData, TgWgt, TgParam, TgTable} tag_e;
+
+  // ---------------------------------------------------------------------------
+  // Instruction fields, normalised when the instruction is taken
+  // ---------------------------------------------------------------------------
+  npu_pkg::insn_eltwise_t ie;
+  npu_pkg::insn_pool_t    ip;
+  npu_pkg::insn_dwconv_t  id;
+  npu_pkg::insn_lut_t     il;
+  assign ie = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign ip = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign id = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  assign il = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+
+  kind_e         n_kind;
+  logic [AW-1:0] n_src, n_dst, n_wgt, n_par, n_b, n_dw, n_dh_step, n_sh_step, n_sw;
+  logic [23:0]   n_in_w, n_out_w;
+  logic [11:0]   n_in_h, n_out_h;
+  logic [15:0]   n_ncb;
+  logic [7:0]    n_kw, n_kh;
+  logic [PW-1:0] n_cb_in, n_cb_out;
+  logic [1:0]    n_bmode;
+  logic [7:0]    n_za, n_zb, n_zo, n_lo, n_hi;
+  logic [15:0]   n_ma, n_mb;
+  logic [31:0]   n_mult;
+  logic [4:0]    n_shift;
+  logic [3:0]    n_dil_h;
+  logic [7:0]    n_sh;
+
+  always_comb begin
+    n_kind  = KLut;
+    n_src   = '0; n_dst = '0; n_wgt = '0; n_par = '0; n_b = '0;
+    n_in_w  = 24'd1; n_in_h = 12'd1; n_out_w = 24'd1; n_out_h = 12'd1;
+    n_ncb   = 16'd1; n_kw = 8'd1; n_kh = 8'd1; n_sw = AW'(1); n_sh = 8'd1;
+    n_dil_h = 4'd1; n_bmode = 2'd0;
+    n_za = '0; n_zb = '0; n_zo = '0; n_lo = 8'h80; n_hi = 8'h7f;
+    n_ma = '0; n_mb = '0; n_mult = 32'h7fff_ffff; n_shift = '0;
+    n_dw = AW'(1);
+    unique case (insn_i[7:0])
+      npu_pkg::OpEltwise: begin
+        n_kind  = ie.func[0] ? KMul : KAdd;
+        n_src   = AW'(ie.src_a); n_b = AW'(ie.src_b); n_dst = AW'(ie.dst);
+        n_in_w  = ie.plane_lines; n_out_w = ie.plane_lines;
+        n_ncb   = ie.planes;
+        n_kw    = 8'd2;                               // taps A, B
+        n_bmode = ie.b_mode;
+        n_dw    = AW'(ie.src_b) - AW'(ie.src_a);      // tap B, B_MODE 0
+        n_za = ie.zp_a; n_zb = ie.zp_b; n_zo = ie.zp_out; n_lo = ie.clip_lo; n_hi = ie.clip_hi;
+        n_ma = ie.mult_a; n_mb = ie.mult_b; n_mult = ie.mult; n_shift = ie.shift;
+      end
+      npu_pkg::OpPool: begin
+        n_kind  = ip.func[0] ? KAvg : KMax;
+        n_src   = AW'(ip.src); n_dst = AW'(ip.dst);
+        n_in_w  = 24'(ip.in_w); n_in_h = ip.in_h; n_out_w = 24'(ip.out_w); n_out_h = ip.out_h;
+        n_ncb   = 16'(ip.ncb);
+        n_kw    = ip.kw; n_kh = ip.kh; n_sw = AW'(ip.sw); n_sh = ip.sh;
+        n_dil_h = ip.dh; n_dw = AW'(ip.dw);
+        n_za = ip.zp_in; n_zo = ip.zp_out; n_lo = ip.clip_lo; n_hi = ip.clip_hi;
+        if (ip.func[0]) begin n_mult = ip.mult; n_shift = ip.shift; end
+      end
+      npu_pkg::OpDwconv: begin
+        n_kind  = KDw;
+        n_src   = AW'(id.src); n_dst = AW'(id.dst); n_wgt = AW'(id.wgt); n_par = AW'(id.param);
+        n_in_w  = 24'(id.in_w); n_in_h = id.in_h; n_out_w = 24'(id.out_w); n_out_h = id.out_h;
+        n_ncb   = 16'(id.ncb);
+        n_kw    = 8'(id.kw); n_kh = 8'(id.kh); n_sw = AW'(id.sw); n_sh = 8'(id.sh);
+        n_dil_h = id.dh; n_dw = AW'(id.dw);
+        n_za = id.zp_in; n_zo = id.zp_out; n_lo = id.clip_lo; n_hi = id.clip_hi;
+      end
+      default: begin  // LUT
+        n_kind  = KLut;
+        n_src   = AW'(il.src); n_dst = AW'(il.dst); n_par = AW'(il.table_);
+        n_in_w  = il.lines; n_out_w = il.lines;
+        n_ncb   = (il.lines == '0) ? 16'd0 : 16'd1;
+      end
+    endcase
+    n_cb_in   = PW'(n_in_h) * PW'(n_in_w);
+    n_cb_out  = PW'(n_out_h) * PW'(n_out_w);
+    n_sh_step = AW'(n_sh) * AW'(n_in_w);
+    n_dh_step = AW'(n_dil_h) * AW'(n_in_w);
+  end
+
+  // ---------------------------------------------------------------------------
+  // State
+  // ---------------------------------------------------------------------------
+  state_e        state_q;
+  kind_e         kind_q;
+  // instruction constants
+  logic [AW-1:0] sw_q, dw_q, sh_step_q, dh_step_q, cb_in_q, wstep_q;
+  logic [23:0]   ow_last_q;
+  logic [15:0]   ncb_q;
+  logic [7:0]    kw_last_q, kh_last_q;
+  logic [PW-1:0] cb_out_q;
+  logic [1:0]    bmode_q;
+  logic [7:0]    za_q, zb_q, zo_q, lo_q, hi_q;
+  logic [15:0]   ma_q, mb_q;
+  logic [31:0]   mult_q;
+  logic [4:0]    shift_q;
+  // plane
+  logic [15:0]   cb_q;
+  logic [AW-1:0] cb_src_q, cb_dst_q, cb_wgt_q, cb_par_q, cb_b_q;
+  // group start
+  logic [23:0]   gs_ox_q;
+  logic [11:0]   gs_oy_q;
+  logic [AW-1:0] gs_row_q, gs_pos_q, gs_dst_q;
+  logic [PW-1:0] gs_left_q;
+  logic [TW-1:0] gsize_q;
+  // position walker (within one tap)
+  logic [23:0]   ox_q;
+  logic [11:0]   oy_q;
+  logic [AW-1:0] row_q, pos_q;
+  logic [TW-1:0] t_q;
+  // tap
+  logic [7:0]    kx_q, ky_q;
+  logic [AW-1:0] tap_off_q, kyoff_q, wtap_q;
+  logic          tap_first_q;
+  // parameter / table line counter
+  logic [JW-1:0] pj_q;
+  // finish
+  logic [TW-1:0] ft_q;
+
+  // read request (held until granted) and the line coming back
+  logic          rd_req_q;
+  logic [AW-1:0] rd_addr_q;
+  tag_e          rd_tag_q, ret_tag_q;
+  logic [TW-1:0] rd_t_q, ret_t_q;
+  logic          rd_first_q, ret_first_q, rd_b_q, ret_b_q;
+  logic [JW-1:0] rd_j_q, ret_j_q;
+  logic          ret_v_q;
+
+  // per-position lanes, parameters, weights, table
+  logic [32*R-1:0] acc_q [T];
+  logic [DW8-1:0]  w_q;
+  logic [32*R-1:0] bias_q, pmult_q;
+  logic [DW8-1:0]  pshift_q;
+  logic [7:0]      table_q [LutLines * R];
+
+  // requant lanes and output buffer
+  logic              fin_fire;
+  logic              p1_q, p2_q;           // lanes stage 1 / 2 hold a line
+  logic [AW-1:0]     fa1_q, fa2_q;         // its destination line
+  logic [R-1:0]      lane_v;
+  logic [DW8-1:0]    lane_q;
+  logic [DW8-1:0]    ob_data_q [OutDepth];
+  logic [AW-1:0]     ob_addr_q [OutDepth];
+  logic [1:0]        ob_wp_q, ob_rp_q;
+  logic [2:0]        ob_cnt_q;
+
+  // ---------------------------------------------------------------------------
+  // Sequencer
+  // ---------------------------------------------------------------------------
+  logic can_issue, rd_fire, rd_idle, out_room, group_tap_end, taps_end;
+  assign can_issue = !rd_req_q || rd_gnt_i;
+  assign rd_fire   = rd_req_q && rd_gnt_i;
+  assign rd_idle   = !rd_req_q && !ret_v_q;
+  // lines in the lanes plus lines buffered must leave room for one more
+  assign out_room  = 3'(ob_cnt_q) + 3'(p1_q) + 3'(p2_q) < 3'(OutDepth);
+  assign fin_fire  = state_q == SFin && out_room;
+  assign group_tap_end = (t_q + 1'b1 == gsize_q);
+  assign taps_end      = kx_q == kw_last_q && ky_q == kh_last_q;
+
+  // the data line of the walker's position for the current tap
+  logic [AW-1:0] data_addr;
+  logic is_elt;
+  assign is_elt    = kind_q == KAdd || kind_q == KMul;
+  assign data_addr = (is_elt && !tap_first_q && bmode_q != 2'd0)
+                     ? cb_b_q : pos_q + tap_off_q;
+
+  logic [PW-1:0] gsize_full;
+  assign gsize_full = (gs_left_q > PW'(T)) ? PW'(T) : gs_left_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q  <= SIdle;
+      rd_req_q <= 1'b0;
+      ret_v_q  <= 1'b0;
+    end else begin
+      ret_v_q <= rd_fire;
+      if (rd_fire) rd_req_q <= 1'b0;
+      unique case (state_q)
+        SIdle: begin
+          if (insn_valid_i) state_q <= (n_kind == KLut && n_ncb != '0) ? STable : SPlane;
+        end
+        STable: if (can_issue) begin
+          rd_req_q <= 1'b1;
+          if (pj_q == JW'(LutLines - 1)) state_q <= SPlane;
+        end
+        SPlane: begin
+          if (cb_q == ncb_q || cb_out_q == '0) state_q <= SEnd;
+          else if (kind_q == KDw) state_q <= SParam;
+          else state_q <= SGroup;
+        end
+        SParam: if (can_issue) begin
+          rd_req_q <= 1'b1;
+          if (pj_q == JW'(npu_pkg::DwParamLines - 1)) state_q <= SGroup;
+        end
+        SGroup: state_q <= (kind_q == KDw) ? SWgt : STap;
+        SWgt: if (can_issue) begin
+          rd_req_q <= 1'b1;
+          state_q  <= STap;
+        end
+        STap: if (can_issue) begin
+          rd_req_q <= 1'b1;
+          if (group_tap_end) state_q <= taps_end ? SFinWait : (kind_q == KDw ? SWgt : STap);
+        end
+        SFinWait: if (rd_idle) state_q <= SFin;
+        SFin: if (fin_fire && ft_q + 1'b1 == gsize_q)
+          state_q <= (gs_left_q == PW'(gsize_q)) ? SPlane : SGroup;
+        SEnd: if (ob_cnt_q == '0 && !p1_q && !p2_q && rd_idle) state_q <= SIdle;
+        SAbort: if (rd_idle && !p1_q && !p2_q) state_q <= SIdle;
+        default: state_q <= SIdle;
+      endcase
+      if (abort_i && state_q != SIdle && !done_o) begin
+        state_q <= SAbort;
+        if (!rd_fire) rd_req_q <= 1'b0;
+      end
+    end
+  end
+
+  // datapath registers of the sequencer (no reset: loaded before use)
+  always_ff @(posedge clk_i) begin
+    unique case (state_q)
+      SIdle: if (insn_valid_i) begin
+        kind_q    <= n_kind;
+        sw_q      <= n_sw;
+        dw_q      <= n_dw;
+        sh_step_q <= n_sh_step;
+        dh_step_q <= n_dh_step;
+        cb_in_q   <= AW'(n_cb_in);
+        wstep_q   <= AW'(n_kh) * AW'(n_kw);
+        ow_last_q <= n_out_w - 24'd1;
+        ncb_q     <= n_ncb;
+        kw_last_q <= n_kw - 8'd1;
+        kh_last_q <= n_kh - 8'd1;
+        cb_out_q  <= n_cb_out;
+        bmode_q   <= n_bmode;
+        za_q <= n_za; zb_q <= n_zb; zo_q <= n_zo; lo_q <= n_lo; hi_q <= n_hi;
+        ma_q <= n_ma; mb_q <= n_mb; mult_q <= n_mult; shift_q <= n_shift;
+        cb_q      <= '0;
+        cb_src_q  <= n_src;
+        cb_dst_q  <= n_dst;
+        cb_wgt_q  <= n_wgt;
+        cb_par_q  <= n_par;
+        cb_b_q    <= n_b;
+        gs_ox_q   <= '0;
+        gs_oy_q   <= '0;
+        gs_row_q  <= n_src;
+        gs_pos_q  <= n_src;
+        gs_dst_q  <= n_dst;
+        gs_left_q <= n_cb_out;
+        pj_q      <= '0;
+      end
+      STable: if (can_issue) begin
+        rd_addr_q <= cb_par_q + AW'(pj_q);
+        rd_tag_q  <= TgTable;
+        rd_j_q    <= pj_q;
+        pj_q      <= pj_q + JW'(1);
+      end
+      SPlane: pj_q <= '0;
+      SParam: if (can_issue) begin
+        rd_addr_q <= cb_par_q + AW'(pj_q);
+        rd_tag_q  <= TgParam;
+        rd_j_q    <= pj_q;
+        pj_q      <= pj_q + JW'(1);
+      end
+      SGroup: begin
+        gsize_q     <= TW'(gsize_full);
+        ox_q        <= gs_ox_q;
+        oy_q        <= gs_oy_q;
+        row_q       <= gs_row_q;
+        pos_q       <= gs_pos_q;
+        t_q         <= '0;
+        kx_q        <= '0;
+        ky_q        <= '0;
+        tap_off_q   <= '0;
+        kyoff_q     <= '0;
+        wtap_q      <= cb_wgt_q;
+        tap_first_q <= 1'b1;
+        ft_q        <= '0;
+      end
+      SWgt: if (can_issue) begin
+        rd_addr_q <= wtap_q;
+        rd_tag_q  <= TgWgt;
+        wtap_q    <= wtap_q + AW'(1);
+      end
+      STap: if (can_issue) begin
+        rd_addr_q  <= data_addr;
+        rd_tag_q   <= TgData;
+        rd_t_q     <= t_q;
+        rd_first_q <= tap_first_q;
+        rd_b_q     <= kx_q[0] && is_elt;
+        if (!group_tap_end) begin
+          // next position of the group
+          t_q <= t_q + 1'b1;
+          if (ox_q == ow_last_q) begin
+            ox_q  <= '0;
+            oy_q  <= oy_q + 12'd1;
+            row_q <= row_q + sh_step_q;
+            pos_q <= row_q + sh_step_q;
+          end else begin
+            ox_q  <= ox_q + 24'd1;
+            pos_q <= pos_q + sw_q;
+          end
+        end else if (!taps_end) begin
+          // next tap: back to the group's first position
+          t_q         <= '0;
+          ox_q        <= gs_ox_q;
+          oy_q        <= gs_oy_q;
+          row_q       <= gs_row_q;
+          pos_q       <= gs_pos_q;
+          tap_first_q <= 1'b0;
+          if (kx_q == kw_last_q) begin
+            kx_q      <= '0;
+            ky_q      <= ky_q + 8'd1;
+            kyoff_q   <= kyoff_q + dh_step_q;
+            tap_off_q <= kyoff_q + dh_step_q;
+          end else begin
+            kx_q      <= kx_q + 8'd1;
+            tap_off_q <= tap_off_q + dw_q;
+          end
+        end else begin
+          // last read of the group: the walker moves on to the next group
+          if (ox_q == ow_last_q) begin
+            ox_q  <= '0;
+            oy_q  <= oy_q + 12'd1;
+            row_q <= row_q + sh_step_q;
+            pos_q <= row_q + sh_step_q;
+          end else begin
+            ox_q  <= ox_q + 24'd1;
+            pos_q <= pos_q + sw_q;
+          end
+        end
+      end
+      SFin: if (fin_fire) begin
+        ft_q <= ft_q + 1'b1;
+        if (ft_q + 1'b1 == gsize_q) begin
+          if (gs_left_q == PW'(gsize_q)) begin
+            // next plane
+            cb_q      <= cb_q + 16'd1;
+            cb_src_q  <= cb_src_q + cb_in_q;
+            cb_dst_q  <= cb_dst_q + AW'(cb_out_q);
+            cb_wgt_q  <= cb_wgt_q + wstep_q;
+            cb_par_q  <= cb_par_q + AW'(npu_pkg::DwParamLines);
+            cb_b_q    <= cb_b_q + ((bmode_q == 2'd1) ? AW'(1) : AW'(0));
+            gs_ox_q   <= '0;
+            gs_oy_q   <= '0;
+            gs_row_q  <= cb_src_q + cb_in_q;
+            gs_pos_q  <= cb_src_q + cb_in_q;
+            gs_dst_q  <= cb_dst_q + AW'(cb_out_q);
+            gs_left_q <= cb_out_q;
+          end else begin
+            gs_ox_q   <= ox_q;
+            gs_oy_q   <= oy_q;
+            gs_row_q  <= row_q;
+            gs_pos_q  <= pos_q;
+            gs_dst_q  <= gs_dst_q + AW'(gsize_q);
+            gs_left_q <= gs_left_q - PW'(gsize_q);
+          end
+        end
+      end
+      default: ;
+    endcase
+  end
+
+  assign rd_req_o     = rd_req_q;
+  assign rd_addr_o    = rd_addr_q;
+  assign insn_ready_o = state_q == SIdle;
+  assign busy_o       = state_q != SIdle;
+  assign done_o       = state_q == SEnd && ob_cnt_q == '0 && !p1_q && !p2_q && rd_idle;
+
+  // the read of the previous cycle's grant comes back now
+  always_ff @(posedge clk_i) begin
+    if (rd_fire) begin
+      ret_tag_q   <= rd_tag_q;
+      ret_t_q     <= rd_t_q;
+      ret_first_q <= rd_first_q;
+      ret_b_q     <= rd_b_q;
+      ret_j_q     <= rd_j_q;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Lanes: fold a returning line into acc_q[t]; parameters, weights, table
+  // ---------------------------------------------------------------------------
+  // one lane of the fold: o = the lane so far, b = the returning byte
+  function automatic logic [31:0] fold_lane(logic [2:0] kind, logic first, logic isb,
+                                            logic [31:0] o, logic [7:0] b, logic [7:0] w,
+                                            logic [7:0] za, logic [7:0] zb,
+                                            logic [15:0] ma, logic [15:0] mb);
+    logic signed [31:0] so, v, d, sw, sma, smb;
+    so  = $signed(o);
+    v   = {{24{b[7]}}, b};
+    d   = v - (isb ? {{24{zb[7]}}, zb} : {{24{za[7]}}, za});
+    sw  = {{24{w[7]}}, w};
+    sma = {{16{ma[15]}}, ma};
+    smb = {{16{mb[15]}}, mb};
+    // all products are exact in 32 bits (docs/ISA.md)
+    if (kind == KMax)      fold_lane = (first || v > so) ? v : so;
+    else if (kind == KAvg) fold_lane = (first ? 32'sd0 : so) + d;
+    else if (kind == KDw)  fold_lane = (first ? 32'sd0 : so) + d * sw;
+    else if (kind == KAdd) fold_lane = isb ? so + smb * d : sma * d;
+    else if (kind == KMul) fold_lane = isb ? so * d : d;
+    else                   fold_lane = v;  // LUT: the byte itself
+  endfunction
+
+  always_ff @(posedge clk_i) begin
+    logic [32*R-1:0] ov, nv;
+    if (ret_v_q && state_q != SAbort) begin
+      unique case (ret_tag_q)
+        TgData: begin
+          ov = acc_q[ret_t_q[TIW-1:0]];
+          for (int r = 0; r < R; r++)
+            nv[32*r +: 32] = fold_lane(kind_q, ret_first_q, ret_b_q, ov[32*r +: 32],
+                                       rd_rdata_i[8*r +: 8], w_q[8*r +: 8],
+                                       za_q, zb_q, ma_q, mb_q);
+          acc_q[ret_t_q[TIW-1:0]] <= nv;
+        end
+        TgWgt: w_q <= rd_rdata_i;
+        TgParam: begin
+          if (ret_j_q < JW'(4))       bias_q[ret_j_q[1:0] * DW8 +: DW8] <= rd_rdata_i;
+          else if (ret_j_q < JW'(8))  pmult_q[ret_j_q[1:0] * DW8 +: DW8] <= rd_rdata_i;
+          else                        pshift_q <= rd_rdata_i;
+        end
+        default: begin  // TgTable
+          for (int i = 0; i < R; i++) table_q[32'(ret_j_q) * R + i] <= rd_rdata_i[8*i +: 8];
+        end
+      endcase
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Finish: R requant lanes, then the output buffer and the write port
+  // ---------------------------------------------------------------------------
+  logic [32*R-1:0] fin_acc;
+  logic            ident;     // MAX, LUT: the lanes pass int8 values through
+  assign fin_acc = acc_q[ft_q[TIW-1:0]];
+  assign ident   = kind_q == KMax || kind_q == KLut;
+
+  for (genvar r = 0; r < R; r++) begin : g_lane
+    logic [31:0] bias, mult, shift;
+    logic [7:0]  zp, lo, hi;
+    assign bias  = (kind_q == KDw) ? bias_q[32*r +: 32] : 32'd0;
+    assign mult  = (kind_q == KDw) ? pmult_q[32*r +: 32] : ident ? 32'h7fff_ffff : mult_q;
+    assign shift = (kind_q == KDw) ? 32'(pshift_q[8*r +: 5]) : ident ? 32'd0 : 32'(shift_q);
+    assign zp    = ident ? 8'd0 : zo_q;
+    assign lo    = (kind_q == KLut) ? 8'h80 : lo_q;
+    assign hi    = (kind_q == KLut) ? 8'h7f : hi_q;
+    npu_requant u_rq (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .valid_i (fin_fire),
+      .acc_i   (fin_acc[32*r +: 32]),
+      .bias_i  (bias),
+      .mult_i  (mult),
+      .shift_i (shift),
+      .zp_i    (zp),
+      .lo_i    (lo),
+      .hi_i    (hi),
+      .valid_o (lane_v[r]),
+      .q_o     (lane_q[8*r +: 8])
+    );
+  end
+
+  logic ob_push, ob_pop;
+  assign ob_push = p2_q && state_q != SAbort;
+  assign ob_pop  = wr_req_o && wr_gnt_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p1_q     <= 1'b0;
+      p2_q     <= 1'b0;
+      ob_wp_q  <= '0;
+      ob_rp_q  <= '0;
+      ob_cnt_q <= '0;
+    end else begin
+      p1_q <= fin_fire;
+      p2_q <= p1_q;
+      if (state_q == SAbort) begin
+        ob_rp_q  <= ob_wp_q;
+        ob_cnt_q <= '0;
+      end else begin
+        if (ob_push) ob_wp_q <= ob_wp_q + 2'd1;
+        if (ob_pop)  ob_rp_q <= ob_rp_q + 2'd1;
+        ob_cnt_q <= ob_cnt_q + 3'(ob_push) - 3'(ob_pop);
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (fin_fire) fa1_q <= gs_dst_q + AW'(ft_q);
+    if (p1_q)     fa2_q <= fa1_q;
+    if (ob_push) begin
+      ob_addr_q[ob_wp_q] <= fa2_q;
+      if (kind_q == KLut) begin
+        for (int r = 0; r < R; r++)
+          ob_data_q[ob_wp_q][8*r +: 8] <= table_q[TabIW'({~lane_q[8*r+7], lane_q[8*r +: 7]})];
+      end else begin
+        ob_data_q[ob_wp_q] <= lane_q;
+      end
+    end
+  end
+
+  assign wr_req_o   = ob_cnt_q != '0 && state_q != SAbort;
+  assign wr_addr_o  = ob_addr_q[ob_rp_q];
+  assign wr_wdata_o = ob_data_q[ob_rp_q];
+
+  // lane valids equal p2_q by construction (all lanes share fin_fire)
+  logic unused;
+  assign unused = ^{lane_v, ie, ip, id, il, n_cb_in[PW-1:AW], ret_t_q[TW-1:TIW],
+                    gsize_full[PW-1:TW], pshift_q};
+
+`ifndef SYNTHESIS
+  // checks from the first edge after reset (a flop: rst_ni stays asynchronous)
+  logic chk_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) chk_q <= 1'b0;
+    else         chk_q <= 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (chk_q) begin
+      assert (rd_rvalid_i == ret_v_q)
+        else $error("npu_vector: read data must follow its grant by one cycle");
+      assert (!(wr_req_o && state_q == SIdle))
+        else $error("npu_vector: write request while idle");
+    end
+  end
+`endif
+endmodule
