@@ -54,7 +54,7 @@ module npu_ctrl (
   localparam int unsigned QW     = 256 + 32;  // instruction + its address
 
   typedef enum logic [3:0] {
-    FsIdle, FsAddr, FsData, FsDecode, FsBarrier, FsMark, FsDrain
+    FsIdle, FsAddr, FsData, FsCheck, FsDecode, FsBarrier, FsMark, FsDrain
   } fstate_e;
 
   fstate_e     state_q, state_d;
@@ -73,6 +73,8 @@ module npu_ctrl (
   logic [15:0] dec_info;
   logic [1:0]  dec_queue;
   npu_decode u_decode (
+    .clk_i   (clk_i),
+    .en_i    (state_q == FsCheck),
     .insn_i  (insn_q),
     .cause_o (dec_cause),
     .info_o  (dec_info),
@@ -252,7 +254,10 @@ module npu_ctrl (
         end
       end
       FsData: begin
-        if (r_valid_i && r_last_i) state_d = FsDecode;
+        if (r_valid_i && r_last_i) state_d = FsCheck;
+      end
+      FsCheck: begin
+        state_d = FsDecode;  // the decoder checks insn_q at this edge
       end
       FsDecode: begin
         if (dec_cause != npu_pkg::ErrNone) begin

@@ -14,7 +14,7 @@
 //       read the tap's input line of every position of the group and fold
 //       it into that position's int32 lanes acc_q[t] (max, sum, MAC, ...)
 //     finish: each acc_q[t] goes through R requantization lanes
-//       (npu_requant, 2 cycles) into a 4-entry output buffer, from which
+//       (registered inputs, then npu_requant: 3 cycles) into an 8-line output buffer, from which
 //       the lines are written to DST.
 //   DWCONV reads the plane's 9 parameter lines first; LUT reads its table
 //   once per instruction.
@@ -69,7 +69,8 @@ module npu_vector (
   localparam int unsigned TabIW    = $clog2(LutLines * R);
   localparam int unsigned LutLines = (npu_pkg::LutEntries + R - 1) / R;
   localparam int unsigned PW       = 25;          // positions in a plane (< 2^24 + 1)
-  localparam int unsigned OutDepth = 4;
+  localparam int unsigned OutDepth = 8;
+  localparam int unsigned OW       = $clog2(OutDepth);
   localparam int unsigned DW8      = 8 * R;
 
   if (AW > 24 || R % 4 != 0 || npu_pkg::SpLineBytes != R || T < 2 || LutLines > 2**JW) begin : g_bad_cfg
@@ -78,7 +79,7 @@ module npu_vector (
 
   typedef enum logic [2:0] {KAdd, KMul, KMax, KAvg, KDw, KLut} kind_e;
   typedef enum logic [3:0] {
-    SIdle, STable, SPlane, SParam, SGroup, SWgt, STap, SFinWait, SFin, SEnd, SAbort
+    SIdle, SStart, STable, SPlane, SParam, SGroup, SWgt, STap, SFinWait, SFin, SEnd, SAbort
   } state_e;
   // what a read brings back
   typedef enum logic [1:0] {TgData, TgWgt, TgParam, TgTable} tag_e;
@@ -95,73 +96,6 @@ module npu_vector (
   assign id = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign il = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
 
-  kind_e         n_kind;
-  logic [AW-1:0] n_src, n_dst, n_wgt, n_par, n_b, n_dw, n_dh_step, n_sh_step, n_sw;
-  logic [23:0]   n_in_w, n_out_w;
-  logic [11:0]   n_in_h, n_out_h;
-  logic [15:0]   n_ncb;
-  logic [7:0]    n_kw, n_kh;
-  logic [PW-1:0] n_cb_in, n_cb_out;
-  logic [1:0]    n_bmode;
-  logic [7:0]    n_za, n_zb, n_zo, n_lo, n_hi;
-  logic [15:0]   n_ma, n_mb;
-  logic [31:0]   n_mult;
-  logic [4:0]    n_shift;
-  logic [3:0]    n_dil_h;
-  logic [7:0]    n_sh;
-
-  always_comb begin
-    n_kind  = KLut;
-    n_src   = '0; n_dst = '0; n_wgt = '0; n_par = '0; n_b = '0;
-    n_in_w  = 24'd1; n_in_h = 12'd1; n_out_w = 24'd1; n_out_h = 12'd1;
-    n_ncb   = 16'd1; n_kw = 8'd1; n_kh = 8'd1; n_sw = AW'(1); n_sh = 8'd1;
-    n_dil_h = 4'd1; n_bmode = 2'd0;
-    n_za = '0; n_zb = '0; n_zo = '0; n_lo = 8'h80; n_hi = 8'h7f;
-    n_ma = '0; n_mb = '0; n_mult = 32'h7fff_ffff; n_shift = '0;
-    n_dw = AW'(1);
-    unique case (insn_i[7:0])
-      npu_pkg::OpEltwise: begin
-        n_kind  = ie.func[0] ? KMul : KAdd;
-        n_src   = AW'(ie.src_a); n_b = AW'(ie.src_b); n_dst = AW'(ie.dst);
-        n_in_w  = ie.plane_lines; n_out_w = ie.plane_lines;
-        n_ncb   = ie.planes;
-        n_kw    = 8'd2;                               // taps A, B
-        n_bmode = ie.b_mode;
-        n_dw    = AW'(ie.src_b) - AW'(ie.src_a);      // tap B, B_MODE 0
-        n_za = ie.zp_a; n_zb = ie.zp_b; n_zo = ie.zp_out; n_lo = ie.clip_lo; n_hi = ie.clip_hi;
-        n_ma = ie.mult_a; n_mb = ie.mult_b; n_mult = ie.mult; n_shift = ie.shift;
-      end
-      npu_pkg::OpPool: begin
-        n_kind  = ip.func[0] ? KAvg : KMax;
-        n_src   = AW'(ip.src); n_dst = AW'(ip.dst);
-        n_in_w  = 24'(ip.in_w); n_in_h = ip.in_h; n_out_w = 24'(ip.out_w); n_out_h = ip.out_h;
-        n_ncb   = 16'(ip.ncb);
-        n_kw    = ip.kw; n_kh = ip.kh; n_sw = AW'(ip.sw); n_sh = ip.sh;
-        n_dil_h = ip.dh; n_dw = AW'(ip.dw);
-        n_za = ip.zp_in; n_zo = ip.zp_out; n_lo = ip.clip_lo; n_hi = ip.clip_hi;
-        if (ip.func[0]) begin n_mult = ip.mult; n_shift = ip.shift; end
-      end
-      npu_pkg::OpDwconv: begin
-        n_kind  = KDw;
-        n_src   = AW'(id.src); n_dst = AW'(id.dst); n_wgt = AW'(id.wgt); n_par = AW'(id.param);
-        n_in_w  = 24'(id.in_w); n_in_h = id.in_h; n_out_w = 24'(id.out_w); n_out_h = id.out_h;
-        n_ncb   = 16'(id.ncb);
-        n_kw    = 8'(id.kw); n_kh = 8'(id.kh); n_sw = AW'(id.sw); n_sh = 8'(id.sh);
-        n_dil_h = id.dh; n_dw = AW'(id.dw);
-        n_za = id.zp_in; n_zo = id.zp_out; n_lo = id.clip_lo; n_hi = id.clip_hi;
-      end
-      default: begin  // LUT
-        n_kind  = KLut;
-        n_src   = AW'(il.src); n_dst = AW'(il.dst); n_par = AW'(il.table_);
-        n_in_w  = il.lines; n_out_w = il.lines;
-        n_ncb   = (il.lines == '0) ? 16'd0 : 16'd1;
-      end
-    endcase
-    n_cb_in   = PW'(n_in_h) * PW'(n_in_w);
-    n_cb_out  = PW'(n_out_h) * PW'(n_out_w);
-    n_sh_step = AW'(n_sh) * AW'(n_in_w);
-    n_dh_step = AW'(n_dil_h) * AW'(n_in_w);
-  end
 
   // ---------------------------------------------------------------------------
   // State
@@ -220,14 +154,14 @@ module npu_vector (
 
   // requant lanes and output buffer
   logic              fin_fire;
-  logic              p1_q, p2_q;           // lanes stage 1 / 2 hold a line
-  logic [AW-1:0]     fa1_q, fa2_q;         // its destination line
+  logic              p0_q, p1_q, p2_q;     // lane inputs / stage 1 / stage 2 hold a line
+  logic [AW-1:0]     fa0_q, fa1_q, fa2_q;  // its destination line
   logic [R-1:0]      lane_v;
   logic [DW8-1:0]    lane_q;
   logic [DW8-1:0]    ob_data_q [OutDepth];
   logic [AW-1:0]     ob_addr_q [OutDepth];
-  logic [1:0]        ob_wp_q, ob_rp_q;
-  logic [2:0]        ob_cnt_q;
+  logic [OW-1:0]     ob_wp_q, ob_rp_q;
+  logic [OW:0]       ob_cnt_q;
 
   // ---------------------------------------------------------------------------
   // Sequencer
@@ -237,7 +171,8 @@ module npu_vector (
   assign rd_fire   = rd_req_q && rd_gnt_i;
   assign rd_idle   = !rd_req_q && !ret_v_q;
   // lines in the lanes plus lines buffered must leave room for one more
-  assign out_room  = 3'(ob_cnt_q) + 3'(p1_q) + 3'(p2_q) < 3'(OutDepth);
+  assign out_room  = (OW+1)'(ob_cnt_q) + (OW+1)'(p0_q) + (OW+1)'(p1_q) + (OW+1)'(p2_q)
+                     < (OW+1)'(OutDepth);
   assign fin_fire  = state_q == SFin && out_room;
   assign group_tap_end = (t_q + 1'b1 == gsize_q);
   assign taps_end      = kx_q == kw_last_q && ky_q == kh_last_q;
@@ -261,9 +196,8 @@ module npu_vector (
       ret_v_q <= rd_fire;
       if (rd_fire) rd_req_q <= 1'b0;
       unique case (state_q)
-        SIdle: begin
-          if (insn_valid_i) state_q <= (n_kind == KLut && n_ncb != '0) ? STable : SPlane;
-        end
+        SIdle: if (insn_valid_i) state_q <= SStart;
+        SStart: state_q <= (kind_q == KLut && ncb_q != '0) ? STable : SPlane;
         STable: if (can_issue) begin
           rd_req_q <= 1'b1;
           if (pj_q == JW'(LutLines - 1)) state_q <= SPlane;
@@ -289,8 +223,8 @@ module npu_vector (
         SFinWait: if (rd_idle) state_q <= SFin;
         SFin: if (fin_fire && ft_q + 1'b1 == gsize_q)
           state_q <= (gs_left_q == PW'(gsize_q)) ? SPlane : SGroup;
-        SEnd: if (ob_cnt_q == '0 && !p1_q && !p2_q && rd_idle) state_q <= SIdle;
-        SAbort: if (rd_idle && !p1_q && !p2_q) state_q <= SIdle;
+        SEnd: if (ob_cnt_q == '0 && !p0_q && !p1_q && !p2_q && rd_idle) state_q <= SIdle;
+        SAbort: if (rd_idle && !p0_q && !p1_q && !p2_q) state_q <= SIdle;
         default: state_q <= SIdle;
       endcase
       if (abort_i && state_q != SIdle && !done_o) begin
@@ -300,10 +234,78 @@ module npu_vector (
     end
   end
 
-  // datapath registers of the sequencer (no reset: loaded before use)
+  // datapath registers of the sequencer (no reset: loaded before use). The
+  // instruction is normalised here, inside the clocked block, so that its
+  // multipliers cost a simulator nothing while the unit is idle.
   always_ff @(posedge clk_i) begin
+    kind_e         n_kind;
+    logic [AW-1:0] n_src, n_dst, n_wgt, n_par, n_b, n_dw, n_dh_step, n_sh_step, n_sw;
+    logic [AW-1:0] n_in_w;  // only in address arithmetic (modulo 2^AW)
+    logic [23:0]   n_out_w;
+    logic [11:0]   n_in_h, n_out_h;
+    logic [15:0]   n_ncb;
+    logic [7:0]    n_kw, n_kh;
+    logic [AW-1:0] n_cb_in;
+    logic [PW-1:0] n_cb_out;
+    logic [1:0]    n_bmode;
+    logic [7:0]    n_za, n_zb, n_zo, n_lo, n_hi;
+    logic [15:0]   n_ma, n_mb;
+    logic [31:0]   n_mult;
+    logic [4:0]    n_shift;
+    logic [3:0]    n_dil_h;
+    logic [7:0]    n_sh;
     unique case (state_q)
       SIdle: if (insn_valid_i) begin
+        n_kind  = KLut;
+        n_src   = '0; n_dst = '0; n_wgt = '0; n_par = '0; n_b = '0;
+        n_in_w  = AW'(1); n_in_h = 12'd1; n_out_w = 24'd1; n_out_h = 12'd1;
+        n_ncb   = 16'd1; n_kw = 8'd1; n_kh = 8'd1; n_sw = AW'(1); n_sh = 8'd1;
+        n_dil_h = 4'd1; n_bmode = 2'd0;
+        n_za = '0; n_zb = '0; n_zo = '0; n_lo = 8'h80; n_hi = 8'h7f;
+        n_ma = '0; n_mb = '0; n_mult = 32'h7fff_ffff; n_shift = '0;
+        n_dw = AW'(1);
+        unique case (insn_i[7:0])
+          npu_pkg::OpEltwise: begin
+            n_kind  = ie.func[0] ? KMul : KAdd;
+            n_src   = AW'(ie.src_a); n_b = AW'(ie.src_b); n_dst = AW'(ie.dst);
+            n_in_w  = AW'(ie.plane_lines); n_out_w = ie.plane_lines;
+            n_ncb   = ie.planes;
+            n_kw    = 8'd2;                               // taps A, B
+            n_bmode = ie.b_mode;
+            n_dw    = AW'(ie.src_b) - AW'(ie.src_a);      // tap B, B_MODE 0
+            n_za = ie.zp_a; n_zb = ie.zp_b; n_zo = ie.zp_out; n_lo = ie.clip_lo; n_hi = ie.clip_hi;
+            n_ma = ie.mult_a; n_mb = ie.mult_b; n_mult = ie.mult; n_shift = ie.shift;
+          end
+          npu_pkg::OpPool: begin
+            n_kind  = ip.func[0] ? KAvg : KMax;
+            n_src   = AW'(ip.src); n_dst = AW'(ip.dst);
+            n_in_w  = AW'(ip.in_w); n_in_h = ip.in_h; n_out_w = 24'(ip.out_w); n_out_h = ip.out_h;
+            n_ncb   = 16'(ip.ncb);
+            n_kw    = ip.kw; n_kh = ip.kh; n_sw = AW'(ip.sw); n_sh = ip.sh;
+            n_dil_h = ip.dh; n_dw = AW'(ip.dw);
+            n_za = ip.zp_in; n_zo = ip.zp_out; n_lo = ip.clip_lo; n_hi = ip.clip_hi;
+            if (ip.func[0]) begin n_mult = ip.mult; n_shift = ip.shift; end
+          end
+          npu_pkg::OpDwconv: begin
+            n_kind  = KDw;
+            n_src   = AW'(id.src); n_dst = AW'(id.dst); n_wgt = AW'(id.wgt); n_par = AW'(id.param);
+            n_in_w  = AW'(id.in_w); n_in_h = id.in_h; n_out_w = 24'(id.out_w); n_out_h = id.out_h;
+            n_ncb   = 16'(id.ncb);
+            n_kw    = 8'(id.kw); n_kh = 8'(id.kh); n_sw = AW'(id.sw); n_sh = 8'(id.sh);
+            n_dil_h = id.dh; n_dw = AW'(id.dw);
+            n_za = id.zp_in; n_zo = id.zp_out; n_lo = id.clip_lo; n_hi = id.clip_hi;
+          end
+          default: begin  // LUT
+            n_kind  = KLut;
+            n_src   = AW'(il.src); n_dst = AW'(il.dst); n_par = AW'(il.table_);
+            n_in_w  = AW'(il.lines); n_out_w = il.lines;
+            n_ncb   = (il.lines == '0) ? 16'd0 : 16'd1;
+          end
+        endcase
+        n_cb_in   = AW'(n_in_h) * AW'(n_in_w);
+        n_cb_out  = PW'(n_out_h) * PW'(n_out_w);
+        n_sh_step = AW'(n_sh) * AW'(n_in_w);
+        n_dh_step = AW'(n_dil_h) * AW'(n_in_w);
         kind_q    <= n_kind;
         sw_q      <= n_sw;
         dw_q      <= n_dw;
@@ -449,7 +451,7 @@ module npu_vector (
   assign rd_addr_o    = rd_addr_q;
   assign insn_ready_o = state_q == SIdle;
   assign busy_o       = state_q != SIdle;
-  assign done_o       = state_q == SEnd && ob_cnt_q == '0 && !p1_q && !p2_q && rd_idle;
+  assign done_o       = state_q == SEnd && ob_cnt_q == '0 && !p0_q && !p1_q && !p2_q && rd_idle;
 
   // the read of the previous cycle's grant comes back now
   always_ff @(posedge clk_i) begin
@@ -514,31 +516,48 @@ module npu_vector (
   // ---------------------------------------------------------------------------
   // Finish: R requant lanes, then the output buffer and the write port
   // ---------------------------------------------------------------------------
-  logic [32*R-1:0] fin_acc;
-  logic            ident;     // MAX, LUT: the lanes pass int8 values through
-  assign fin_acc = acc_q[ft_q[TIW-1:0]];
-  assign ident   = kind_q == KMax || kind_q == KLut;
+  // the lanes' inputs are registered when a line is issued (p0), so an idle
+  // unit has no combinational datapath for a simulator to evaluate
+  logic [32*R-1:0] f_acc_q, f_bias_q, f_mult_q;
+  logic [8*R-1:0]  f_shift_q;
+  logic [7:0]      f_zp_q, f_lo_q, f_hi_q;
+  always_ff @(posedge clk_i) begin
+    if (fin_fire) begin
+      f_acc_q <= acc_q[ft_q[TIW-1:0]];
+      for (int r = 0; r < R; r++) begin
+        if (kind_q == KDw) begin
+          f_bias_q[32*r +: 32] <= bias_q[32*r +: 32];
+          f_mult_q[32*r +: 32] <= pmult_q[32*r +: 32];
+          f_shift_q[8*r +: 8]  <= pshift_q[8*r +: 8];
+        end else if (kind_q == KMax || kind_q == KLut) begin
+          // identity: srdhm(x, 2^31-1) = x for any int8 x, shift 0
+          f_bias_q[32*r +: 32] <= '0;
+          f_mult_q[32*r +: 32] <= 32'h7fff_ffff;
+          f_shift_q[8*r +: 8]  <= '0;
+        end else begin
+          f_bias_q[32*r +: 32] <= '0;
+          f_mult_q[32*r +: 32] <= mult_q;
+          f_shift_q[8*r +: 8]  <= 8'(shift_q);
+        end
+      end
+      f_zp_q <= (kind_q == KMax || kind_q == KLut) ? 8'd0 : zo_q;
+      f_lo_q <= (kind_q == KLut) ? 8'h80 : lo_q;
+      f_hi_q <= (kind_q == KLut) ? 8'h7f : hi_q;
+    end
+  end
 
   for (genvar r = 0; r < R; r++) begin : g_lane
-    logic [31:0] bias, mult, shift;
-    logic [7:0]  zp, lo, hi;
-    assign bias  = (kind_q == KDw) ? bias_q[32*r +: 32] : 32'd0;
-    assign mult  = (kind_q == KDw) ? pmult_q[32*r +: 32] : ident ? 32'h7fff_ffff : mult_q;
-    assign shift = (kind_q == KDw) ? 32'(pshift_q[8*r +: 5]) : ident ? 32'd0 : 32'(shift_q);
-    assign zp    = ident ? 8'd0 : zo_q;
-    assign lo    = (kind_q == KLut) ? 8'h80 : lo_q;
-    assign hi    = (kind_q == KLut) ? 8'h7f : hi_q;
     npu_requant u_rq (
       .clk_i   (clk_i),
       .rst_ni  (rst_ni),
-      .valid_i (fin_fire),
-      .acc_i   (fin_acc[32*r +: 32]),
-      .bias_i  (bias),
-      .mult_i  (mult),
-      .shift_i (shift),
-      .zp_i    (zp),
-      .lo_i    (lo),
-      .hi_i    (hi),
+      .valid_i (p0_q),
+      .acc_i   (f_acc_q[32*r +: 32]),
+      .bias_i  (f_bias_q[32*r +: 32]),
+      .mult_i  (f_mult_q[32*r +: 32]),
+      .shift_i ({24'd0, f_shift_q[8*r +: 8]}),
+      .zp_i    (f_zp_q),
+      .lo_i    (f_lo_q),
+      .hi_i    (f_hi_q),
       .valid_o (lane_v[r]),
       .q_o     (lane_q[8*r +: 8])
     );
@@ -550,27 +569,30 @@ module npu_vector (
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      p0_q     <= 1'b0;
       p1_q     <= 1'b0;
       p2_q     <= 1'b0;
       ob_wp_q  <= '0;
       ob_rp_q  <= '0;
       ob_cnt_q <= '0;
     end else begin
-      p1_q <= fin_fire;
+      p0_q <= fin_fire;
+      p1_q <= p0_q;
       p2_q <= p1_q;
       if (state_q == SAbort) begin
         ob_rp_q  <= ob_wp_q;
         ob_cnt_q <= '0;
       end else begin
-        if (ob_push) ob_wp_q <= ob_wp_q + 2'd1;
-        if (ob_pop)  ob_rp_q <= ob_rp_q + 2'd1;
-        ob_cnt_q <= ob_cnt_q + 3'(ob_push) - 3'(ob_pop);
+        if (ob_push) ob_wp_q <= ob_wp_q + OW'(1);
+        if (ob_pop)  ob_rp_q <= ob_rp_q + OW'(1);
+        ob_cnt_q <= ob_cnt_q + (OW+1)'(ob_push) - (OW+1)'(ob_pop);
       end
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (fin_fire) fa1_q <= gs_dst_q + AW'(ft_q);
+    if (fin_fire) fa0_q <= gs_dst_q + AW'(ft_q);
+    if (p0_q)     fa1_q <= fa0_q;
     if (p1_q)     fa2_q <= fa1_q;
     if (ob_push) begin
       ob_addr_q[ob_wp_q] <= fa2_q;
@@ -589,7 +611,7 @@ module npu_vector (
 
   // lane valids equal p2_q by construction (all lanes share fin_fire)
   logic unused;
-  assign unused = ^{lane_v, ie, ip, id, il, n_cb_in[PW-1:AW], ret_t_q[TW-1:TIW],
+  assign unused = ^{lane_v, ie, ip, id, il, ret_t_q[TW-1:TIW],
                     gsize_full[PW-1:TW], pshift_q};
 
 `ifndef SYNTHESIS

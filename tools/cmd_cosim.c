@@ -40,6 +40,7 @@ typedef struct cosim_run {
 	uint64_t rtl_busy, rtl_ctr_cycles, rtl_bank; /* RTL engine overlap */
 	uint8_t *buf[2];
 	size_t buflen;
+	uint64_t nop[256]; /* instructions generated, per opcode */
 } cosim_run;
 
 static void usage(FILE *f)
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 		"  --b BACKEND        second backend (default cmodel)\n"
 		"  --bad              bad programs: both backends must report the predicted\n"
 		"                     error, then a legal program must run bit-exact\n"
+		"  --bad-kinds        print the number of bad-program kinds and exit\n"
+		"                     (with --bad, program i has kind (S+i) mod that)\n"
 		"  --verbose          one line per program\n"
 		"  --dump-program K   print program K (0-based) before running it\n"
 		"  --dram-latency N   simulated DRAM latency in cycles (both backends)\n"
@@ -102,6 +105,11 @@ static int parse(int argc, char **argv, cosim_opts *o)
 		if (!strcmp(a, "--bad")) {
 			o->bad = 1;
 			continue;
+		}
+		if (!strcmp(a, "--bad-kinds")) {
+			/* how many kinds of bad program exist (seed % kinds picks one) */
+			printf("%u\n", loom_cosim_bad_kinds());
+			exit(0);
 		}
 		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
 			o->verbose = 1;
@@ -420,6 +428,8 @@ int cmd_cosim(int argc, char **argv)
 		}
 		if ((long long)i == o.dump)
 			loom_cosim_dump(&p, stdout);
+		for (size_t k = 0; k < p.ninsns; k++)
+			r.nop[loom_insn_opcode(&p.insns[k])]++;
 		if (run_prog(&r, &p, cfg.name))
 			fail = 1;
 		if (o.bad) {
@@ -451,6 +461,10 @@ int cmd_cosim(int argc, char **argv)
 		}
 	}
 	double wall = now_s() - t0;
+	printf("instructions: %" PRIu64 " LOAD, %" PRIu64 " MATMUL, %" PRIu64 " STORE, %" PRIu64 " MARK; vector unit %" PRIu64
+	       " ELTWISE, %" PRIu64 " POOL, %" PRIu64 " DWCONV, %" PRIu64 " LUT\n",
+	       r.nop[LOOM_OP_LOAD], r.nop[LOOM_OP_MATMUL], r.nop[LOOM_OP_STORE], r.nop[LOOM_OP_MARK], r.nop[LOOM_OP_ELTWISE],
+	       r.nop[LOOM_OP_POOL], r.nop[LOOM_OP_DWCONV], r.nop[LOOM_OP_LUT]);
 	if (r.rtl_cycles)
 		printf("total: %" PRIu64 " RTL cycles in %.1f s wall (%.0f RTL cycles/s); engines busy %.2fx the cycles, "
 		       "%" PRIu64 " bank conflicts\n",

@@ -12,15 +12,21 @@
  *     placed, the accesses it conflicts with (from other queues, one a
  *     write) give per-queue needs; missing ordering is added with tokens:
  *     a push set on the earliest suitable instruction of the neighbouring
- *     queue and a pop on the new one, token-only LOAD/STORE or 1x1 "sync"
- *     MATMULs to drain older pending tokens, and a sync MATMUL relaying
- *     load <-> store orderings through the compute queue.
+ *     queue and a pop on the new one, token-only LOAD/STORE or compute
+ *     relays (1x1 "sync" MATMULs, ELTWISE/LUT of zero lines) to drain older
+ *     pending tokens, and a compute relay carrying load <-> store orderings
+ *     through the compute queue.
+ *   - The vector unit (ELTWISE, POOL, DWCONV, LUT) is on the compute queue:
+ *     ordered with MATMUL in the queue, with LOAD/STORE by tokens like
+ *     MATMUL. Its results are stored (SP bytes) so they are compared; its
+ *     destination never overlaps the lines it reads except in place.
  *   - Every pop matches a push earlier in program order, except "early
  *     pop" pairs (an instruction that waits for the instruction right
  *     after it); that and the LOOM_QUEUE_DEPTH limit are checked by an
  *     abstract run of the fetcher and queues before a program is returned.
- *   - SP/ACC lines are read only after this program wrote them; DRAM is
- *     read only inside regions written before the run.
+ *   - SP/ACC lines are read only after this program wrote them (POOL and
+ *     DWCONV: their whole input tile); DRAM is read only inside regions
+ *     written before the run.
  * tests/unit/test_cosim_gen.c re-checks all of it independently.
  *
  * The PRNG is xoshiro256** seeded by splitmix64; no floating point, no
@@ -90,13 +96,21 @@ enum { SP_SPACE, ACC_SPACE, DRAM_SPACE };
 #define PAGE_BYTES 4096u       /* DRAM tracking is allocated per page of the window */
 #define MAX_INSNS 1500         /* hard cap (code never exceeds 48 KiB) */
 #define SOFT_INSNS 420         /* the generator stops adding blocks here */
+#define VEC_PCT 20             /* blocks of vector-unit work */
 
 /* ---------------------------------------------------------- footprints */
 
 typedef void (*fp_fn)(void *ctx, int space, uint64_t lo, uint64_t hi, int write);
 
-/* Every SP line, ACC line and DRAM byte range the instruction touches
- * (conservative for MATMUL: the whole activation tile). */
+/* SP lines of a LUT table. */
+static uint32_t lut_lines(const loom_hwcfg *cfg)
+{
+	return (LOOM_LUT_ENTRIES + cfg->array_rows - 1) / cfg->array_rows;
+}
+
+/* Every SP line, ACC line and DRAM byte range the instruction touches, reads
+ * before writes (conservative for MATMUL, POOL and DWCONV: the whole input
+ * tile). */
 static void footprint(const loom_hwcfg *cfg, const loom_insn *in, fp_fn fn, void *ctx)
 {
 #define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
@@ -147,6 +161,41 @@ static void footprint(const loom_hwcfg *cfg, const loom_insn *in, fp_fn fn, void
 		fn(ctx, ACC_SPACE, acc, acc + p, 1);
 		return;
 	}
+	case LOOM_OP_ELTWISE: {
+		uint64_t planes = G(ELTWISE, PLANES), n = planes * G(ELTWISE, PLANE_LINES);
+		if (!n)
+			return;
+		unsigned bm = G(ELTWISE, B_MODE);
+		uint64_t a = G(ELTWISE, SRC_A), b = G(ELTWISE, SRC_B), d = G(ELTWISE, DST);
+		fn(ctx, SP_SPACE, a, a + n, 0);
+		fn(ctx, SP_SPACE, b, b + (bm == LOOM_BMODE_LINE ? n : bm == LOOM_BMODE_PLANE ? planes : 1), 0);
+		fn(ctx, SP_SPACE, d, d + n, 1);
+		return;
+	}
+	case LOOM_OP_POOL: {
+		uint64_t ncb = G(POOL, NCB), src = G(POOL, SRC), dst = G(POOL, DST);
+		fn(ctx, SP_SPACE, src, src + ncb * G(POOL, IN_W) * G(POOL, IN_H), 0);
+		fn(ctx, SP_SPACE, dst, dst + ncb * G(POOL, OUT_W) * G(POOL, OUT_H), 1);
+		return;
+	}
+	case LOOM_OP_DWCONV: {
+		uint64_t ncb = G(DWCONV, NCB), src = G(DWCONV, SRC), wgt = G(DWCONV, WGT), par = G(DWCONV, PARAM),
+			 dst = G(DWCONV, DST);
+		fn(ctx, SP_SPACE, src, src + ncb * G(DWCONV, IN_W) * G(DWCONV, IN_H), 0);
+		fn(ctx, SP_SPACE, wgt, wgt + ncb * G(DWCONV, KW) * G(DWCONV, KH), 0);
+		fn(ctx, SP_SPACE, par, par + ncb * LOOM_DW_PARAM_LINES, 0);
+		fn(ctx, SP_SPACE, dst, dst + ncb * G(DWCONV, OUT_W) * G(DWCONV, OUT_H), 1);
+		return;
+	}
+	case LOOM_OP_LUT: {
+		uint64_t n = G(LUT, LINES), src = G(LUT, SRC), dst = G(LUT, DST), tab = G(LUT, TABLE);
+		if (!n)
+			return;
+		fn(ctx, SP_SPACE, src, src + n, 0);
+		fn(ctx, SP_SPACE, tab, tab + lut_lines(cfg), 0);
+		fn(ctx, SP_SPACE, dst, dst + n, 1);
+		return;
+	}
 	case LOOM_OP_MARK: {
 		uint64_t a = G(MARK, DRAM_ADDR);
 		fn(ctx, DRAM_SPACE, a, a + LOOM_MARK_BYTES, 1);
@@ -189,6 +238,12 @@ typedef struct tokq {
 	size_t n, cap, npop;
 } tokq;
 
+/* A LUT table or DWCONV parameter block still holding what its LOAD wrote. */
+typedef struct vblock {
+	uint32_t line, n;
+	size_t insn;
+} vblock;
+
 typedef struct ptriple {
 	uint32_t line;
 	size_t insn;
@@ -223,6 +278,8 @@ typedef struct gen {
 	uint32_t sp_lo, sp_hi, acc_lo, acc_hi, bump[2];
 	ptriple params[8];
 	unsigned nparams;
+	vblock tables[4], dwparams[4]; /* recent LUT tables, DWCONV parameter blocks */
+	unsigned ntables, ndwparams;
 
 	/* knobs drawn per program */
 	unsigned vol_pop, vol_push, swap_pct;
@@ -277,6 +334,14 @@ static uint64_t beats(const loom_hwcfg *c, uint64_t a, uint64_t n)
 	return (a + n - 1) / c->dram_beat_bytes - a / c->dram_beat_bytes + 1;
 }
 
+/* The vector unit: planes of P output positions in groups of up to
+ * LOOM_VEC_GROUP, a group of n costing taps*(n + w) + n + 4. */
+static uint64_t vec_cycles(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w)
+{
+	uint64_t groups = (P + LOOM_VEC_GROUP - 1) / LOOM_VEC_GROUP;
+	return planes * (taps * (P + w * groups) + P + 4 * groups);
+}
+
 static uint64_t insn_cost(const loom_hwcfg *c, const loom_insn *in)
 {
 #define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
@@ -308,6 +373,19 @@ static uint64_t insn_cost(const loom_hwcfg *c, const loom_insn *in)
 		uint64_t P = (uint64_t)G(MATMUL, OUT_W) * G(MATMUL, OUT_H), fill = c->array_rows + c->array_cols + 1;
 		return f * (P > fill ? P : fill) + c->array_rows + c->array_cols;
 	}
+	case LOOM_OP_ELTWISE: {
+		uint64_t planes = G(ELTWISE, PLANES), pl = G(ELTWISE, PLANE_LINES);
+		return planes && pl ? vec_cycles(planes, pl, 2, 0) + 2 : 1;
+	}
+	case LOOM_OP_POOL:
+		return vec_cycles(G(POOL, NCB), (uint64_t)G(POOL, OUT_H) * G(POOL, OUT_W),
+				  (uint64_t)G(POOL, KH) * G(POOL, KW), 0) + 2;
+	case LOOM_OP_DWCONV:
+		return vec_cycles(G(DWCONV, NCB), (uint64_t)G(DWCONV, OUT_H) * G(DWCONV, OUT_W),
+				  (uint64_t)G(DWCONV, KH) * G(DWCONV, KW), 1) +
+		       (uint64_t)G(DWCONV, NCB) * LOOM_DW_PARAM_LINES + 2;
+	case LOOM_OP_LUT:
+		return G(LUT, LINES) ? vec_cycles(1, G(LUT, LINES), 1, 0) + lut_lines(c) + 2 : 1;
 	case LOOM_OP_MARK:
 		return c->dram_latency + xfer_cycles(c, beats(c, G(MARK, DRAM_ADDR), LOOM_MARK_BYTES) * B);
 	default:
@@ -597,7 +675,11 @@ static int op_queue(const loom_insn *in)
 {
 	switch (loom_insn_opcode(in)) {
 	case LOOM_OP_LOAD: return QL;
-	case LOOM_OP_MATMUL: return QC;
+	case LOOM_OP_MATMUL:
+	case LOOM_OP_ELTWISE:
+	case LOOM_OP_POOL:
+	case LOOM_OP_DWCONV:
+	case LOOM_OP_LUT: return QC;
 	case LOOM_OP_STORE: return QS;
 	default: return QX;
 	}
@@ -646,15 +728,31 @@ static pend sync_insn(gen *g)
 	return s;
 }
 
-/* An instruction of queue q that only moves tokens: the sync MATMUL on the
+/* An instruction of queue q that only moves tokens: a relay (relay_c) on the
  * compute queue, an empty LOAD/STORE on the others. */
 static loom_insn token_ls(gen *g, int store);
+static loom_insn token_vec(gen *g);
+
+/* A compute-queue instruction that only relays tokens: mostly the sync
+ * MATMUL, sometimes an ELTWISE or LUT of zero lines. */
+static pend relay_c(gen *g)
+{
+	pend p;
+	if (chance(g, 85))
+		return sync_insn(g);
+	memset(&p, 0, sizeof p);
+	p.in = token_vec(g);
+	p.q = QC;
+	p.role = LOOM_COSIM_TOKEN;
+	p.novol = 1;
+	return p;
+}
 
 static pend relay_insn(gen *g, int q)
 {
 	pend p;
 	if (q == QC)
-		return sync_insn(g);
+		return relay_c(g);
 	memset(&p, 0, sizeof p);
 	p.in = token_ls(g, q == QS);
 	p.q = q;
@@ -758,11 +856,12 @@ static void ensure_adj(gen *g, pend *p, int src, uint32_t need)
 	gfail(g, "generator bug: token ordering does not converge");
 }
 
-/* A sync MATMUL that happens after instruction `need` of queue src (load or
- * store); returns its sequence number in the compute queue. */
+/* A relay (sync MATMUL or empty vector instruction) that happens after
+ * instruction `need` of queue src (load or store); returns its sequence
+ * number in the compute queue. */
 static uint32_t emit_sync(gen *g, int src, uint32_t need)
 {
-	pend s = sync_insn(g);
+	pend s = relay_c(g);
 	s.extra[src] = need;
 	prepare(g, &s);
 	commit(g, &s, reserve(g));
@@ -1461,6 +1560,695 @@ static int load_wgt(gen *g, const geom *m, uint32_t ncb, uint32_t wgt)
 	return load(g, &x, 10, NULL, NULL);
 }
 
+/* ---- vector unit (ELTWISE, POOL, DWCONV, LUT) ---- */
+
+/* SP lines [lo, lo+n) an instruction reads: what its destination avoids
+ * (docs/ISA.md: written lines may not overlap read lines, except in place). */
+typedef struct span {
+	uint32_t lo, n;
+} span;
+
+static int span_hit(const span *s, unsigned ns, uint32_t lo, uint32_t n)
+{
+	for (unsigned i = 0; i < ns; i++)
+		if (s[i].n && lo < s[i].lo + s[i].n && s[i].lo < lo + n)
+			return 1;
+	return 0;
+}
+
+/* n SP lines overlapping none of s[0..ns). */
+static uint32_t alloc_avoid(gen *g, uint32_t n, const span *s, unsigned ns)
+{
+	for (int k = 0; k < 12; k++) {
+		uint32_t a = line_alloc(g, 0, n);
+		if (!span_hit(s, ns, a, n))
+			return a;
+	}
+	/* first fit: the bottom or right after one of the spans */
+	for (unsigned k = 0; k <= ns; k++) {
+		uint32_t a = k == 0 ? g->sp_lo : s[k - 1].lo + s[k - 1].n;
+		if (a >= g->sp_lo && a + n <= g->sp_hi && !span_hit(s, ns, a, n))
+			return a;
+	}
+	gfail(g, "generator bug: no room for %u SP lines", n);
+	return g->sp_lo;
+}
+
+static uint8_t rand_zp(gen *g) { return chance(g, 30) ? 0 : (uint8_t)r32(g); }
+
+/* An int8 clamp range lo <= hi: full, ReLU-like from zp, or random. */
+static void rand_clip(gen *g, uint8_t zp, uint32_t *lo, uint32_t *hi)
+{
+	int r = rbelow(g, 100);
+	int8_t a = (int8_t)r32(g), b = (int8_t)r32(g);
+	if (r < 35) {
+		a = -128;
+		b = 127;
+	} else if (r < 55) {
+		a = (int8_t)zp;
+		b = 127;
+	} else if (r < 62) {
+		a = b = (int8_t)r32(g); /* a single value */
+	}
+	*lo = (uint8_t)(a < b ? a : b);
+	*hi = (uint8_t)(a < b ? b : a);
+}
+
+/* Output shift: 0 and 31 often, else mostly a range that keeps the result
+ * away from the clamps, sometimes anything. */
+static uint32_t rand_shift(gen *g, uint32_t lo, uint32_t hi)
+{
+	int r = rbelow(g, 100);
+	return r < 18 ? 0 : r < 30 ? 31 : r < 78 ? rrange(g, lo, hi) : rbelow(g, 32);
+}
+
+/* int32 output multiplier: mostly in [2^30, 2^31). */
+static uint32_t rand_mult(gen *g)
+{
+	static const uint32_t edge[] = {0x80000000u, 0x7fffffffu, 0, 1, 0xffffffffu, 0x40000000u, 0xc0000000u};
+	int r = rbelow(g, 100);
+	if (r < 72)
+		return 0x40000000u + (r32(g) & 0x3fffffffu);
+	if (r < 84)
+		return edge[rbelow(g, sizeof edge / sizeof edge[0])];
+	if (r < 92)
+		return (uint32_t)-(int32_t)(0x40000000u + (r32(g) & 0x3fffffffu));
+	return chance(g, 50) ? rbelow(g, 1u << 16) : r32(g);
+}
+
+/* int16 ELTWISE input multiplier. */
+static uint32_t rand_m16(gen *g)
+{
+	static const int16_t edge[] = {0, 1, -1, 32767, -32768, 16384, -16384};
+	int r = rbelow(g, 100);
+	int16_t v = r < 30 ? edge[rbelow(g, sizeof edge / sizeof edge[0])] : r < 65 ? (int16_t)rbelow(g, 16385)
+							      : (int16_t)r32(g);
+	return (uint16_t)v;
+}
+
+/* Lines [at, at+n) written with random data by one or more LOADs. */
+static int load_lines(gen *g, uint32_t at, uint32_t n)
+{
+	if (n > 1 && chance(g, 12)) {
+		uint32_t k = rrange(g, 1, n - 1);
+		return load_lines(g, at, k) || load_lines(g, at + k, n - k);
+	}
+	xfer x;
+	memset(&x, 0, sizeof x);
+	x.rw = rand_rw_sp(g);
+	if (n <= 4095 && chance(g, 35)) {
+		plane_xfer(g, &x, n, 1, 1, 1);
+	} else {
+		rand_shape(g, n, x.n);
+		x.padv = 0;
+	}
+	x.mem = at;
+	return load(g, &x, 25, NULL, NULL);
+}
+
+/* Bias (lines 0..3), multiplier (4..7) and shift bytes (8) of DWCONV
+ * parameter blocks, one LOAD row per line. */
+static void craft_dwparams(gen *g, uint8_t *row, uint32_t n0, uint64_t rowidx, void *ctx)
+{
+	unsigned style = *(unsigned *)ctx, line = (unsigned)(rowidx % LOOM_DW_PARAM_LINES);
+	if (line == 8) {
+		for (uint32_t k = 0; k < n0; k++)
+			row[k] = style == 0 ? (uint8_t)(rrange(g, 4, 14) | (chance(g, 30) ? 32u * rrange(g, 1, 7) : 0))
+					    : (uint8_t)r32(g);
+		return;
+	}
+	for (uint32_t k = 0; k < n0; k += 4) {
+		uint32_t v;
+		int r = rbelow(g, 100);
+		if (line < 4) {
+			static const uint32_t edge[] = {0x7fffffffu, 0x80000000u, 0x7ffff000u, 0x80000fffu,
+							0x7fff0000u, 0x80010000u, 0, 0xffffffffu};
+			v = r < 40 ? (uint32_t)((int32_t)rbelow(g, 1u << 13) - (1 << 12))
+			    : r < 60 ? (uint32_t)((int32_t)rbelow(g, 1u << 21) - (1 << 20))
+			    : r < (style ? 70 : 85) ? r32(g)
+			    : chance(g, 50) ? edge[rbelow(g, 8)]
+			    : (chance(g, 50) ? 0x7fffffffu - rbelow(g, 1u << 16) : 0x80000000u + rbelow(g, 1u << 16));
+		} else {
+			v = rand_mult(g);
+		}
+		put32(row + k, v);
+	}
+}
+
+static int vblock_live(const gen *g, const vblock *b)
+{
+	for (uint32_t k = 0; k < b->n; k++)
+		if (g->sp[b->line + k].w != (uint32_t)b->insn + 2)
+			return 0;
+	return 1;
+}
+
+/* A live block of n lines that overlaps none of s, or -1. */
+static long vblock_pick(gen *g, const vblock *v, unsigned nv, uint32_t n, const span *s, unsigned ns)
+{
+	if (!nv)
+		return -1;
+	unsigned st = rbelow(g, nv);
+	for (unsigned i = 0; i < nv; i++) {
+		const vblock *b = &v[(st + i) % nv];
+		if (b->n == n && vblock_live(g, b) && !span_hit(s, ns, b->line, b->n))
+			return (long)b->line;
+	}
+	return -1;
+}
+
+static void vblock_add(gen *g, vblock *v, unsigned *nv, uint32_t line, uint32_t n)
+{
+	vblock b = {line, n, g->p->ninsns - 1};
+	if (*nv < 4)
+		v[(*nv)++] = b;
+	else
+		v[rbelow(g, 4)] = b;
+}
+
+/* A LUT table (random bytes) avoiding s: a live one or a new LOAD. */
+static int get_table(gen *g, const span *s, unsigned ns, uint32_t *line)
+{
+	uint32_t T = lut_lines(g->cfg);
+	long l = chance(g, 45) ? vblock_pick(g, g->tables, g->ntables, T, s, ns) : -1;
+	if (l >= 0) {
+		*line = (uint32_t)l;
+		return 0;
+	}
+	*line = alloc_avoid(g, T, s, ns);
+	xfer x;
+	memset(&x, 0, sizeof x);
+	x.rw = chance(g, 85) ? g->R / 4 : rand_rw_sp(g);
+	x.mem = *line;
+	if (chance(g, 70)) {
+		x.n[0] = T;
+		x.n[1] = x.n[2] = 1;
+	} else {
+		rand_shape(g, T, x.n);
+	}
+	if (load(g, &x, 20, NULL, NULL))
+		return -1;
+	vblock_add(g, g->tables, &g->ntables, *line, T);
+	return 0;
+}
+
+/* DWCONV parameters of ncb channel blocks avoiding s: live or a new LOAD. */
+static int get_dwparams(gen *g, uint32_t ncb, const span *s, unsigned ns, uint32_t *line)
+{
+	uint32_t n = ncb * LOOM_DW_PARAM_LINES;
+	long l = chance(g, 35) ? vblock_pick(g, g->dwparams, g->ndwparams, n, s, ns) : -1;
+	if (l >= 0) {
+		*line = (uint32_t)l;
+		return 0;
+	}
+	*line = alloc_avoid(g, n, s, ns);
+	xfer x;
+	memset(&x, 0, sizeof x);
+	x.rw = chance(g, 85) ? g->R / 4 : rand_rw_sp(g);
+	x.mem = *line;
+	int r = rbelow(g, 3);
+	x.n[0] = r == 0 ? n : LOOM_DW_PARAM_LINES;
+	x.n[1] = r == 1 ? ncb : 1;
+	x.n[2] = r == 2 ? ncb : 1;
+	unsigned style = chance(g, 70) ? 0 : 1;
+	if (load(g, &x, 0, craft_dwparams, &style))
+		return -1;
+	vblock_add(g, g->dwparams, &g->ndwparams, *line, n);
+	return 0;
+}
+
+/* An ELTWISE or LUT of zero lines with otherwise random, legal fields:
+ * range checks do not apply, the others do; it only moves tokens. */
+static loom_insn token_vec(gen *g)
+{
+	loom_insn in;
+	uint32_t lo, hi;
+#define ADDR() (chance(g, 50) ? rbelow(g, g->cfg->sp_lines) : r32(g) & 0xffffffu)
+	if (chance(g, 40)) {
+		in = op(LOOM_OP_LUT);
+		setf(g, &in, LOOM_F_LUT_SRC, ADDR());
+		setf(g, &in, LOOM_F_LUT_DST, ADDR());
+		setf(g, &in, LOOM_F_LUT_TABLE, ADDR());
+		return in;
+	}
+	in = op(LOOM_OP_ELTWISE);
+	unsigned fn = rbelow(g, 2);
+	setf(g, &in, LOOM_F_ELTWISE_FUNC, fn);
+	setf(g, &in, LOOM_F_ELTWISE_B_MODE, rbelow(g, 3));
+	setf(g, &in, LOOM_F_ELTWISE_SHIFT, rbelow(g, 32));
+	setf(g, &in, LOOM_F_ELTWISE_ZP_OUT, rand_zp(g));
+	setf(g, &in, LOOM_F_ELTWISE_SRC_A, ADDR());
+	setf(g, &in, LOOM_F_ELTWISE_ZP_A, rand_zp(g));
+	setf(g, &in, LOOM_F_ELTWISE_SRC_B, ADDR());
+	setf(g, &in, LOOM_F_ELTWISE_ZP_B, rand_zp(g));
+	setf(g, &in, LOOM_F_ELTWISE_DST, ADDR());
+	rand_clip(g, 0, &lo, &hi);
+	setf(g, &in, LOOM_F_ELTWISE_CLIP_LO, lo);
+	setf(g, &in, LOOM_F_ELTWISE_CLIP_HI, hi);
+	int z = rbelow(g, 3); /* which of PLANES, PLANE_LINES is 0 (2: both) */
+	setf(g, &in, LOOM_F_ELTWISE_PLANES, z == 1 ? (chance(g, 50) ? rrange(g, 1, 8) : r32(g) & 0xffff) : 0);
+	setf(g, &in, LOOM_F_ELTWISE_PLANE_LINES, z == 0 ? (chance(g, 50) ? rrange(g, 1, 64) : r32(g) & 0xffffff) : 0);
+	if (fn == LOOM_ELT_ADD) {
+		setf(g, &in, LOOM_F_ELTWISE_MULT_A, rand_m16(g));
+		setf(g, &in, LOOM_F_ELTWISE_MULT_B, rand_m16(g));
+	}
+	setf(g, &in, LOOM_F_ELTWISE_MULT, r32(g));
+#undef ADDR
+	return in;
+}
+
+/* Window sizes: POOL mostly 1..5, rarely up to 20; DWCONV 1..7, rarely 15. */
+static uint32_t pick_vk(gen *g, int dw)
+{
+	int r = rbelow(g, 100);
+	if (dw)
+		return r < 88 ? rrange(g, 1, 7) : rrange(g, 8, 15);
+	return r < 85 ? rrange(g, 1, 5) : rrange(g, 6, 20);
+}
+
+static uint32_t pick_vs(gen *g, int dw)
+{
+	int r = rbelow(g, 100);
+	if (dw)
+		return r < 95 ? rrange(g, 1, 3) : rrange(g, 4, 15);
+	return r < 90 ? rrange(g, 1, 4) : rrange(g, 5, 16);
+}
+
+static uint32_t pick_vd(gen *g)
+{
+	int r = rbelow(g, 100);
+	return r < 65 ? 1 : r < 85 ? 2 : r < 98 ? 3 : rrange(g, 4, 6);
+}
+
+/* Bounds of one POOL/DWCONV: input lines, vector taps*positions. */
+static uint64_t vec_max_lines(const gen *g) { return umin(g->cfg->sp_lines / 4, 2048); }
+
+/* POOL (dw = 0) or DWCONV (dw = 1) geometry from scratch. */
+static void vec_geom(gen *g, geom *m, int dw)
+{
+	m->kw = pick_vk(g, dw);
+	m->kh = pick_vk(g, dw);
+	m->sw = pick_vs(g, dw);
+	m->sh = pick_vs(g, dw);
+	m->dw = pick_vd(g);
+	m->dh = pick_vd(g);
+	m->ncb = chance(g, 50) ? 1 : chance(g, 60) ? 2 : 3;
+	m->ow = chance(g, 15) ? 1 : rrange(g, 1, chance(g, 70) ? 8 : 24);
+	m->oh = chance(g, 25) ? 1 : rrange(g, 1, 8);
+	int r = rbelow(g, 100);
+	uint64_t max_lines = vec_max_lines(g), max_work = r < 70 ? 1500 : r < 95 ? 4000 : 10000;
+	for (;;) {
+		uint64_t inw = (uint64_t)(m->ow - 1) * m->sw + (uint64_t)(m->kw - 1) * m->dw + 3;
+		uint64_t inh = (uint64_t)(m->oh - 1) * m->sh + (uint64_t)(m->kh - 1) * m->dh + 3;
+		uint64_t work = (uint64_t)m->ncb * m->ow * m->oh * m->kw * m->kh;
+		int lines_ok = m->ncb * inw * inh <= max_lines && (uint64_t)m->ncb * m->kw * m->kh <= max_lines;
+		if (lines_ok && work <= max_work)
+			break;
+		if (!lines_ok && (m->sw > 4 || m->sh > 4)) {
+			m->sw = umin(m->sw, 4);
+			m->sh = umin(m->sh, 4);
+		} else if (!lines_ok && (m->dw > 1 || m->dh > 1)) {
+			m->dw = m->dh = 1;
+		} else if (m->ncb > 1) {
+			m->ncb--;
+		} else if (m->ow > 1 && m->ow >= m->oh) {
+			m->ow = (m->ow + 1) / 2;
+		} else if (m->oh > 1) {
+			m->oh--;
+		} else if (!lines_ok && (m->sw > 1 || m->sh > 1)) {
+			m->sw = m->sh = 1;
+		} else if (m->kw > 1 && m->kw >= m->kh) {
+			m->kw--;
+		} else if (m->kh > 1) {
+			m->kh--;
+		} else {
+			break;
+		}
+	}
+	m->inw = (m->ow - 1) * m->sw + (m->kw - 1) * m->dw + 1 + (chance(g, 25) ? rbelow(g, 3) : 0);
+	m->inh = (m->oh - 1) * m->sh + (m->kh - 1) * m->dh + 1 + (chance(g, 25) ? rbelow(g, 3) : 0);
+}
+
+/* One dimension of a window that fits an input of `in` lines. */
+static void fit_dim(gen *g, int dw, uint32_t in, uint32_t *k, uint32_t *s, uint32_t *d, uint32_t *o)
+{
+	*k = umin(pick_vk(g, dw), in);
+	*d = pick_vd(g);
+	if (*k > 1 && (*k - 1) * *d + 1 > in)
+		*d = umax(1, (in - 1) / (*k - 1));
+	*s = pick_vs(g, dw);
+	uint32_t max = (in - 1 - (*k - 1) * *d) / *s + 1;
+	*o = chance(g, 65) ? max : rrange(g, 1, max);
+}
+
+/* POOL/DWCONV window and output for the given input tile (inw, inh, ncb). */
+static void fit_window(gen *g, geom *m, int dw)
+{
+	fit_dim(g, dw, m->inw, &m->kw, &m->sw, &m->dw, &m->ow);
+	fit_dim(g, dw, m->inh, &m->kh, &m->sh, &m->dh, &m->oh);
+	while ((uint64_t)m->ncb * m->ow * m->oh * m->kw * m->kh > 3000) {
+		if (m->ow > 1 && m->ow >= m->oh)
+			m->ow = (m->ow + 1) / 2;
+		else if (m->oh > 1)
+			m->oh = (m->oh + 1) / 2;
+		else if (m->kw > 1)
+			m->kw--;
+		else
+			m->kh--;
+	}
+}
+
+/* What a vector instruction wrote: lines [at, at+n) = tile [ncb][h][w]. */
+typedef struct vout {
+	uint32_t at, n, w, h, ncb;
+} vout;
+
+enum { VF_INPLACE = 1, VF_NOSTORE = 2, VF_STORE = 4 };
+
+/* Emit the vector instruction K writing *o; store o to DRAM (SP bytes)
+ * always (VF_STORE), never (VF_NOSTORE) or sometimes, maybe with the store
+ * waiting for K through an early pop. */
+static int vec_emit(gen *g, pend *K, const vout *o, unsigned flags)
+{
+	if (flags & VF_NOSTORE || (!(flags & VF_STORE) && chance(g, 45))) {
+		emit(g, K);
+		return g->failed ? -1 : 0;
+	}
+	stq q;
+	memset(&q, 0, sizeof q);
+	q.src = LOOM_MEM_SP;
+	q.rw = rand_rw_sp(g);
+	q.count = o->n > 1 && chance(g, 25) ? rrange(g, 1, o->n) : o->n;
+	q.mem = o->at + rbelow(g, o->n - q.count + 1);
+	int early = chance(g, 40), rc;
+	if (!early)
+		emit(g, K);
+	rc = store(g, &q, early, early ? K : NULL);
+	if (!rc && chance(g, 10)) { /* twice: two readers */
+		q.rw = rand_rw_sp(g);
+		rc = store(g, &q, 0, NULL);
+	}
+	return rc;
+}
+
+static int vec_eltwise(gen *g, const vout *in, vout *out, unsigned flags)
+{
+	uint32_t planes, pl, w, h;
+	if (in && (flags & VF_INPLACE || chance(g, 60))) {
+		planes = in->ncb;
+		w = in->w;
+		h = in->h;
+		pl = w * h;
+	} else if (in) {
+		planes = rrange(g, 1, umin(4, in->n));
+		pl = rrange(g, 1, in->n / planes);
+		w = pl;
+		h = 1;
+	} else {
+		planes = chance(g, 40) ? 1 : chance(g, 85) ? rrange(g, 2, 4) : rrange(g, 5, 24);
+		int r = rbelow(g, 100);
+		pl = r < 25 ? rrange(g, 1, 15) : r < 40 ? 16u * rrange(g, 1, 4) : r < 85 ? rrange(g, 17, 80)
+									      : rrange(g, 81, 400);
+		while (planes * pl > 1024)
+			pl = (pl + 1) / 2;
+		w = pl;
+		h = 1;
+	}
+	uint32_t n = planes * pl;
+	unsigned fn = chance(g, 55) ? LOOM_ELT_ADD : LOOM_ELT_MUL, bm = rbelow(g, 3);
+	uint32_t nb = bm == LOOM_BMODE_LINE ? n : bm == LOOM_BMODE_PLANE ? planes : 1;
+	int inplace = flags & VF_INPLACE || chance(g, 25);
+	uint32_t a = in ? in->at + rbelow(g, in->n - n + 1) : line_alloc(g, 0, n), b;
+	span sp[2] = {{a, n}, {0, 0}};
+	int r = rbelow(g, 100), fresh_b = 0;
+	if (!inplace && bm == LOOM_BMODE_LINE && r < 12) {
+		b = a; /* A op A */
+	} else if (!inplace && bm != LOOM_BMODE_LINE && r < 20) {
+		b = a + rbelow(g, n - nb + 1); /* B lines inside A */
+	} else {
+		b = inplace ? alloc_avoid(g, nb, sp, 1) : line_alloc(g, 0, nb);
+		fresh_b = 1;
+	}
+	int bfirst = chance(g, 40);
+	if (fresh_b && bfirst && load_lines(g, b, nb))
+		return -1;
+	if (!in && load_lines(g, a, n))
+		return -1;
+	if (fresh_b && !bfirst && load_lines(g, b, nb))
+		return -1;
+	sp[1] = (span){b, nb};
+	uint32_t dst = inplace ? a : alloc_avoid(g, n, sp, 2);
+	loom_insn e = op(LOOM_OP_ELTWISE);
+	uint32_t lo, hi, zp = rand_zp(g);
+	setf(g, &e, LOOM_F_ELTWISE_FUNC, fn);
+	setf(g, &e, LOOM_F_ELTWISE_B_MODE, bm);
+	setf(g, &e, LOOM_F_ELTWISE_SHIFT, fn == LOOM_ELT_ADD ? rand_shift(g, 10, 20) : rand_shift(g, 3, 12));
+	setf(g, &e, LOOM_F_ELTWISE_ZP_OUT, zp);
+	setf(g, &e, LOOM_F_ELTWISE_SRC_A, a);
+	setf(g, &e, LOOM_F_ELTWISE_ZP_A, rand_zp(g));
+	setf(g, &e, LOOM_F_ELTWISE_SRC_B, b);
+	setf(g, &e, LOOM_F_ELTWISE_ZP_B, rand_zp(g));
+	setf(g, &e, LOOM_F_ELTWISE_DST, dst);
+	rand_clip(g, (uint8_t)zp, &lo, &hi);
+	setf(g, &e, LOOM_F_ELTWISE_CLIP_LO, lo);
+	setf(g, &e, LOOM_F_ELTWISE_CLIP_HI, hi);
+	setf(g, &e, LOOM_F_ELTWISE_PLANE_LINES, pl);
+	setf(g, &e, LOOM_F_ELTWISE_PLANES, planes);
+	if (fn == LOOM_ELT_ADD) {
+		uint32_t ma, mb;
+		if (chance(g, 40)) { /* the compiler's form: the larger scale is 2^14 */
+			ma = 16384;
+			mb = rbelow(g, 16385);
+			if (chance(g, 50)) {
+				uint32_t t = ma;
+				ma = mb;
+				mb = t;
+			}
+		} else {
+			ma = rand_m16(g);
+			mb = rand_m16(g);
+		}
+		setf(g, &e, LOOM_F_ELTWISE_MULT_A, ma);
+		setf(g, &e, LOOM_F_ELTWISE_MULT_B, mb);
+	}
+	setf(g, &e, LOOM_F_ELTWISE_MULT, chance(g, 4) ? 0x80000000u : rand_mult(g));
+	*out = (vout){dst, n, w, h, planes};
+	pend K = mkpend(&e, LOOM_COSIM_DATA);
+	return vec_emit(g, &K, out, flags);
+}
+
+/* The input tile of a POOL/DWCONV: the previous output (as it is, or
+ * reshaped as one channel block) with a window that fits, or a new tile. */
+static int vec_tile(gen *g, const vout *in, geom *m, int dw, uint32_t *src)
+{
+	if (in) {
+		if (chance(g, 55)) {
+			m->inw = in->w;
+			m->inh = in->h;
+			m->ncb = in->ncb;
+		} else {
+			m->ncb = 1;
+			m->inw = rrange(g, 1, umin(in->n, 24));
+			m->inh = umin(in->n / m->inw, 4095);
+		}
+		fit_window(g, m, dw);
+		*src = in->at + rbelow(g, in->n - m->ncb * m->inw * m->inh + 1);
+		return 0;
+	}
+	vec_geom(g, m, dw);
+	*src = line_alloc(g, 0, m->ncb * m->inw * m->inh);
+	return load_act(g, m, *src, 15);
+}
+
+static int vec_pool(gen *g, const vout *in, vout *out, unsigned flags)
+{
+	geom m;
+	uint32_t src;
+	if (vec_tile(g, in, &m, 0, &src))
+		return -1;
+	uint32_t nin = m.ncb * m.inw * m.inh, nout = m.ncb * m.ow * m.oh;
+	span sp = {src, nin};
+	uint32_t dst = alloc_avoid(g, nout, &sp, 1);
+	unsigned avg = chance(g, 50);
+	loom_insn e = op(LOOM_OP_POOL);
+	uint32_t lo, hi, zp = avg ? rand_zp(g) : 0;
+	setf(g, &e, LOOM_F_POOL_FUNC, avg ? LOOM_POOL_AVG : LOOM_POOL_MAX);
+	if (avg) {
+		uint32_t taps = m.kw * m.kh, lg = 0;
+		while ((1u << lg) < taps)
+			lg++;
+		if (chance(g, 50)) { /* an average: mult/2^31 * 2^-shift ~ 1/taps */
+			setf(g, &e, LOOM_F_POOL_MULT, 0x40000000u + (r32(g) & 0x3fffffffu));
+			setf(g, &e, LOOM_F_POOL_SHIFT, umin(31, lg + rbelow(g, 2)));
+		} else {
+			setf(g, &e, LOOM_F_POOL_MULT, rand_mult(g));
+			setf(g, &e, LOOM_F_POOL_SHIFT, rand_shift(g, lg, lg + 4));
+		}
+		setf(g, &e, LOOM_F_POOL_ZP_OUT, zp);
+		setf(g, &e, LOOM_F_POOL_ZP_IN, rand_zp(g));
+	}
+	rand_clip(g, (uint8_t)zp, &lo, &hi);
+	setf(g, &e, LOOM_F_POOL_CLIP_LO, lo);
+	setf(g, &e, LOOM_F_POOL_CLIP_HI, hi);
+	setf(g, &e, LOOM_F_POOL_SRC, src);
+	setf(g, &e, LOOM_F_POOL_DST, dst);
+	setf(g, &e, LOOM_F_POOL_IN_W, m.inw);
+	setf(g, &e, LOOM_F_POOL_IN_H, m.inh);
+	setf(g, &e, LOOM_F_POOL_OUT_W, m.ow);
+	setf(g, &e, LOOM_F_POOL_OUT_H, m.oh);
+	setf(g, &e, LOOM_F_POOL_NCB, m.ncb);
+	setf(g, &e, LOOM_F_POOL_KW, m.kw);
+	setf(g, &e, LOOM_F_POOL_KH, m.kh);
+	setf(g, &e, LOOM_F_POOL_SW, m.sw);
+	setf(g, &e, LOOM_F_POOL_SH, m.sh);
+	setf(g, &e, LOOM_F_POOL_DW, m.dw);
+	setf(g, &e, LOOM_F_POOL_DH, m.dh);
+	*out = (vout){dst, nout, m.ow, m.oh, m.ncb};
+	pend K = mkpend(&e, LOOM_COSIM_DATA);
+	return vec_emit(g, &K, out, flags);
+}
+
+static int vec_dwconv(gen *g, const vout *in, vout *out, unsigned flags)
+{
+	geom m;
+	uint32_t src, wgt, par;
+	if (vec_tile(g, in, &m, 1, &src))
+		return -1;
+	uint32_t nin = m.ncb * m.inw * m.inh, nw = m.ncb * m.kw * m.kh, nout = m.ncb * m.ow * m.oh;
+	span sp[3] = {{src, nin}, {0, 0}, {0, 0}};
+	int wfirst = chance(g, 50), wsrc = nin >= nw && chance(g, 8);
+	if (wsrc) { /* the weights are lines of the input tile */
+		wgt = src + rbelow(g, nin - nw + 1);
+	} else {
+		wgt = line_alloc(g, 0, nw);
+		if (wfirst && load_lines(g, wgt, nw))
+			return -1;
+	}
+	sp[1] = (span){wgt, nw};
+	/* parameters loaded after the weights must not overwrite them */
+	if (get_dwparams(g, m.ncb, sp, 2, &par))
+		return -1;
+	if (!wfirst && !wsrc && load_lines(g, wgt, nw))
+		return -1;
+	sp[2] = (span){par, m.ncb * LOOM_DW_PARAM_LINES};
+	/* loading the weights after the parameters could clobber these: only
+	 * the destination has to avoid every input */
+	uint32_t dst = alloc_avoid(g, nout, sp, 3);
+	loom_insn e = op(LOOM_OP_DWCONV);
+	uint32_t lo, hi, zp = rand_zp(g);
+	setf(g, &e, LOOM_F_DWCONV_ZP_IN, rand_zp(g));
+	setf(g, &e, LOOM_F_DWCONV_ZP_OUT, zp);
+	rand_clip(g, (uint8_t)zp, &lo, &hi);
+	setf(g, &e, LOOM_F_DWCONV_CLIP_LO, lo);
+	setf(g, &e, LOOM_F_DWCONV_CLIP_HI, hi);
+	setf(g, &e, LOOM_F_DWCONV_SRC, src);
+	setf(g, &e, LOOM_F_DWCONV_WGT, wgt);
+	setf(g, &e, LOOM_F_DWCONV_PARAM, par);
+	setf(g, &e, LOOM_F_DWCONV_DST, dst);
+	setf(g, &e, LOOM_F_DWCONV_NCB, m.ncb);
+	setf(g, &e, LOOM_F_DWCONV_IN_W, m.inw);
+	setf(g, &e, LOOM_F_DWCONV_IN_H, m.inh);
+	setf(g, &e, LOOM_F_DWCONV_KW, m.kw);
+	setf(g, &e, LOOM_F_DWCONV_KH, m.kh);
+	setf(g, &e, LOOM_F_DWCONV_OUT_W, m.ow);
+	setf(g, &e, LOOM_F_DWCONV_OUT_H, m.oh);
+	setf(g, &e, LOOM_F_DWCONV_SW, m.sw);
+	setf(g, &e, LOOM_F_DWCONV_SH, m.sh);
+	setf(g, &e, LOOM_F_DWCONV_DW, m.dw);
+	setf(g, &e, LOOM_F_DWCONV_DH, m.dh);
+	*out = (vout){dst, nout, m.ow, m.oh, m.ncb};
+	pend K = mkpend(&e, LOOM_COSIM_DATA);
+	return vec_emit(g, &K, out, flags);
+}
+
+static int vec_lut(gen *g, const vout *in, vout *out, unsigned flags)
+{
+	uint32_t T = lut_lines(g->cfg), n, src, tab, w, h, ncb;
+	int inplace = flags & VF_INPLACE || chance(g, 30), self = 0;
+	if (in) {
+		int whole = flags & VF_INPLACE || chance(g, 60);
+		n = whole ? in->n : rrange(g, 1, in->n);
+		src = in->at + rbelow(g, in->n - n + 1);
+		w = whole ? in->w : n;
+		h = whole ? in->h : 1;
+		ncb = whole ? in->ncb : 1;
+	} else {
+		int r = rbelow(g, 100);
+		n = r < 30 ? rrange(g, 1, 16) : r < 45 ? 16u * rrange(g, 1, 4) : r < 85 ? rrange(g, 17, 100)
+										     : rrange(g, 101, 400);
+		src = line_alloc(g, 0, n);
+		w = n;
+		h = ncb = 1;
+		self = !inplace && chance(g, 6); /* the table translates itself */
+	}
+	span sp[2] = {{src, n}, {0, 0}};
+	if (self) {
+		n = rrange(g, 1, T);
+		if (get_table(g, NULL, 0, &tab))
+			return -1;
+		src = tab + rbelow(g, T - n + 1);
+		sp[0] = (span){src, n};
+		w = n;
+	} else {
+		int tfirst = chance(g, 50);
+		/* in place, the table may not overlap the lines written */
+		if (tfirst && get_table(g, sp, inplace, &tab))
+			return -1;
+		if (!in && load_lines(g, src, n))
+			return -1;
+		if (!tfirst && get_table(g, sp, inplace, &tab))
+			return -1;
+	}
+	sp[1] = (span){tab, T};
+	uint32_t dst = inplace ? src : alloc_avoid(g, n, sp, 2);
+	loom_insn e = op(LOOM_OP_LUT);
+	setf(g, &e, LOOM_F_LUT_SRC, src);
+	setf(g, &e, LOOM_F_LUT_DST, dst);
+	setf(g, &e, LOOM_F_LUT_TABLE, tab);
+	setf(g, &e, LOOM_F_LUT_LINES, n);
+	*out = (vout){dst, n, w, h, ncb};
+	pend K = mkpend(&e, LOOM_COSIM_DATA);
+	return vec_emit(g, &K, out, flags);
+}
+
+/* In place over an existing tile (ELTWISE or LUT). */
+static int vec_inplace(gen *g, uint32_t at, uint32_t w, uint32_t h, uint32_t ncb, unsigned flags)
+{
+	vout in = {at, w * h * ncb, w, h, ncb}, out;
+	return chance(g, 50) ? vec_eltwise(g, &in, &out, VF_INPLACE | flags) : vec_lut(g, &in, &out, VF_INPLACE | flags);
+}
+
+/* One to three vector instructions, often each on the previous one's
+ * output; the last one's output is stored, the others' sometimes. */
+static void blk_vec(gen *g)
+{
+	unsigned k = chance(g, 50) ? 1 : chance(g, 60) ? 2 : 3;
+	vout prev, out;
+	int have = 0;
+	for (unsigned i = 0; i < k && !g->failed && !g->full; i++) {
+		const vout *in = have && chance(g, 60) ? &prev : NULL;
+		unsigned flags = i + 1 == k ? VF_STORE : 0;
+		int r = rbelow(g, 100), rc;
+		if (r < 4) {
+			loom_insn t = token_vec(g);
+			emit_insn(g, &t, LOOM_COSIM_TOKEN);
+			continue;
+		}
+		if (r < 34)
+			rc = vec_eltwise(g, in, &out, flags);
+		else if (r < 56)
+			rc = vec_pool(g, in, &out, flags);
+		else if (r < 78)
+			rc = vec_dwconv(g, in, &out, flags);
+		else
+			rc = vec_lut(g, in, &out, flags);
+		if (rc)
+			return;
+		prev = out;
+		have = 1;
+	}
+}
+
 /* ---- blocks ---- */
 
 static void blk_conv(gen *g)
@@ -1484,6 +2272,9 @@ static void blk_conv(gen *g)
 		return;
 	}
 	if (twice && load_wgt(g, &m, m.ncb, wgt2))
+		return;
+	/* sometimes the vector unit rewrites the activations in place first */
+	if (!alias && chance(g, 10) && vec_inplace(g, act, m.inw, m.inh, m.ncb, VF_NOSTORE))
 		return;
 	uint32_t tile = line_alloc(g, 1, P);
 	int mode = rbelow(g, 100), accum = 0;
@@ -1524,6 +2315,9 @@ static void blk_conv(gen *g)
 		if (store_acc(g, tile2, P, 0, NULL))
 			return;
 	}
+	/* sometimes the vector unit rewrites the tile the array has read */
+	if (chance(g, 8) && vec_inplace(g, act, m.inw, m.inh, m.ncb, 0))
+		return;
 	if (chance(g, 15)) { /* the activation tile back out */
 		stq q;
 		memset(&q, 0, sizeof q);
@@ -1793,7 +2587,9 @@ static void body(gen *g, uint64_t budget)
 {
 	while (!g->failed && !g->full && g->p->est_cycles < budget && g->p->ninsns < SOFT_INSNS) {
 		int r = rbelow(g, 100);
-		if (r < 30)
+		if (chance(g, VEC_PCT))
+			blk_vec(g);
+		else if (r < 30)
 			blk_conv(g);
 		else if (r < 52)
 			blk_pipeline(g);
@@ -1978,7 +2774,17 @@ static const char *const bad_names[] = {
 	"store-field",        "store-clip",         "store-param-range",  "store-misaligned",
 	"store-mem-range",    "store-dram-range",   "matmul-zero-field",  "matmul-in-w",
 	"matmul-in-h",        "matmul-act-range",   "matmul-wgt-range",   "matmul-acc-range",
-	"mark-misaligned",    "mark-dram-range",    "deadlock-finish",    "deadlock-mark",
+	"mark-misaligned",    "mark-dram-range",
+	/* 30.. the vector unit */
+	"reserved-eltwise",   "reserved-pool",      "reserved-dwconv",    "reserved-lut",
+	"eltwise-func",       "eltwise-b-mode",     "eltwise-mul-mult-a", "eltwise-mul-mult-b",
+	"eltwise-clip",       "eltwise-src-a-range", "eltwise-src-b-range", "eltwise-dst-range",
+	"pool-max-field",     "pool-clip",          "pool-zero-field",    "pool-window",
+	"pool-src-range",     "pool-dst-range",     "dwconv-clip",        "dwconv-zero-field",
+	"dwconv-window",      "dwconv-src-range",   "dwconv-wgt-range",   "dwconv-param-range",
+	"dwconv-dst-range",   "lut-src-range",      "lut-dst-range",      "lut-table-range",
+	/* not decode checks */
+	"deadlock-finish",    "deadlock-mark",
 	"deadlock-full-queue", "deadlock-full-other", "fetch-range",      "insn-base-range",
 	"insn-base-misaligned", "edge-legal",
 };
@@ -2054,6 +2860,141 @@ static loom_insn legal_mark(gen *g)
 	return in;
 }
 
+static loom_insn legal_eltwise(gen *g)
+{
+	loom_insn in = op(LOOM_OP_ELTWISE);
+	uint32_t L = g->cfg->sp_lines, lo, hi;
+	unsigned fn = rbelow(g, 2), bm = rbelow(g, 3);
+	uint32_t planes = rrange(g, 1, 8), pl = rrange(g, 1, 64), n = planes * pl;
+	uint32_t nb = bm == LOOM_BMODE_LINE ? n : bm == LOOM_BMODE_PLANE ? planes : 1;
+	setf(g, &in, LOOM_F_ELTWISE_FUNC, fn);
+	setf(g, &in, LOOM_F_ELTWISE_B_MODE, bm);
+	setf(g, &in, LOOM_F_ELTWISE_SHIFT, rbelow(g, 32));
+	setf(g, &in, LOOM_F_ELTWISE_ZP_OUT, rand_zp(g));
+	setf(g, &in, LOOM_F_ELTWISE_SRC_A, rbelow(g, L - n + 1));
+	setf(g, &in, LOOM_F_ELTWISE_ZP_A, rand_zp(g));
+	setf(g, &in, LOOM_F_ELTWISE_SRC_B, rbelow(g, L - nb + 1));
+	setf(g, &in, LOOM_F_ELTWISE_ZP_B, rand_zp(g));
+	setf(g, &in, LOOM_F_ELTWISE_DST, rbelow(g, L - n + 1));
+	rand_clip(g, 0, &lo, &hi);
+	setf(g, &in, LOOM_F_ELTWISE_CLIP_LO, lo);
+	setf(g, &in, LOOM_F_ELTWISE_CLIP_HI, hi);
+	setf(g, &in, LOOM_F_ELTWISE_PLANE_LINES, pl);
+	setf(g, &in, LOOM_F_ELTWISE_PLANES, planes);
+	if (fn == LOOM_ELT_ADD) {
+		setf(g, &in, LOOM_F_ELTWISE_MULT_A, rand_m16(g));
+		setf(g, &in, LOOM_F_ELTWISE_MULT_B, rand_m16(g));
+	}
+	setf(g, &in, LOOM_F_ELTWISE_MULT, r32(g));
+	return in;
+}
+
+static loom_insn legal_pool(gen *g, geom *m, int avg)
+{
+	loom_insn in = op(LOOM_OP_POOL);
+	uint32_t L = g->cfg->sp_lines, lo, hi;
+	vec_geom(g, m, 0);
+	setf(g, &in, LOOM_F_POOL_FUNC, avg ? LOOM_POOL_AVG : LOOM_POOL_MAX);
+	if (avg) {
+		setf(g, &in, LOOM_F_POOL_SHIFT, rbelow(g, 32));
+		setf(g, &in, LOOM_F_POOL_ZP_OUT, rand_zp(g));
+		setf(g, &in, LOOM_F_POOL_ZP_IN, rand_zp(g));
+		setf(g, &in, LOOM_F_POOL_MULT, r32(g));
+	}
+	rand_clip(g, 0, &lo, &hi);
+	setf(g, &in, LOOM_F_POOL_CLIP_LO, lo);
+	setf(g, &in, LOOM_F_POOL_CLIP_HI, hi);
+	setf(g, &in, LOOM_F_POOL_SRC, rbelow(g, L - m->ncb * m->inw * m->inh + 1));
+	setf(g, &in, LOOM_F_POOL_DST, rbelow(g, L - m->ncb * m->ow * m->oh + 1));
+	setf(g, &in, LOOM_F_POOL_IN_W, m->inw);
+	setf(g, &in, LOOM_F_POOL_IN_H, m->inh);
+	setf(g, &in, LOOM_F_POOL_OUT_W, m->ow);
+	setf(g, &in, LOOM_F_POOL_OUT_H, m->oh);
+	setf(g, &in, LOOM_F_POOL_NCB, m->ncb);
+	setf(g, &in, LOOM_F_POOL_KW, m->kw);
+	setf(g, &in, LOOM_F_POOL_KH, m->kh);
+	setf(g, &in, LOOM_F_POOL_SW, m->sw);
+	setf(g, &in, LOOM_F_POOL_SH, m->sh);
+	setf(g, &in, LOOM_F_POOL_DW, m->dw);
+	setf(g, &in, LOOM_F_POOL_DH, m->dh);
+	return in;
+}
+
+static loom_insn legal_dwconv(gen *g, geom *m)
+{
+	loom_insn in = op(LOOM_OP_DWCONV);
+	uint32_t L = g->cfg->sp_lines, lo, hi;
+	vec_geom(g, m, 1);
+	setf(g, &in, LOOM_F_DWCONV_ZP_IN, rand_zp(g));
+	setf(g, &in, LOOM_F_DWCONV_ZP_OUT, rand_zp(g));
+	rand_clip(g, 0, &lo, &hi);
+	setf(g, &in, LOOM_F_DWCONV_CLIP_LO, lo);
+	setf(g, &in, LOOM_F_DWCONV_CLIP_HI, hi);
+	setf(g, &in, LOOM_F_DWCONV_SRC, rbelow(g, L - m->ncb * m->inw * m->inh + 1));
+	setf(g, &in, LOOM_F_DWCONV_WGT, rbelow(g, L - m->ncb * m->kw * m->kh + 1));
+	setf(g, &in, LOOM_F_DWCONV_PARAM, rbelow(g, L - m->ncb * LOOM_DW_PARAM_LINES + 1));
+	setf(g, &in, LOOM_F_DWCONV_DST, rbelow(g, L - m->ncb * m->ow * m->oh + 1));
+	setf(g, &in, LOOM_F_DWCONV_NCB, m->ncb);
+	setf(g, &in, LOOM_F_DWCONV_IN_W, m->inw);
+	setf(g, &in, LOOM_F_DWCONV_IN_H, m->inh);
+	setf(g, &in, LOOM_F_DWCONV_KW, m->kw);
+	setf(g, &in, LOOM_F_DWCONV_KH, m->kh);
+	setf(g, &in, LOOM_F_DWCONV_OUT_W, m->ow);
+	setf(g, &in, LOOM_F_DWCONV_OUT_H, m->oh);
+	setf(g, &in, LOOM_F_DWCONV_SW, m->sw);
+	setf(g, &in, LOOM_F_DWCONV_SH, m->sh);
+	setf(g, &in, LOOM_F_DWCONV_DW, m->dw);
+	setf(g, &in, LOOM_F_DWCONV_DH, m->dh);
+	return in;
+}
+
+static loom_insn legal_lut(gen *g)
+{
+	loom_insn in = op(LOOM_OP_LUT);
+	uint32_t L = g->cfg->sp_lines, n = rrange(g, 1, 300);
+	setf(g, &in, LOOM_F_LUT_SRC, rbelow(g, L - n + 1));
+	setf(g, &in, LOOM_F_LUT_DST, rbelow(g, L - n + 1));
+	setf(g, &in, LOOM_F_LUT_TABLE, rbelow(g, L - lut_lines(g->cfg) + 1));
+	setf(g, &in, LOOM_F_LUT_LINES, n);
+	return in;
+}
+
+static const unsigned vec_ops[4] = {LOOM_OP_ELTWISE, LOOM_OP_POOL, LOOM_OP_DWCONV, LOOM_OP_LUT};
+
+/* Fields of POOL and DWCONV in the order of their zero and window checks. */
+typedef struct winf {
+	enum loom_field nz[11]; /* IN_W IN_H OUT_W OUT_H NCB KW KH SW SH DW DH */
+	enum loom_field src, dst, clip_lo, clip_hi;
+} winf;
+
+static const winf pool_fields = {
+	{LOOM_F_POOL_IN_W, LOOM_F_POOL_IN_H, LOOM_F_POOL_OUT_W, LOOM_F_POOL_OUT_H, LOOM_F_POOL_NCB, LOOM_F_POOL_KW,
+	 LOOM_F_POOL_KH, LOOM_F_POOL_SW, LOOM_F_POOL_SH, LOOM_F_POOL_DW, LOOM_F_POOL_DH},
+	LOOM_F_POOL_SRC, LOOM_F_POOL_DST, LOOM_F_POOL_CLIP_LO, LOOM_F_POOL_CLIP_HI,
+};
+
+static const winf dw_fields = {
+	{LOOM_F_DWCONV_IN_W, LOOM_F_DWCONV_IN_H, LOOM_F_DWCONV_OUT_W, LOOM_F_DWCONV_OUT_H, LOOM_F_DWCONV_NCB,
+	 LOOM_F_DWCONV_KW, LOOM_F_DWCONV_KH, LOOM_F_DWCONV_SW, LOOM_F_DWCONV_SH, LOOM_F_DWCONV_DW, LOOM_F_DWCONV_DH},
+	LOOM_F_DWCONV_SRC, LOOM_F_DWCONV_DST, LOOM_F_DWCONV_CLIP_LO, LOOM_F_DWCONV_CLIP_HI,
+};
+
+/* A first SP line from which n lines reach past the last one. */
+static uint32_t past(gen *g, uint64_t n)
+{
+	uint32_t L = g->cfg->sp_lines, first = n > L ? 0 : L - (uint32_t)n + 1;
+	return chance(g, 60) ? first : rrange(g, first, 0xffffff);
+}
+
+/* int8(CLIP_LO) > int8(CLIP_HI), often with different unsigned order. */
+static void bad_clip(gen *g, loom_insn *in, enum loom_field flo, enum loom_field fhi)
+{
+	int a = (int)rrange(g, 0, 254) - 127;
+	int b = a - 1 - (int)rbelow(g, (uint32_t)(a + 128));
+	setf(g, in, flo, (uint8_t)(int8_t)a);
+	setf(g, in, fhi, (uint8_t)(int8_t)b);
+}
+
 static loom_insn legal_any(gen *g, unsigned opcode)
 {
 	geom m;
@@ -2062,6 +3003,10 @@ static loom_insn legal_any(gen *g, unsigned opcode)
 	case LOOM_OP_STORE: return legal_store(g, rbelow(g, 3));
 	case LOOM_OP_MATMUL: return legal_matmul(g, &m);
 	case LOOM_OP_MARK: return legal_mark(g);
+	case LOOM_OP_ELTWISE: return legal_eltwise(g);
+	case LOOM_OP_POOL: return legal_pool(g, &m, (int)rbelow(g, 2));
+	case LOOM_OP_DWCONV: return legal_dwconv(g, &m);
+	case LOOM_OP_LUT: return legal_lut(g);
 	default: return op(LOOM_OP_FINISH);
 	}
 }
@@ -2337,6 +3282,191 @@ static int bad_insn(gen *g, unsigned k, loom_insn *in, uint32_t *cause, uint32_t
 		*cause = LOOM_ERR_DRAM_RANGE;
 		*field = LOOM_F_MARK_DRAM_ADDR;
 		return 0;
+	case 30: case 31: case 32: case 33: {
+		unsigned o = vec_ops[k - 30];
+		*in = legal_any(g, o);
+		set_reserved(g, in, o);
+		if (chance(g, 30)) { /* and a field check failing too: reserved bits win */
+			if (o == LOOM_OP_ELTWISE)
+				setf(g, in, LOOM_F_ELTWISE_FUNC, 3);
+			else if (o == LOOM_OP_POOL)
+				setf(g, in, LOOM_F_POOL_NCB, 0);
+			else if (o == LOOM_OP_DWCONV)
+				setf(g, in, LOOM_F_DWCONV_KW, 0);
+			else
+				setf(g, in, LOOM_F_LUT_TABLE, 0xffffff);
+		}
+		*cause = LOOM_ERR_RESERVED_BITS;
+		return 0;
+	}
+	case 34: case 35: case 36: case 37: case 38: case 39: case 40: case 41: {
+		*in = legal_eltwise(g);
+		uint32_t planes = loom_insn_get(in, LOOM_F_ELTWISE_PLANES);
+		uint32_t n = planes * loom_insn_get(in, LOOM_F_ELTWISE_PLANE_LINES);
+		unsigned bm = loom_insn_get(in, LOOM_F_ELTWISE_B_MODE);
+		uint32_t nb = bm == LOOM_BMODE_LINE ? n : bm == LOOM_BMODE_PLANE ? planes : 1;
+		*cause = LOOM_ERR_BAD_FIELD;
+		switch (k) {
+		case 34:
+			setf(g, in, LOOM_F_ELTWISE_FUNC, rrange(g, 2, 3));
+			if (chance(g, 30))
+				setf(g, in, LOOM_F_ELTWISE_B_MODE, 3);
+			*field = LOOM_F_ELTWISE_FUNC;
+			break;
+		case 35:
+			setf(g, in, LOOM_F_ELTWISE_B_MODE, 3);
+			if (chance(g, 30)) {
+				setf(g, in, LOOM_F_ELTWISE_FUNC, LOOM_ELT_MUL);
+				setf(g, in, LOOM_F_ELTWISE_MULT_A, rrange(g, 1, 0xffff));
+			}
+			*field = LOOM_F_ELTWISE_B_MODE;
+			break;
+		case 36: case 37:
+			setf(g, in, LOOM_F_ELTWISE_FUNC, LOOM_ELT_MUL);
+			setf(g, in, LOOM_F_ELTWISE_MULT_A, k == 36 ? rrange(g, 1, 0xffff) : 0);
+			setf(g, in, LOOM_F_ELTWISE_MULT_B, k == 37 || chance(g, 40) ? rrange(g, 1, 0xffff) : 0);
+			if (chance(g, 30))
+				bad_clip(g, in, LOOM_F_ELTWISE_CLIP_LO, LOOM_F_ELTWISE_CLIP_HI);
+			*field = k == 36 ? LOOM_F_ELTWISE_MULT_A : LOOM_F_ELTWISE_MULT_B;
+			break;
+		case 38:
+			bad_clip(g, in, LOOM_F_ELTWISE_CLIP_LO, LOOM_F_ELTWISE_CLIP_HI);
+			if (chance(g, 30))
+				setf(g, in, LOOM_F_ELTWISE_SRC_A, 0xffffff);
+			*field = LOOM_F_ELTWISE_CLIP_LO;
+			break;
+		case 39:
+			if (chance(g, 15)) { /* PLANES * PLANE_LINES far beyond 32 bits of lines */
+				setf(g, in, LOOM_F_ELTWISE_PLANES, rrange(g, 0x8000, 0xffff));
+				setf(g, in, LOOM_F_ELTWISE_PLANE_LINES, rrange(g, 0x800000, 0xffffff));
+				setf(g, in, LOOM_F_ELTWISE_SRC_A, rbelow(g, 1u << 24));
+			} else {
+				setf(g, in, LOOM_F_ELTWISE_SRC_A, past(g, n));
+				if (chance(g, 30))
+					setf(g, in, LOOM_F_ELTWISE_SRC_B, past(g, nb));
+			}
+			*cause = LOOM_ERR_SP_RANGE;
+			*field = LOOM_F_ELTWISE_SRC_A;
+			break;
+		case 40:
+			setf(g, in, LOOM_F_ELTWISE_SRC_B, past(g, nb));
+			if (chance(g, 30))
+				setf(g, in, LOOM_F_ELTWISE_DST, past(g, n));
+			*cause = LOOM_ERR_SP_RANGE;
+			*field = LOOM_F_ELTWISE_SRC_B;
+			break;
+		default:
+			setf(g, in, LOOM_F_ELTWISE_DST, past(g, n));
+			*cause = LOOM_ERR_SP_RANGE;
+			*field = LOOM_F_ELTWISE_DST;
+			break;
+		}
+		return 0;
+	}
+	case 42: case 43: case 44: case 45: case 46: case 47:
+	case 48: case 49: case 50: case 51: case 52: case 53: case 54: {
+		int dwc = k >= 48;
+		const winf *f = dwc ? &dw_fields : &pool_fields;
+		*in = dwc ? legal_dwconv(g, &m) : legal_pool(g, &m, k == 42 ? 0 : (int)rbelow(g, 2));
+		uint32_t nin = m.ncb * m.inw * m.inh, nout = m.ncb * m.ow * m.oh;
+		*cause = LOOM_ERR_BAD_FIELD;
+		switch (dwc ? k - 5 : k) {
+		case 42: {
+			static const enum loom_field q[4] = {LOOM_F_POOL_ZP_IN, LOOM_F_POOL_ZP_OUT, LOOM_F_POOL_SHIFT,
+							     LOOM_F_POOL_MULT};
+			static const uint32_t maxv[4] = {255, 255, 31, 0xffffffffu};
+			unsigned i = rbelow(g, 4);
+			for (unsigned j = i; j < 4; j++)
+				if (j == i || chance(g, 40))
+					setf(g, in, q[j], j == 3 ? r32(g) | 1u << rbelow(g, 32) : rrange(g, 1, maxv[j]));
+			if (chance(g, 20))
+				bad_clip(g, in, LOOM_F_POOL_CLIP_LO, LOOM_F_POOL_CLIP_HI);
+			*field = q[i];
+			break;
+		}
+		case 43: /* clip; a zero field too: the clip is checked first */
+			bad_clip(g, in, f->clip_lo, f->clip_hi);
+			if (chance(g, 30))
+				setf(g, in, f->nz[chance(g, 50) ? 4 : 5], 0);
+			*field = f->clip_lo;
+			break;
+		case 44: {
+			unsigned i = rbelow(g, 11);
+			setf(g, in, f->nz[i], 0);
+			for (unsigned j = i + 1; j < 11; j++)
+				if (chance(g, 20))
+					setf(g, in, f->nz[j], 0);
+			*field = f->nz[i];
+			break;
+		}
+		case 45: { /* nz: IN_W IN_H OUT_W OUT_H NCB KW KH SW SH DW DH */
+			int w = chance(g, 50);
+			uint32_t need = w ? (m.ow - 1) * m.sw + (m.kw - 1) * m.dw + 1 : (m.oh - 1) * m.sh + (m.kh - 1) * m.dh + 1;
+			if (need <= 1) { /* make the window reach further */
+				setf(g, in, f->nz[w ? 5 : 6], 2);
+				need = w ? (m.ow - 1) * m.sw + m.dw + 1 : (m.oh - 1) * m.sh + m.dh + 1;
+			}
+			setf(g, in, f->nz[w ? 0 : 1], rrange(g, 1, need - 1));
+			if (w && chance(g, 30)) { /* IN_H wrong too: IN_W is checked first */
+				setf(g, in, f->nz[1], 1);
+				setf(g, in, f->nz[3], 2);
+			}
+			*field = f->nz[w ? 0 : 1];
+			break;
+		}
+		case 46:
+			if (chance(g, 15)) { /* billions of lines */
+				setf(g, in, f->nz[4], 255);
+				setf(g, in, f->nz[0], 4095);
+				setf(g, in, f->nz[1], 4095);
+				setf(g, in, f->src, rbelow(g, 1u << 24));
+			} else {
+				setf(g, in, f->src, past(g, nin));
+			}
+			if (chance(g, 30))
+				setf(g, in, f->dst, past(g, nout));
+			*cause = LOOM_ERR_SP_RANGE;
+			*field = f->src;
+			break;
+		case 47: /* DWCONV: WGT */
+			if (dwc) {
+				setf(g, in, LOOM_F_DWCONV_WGT, past(g, m.ncb * m.kw * m.kh));
+				if (chance(g, 30))
+					setf(g, in, LOOM_F_DWCONV_PARAM, past(g, m.ncb * LOOM_DW_PARAM_LINES));
+				*field = LOOM_F_DWCONV_WGT;
+			} else {
+				setf(g, in, f->dst, past(g, nout));
+				*field = f->dst;
+			}
+			*cause = LOOM_ERR_SP_RANGE;
+			break;
+		case 48: /* DWCONV: PARAM */
+			setf(g, in, LOOM_F_DWCONV_PARAM, past(g, m.ncb * LOOM_DW_PARAM_LINES));
+			if (chance(g, 30))
+				setf(g, in, LOOM_F_DWCONV_DST, past(g, nout));
+			*cause = LOOM_ERR_SP_RANGE;
+			*field = LOOM_F_DWCONV_PARAM;
+			break;
+		default: /* DWCONV: DST */
+			setf(g, in, LOOM_F_DWCONV_DST, past(g, nout));
+			*cause = LOOM_ERR_SP_RANGE;
+			*field = LOOM_F_DWCONV_DST;
+			break;
+		}
+		return 0;
+	}
+	case 55: case 56: case 57: {
+		*in = legal_lut(g);
+		uint32_t n = loom_insn_get(in, LOOM_F_LUT_LINES);
+		static const enum loom_field lf[3] = {LOOM_F_LUT_SRC, LOOM_F_LUT_DST, LOOM_F_LUT_TABLE};
+		unsigned i = k - 55;
+		setf(g, in, lf[i], past(g, i == 2 ? lut_lines(c) : n));
+		if (i < 2 && chance(g, 30)) /* a later one too */
+			setf(g, in, lf[i + 1], past(g, i == 1 ? lut_lines(c) : n));
+		*cause = LOOM_ERR_SP_RANGE;
+		*field = lf[i];
+		return 0;
+	}
 	default:
 		return -1;
 	}
@@ -2355,7 +3485,7 @@ static size_t stuck(gen *g, int q, int t, int data)
 	loom_insn in;
 	if (q == QC) {
 		geom m;
-		in = data ? legal_matmul(g, &m) : sync_insn(g).in;
+		in = !data ? relay_c(g).in : chance(g, 60) ? legal_matmul(g, &m) : legal_any(g, vec_ops[rbelow(g, 4)]);
 	} else {
 		in = data ? (q == QL ? legal_load(g) : legal_store(g, rbelow(g, 3))) : token_ls(g, q == QS);
 	}
@@ -2379,12 +3509,98 @@ static void tail_insns(gen *g)
 {
 	unsigned n = rbelow(g, 4);
 	for (unsigned i = 0; i < n; i++) {
-		static const unsigned ops[] = {LOOM_OP_LOAD, LOOM_OP_STORE, LOOM_OP_MATMUL, LOOM_OP_MARK, LOOM_OP_FINISH};
-		loom_insn in = legal_any(g, ops[rbelow(g, 5)]);
+		static const unsigned ops[] = {LOOM_OP_LOAD,    LOOM_OP_STORE, LOOM_OP_MATMUL, LOOM_OP_MARK, LOOM_OP_FINISH,
+					       LOOM_OP_ELTWISE, LOOM_OP_POOL,  LOOM_OP_DWCONV, LOOM_OP_LUT};
+		loom_insn in = legal_any(g, ops[rbelow(g, 9)]);
 		raw_insn(g, &in, LOOM_COSIM_CTRL);
 	}
 	loom_insn fin = op(LOOM_OP_FINISH);
 	raw_insn(g, &fin, LOOM_COSIM_CTRL);
+}
+
+/* The vector unit at the end of the scratchpad: a LUT table in the last
+ * lines, an in-place ELTWISE on them, a POOL writing the last lines, DWCONV
+ * parameters ending at the last line. */
+static void edge_vec(gen *g)
+{
+	uint32_t L = g->cfg->sp_lines, T = lut_lines(g->cfg);
+	span sp[3];
+	xfer x;
+	memset(&x, 0, sizeof x);
+	x.rw = g->R / 4;
+	x.n[0] = T;
+	x.n[1] = x.n[2] = 1;
+	x.mem = L - T;
+	if (load(g, &x, 0, NULL, NULL))
+		return;
+	sp[0] = (span){L - T, T};
+	uint32_t n = rrange(g, 1, 40), src = alloc_avoid(g, n, sp, 1);
+	if (load_lines(g, src, n))
+		return;
+	sp[1] = (span){src, n};
+	uint32_t dst = alloc_avoid(g, n, sp, 2);
+	loom_insn e = legal_lut(g);
+	setf(g, &e, LOOM_F_LUT_SRC, src);
+	setf(g, &e, LOOM_F_LUT_DST, dst);
+	setf(g, &e, LOOM_F_LUT_TABLE, L - T);
+	setf(g, &e, LOOM_F_LUT_LINES, n);
+	vout o = {dst, n, n, 1, 1};
+	pend K = mkpend(&e, LOOM_COSIM_DATA);
+	if (vec_emit(g, &K, &o, VF_STORE))
+		return;
+	e = legal_eltwise(g);
+	setf(g, &e, LOOM_F_ELTWISE_B_MODE, LOOM_BMODE_ONE);
+	setf(g, &e, LOOM_F_ELTWISE_SRC_A, L - T);
+	setf(g, &e, LOOM_F_ELTWISE_DST, L - T);
+	setf(g, &e, LOOM_F_ELTWISE_SRC_B, src + rbelow(g, n));
+	setf(g, &e, LOOM_F_ELTWISE_PLANES, 1);
+	setf(g, &e, LOOM_F_ELTWISE_PLANE_LINES, T);
+	o = (vout){L - T, T, T, 1, 1};
+	K = mkpend(&e, LOOM_COSIM_DATA);
+	if (vec_emit(g, &K, &o, VF_STORE))
+		return;
+	geom m;
+	e = legal_pool(g, &m, (int)rbelow(g, 2));
+	uint32_t nin = m.ncb * m.inw * m.inh, nout = m.ncb * m.ow * m.oh;
+	sp[0] = (span){L - nout, nout};
+	src = alloc_avoid(g, nin, sp, 1);
+	if (load_act(g, &m, src, 0))
+		return;
+	setf(g, &e, LOOM_F_POOL_SRC, src);
+	setf(g, &e, LOOM_F_POOL_DST, L - nout);
+	o = (vout){L - nout, nout, m.ow, m.oh, m.ncb};
+	K = mkpend(&e, LOOM_COSIM_DATA);
+	if (vec_emit(g, &K, &o, VF_STORE))
+		return;
+	e = legal_dwconv(g, &m);
+	uint32_t np = m.ncb * LOOM_DW_PARAM_LINES, nw = m.ncb * m.kw * m.kh;
+	nin = m.ncb * m.inw * m.inh;
+	nout = m.ncb * m.ow * m.oh;
+	sp[0] = (span){L - np, np};
+	src = alloc_avoid(g, nin, sp, 1);
+	if (load_act(g, &m, src, 0))
+		return;
+	sp[1] = (span){src, nin};
+	uint32_t wgt = alloc_avoid(g, nw, sp, 2);
+	if (load_lines(g, wgt, nw))
+		return;
+	sp[2] = (span){wgt, nw};
+	memset(&x, 0, sizeof x);
+	x.rw = g->R / 4;
+	x.n[0] = np;
+	x.n[1] = x.n[2] = 1;
+	x.mem = L - np;
+	unsigned style = 0;
+	if (load(g, &x, 0, craft_dwparams, &style))
+		return;
+	setf(g, &e, LOOM_F_DWCONV_SRC, src);
+	setf(g, &e, LOOM_F_DWCONV_WGT, wgt);
+	setf(g, &e, LOOM_F_DWCONV_PARAM, L - np);
+	dst = alloc_avoid(g, nout, sp, 3);
+	setf(g, &e, LOOM_F_DWCONV_DST, dst);
+	o = (vout){dst, nout, m.ow, m.oh, m.ncb};
+	K = mkpend(&e, LOOM_COSIM_DATA);
+	vec_emit(g, &K, &o, VF_STORE);
 }
 
 /* Boundary cases that are legal: exact SP/ACC/DRAM ends, token-only
@@ -2449,6 +3665,9 @@ static void edge_legal(gen *g, long top_region)
 		loom_insn t = token_ls(g, i);
 		emit_insn(g, &t, LOOM_COSIM_TOKEN);
 	}
+	loom_insn tv = token_vec(g);
+	emit_insn(g, &tv, LOOM_COSIM_TOKEN);
+	edge_vec(g);
 	/* the top region: read up to the last DRAM byte, written back, or a
 	 * MARK record in the last 64 bytes */
 	if (top_region >= 0) {
@@ -2515,8 +3734,11 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 		uint64_t a = cfg->dram_bytes - len;
 		g.next = g.lo_used = a;
 		top = region_add(&g, len == LOOM_MARK_BYTES && chance(&g, 70) ? LOOM_COSIM_MARK : LOOM_COSIM_INPUT, a, len);
-		if (g.p->regions[top].kind == LOOM_COSIM_INPUT && len % (4 * (g.R / 4)))
+		if (g.p->regions[top].kind == LOOM_COSIM_INPUT && len % (4 * (g.R / 4))) {
+			/* no LOAD row fits: a MARK record goes there (its cycle words are estimates) */
 			g.p->regions[top].kind = LOOM_COSIM_MARK;
+			g.p->regions[top].word_mask = LOOM_COSIM_MARK_WORDS;
+		}
 	}
 	if (!g.failed) {
 		prologue(&g);
@@ -2563,7 +3785,7 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 			/* token-only work in the other queues still runs */
 			for (unsigned i = rbelow(&g, 3); i > 0; i--) {
 				int q = (qd + 1 + (int)rbelow(&g, 2)) % 3;
-				loom_insn in = q == QC ? sync_insn(&g).in : token_ls(&g, q == QS);
+				loom_insn in = q == QC ? relay_c(&g).in : token_ls(&g, q == QS);
 				raw_insn(&g, &in, LOOM_COSIM_TOKEN);
 			}
 			if (!strcmp(kn, "deadlock-mark")) {
@@ -2602,7 +3824,7 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 				int q = chance(&g, 70) ? qw : (qw + 1 + (int)rbelow(&g, 2)) % 3;
 				if (q == qd && qd != qw)
 					q = qw;
-				loom_insn in = q == QC ? sync_insn(&g).in : token_ls(&g, q == QS);
+				loom_insn in = q == QC ? relay_c(&g).in : token_ls(&g, q == QS);
 				if (q == qw && qw != qd && inq == 0)
 					in.w[0] |= 1u << tok_pop_bit[tw];
 				size_t i = reserve(&g);
@@ -2613,7 +3835,7 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 			}
 			/* the push that would have released it, never fetched */
 			int ps = tok_src[t];
-			loom_insn rel = ps == QC ? sync_insn(&g).in : token_ls(&g, ps == QS);
+			loom_insn rel = ps == QC ? relay_c(&g).in : token_ls(&g, ps == QS);
 			rel.w[0] |= 1u << tok_push_bit[t];
 			raw_insn(&g, &rel, LOOM_COSIM_TOKEN);
 		}
@@ -2629,7 +3851,7 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 		/* token-only work, a MARK, then the fetch runs off the end of DRAM */
 		for (unsigned i = rbelow(&g, 3); i > 0; i--) {
 			int q = rbelow(&g, 3);
-			loom_insn in = q == QC ? sync_insn(&g).in : token_ls(&g, q == QS);
+			loom_insn in = q == QC ? relay_c(&g).in : token_ls(&g, q == QS);
 			raw_insn(&g, &in, LOOM_COSIM_TOKEN);
 		}
 		g.full = 0;
@@ -2735,7 +3957,7 @@ long loom_cosim_writer(const loom_cosim_prog *p, uint64_t addr)
 	 * touch DRAM: any valid one will do */
 	loom_hwcfg cfg;
 	memset(&cfg, 0, sizeof cfg);
-	cfg.array_cols = 4;
+	cfg.array_rows = cfg.array_cols = 4;
 	for (size_t i = p->ninsns; i-- > 0;) {
 		unsigned o = loom_insn_opcode(&p->insns[i]);
 		if (o != LOOM_OP_STORE && o != LOOM_OP_MARK)

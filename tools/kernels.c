@@ -209,6 +209,40 @@ static void footprint(const loom_hwcfg *cfg, const loom_insn *in, vinfo *v)
 			  (uint64_t)GF(in, MATMUL_OUT_W) * GF(in, MATMUL_OUT_H));
 		break;
 	}
+	case LOOM_OP_ELTWISE: {
+		uint64_t n = (uint64_t)GF(in, ELTWISE_PLANES) * GF(in, ELTWISE_PLANE_LINES);
+		if (!n)
+			return;
+		unsigned bm = GF(in, ELTWISE_B_MODE);
+		add_range(v, SPC_SP, 0, GF(in, ELTWISE_SRC_A), n);
+		add_range(v, SPC_SP, 0, GF(in, ELTWISE_SRC_B),
+			  bm == LOOM_BMODE_LINE ? n : bm == LOOM_BMODE_PLANE ? GF(in, ELTWISE_PLANES) : 1);
+		add_range(v, SPC_SP, 1, GF(in, ELTWISE_DST), n);
+		break;
+	}
+	case LOOM_OP_POOL: {
+		uint64_t ncb = GF(in, POOL_NCB);
+		add_range(v, SPC_SP, 0, GF(in, POOL_SRC), ncb * GF(in, POOL_IN_W) * GF(in, POOL_IN_H));
+		add_range(v, SPC_SP, 1, GF(in, POOL_DST), ncb * GF(in, POOL_OUT_W) * GF(in, POOL_OUT_H));
+		break;
+	}
+	case LOOM_OP_DWCONV: {
+		uint64_t ncb = GF(in, DWCONV_NCB);
+		add_range(v, SPC_SP, 0, GF(in, DWCONV_SRC), ncb * GF(in, DWCONV_IN_W) * GF(in, DWCONV_IN_H));
+		add_range(v, SPC_SP, 0, GF(in, DWCONV_WGT), ncb * GF(in, DWCONV_KW) * GF(in, DWCONV_KH));
+		add_range(v, SPC_SP, 0, GF(in, DWCONV_PARAM), ncb * LOOM_DW_PARAM_LINES);
+		add_range(v, SPC_SP, 1, GF(in, DWCONV_DST), ncb * GF(in, DWCONV_OUT_W) * GF(in, DWCONV_OUT_H));
+		break;
+	}
+	case LOOM_OP_LUT: {
+		uint64_t n = GF(in, LUT_LINES);
+		if (!n)
+			return;
+		add_range(v, SPC_SP, 0, GF(in, LUT_SRC), n);
+		add_range(v, SPC_SP, 0, GF(in, LUT_TABLE), cdiv(LOOM_LUT_ENTRIES, cfg->array_rows));
+		add_range(v, SPC_SP, 1, GF(in, LUT_DST), n);
+		break;
+	}
 	default:
 		break;
 	}
@@ -290,7 +324,7 @@ int loom_prog_verify(const loom_hwcfg *cfg, const loom_prog *p, char *err, size_
 				pops[0] = T_CL;
 			if (w0 & (1u << 11))
 				pushes[0] = T_LC;
-		} else if (op == LOOM_OP_MATMUL) {
+		} else if (loom_op_queue(op) == LOOM_Q_COMPUTE) { /* MATMUL and the vector unit */
 			if (w0 & (1u << 8))
 				pops[0] = T_LC;
 			if (w0 & (1u << 9))
@@ -1273,4 +1307,697 @@ int loom_layer_stage(loom_hw *hw, const loom_conv_params *cp, const loom_gemm_pa
 	if (loom_hw_dram_write(hw, lay->in_addr, in, plan->in_bytes) || loom_prog_write(hw, prog, *prog_addr))
 		return fail(e, elen, "dram write: %s", loom_hw_error(hw));
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* vector-unit layers: POOL, DWCONV, ELTWISE, LUT
+ *
+ * Program shape. The output is cut into tiles of th x tw pixels (the input
+ * tile is its window, padding included, laid out [cb][y][x] like a MATMUL's)
+ * and the channels into chunks of kc blocks of R channels. A step s is one
+ * (tile, chunk): LOAD(s) brings its input (ELTWISE: the a tile, then the b
+ * tile) into input buffer s % nbuf, one vector instruction writes output
+ * buffer s % nbuf, STORE(s) writes the output to DRAM. ELTWISE and LUT may
+ * instead write in place over the a tile (half the SP, so larger tiles).
+ * Constants (DWCONV weights and parameter blocks, the LUT table, ELTWISE
+ * per-channel b) are loaded once, before LOAD(0), and stay resident.
+ *
+ * Tokens, out of place (nbuf = 1 or 2; program order LOAD(0..nbuf-2), then
+ * per step LOAD(s+nbuf-1), COMPUTE(s), STORE(s)):
+ *   LOAD(s)     first insn pops C->L when s >= nbuf; last pushes L->C.
+ *   COMPUTE(s)  pops L->C; pops S->C when s >= nbuf (STORE(s-nbuf) has
+ *               read output buffer s % nbuf); pushes C->L when LOAD(s+nbuf)
+ *               exists; pushes C->S.
+ *   STORE(s)    first pops C->S; last pushes S->C when COMPUTE(s+nbuf) exists.
+ * In place (nbuf = 2; program order LOAD(0), LOAD(1), then per step
+ * COMPUTE(s), LOAD(s+1) for s >= 1, STORE(s)): buffer s % 2 is free for
+ * LOAD(s+2) once STORE(s) is done, so when LOAD(s+2) exists, STORE(s)
+ * pushes S->C and COMPUTE(s+1) pops it and pushes the C->L that LOAD(s+2)
+ * pops (every COMPUTE pops L->C and pushes C->S, every STORE pops C->S).
+ * Every pop follows its push in program order; the counters are zero at the
+ * layer's closing MARK. */
+
+void loom_vec_init(loom_vec_params *p, int kind)
+{
+	memset(p, 0, sizeof *p);
+	p->kind = kind;
+	p->kh = p->kw = p->sh = p->sw = p->dh = p->dw = 1;
+	p->clip_lo = -128;
+	p->clip_hi = 127;
+}
+
+typedef struct vlayer {
+	int kind;
+	dimg y, x;
+	uint32_t R, c, cbytes, ncb, kk;
+	uint32_t lastb;        /* bytes of the last channel block (<= R) */
+	uint32_t in_stride, in2_stride, out_stride;
+	uint32_t wlines;       /* DWCONV: weight lines before the parameter blocks */
+	uint32_t const_lines;
+	int full_b;            /* ELTWISE with a b tile per step */
+} vlayer;
+
+static const char *const vec_names[] = {"pool", "dwconv", "eltwise", "lut"};
+
+static uint32_t round4(uint32_t v) { return (v + 3u) / 4u * 4u; }
+
+static int vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, char *err, size_t len)
+{
+	memset(V, 0, sizeof *V);
+	if (p->kind < LOOM_VEC_POOL || p->kind > LOOM_VEC_LUT)
+		return fail(err, len, "vec: unknown layer kind %d", p->kind);
+	const char *nm = vec_names[p->kind];
+	V->kind = p->kind;
+	if (!p->h || !p->w || !p->c)
+		return fail(err, len, "%s: h, w and c must be at least 1", nm);
+	if (p->h > 65535 || p->w > 65535)
+		return fail(err, len, "%s: input size %ux%u too large", nm, p->h, p->w);
+	uint32_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pb = 0, pl = 0, pr = 0;
+	if (p->kind == LOOM_VEC_POOL || p->kind == LOOM_VEC_DWCONV) {
+		uint32_t kmax = p->kind == LOOM_VEC_POOL ? 255 : 15;
+		if (p->kh < 1 || p->kh > kmax || p->kw < 1 || p->kw > kmax)
+			return fail(err, len, "%s: window %ux%u outside 1..%u", nm, p->kh, p->kw, kmax);
+		if (p->sh < 1 || p->sh > kmax || p->sw < 1 || p->sw > kmax)
+			return fail(err, len, "%s: stride %ux%u outside 1..%u", nm, p->sh, p->sw, kmax);
+		if (p->dh < 1 || p->dh > 15 || p->dw < 1 || p->dw > 15)
+			return fail(err, len, "%s: dilation %ux%u outside 1..15", nm, p->dh, p->dw);
+		kh = p->kh, kw = p->kw, sh = p->sh, sw = p->sw, dh = p->dh, dw = p->dw;
+		pt = p->pad_top, pb = p->pad_bottom, pl = p->pad_left, pr = p->pad_right;
+	}
+	V->y = (dimg){p->h, 0, kh, sh, dh, pt, pb, (kh - 1) * dh + 1};
+	V->x = (dimg){p->w, 0, kw, sw, dw, pl, pr, (kw - 1) * dw + 1};
+	dimg *d[2] = {&V->y, &V->x};
+	for (int i = 0; i < 2; i++) {
+		if (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek)
+			return fail(err, len, "%s: padding %u/%u must be smaller than the dilated window extent %u", nm,
+				    d[i]->plo, d[i]->phi, d[i]->ek);
+		uint64_t span = (uint64_t)d[i]->in + d[i]->plo + d[i]->phi;
+		if (span < d[i]->ek)
+			return fail(err, len, "%s: the padded input (%llu) is smaller than the window extent %u", nm,
+				    (unsigned long long)span, d[i]->ek);
+		d[i]->out = (uint32_t)((span - d[i]->ek) / d[i]->s + 1);
+	}
+	V->R = cfg->array_rows;
+	V->c = p->c;
+	V->cbytes = round4(p->c);
+	V->ncb = cdiv(p->c, V->R);
+	V->lastb = V->cbytes - (V->ncb - 1) * V->R;
+	V->kk = kh * kw;
+	V->in_stride = p->in_stride ? p->in_stride : V->cbytes;
+	V->out_stride = p->out_stride ? p->out_stride : V->cbytes;
+	V->in2_stride = p->in2_stride ? p->in2_stride : V->cbytes;
+	if (V->in_stride % 4 || V->in_stride < p->c)
+		return fail(err, len, "%s: in_stride %u must be a multiple of 4 and >= c %u", nm, V->in_stride, p->c);
+	if (V->out_stride % 4 || V->out_stride < p->c)
+		return fail(err, len, "%s: out_stride %u must be a multiple of 4 and >= c %u", nm, V->out_stride, p->c);
+	if (p->clip_lo > p->clip_hi)
+		return fail(err, len, "%s: clip_lo %d > clip_hi %d", nm, p->clip_lo, p->clip_hi);
+	int requant = 0;
+	switch (p->kind) {
+	case LOOM_VEC_POOL:
+		if (p->func != LOOM_POOL_MAX && p->func != LOOM_POOL_AVG)
+			return fail(err, len, "pool: func %d is neither MAX nor AVG", p->func);
+		requant = p->func == LOOM_POOL_AVG;
+		break;
+	case LOOM_VEC_DWCONV:
+		V->wlines = V->ncb * V->kk;
+		V->const_lines = V->wlines + LOOM_DW_PARAM_LINES * V->ncb;
+		break;
+	case LOOM_VEC_ELTWISE:
+		if (p->func != LOOM_ELT_ADD && p->func != LOOM_ELT_MUL)
+			return fail(err, len, "eltwise: func %d is neither ADD nor MUL", p->func);
+		if (p->bcast != LOOM_BCAST_NONE && p->bcast != LOOM_BCAST_CHANNEL)
+			return fail(err, len, "eltwise: bcast %d unknown", p->bcast);
+		if (p->func == LOOM_ELT_ADD && (p->mult_a < INT16_MIN || p->mult_a > INT16_MAX ||
+						p->mult_b < INT16_MIN || p->mult_b > INT16_MAX))
+			return fail(err, len, "eltwise: mult_a %d / mult_b %d outside int16", p->mult_a, p->mult_b);
+		if (p->bcast == LOOM_BCAST_NONE && (V->in2_stride % 4 || V->in2_stride < p->c))
+			return fail(err, len, "eltwise: in2_stride %u must be a multiple of 4 and >= c %u",
+				    V->in2_stride, p->c);
+		V->full_b = p->bcast == LOOM_BCAST_NONE;
+		if (!V->full_b)
+			V->const_lines = V->ncb;
+		requant = 1;
+		break;
+	default: /* LUT */
+		V->const_lines = cdiv(LOOM_LUT_ENTRIES, V->R);
+		break;
+	}
+	if (requant && (p->shift < 0 || p->shift > 31))
+		return fail(err, len, "%s: shift %d outside 0..31", nm, p->shift);
+	uint64_t inb = (uint64_t)p->h * p->w * V->in_stride, outb = (uint64_t)V->y.out * V->x.out * V->out_stride;
+	if (inb > cfg->dram_bytes || outb > cfg->dram_bytes ||
+	    (V->full_b && (uint64_t)p->h * p->w * V->in2_stride > cfg->dram_bytes))
+		return fail(err, len, "%s: tensors larger than DRAM", nm);
+	return 0;
+}
+
+/* Vector-unit cycles of one instruction over `planes` channel blocks of P
+ * output lines each (the C model's estimate: groups of up to
+ * LOOM_VEC_GROUP lines, a group of g costs taps*(g + w) + g + 4). */
+static double vec_comp_cycles(const vlayer *V, double planes, double P)
+{
+	double g = ceil(P / LOOM_VEC_GROUP);
+	switch (V->kind) {
+	case LOOM_VEC_POOL: return planes * (V->kk * P + P + 4 * g) + 2;
+	case LOOM_VEC_DWCONV: return planes * (V->kk * (P + g) + P + 4 * g + LOOM_DW_PARAM_LINES) + 2;
+	case LOOM_VEC_ELTWISE: return planes * (3 * P + 4 * g) + 2;
+	default: return 2 * planes * P + 4 * ceil(planes * P / LOOM_VEC_GROUP) + V->const_lines + 2;
+	}
+}
+
+static int vec_try(const loom_hwcfg *cfg, const vlayer *V, uint32_t th, uint32_t tw, uint32_t kc, int nbuf,
+		   int inplace, loom_vec_plan *pl)
+{
+	const uint32_t R = V->R;
+	if (!kc || kc > 255 || kc > V->ncb || !th || th > V->y.out || !tw || tw > V->x.out || th > 4095 || tw > 4095)
+		return -1;
+	if (inplace && nbuf != 2)
+		return -1;
+	uint32_t ih = dim_tin(&V->y, th), iw = dim_tin(&V->x, tw);
+	if (ih > 4095 || iw > 4095)
+		return -1;
+	uint64_t P = (uint64_t)th * tw;
+	if ((uint64_t)kc * P > 0xffffffu)
+		return -1; /* ELTWISE.PLANE_LINES, LUT.LINES */
+	uint64_t inl = (uint64_t)kc * ih * iw + (V->full_b ? kc * P : 0);
+	uint64_t outl = inplace ? 0 : kc * P;
+	uint64_t BL = cfg->sp_bank_lines, SL = cfg->sp_lines;
+	/* buffers in0, in1, out0, out1 each from a bank boundary, the constants
+	 * after them; or, when that does not fit, all packed */
+	uint64_t reg[4], at[4];
+	int nreg = 0;
+	for (int b = 0; b < nbuf; b++)
+		reg[nreg++] = inl;
+	if (!inplace)
+		for (int b = 0; b < nbuf; b++)
+			reg[nreg++] = outl;
+	int found = 0;
+	for (int aligned = 1; aligned >= 0 && !found; aligned--) {
+		uint64_t pos = 0;
+		for (int i = 0; i < nreg; i++) {
+			if (aligned)
+				pos = (pos + BL - 1) / BL * BL;
+			at[i] = pos;
+			pos += reg[i];
+		}
+		if (pos + V->const_lines <= SL) {
+			found = 1;
+			pl->banks = aligned;
+			pl->const_sp = (uint32_t)pos;
+		}
+	}
+	if (!found)
+		return -1;
+	for (int b = 0; b < 2; b++) {
+		pl->in_sp[b] = (uint32_t)at[b % nbuf];
+		pl->out_sp[b] = inplace ? pl->in_sp[b] : (uint32_t)at[nbuf + b % nbuf];
+	}
+	pl->in_lines = (uint32_t)inl;
+	pl->out_lines = (uint32_t)(inplace ? kc * P : outl);
+	pl->const_lines = V->const_lines;
+	pl->th = th;
+	pl->tw = tw;
+	pl->ntiles = cdiv(V->y.out, th) * cdiv(V->x.out, tw);
+	pl->kc = kc;
+	pl->nk = cdiv(V->ncb, kc);
+	pl->nsteps = pl->ntiles * pl->nk;
+	pl->nbuf = nbuf;
+	pl->inplace = inplace;
+
+	/* cost (cycles): DMA rows of R bytes, the vector unit, token hand-offs */
+	double lat = cfg->dram_latency;
+	double S = pl->nsteps;
+	double Pavg = (double)V->y.out * V->x.out / pl->ntiles, kcavg = (double)V->ncb / pl->nk;
+	double vr = fmin(ih, V->y.in), vc = fmin(iw, V->x.in);
+	double ldl = kcavg * vr * vc + (V->full_b ? kcavg * Pavg : 0);
+	double ld = xfer_cycles(cfg, ldl, R, cfg->dma_outstanding) + lat;
+	double st = xfer_cycles(cfg, kcavg * Pavg, R, 32) + lat;
+	double comp = vec_comp_cycles(V, kcavg, Pavg);
+	if (!pl->banks)
+		comp *= 1.25;
+	double step = nbuf == 1 ? ld + comp + st : inplace ? fmax(ld + st, st + comp) : fmax(comp, ld + st);
+	double total = S * step + (nbuf == 1 ? 0 : ld + st);
+	total += xfer_cycles(cfg, V->const_lines, R, cfg->dma_outstanding) + 2 * lat;
+	total += S * 3 * 4;          /* instruction fetch, roughly */
+	total += 0.02 * S * ld;      /* tie-breaker: DRAM traffic (halos re-read) */
+	pl->est_cycles = (uint64_t)total;
+	return 0;
+}
+
+static int vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
+		    size_t len)
+{
+	if (vlayer_check(cfg, p, V, err, len))
+		return -1;
+	const loom_vec_hints *h = p->hints;
+	loom_vec_hints none;
+	memset(&none, 0, sizeof none);
+	if (!h)
+		h = &none;
+	enum { CAP = 512 };
+	uint32_t *ths = malloc(3 * CAP * sizeof *ths);
+	if (!ths)
+		return fail(err, len, "out of memory");
+	uint32_t *tws = ths + CAP, *kcs = ths + 2 * CAP;
+	int nth = distinct_sizes(V->y.out, 4095, umin(umin(h->th, V->y.out), 4095), ths, CAP);
+	int ntw = distinct_sizes(V->x.out, 4095, umin(umin(h->tw, V->x.out), 4095), tws, CAP);
+	int nkc = distinct_sizes(V->ncb, 255, umin(umin(h->kc, V->ncb), 255), kcs, CAP);
+	int can_inplace = V->kind == LOOM_VEC_ELTWISE || V->kind == LOOM_VEC_LUT;
+	loom_vec_plan best, c;
+	int have = 0;
+	memset(&best, 0, sizeof best);
+	for (int nbuf = 2; nbuf >= 1; nbuf--) {
+		if (h->nbuf && nbuf != h->nbuf)
+			continue;
+		for (int ip = 0; ip <= 1; ip++) {
+			if (ip && !can_inplace)
+				continue;
+			if (h->inplace && ip != h->inplace - 1)
+				continue;
+			for (int a = 0; a < nth; a++)
+				for (int b = 0; b < ntw; b++)
+					for (int k = 0; k < nkc; k++) {
+						memset(&c, 0, sizeof c);
+						if (vec_try(cfg, V, ths[a], tws[b], kcs[k], nbuf, ip, &c))
+							continue;
+						if (!have || c.est_cycles < best.est_cycles ||
+						    (c.est_cycles == best.est_cycles && c.nsteps < best.nsteps)) {
+							best = c;
+							have = 1;
+						}
+					}
+		}
+	}
+	free(ths);
+	if (!have)
+		return fail(err, len, "%s %ux%ux%u (window %ux%u): no tiling fits configuration %s (sp %u lines)",
+			    vec_names[p->kind], p->h, p->w, p->c, V->y.k, V->x.k, cfg->name, cfg->sp_lines);
+	best.oh = V->y.out;
+	best.ow = V->x.out;
+	best.ncb = V->ncb;
+	best.in_stride = V->in_stride;
+	best.in2_stride = V->full_b ? V->in2_stride : 0;
+	best.out_stride = V->out_stride;
+	best.in_bytes = (uint64_t)p->h * p->w * V->in_stride;
+	best.in2_bytes = p->kind != LOOM_VEC_ELTWISE ? 0 : V->full_b ? (uint64_t)p->h * p->w * V->in2_stride : V->cbytes;
+	best.out_bytes = (uint64_t)best.oh * best.ow * V->out_stride;
+	best.const_bytes = p->kind == LOOM_VEC_DWCONV || p->kind == LOOM_VEC_LUT ? (uint64_t)V->const_lines * V->R : 0;
+	best.insns = 0;
+	*plan = best;
+	return 0;
+}
+
+int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,
+		       size_t errlen)
+{
+	vlayer V;
+	return vec_plan(cfg, p, &V, plan, err, errlen);
+}
+
+typedef struct vstep {
+	dtile ty, tx;
+	uint32_t buf, cb0, kck, nfull; /* nfull: blocks of R bytes (the rest: one of lastb bytes) */
+} vstep;
+
+static void vec_step(const vlayer *V, const loom_vec_plan *pl, uint32_t s, vstep *st)
+{
+	uint32_t t = s / pl->nk, k = s % pl->nk;
+	uint32_t ntc = cdiv(V->x.out, pl->tw), oy0 = t / ntc * pl->th, ox0 = t % ntc * pl->tw;
+	dim_tile(&V->y, oy0, umin(pl->th, V->y.out - oy0), &st->ty);
+	dim_tile(&V->x, ox0, umin(pl->tw, V->x.out - ox0), &st->tx);
+	st->buf = s % pl->nbuf;
+	st->cb0 = k * pl->kc;
+	st->kck = umin(pl->kc, V->ncb - st->cb0);
+	st->nfull = st->kck;
+	if (st->cb0 + st->kck == V->ncb && V->lastb < V->R)
+		st->nfull--;
+}
+
+/* The input tile of a step from a tensor at dram with `stride` bytes a pixel
+ * into SP lines [cb][y][x] from sp (padding lines hold pad). */
+static void vec_tile_load(emitter *e, const vlayer *V, const vstep *st, uint32_t dram, uint32_t stride,
+			  uint32_t sp, uint8_t pad)
+{
+	const dtile *ty = &st->ty, *tx = &st->tx;
+	uint32_t R = V->R, plane = ty->tin * tx->tin;
+	uint64_t base = dram + ((uint64_t)ty->first * V->x.in + tx->first) * stride + (uint64_t)st->cb0 * R;
+	xfer x = {.mem = LOOM_MEM_SP, .row_bytes = R, .dram = (uint32_t)base, .addr = sp,
+		  .s1 = stride * (V->x.k == 1 ? V->x.s : 1), .s2 = V->x.in * stride * (V->y.k == 1 ? V->y.s : 1),
+		  .s3 = R, .n1 = tx->valid, .n2 = ty->valid, .n3 = st->nfull,
+		  .pt = ty->pl, .pb = ty->ph, .pl = tx->pl, .pr = tx->ph, .pad = pad};
+	if (st->nfull)
+		emit_load(e, &x);
+	if (st->nfull < st->kck) {
+		x.row_bytes = V->lastb;
+		x.dram = (uint32_t)(base + (uint64_t)st->nfull * R);
+		x.addr = sp + st->nfull * plane;
+		x.n3 = 1;
+		x.s3 = 0;
+		emit_load(e, &x);
+	}
+}
+
+static void vec_loads(emitter *e, const vlayer *V, const loom_vec_params *p, const loom_vec_plan *pl,
+		      const loom_vec_layout *lay, uint32_t s, int pop)
+{
+	vstep st;
+	vec_step(V, pl, s, &st);
+	size_t first = e->prog->n;
+	uint8_t pad = V->kind == LOOM_VEC_POOL && p->func == LOOM_POOL_MAX ? 0x80 : (uint8_t)p->in_zp;
+	vec_tile_load(e, V, &st, lay->in_addr, V->in_stride, pl->in_sp[st.buf], pad);
+	if (V->full_b)
+		vec_tile_load(e, V, &st, lay->in2_addr, V->in2_stride,
+			      pl->in_sp[st.buf] + st.kck * st.ty.tin * st.tx.tin, 0);
+	if (e->oom || e->prog->n == first)
+		return;
+	if (pop)
+		e->prog->insn[first].w[0] |= 1u << 9;          /* LOAD.POP_NEXT */
+	e->prog->insn[e->prog->n - 1].w[0] |= 1u << 11;        /* LOAD.PUSH_NEXT */
+}
+
+static void vec_compute(emitter *e, const vlayer *V, const loom_vec_params *p, const loom_vec_plan *pl, uint32_t s,
+			int pop_prev, int pop_next, int push_prev, int push_next)
+{
+	vstep st;
+	vec_step(V, pl, s, &st);
+	uint32_t src = pl->in_sp[st.buf], dst = pl->out_sp[st.buf];
+	uint32_t P = st.ty.t * st.tx.t;
+	uint32_t sw = V->x.k == 1 ? 1 : V->x.s, sh = V->y.k == 1 ? 1 : V->y.s;
+	uint8_t lo = (uint8_t)p->clip_lo, hi = (uint8_t)p->clip_hi;
+	loom_insn in;
+	memset(&in, 0, sizeof in);
+	switch (V->kind) {
+	case LOOM_VEC_POOL: {
+		int avg = p->func == LOOM_POOL_AVG;
+		in.w[0] = LOOM_OP_POOL;
+		fset(e, &in, LOOM_F_POOL_FUNC, avg);
+		fset(e, &in, LOOM_F_POOL_SHIFT, avg ? (uint32_t)p->shift : 0);
+		fset(e, &in, LOOM_F_POOL_ZP_OUT, avg ? (uint8_t)p->out_zp : 0);
+		fset(e, &in, LOOM_F_POOL_SRC, src);
+		fset(e, &in, LOOM_F_POOL_ZP_IN, avg ? (uint8_t)p->in_zp : 0);
+		fset(e, &in, LOOM_F_POOL_DST, dst);
+		fset(e, &in, LOOM_F_POOL_CLIP_LO, lo);
+		fset(e, &in, LOOM_F_POOL_CLIP_HI, hi);
+		fset(e, &in, LOOM_F_POOL_IN_W, st.tx.tin);
+		fset(e, &in, LOOM_F_POOL_IN_H, st.ty.tin);
+		fset(e, &in, LOOM_F_POOL_OUT_W, st.tx.t);
+		fset(e, &in, LOOM_F_POOL_OUT_H, st.ty.t);
+		fset(e, &in, LOOM_F_POOL_NCB, st.kck);
+		fset(e, &in, LOOM_F_POOL_KW, V->x.k);
+		fset(e, &in, LOOM_F_POOL_KH, V->y.k);
+		fset(e, &in, LOOM_F_POOL_SW, sw);
+		fset(e, &in, LOOM_F_POOL_SH, sh);
+		fset(e, &in, LOOM_F_POOL_DW, V->x.d);
+		fset(e, &in, LOOM_F_POOL_DH, V->y.d);
+		fset(e, &in, LOOM_F_POOL_MULT, avg ? (uint32_t)p->mult : 0);
+		break;
+	}
+	case LOOM_VEC_DWCONV:
+		in.w[0] = LOOM_OP_DWCONV;
+		fset(e, &in, LOOM_F_DWCONV_ZP_IN, (uint8_t)p->in_zp);
+		fset(e, &in, LOOM_F_DWCONV_ZP_OUT, (uint8_t)p->out_zp);
+		fset(e, &in, LOOM_F_DWCONV_SRC, src);
+		fset(e, &in, LOOM_F_DWCONV_CLIP_LO, lo);
+		fset(e, &in, LOOM_F_DWCONV_WGT, pl->const_sp + st.cb0 * V->kk);
+		fset(e, &in, LOOM_F_DWCONV_CLIP_HI, hi);
+		fset(e, &in, LOOM_F_DWCONV_PARAM, pl->const_sp + V->wlines + LOOM_DW_PARAM_LINES * st.cb0);
+		fset(e, &in, LOOM_F_DWCONV_DST, dst);
+		fset(e, &in, LOOM_F_DWCONV_NCB, st.kck);
+		fset(e, &in, LOOM_F_DWCONV_IN_W, st.tx.tin);
+		fset(e, &in, LOOM_F_DWCONV_IN_H, st.ty.tin);
+		fset(e, &in, LOOM_F_DWCONV_KW, V->x.k);
+		fset(e, &in, LOOM_F_DWCONV_KH, V->y.k);
+		fset(e, &in, LOOM_F_DWCONV_OUT_W, st.tx.t);
+		fset(e, &in, LOOM_F_DWCONV_OUT_H, st.ty.t);
+		fset(e, &in, LOOM_F_DWCONV_SW, sw);
+		fset(e, &in, LOOM_F_DWCONV_SH, sh);
+		fset(e, &in, LOOM_F_DWCONV_DW, V->x.d);
+		fset(e, &in, LOOM_F_DWCONV_DH, V->y.d);
+		break;
+	case LOOM_VEC_ELTWISE: {
+		int add = p->func == LOOM_ELT_ADD;
+		unsigned bm = V->full_b ? LOOM_BMODE_LINE : st.kck == 1 ? LOOM_BMODE_ONE : LOOM_BMODE_PLANE;
+		in.w[0] = LOOM_OP_ELTWISE;
+		fset(e, &in, LOOM_F_ELTWISE_FUNC, add ? LOOM_ELT_ADD : LOOM_ELT_MUL);
+		fset(e, &in, LOOM_F_ELTWISE_B_MODE, bm);
+		fset(e, &in, LOOM_F_ELTWISE_SHIFT, (uint32_t)p->shift);
+		fset(e, &in, LOOM_F_ELTWISE_ZP_OUT, (uint8_t)p->out_zp);
+		fset(e, &in, LOOM_F_ELTWISE_SRC_A, src);
+		fset(e, &in, LOOM_F_ELTWISE_ZP_A, (uint8_t)p->in_zp);
+		fset(e, &in, LOOM_F_ELTWISE_SRC_B, V->full_b ? src + st.kck * P : pl->const_sp + st.cb0);
+		fset(e, &in, LOOM_F_ELTWISE_ZP_B, (uint8_t)p->in2_zp);
+		fset(e, &in, LOOM_F_ELTWISE_DST, dst);
+		fset(e, &in, LOOM_F_ELTWISE_CLIP_LO, lo);
+		fset(e, &in, LOOM_F_ELTWISE_PLANE_LINES, P);
+		fset(e, &in, LOOM_F_ELTWISE_CLIP_HI, hi);
+		fset(e, &in, LOOM_F_ELTWISE_PLANES, st.kck);
+		fset(e, &in, LOOM_F_ELTWISE_MULT_A, add ? (uint16_t)p->mult_a : 0);
+		fset(e, &in, LOOM_F_ELTWISE_MULT_B, add ? (uint16_t)p->mult_b : 0);
+		fset(e, &in, LOOM_F_ELTWISE_MULT, (uint32_t)p->mult);
+		break;
+	}
+	default:
+		in.w[0] = LOOM_OP_LUT;
+		fset(e, &in, LOOM_F_LUT_SRC, src);
+		fset(e, &in, LOOM_F_LUT_DST, dst);
+		fset(e, &in, LOOM_F_LUT_TABLE, pl->const_sp);
+		fset(e, &in, LOOM_F_LUT_LINES, st.kck * P);
+		break;
+	}
+	/* the compute queue's token bits, the same for every opcode of it */
+	in.w[0] |= (uint32_t)!!pop_prev << 8 | (uint32_t)!!pop_next << 9 | (uint32_t)!!push_prev << 10 |
+		   (uint32_t)!!push_next << 11;
+	emit(e, &in);
+}
+
+static void vec_store(emitter *e, const vlayer *V, const loom_vec_plan *pl, const loom_vec_layout *lay, uint32_t s,
+		      int push)
+{
+	vstep st;
+	vec_step(V, pl, s, &st);
+	uint32_t R = V->R, P = st.ty.t * st.tx.t;
+	uint64_t dram = lay->out_addr + ((uint64_t)st.ty.o0 * V->x.out + st.tx.o0) * V->out_stride +
+			(uint64_t)st.cb0 * R;
+	size_t first = e->prog->n;
+	for (int part = 0; part < 2; part++) {
+		uint32_t n3 = part ? st.kck - st.nfull : st.nfull;
+		if (!n3)
+			continue;
+		loom_insn in;
+		memset(&in, 0, sizeof in);
+		in.w[0] = LOOM_OP_STORE;
+		fset(e, &in, LOOM_F_STORE_SOURCE, LOOM_MEM_SP);
+		fset(e, &in, LOOM_F_STORE_ROW_WORDS, (part ? V->lastb : R) / 4);
+		fset(e, &in, LOOM_F_STORE_DRAM_ADDR, (uint32_t)(dram + (part ? (uint64_t)st.nfull * R : 0)));
+		fset(e, &in, LOOM_F_STORE_MEM_ADDR, pl->out_sp[st.buf] + (part ? st.nfull * P : 0));
+		fset(e, &in, LOOM_F_STORE_STRIDE1, V->out_stride);
+		fset(e, &in, LOOM_F_STORE_STRIDE2, V->x.out * V->out_stride);
+		fset(e, &in, LOOM_F_STORE_STRIDE3, part ? 0 : R);
+		fset(e, &in, LOOM_F_STORE_N1, st.tx.t);
+		fset(e, &in, LOOM_F_STORE_N2, st.ty.t);
+		fset(e, &in, LOOM_F_STORE_N3, n3);
+		emit(e, &in);
+	}
+	if (e->oom || e->prog->n == first)
+		return;
+	e->prog->insn[first].w[0] |= 1u << 8;                 /* STORE.POP_PREV */
+	if (push)
+		e->prog->insn[e->prog->n - 1].w[0] |= 1u << 10; /* STORE.PUSH_PREV */
+}
+
+int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
+		   loom_vec_plan *plan, char *err, size_t errlen)
+{
+	vlayer V;
+	loom_vec_plan pl;
+	if (vec_plan(cfg, p, &V, &pl, err, errlen))
+		return -1;
+	const char *nm = vec_names[p->kind];
+	if ((lay->in_addr | lay->in2_addr | lay->const_addr | lay->out_addr | lay->mark_addr) & 3u)
+		return fail(err, errlen, "%s: DRAM addresses must be multiples of 4", nm);
+	emitter e = {.cfg = cfg, .prog = prog};
+	size_t n0 = prog->n;
+	loom_insn ld[8];
+	int n = 0;
+	/* resident constants */
+	if (V.kind == LOOM_VEC_DWCONV || V.kind == LOOM_VEC_LUT) {
+		lin_load(&e, ld, &n, LOOM_MEM_SP, lay->const_addr, pl.const_sp, pl.const_lines, V.R);
+	} else if (V.kind == LOOM_VEC_ELTWISE && !V.full_b) {
+		/* per-channel b: line cb = channels cb*R.. */
+		uint32_t nfull = V.lastb < V.R ? V.ncb - 1 : V.ncb;
+		lin_load(&e, ld, &n, LOOM_MEM_SP, lay->in2_addr, pl.const_sp, nfull, V.R);
+		if (nfull < V.ncb && n < 8) {
+			xfer x = {.mem = LOOM_MEM_SP, .row_bytes = V.lastb, .dram = lay->in2_addr + nfull * V.R,
+				  .addr = pl.const_sp + nfull, .s1 = V.lastb, .n1 = 1, .n2 = 1, .n3 = 1};
+			ld[n++] = mk_load(&e, &x);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		emit(&e, &ld[i]);
+	uint32_t S = pl.nsteps, nb = (uint32_t)pl.nbuf;
+	if (!pl.inplace) {
+		for (uint32_t s = 0; s + 1 < nb && s < S; s++)
+			vec_loads(&e, &V, p, &pl, lay, s, 0);
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t l = s + nb - 1;
+			if (l < S)
+				vec_loads(&e, &V, p, &pl, lay, l, l >= nb);
+			vec_compute(&e, &V, p, &pl, s, 1, s >= nb, s + nb < S, 1);
+			vec_store(&e, &V, &pl, lay, s, s + nb < S);
+		}
+	} else {
+		vec_loads(&e, &V, p, &pl, lay, 0, 0);
+		if (S > 1)
+			vec_loads(&e, &V, p, &pl, lay, 1, 0);
+		for (uint32_t s = 0; s < S; s++) {
+			/* STORE(s-1) -> COMPUTE(s) -> LOAD(s+1), both tokens only when LOAD(s+1) exists */
+			int relay = s >= 1 && s + 1 < S;
+			vec_compute(&e, &V, p, &pl, s, 1, relay, relay, 1);
+			if (relay)
+				vec_loads(&e, &V, p, &pl, lay, s + 1, 1);
+			vec_store(&e, &V, &pl, lay, s, s + 2 < S);
+		}
+	}
+	loom_insn mk;
+	memset(&mk, 0, sizeof mk);
+	mk.w[0] = LOOM_OP_MARK;
+	fset(&e, &mk, LOOM_F_MARK_DRAM_ADDR, lay->mark_addr);
+	fset(&e, &mk, LOOM_F_MARK_MARK_ID, lay->mark_id);
+	emit(&e, &mk);
+	if (e.oom)
+		return fail(err, errlen, "%s: out of memory", nm);
+	if (e.bad) {
+		prog->n = n0;
+		return fail(err, errlen, "%s: internal error: a value does not fit field %s", nm,
+			    e.badf < LOOM_F_COUNT ? loom_field_name(e.badf) : "?");
+	}
+	pl.insns = (uint32_t)(prog->n - n0);
+	pl.dram_rd_est = e.rd_bytes;
+	if (plan)
+		*plan = pl;
+	return 0;
+}
+
+int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t *w, const int32_t *bias,
+		  const int32_t *mult, const int32_t *shift, const int8_t *lut, uint8_t *buf, char *err, size_t errlen)
+{
+	vlayer V;
+	if (vlayer_check(cfg, p, &V, err, errlen))
+		return -1;
+	const uint32_t R = V.R;
+	if (V.kind == LOOM_VEC_LUT) {
+		if (!lut)
+			return fail(err, errlen, "lut: the table is required");
+		memset(buf, 0, (size_t)V.const_lines * R);
+		memcpy(buf, lut, LOOM_LUT_ENTRIES);
+		return 0;
+	}
+	if (V.kind != LOOM_VEC_DWCONV)
+		return 0;
+	if (!w || !bias || !mult || !shift)
+		return fail(err, errlen, "dwconv: weights, bias, mult and shift are required");
+	size_t o = 0;
+	for (uint32_t cb = 0; cb < V.ncb; cb++)
+		for (uint32_t kk = 0; kk < V.kk; kk++)
+			for (uint32_t r = 0; r < R; r++) {
+				uint32_t ch = cb * R + r;
+				buf[o++] = ch < V.c ? (uint8_t)w[(size_t)kk * V.c + ch] : 0;
+			}
+	/* parameter block of a channel block: bias int32[R], mult int32[R]
+	 * (little-endian, R/4 a line), shift byte[R] */
+	for (uint32_t cb = 0; cb < V.ncb; cb++) {
+		uint8_t *blk = buf + o;
+		memset(blk, 0, (size_t)LOOM_DW_PARAM_LINES * R);
+		for (uint32_t r = 0; r < R; r++) {
+			uint32_t ch = cb * R + r;
+			if (ch >= V.c)
+				continue;
+			for (int b = 0; b < 4; b++) {
+				blk[4 * r + b] = (uint8_t)((uint32_t)bias[ch] >> (8 * b));
+				blk[4 * R + 4 * r + b] = (uint8_t)((uint32_t)mult[ch] >> (8 * b));
+			}
+			blk[8 * R + r] = (uint8_t)((uint32_t)shift[ch] & 31u);
+		}
+		o += (size_t)LOOM_DW_PARAM_LINES * R;
+	}
+	return 0;
+}
+
+int loom_vec_stage(loom_hw *hw, const loom_vec_params *p, loom_vec_plan *plan, const int8_t *in, const int8_t *in2,
+		   const int8_t *w, const int32_t *bias, const int32_t *mult, const int32_t *shift, const int8_t *lut,
+		   uint32_t mark_id, uint32_t out_guard, loom_vec_layout *lay, loom_prog *prog, uint64_t *prog_addr,
+		   char *e, size_t elen)
+{
+	const loom_hwcfg *cfg = &hw->cfg;
+	char msg[512] = "out of memory";
+	uint64_t at = 0x1000;
+	memset(lay, 0, sizeof *lay);
+	lay->mark_addr = (uint32_t)stage_place(&at, 64);
+	lay->mark_id = mark_id;
+	lay->in_addr = (uint32_t)stage_place(&at, plan->in_bytes);
+	lay->in2_addr = (uint32_t)stage_place(&at, plan->in2_bytes);
+	lay->const_addr = (uint32_t)stage_place(&at, plan->const_bytes);
+	lay->out_addr = (uint32_t)(stage_place(&at, plan->out_bytes + 2ull * out_guard) + out_guard);
+	if (at > cfg->dram_bytes)
+		return fail(e, elen, "does not fit DRAM (%u MiB)", cfg->dram_mib);
+	if (loom_build_vec(cfg, p, lay, prog, plan, msg, sizeof msg) || loom_prog_finish(prog))
+		return fail(e, elen, "build: %s", msg);
+	*prog_addr = (at + 31) & ~31ull;
+	if (*prog_addr + loom_prog_bytes(prog) > cfg->dram_bytes)
+		return fail(e, elen, "does not fit DRAM (%u MiB)", cfg->dram_mib);
+	if (loom_prog_verify(cfg, prog, msg, sizeof msg))
+		return fail(e, elen, "verify: %s", msg);
+	if (plan->const_bytes) {
+		uint8_t *cb = malloc(plan->const_bytes);
+		if (!cb)
+			return fail(e, elen, "consts: out of memory");
+		int rc = loom_vec_pack(cfg, p, w, bias, mult, shift, lut, cb, msg, sizeof msg);
+		if (!rc && loom_hw_dram_write(hw, lay->const_addr, cb, plan->const_bytes))
+			rc = fail(msg, sizeof msg, "%s", loom_hw_error(hw));
+		free(cb);
+		if (rc)
+			return fail(e, elen, "consts: %s", msg);
+	}
+	if (loom_hw_dram_write(hw, lay->in_addr, in, plan->in_bytes) ||
+	    (plan->in2_bytes && loom_hw_dram_write(hw, lay->in2_addr, in2, plan->in2_bytes)) ||
+	    loom_prog_write(hw, prog, *prog_addr))
+		return fail(e, elen, "dram write: %s", loom_hw_error(hw));
+	return 0;
+}
+
+int loom_quant_mult(double scale, int32_t *mult, int32_t *shift)
+{
+	*mult = 0;
+	*shift = 0;
+	if (!(scale > 0) || scale >= 1)
+		return scale == 0 ? 0 : -1;
+	int ex;
+	double q = frexp(scale, &ex); /* scale = q * 2^ex, q in [0.5, 1) */
+	long long m = llround(q * 2147483648.0);
+	if (m == 2147483648ll) {
+		m = 1ll << 30;
+		ex++;
+	}
+	if (ex > 0)
+		return -1;
+	if (-ex > 31) {
+		/* below 2^-32: a smaller multiplier at the largest shift */
+		m = llround(scale * 2147483648.0 * 2147483648.0);
+		ex = -31;
+	}
+	*mult = (int32_t)m;
+	*shift = -ex;
+	return 0;
+}
+
+int loom_quant_add(double sa, double sb, double so, loom_vec_params *p)
+{
+	if (!(sa > 0) || !(sb > 0) || !(so > 0))
+		return -1;
+	double big = sa >= sb ? sa : sb, small = sa >= sb ? sb : sa;
+	int32_t ms = (int32_t)lround(16384.0 * small / big);
+	p->mult_a = sa >= sb ? 16384 : ms;
+	p->mult_b = sa >= sb ? ms : 16384;
+	return loom_quant_mult(big / (16384.0 * so), &p->mult, &p->shift);
 }

@@ -4,7 +4,9 @@
  *
  * A program is a DRAM image (regions: the code, random inputs, prefilled
  * outputs, MARK records), the address of its first instruction, and the
- * instructions themselves. The same (configuration, seed) gives the same
+ * instructions themselves: LOAD, MATMUL and STORE traffic mixed with the
+ * vector unit (ELTWISE, POOL, DWCONV, LUT; about a fifth of the compute
+ * queue), whose SP results reach DRAM through STOREs. The same (configuration, seed) gives the same
  * program on every machine: the generator has its own PRNG (xoshiro256**
  * seeded by splitmix64) and uses no floating point and no library sort.
  *
@@ -15,8 +17,9 @@
  * because every pair of accesses from different queues to the same SP line,
  * ACC line or DRAM byte, one of them a write, is ordered by a chain of
  * tokens (or a MARK), every pop is matched by a push earlier in program
- * order except for adjacent "early pop" pairs, and no SP/ACC line is read
- * before this program wrote it. tests/unit/test_cosim_gen.c re-checks all
+ * order except for adjacent "early pop" pairs, no SP/ACC line is read
+ * before this program wrote it, and no vector instruction writes a line it
+ * reads except in place (ELTWISE DST = SRC_A, LUT DST = SRC). tests/unit/test_cosim_gen.c re-checks all
  * of this independently. */
 #ifndef LOOM_COSIM_H
 #define LOOM_COSIM_H
@@ -38,7 +41,7 @@ enum loom_cosim_region_kind {
 /* Why an instruction is in the program (for dumps and reports). */
 enum loom_cosim_role {
 	LOOM_COSIM_DATA,    /* moves or computes data that ends in an output */
-	LOOM_COSIM_TOKEN,   /* LOAD/STORE with N1*N2*N3 = 0: only moves tokens */
+	LOOM_COSIM_TOKEN,   /* LOAD/STORE with N1*N2*N3 = 0, ELTWISE/LUT of zero lines: only moves tokens */
 	LOOM_COSIM_SYNC,    /* 1x1 MATMUL into a scratch ACC line: only relays tokens */
 	LOOM_COSIM_CTRL,    /* MARK, FINISH */
 	LOOM_COSIM_BAD,     /* the instruction a bad program must fail on */

@@ -1,5 +1,6 @@
-/* kernels.h - program builders of Loom: one int8 layer (conv2d or GEMM) ->
- * a race-free tensor-engine program for any valid configuration, plus the
+/* kernels.h - program builders of Loom: one int8 layer (conv2d or GEMM, or
+ * a vector-unit layer: pooling, depthwise conv, elementwise, LUT) -> a
+ * race-free tensor-engine program for any valid configuration, plus the
  * packing of its weights and requantization parameters into DRAM.
  *
  * Data layouts (the caller owns DRAM and picks every address):
@@ -176,6 +177,121 @@ int loom_layer_stage(loom_hw *hw, const loom_conv_params *cp, const loom_gemm_pa
 		     loom_conv_plan *plan, const int8_t *in, const int8_t *w, const int32_t *bias,
 		     const int32_t *mult, const int32_t *shift, uint32_t mark_id, uint32_t out_guard,
 		     loom_dram_layout *lay, loom_prog *prog, uint64_t *prog_addr, char *err, size_t errlen);
+
+/* ---- vector-unit layers: pooling, depthwise conv, elementwise, LUT ----
+ *
+ * One int8 NHWC tensor (one image) in, one out, run on the vector unit
+ * (docs/ISA.md "Vector unit"). Channels are processed in blocks of R =
+ * array_rows (lane r of an SP line = channel cb*R + r); a tensor's last
+ * block may be narrower (its bytes past c, up to c rounded up to 4, are
+ * written, value unspecified, as for conv). Layer results (x, a, b inputs,
+ * every sum exact):
+ *   POOL MAX  out = clamp(max over the window of x, clip_lo, clip_hi),
+ *             padding contributing x = -128
+ *   POOL AVG  out = requant(sum over the window of (x - in_zp), 0, mult, shift,
+ *                           out_zp, clip_lo, clip_hi), padding contributing
+ *             x = in_zp (count_include_pad: the divisor kh*kw is folded
+ *             into mult/shift by the caller, see loom_quant_mult)
+ *   DWCONV    out[c] = requant(sum over the window of (x[c] - in_zp) * w[ky][kx][c],
+ *                              bias[c], mult[c], shift[c], out_zp, clip_lo, clip_hi),
+ *             padding contributing x = in_zp; weights [kh][kw][c] (TFLite order)
+ *   ELTWISE   ADD: out = requant(mult_a*(a - in_zp) + mult_b*(b - in2_zp), 0, mult, shift, ...)
+ *             MUL: out = requant((a - in_zp) * (b - in2_zp), 0, mult, shift, ...)
+ *             b: a tensor of a's shape (bcast LOOM_BCAST_NONE) or one value
+ *             per channel, c bytes (LOOM_BCAST_CHANNEL, squeeze-excitation)
+ *   LUT       out = lut[x + 128]
+ * (requant is loom_requant: docs/ISA.md STORE.) ELTWISE and LUT have no
+ * window: the kernel, stride, dilation and padding fields are ignored. */
+
+enum loom_vec_kind { LOOM_VEC_POOL = 0, LOOM_VEC_DWCONV = 1, LOOM_VEC_ELTWISE = 2, LOOM_VEC_LUT = 3 };
+enum { LOOM_BCAST_NONE = 0, LOOM_BCAST_CHANNEL = 1 };
+
+/* Planner overrides for tests; zero fields leave the choice to the planner. */
+typedef struct loom_vec_hints {
+	uint32_t th, tw;   /* output tile rows, columns */
+	uint32_t kc;       /* channel blocks per step */
+	int nbuf;          /* 1: one SP buffer set (no overlap), 2: double-buffered */
+	int inplace;       /* ELTWISE, LUT: 1 output to its own SP buffer, 2 written in place over the input */
+} loom_vec_hints;
+
+typedef struct loom_vec_params {
+	int kind;             /* enum loom_vec_kind */
+	uint32_t h, w, c;
+	uint32_t in_stride;   /* bytes per input pixel (ELTWISE: of a), multiple of 4, >= c; 0: c rounded up to 4 */
+	uint32_t in2_stride;  /* ELTWISE, bcast NONE: bytes per pixel of b; 0: c rounded up to 4 */
+	uint32_t out_stride;  /* bytes per output pixel; 0: c rounded up to 4 */
+	uint32_t kh, kw;      /* window: POOL 1..255, DWCONV 1..15 */
+	uint32_t sh, sw;      /* stride: POOL 1..255, DWCONV 1..15 */
+	uint32_t dh, dw;      /* dilation 1..15 */
+	uint32_t pad_top, pad_bottom, pad_left, pad_right; /* each < the dilated window extent */
+	int func;             /* POOL: LOOM_POOL_MAX / LOOM_POOL_AVG; ELTWISE: LOOM_ELT_ADD / LOOM_ELT_MUL */
+	int bcast;            /* ELTWISE: LOOM_BCAST_* */
+	int8_t in_zp;         /* POOL AVG, DWCONV, ELTWISE (a) */
+	int8_t in2_zp;        /* ELTWISE (b) */
+	int8_t out_zp;        /* POOL AVG, DWCONV, ELTWISE */
+	int8_t clip_lo, clip_hi;
+	int32_t mult, shift;  /* POOL AVG, ELTWISE: output multiplier, right shift 0..31 */
+	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
+	const loom_vec_hints *hints;
+} loom_vec_params;
+
+/* Defaults: the given kind, window/stride/dilation 1, clip -128..127. */
+void loom_vec_init(loom_vec_params *p, int kind);
+
+typedef struct loom_vec_layout {
+	uint32_t in_addr;     /* input (ELTWISE: a), multiple of 4 */
+	uint32_t in2_addr;    /* ELTWISE: b, multiple of 4 */
+	uint32_t const_addr;  /* DWCONV weights + params, LUT table (plan.const_bytes), multiple of 4 */
+	uint32_t out_addr;    /* output, multiple of 4 */
+	uint32_t mark_addr;   /* 64 bytes: the layer's MARK record */
+	uint32_t mark_id;
+} loom_vec_layout;
+
+/* Program shape: the output is cut into tiles of th x tw pixels and the
+ * channels into chunks of kc blocks; a step (tile, chunk) LOADs its input
+ * (padding included) into SP buffer s % nbuf, runs one vector instruction
+ * and STOREs its output. Constants (DWCONV weights and parameter blocks,
+ * the LUT table, ELTWISE per-channel b) stay resident in SP. */
+typedef struct loom_vec_plan {
+	uint32_t oh, ow, ncb;
+	uint32_t in_stride, in2_stride, out_stride;
+	uint32_t th, tw, ntiles;
+	uint32_t kc, nk, nsteps;
+	int nbuf, inplace;
+	int banks;                /* 1: every buffer in banks of its own */
+	uint32_t in_sp[2], in_lines;   /* input buffers (ELTWISE: a tile, then b tile) */
+	uint32_t out_sp[2], out_lines; /* output buffers (in place: = in_sp) */
+	uint32_t const_sp, const_lines;
+	uint64_t in_bytes, in2_bytes, out_bytes, const_bytes; /* DRAM extents */
+	uint64_t est_cycles;
+	uint64_t dram_rd_est;
+	uint32_t insns;
+} loom_vec_plan;
+
+int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,
+		       size_t errlen);
+/* Appends the layer's program (ending with a MARK) to prog. plan may be NULL. */
+int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
+		   loom_vec_plan *plan, char *err, size_t errlen);
+/* Packs the constants into buf (plan.const_bytes): DWCONV w [kh][kw][c],
+ * bias/mult/shift [c]; LUT lut[256] (entry x + 128). Unused ones may be NULL. */
+int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t *w, const int32_t *bias,
+		  const int32_t *mult, const int32_t *shift, const int8_t *lut, uint8_t *buf, char *err,
+		  size_t errlen);
+/* Stage a vector layer on hw like loom_layer_stage: DRAM from 0x1000 in
+ * 64-byte steps (MARK record, input, b, constants, out_guard, output,
+ * out_guard, program), build, finish, verify, write everything. */
+int loom_vec_stage(loom_hw *hw, const loom_vec_params *p, loom_vec_plan *plan, const int8_t *in,
+		   const int8_t *in2, const int8_t *w, const int32_t *bias, const int32_t *mult,
+		   const int32_t *shift, const int8_t *lut, uint32_t mark_id, uint32_t out_guard,
+		   loom_vec_layout *lay, loom_prog *prog, uint64_t *prog_addr, char *err, size_t errlen);
+
+/* A real scale in (0, 1) as mult * 2^-31 * 2^-shift with mult in [2^30, 2^31)
+ * and shift 0..31 (0, or -1 when it cannot be represented). */
+int loom_quant_mult(double scale, int32_t *mult, int32_t *shift);
+/* ELTWISE ADD of inputs with scales sa, sb to output scale so: sets
+ * mult_a, mult_b, mult, shift as docs/ISA.md describes (-1 if out of range). */
+int loom_quant_add(double sa, double sb, double so, loom_vec_params *p);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,15 @@
-/* test_directed.c - directed int8 conv2d / GEMM layers run on a Loom backend
- * (rtl or cmodel) through loom_hw_exec, every output byte compared with the
- * plain C reference (tools/ref.c). Each case's program is also statically
+/* test_directed.c - directed int8 conv2d / GEMM layers and vector-unit
+ * layers (max/avg pooling, depthwise conv, elementwise add/mul, LUT) run on
+ * a Loom backend (rtl or cmodel) through loom_hw_exec, every output byte
+ * compared with the plain C reference (tools/ref.c). Each case's program is also statically
  * verified (loom_prog_verify: decoder checks, tokens, races), its MARK record
  * and counters checked (MACS exact), and the bytes around the output must
  * stay untouched. One line per case; the last line is "N passed, M failed".
  *
  * usage: test_directed [--backend cmodel|rtl] [--hw CFG] [--case SUBSTR] [--seed N] [-v]
- *                      [--random N]   (N random layers and planner hints after the directed ones;
- *                                      a random case whose hints do not fit is skipped) */
+ *                      [--random N]   (N random conv/GEMM layers and N random vector layers, with
+ *                                      random planner hints, after the directed ones; a random
+ *                                      case whose hints do not fit is skipped) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +293,444 @@ static tcase random_case(rng *r, int idx)
 	return t;
 }
 
+/* ------------------------------------------------------------------ */
+/* vector-unit layers: pooling, depthwise conv, elementwise, LUT */
+
+typedef struct vcase {
+	char name[96];
+	loom_vec_params p;
+	loom_vec_hints hints;
+	int has_hints;
+	int edge;            /* DWCONV: per-channel params cycle through requantization corner cases */
+	int wrange;          /* DWCONV weights in [-wrange, wrange]; 0: full int8 */
+	double lut_scale;    /* LUT: sigmoid table for this input scale (output scale 1/256, zp -128) */
+	int in_lo, in_hi;    /* inputs in [in_lo, in_hi] when in_lo < in_hi; else full int8 */
+} vcase;
+
+static void vinit(vcase *v, const char *name, int kind, uint32_t h, uint32_t w, uint32_t c)
+{
+	memset(v, 0, sizeof *v);
+	snprintf(v->name, sizeof v->name, "%s", name);
+	loom_vec_init(&v->p, kind);
+	v->p.h = h;
+	v->p.w = w;
+	v->p.c = c;
+}
+
+static void vwin(vcase *v, uint32_t k, uint32_t s, uint32_t d, uint32_t pad)
+{
+	v->p.kh = v->p.kw = k;
+	v->p.sh = v->p.sw = s;
+	v->p.dh = v->p.dw = d;
+	v->p.pad_top = v->p.pad_bottom = v->p.pad_left = v->p.pad_right = pad;
+}
+
+static vcase maxpool(const char *name, uint32_t h, uint32_t w, uint32_t c, uint32_t k, uint32_t s, uint32_t pad)
+{
+	vcase v;
+	vinit(&v, name, LOOM_VEC_POOL, h, w, c);
+	vwin(&v, k, s, 1, pad);
+	v.p.func = LOOM_POOL_MAX;
+	return v;
+}
+
+/* count_include_pad average with an input/output scale ratio */
+static vcase avgpool(const char *name, uint32_t h, uint32_t w, uint32_t c, uint32_t k, uint32_t s, uint32_t pad,
+		     double ratio)
+{
+	vcase v;
+	vinit(&v, name, LOOM_VEC_POOL, h, w, c);
+	vwin(&v, k, s, 1, pad);
+	v.p.func = LOOM_POOL_AVG;
+	v.p.in_zp = -7;
+	v.p.out_zp = 3;
+	loom_quant_mult(ratio / (k * k), &v.p.mult, &v.p.shift);
+	return v;
+}
+
+static vcase dwconv(const char *name, uint32_t h, uint32_t w, uint32_t c, uint32_t k, uint32_t s, uint32_t pad)
+{
+	vcase v;
+	vinit(&v, name, LOOM_VEC_DWCONV, h, w, c);
+	vwin(&v, k, s, 1, pad);
+	v.p.in_zp = 6;
+	v.p.out_zp = -5;
+	return v;
+}
+
+static vcase eltadd(const char *name, uint32_t h, uint32_t w, uint32_t c, double sa, double sb, double so)
+{
+	vcase v;
+	vinit(&v, name, LOOM_VEC_ELTWISE, h, w, c);
+	v.p.func = LOOM_ELT_ADD;
+	v.p.in_zp = -4;
+	v.p.in2_zp = 11;
+	v.p.out_zp = -2;
+	loom_quant_add(sa, sb, so, &v.p);
+	return v;
+}
+
+static vcase eltmul(const char *name, uint32_t h, uint32_t w, uint32_t c, int bcast, double scale)
+{
+	vcase v;
+	vinit(&v, name, LOOM_VEC_ELTWISE, h, w, c);
+	v.p.func = LOOM_ELT_MUL;
+	v.p.bcast = bcast;
+	v.p.in_zp = 9;
+	v.p.in2_zp = bcast ? -128 : -3; /* SE: b is a sigmoid output, zero point -128 */
+	v.p.out_zp = 1;
+	loom_quant_mult(scale, &v.p.mult, &v.p.shift);
+	return v;
+}
+
+static vcase lut(const char *name, uint32_t h, uint32_t w, uint32_t c, double in_scale)
+{
+	vcase v;
+	vinit(&v, name, LOOM_VEC_LUT, h, w, c);
+	v.p.in_zp = 3;
+	v.lut_scale = in_scale;
+	return v;
+}
+
+static loom_vec_hints vhint(uint32_t th, uint32_t tw, uint32_t kc, int nbuf, int inplace)
+{
+	loom_vec_hints h = {th, tw, kc, nbuf, inplace};
+	return h;
+}
+
+/* DWCONV per-channel parameters: typical ones (outputs spread over int8)
+ * or, with edge, channel ch % 11 picks a requantization corner case. */
+static void dw_params(rng *r, const vcase *vc, double accstd, uint32_t ch, int32_t *bias, int32_t *mult,
+		      int32_t *shift)
+{
+	int sh = (int)lround(log2(0.75 * accstd / 40.0));
+	if (sh < 0)
+		sh = 0;
+	*bias = rnd_range(r, -(int32_t)accstd, (int32_t)accstd);
+	*mult = (int32_t)(0x40000000u + (rnd(r) & 0x3fffffffu));
+	*shift = sh + (int32_t)(rnd(r) % 2);
+	if (!vc->edge)
+		return;
+	switch (ch % 11) {
+	case 0: *bias = INT32_MAX; break;                          /* acc + bias saturates high */
+	case 1: *bias = INT32_MIN; break;                          /* ... and low */
+	case 2: *bias = INT32_MIN; *mult = INT32_MIN; break;       /* srdhm(INT32_MIN, INT32_MIN) */
+	case 3: *shift = 0; *mult = rnd_range(r, 1 << 18, 1 << 22); break;
+	case 4: *shift = 31; *mult = INT32_MAX; *bias = (int32_t)rnd(r); break;
+	case 5: *mult = -(int32_t)(0x40000000u + (rnd(r) & 0x3fffffffu)); break; /* negative multiplier */
+	case 6: *mult = INT32_MIN; break;
+	case 7: *bias = INT32_MAX - rnd_range(r, 0, 2 * (int32_t)accstd); break; /* saturates sometimes */
+	case 8: *bias = INT32_MIN + rnd_range(r, 0, 2 * (int32_t)accstd); break;
+	case 9: *shift = 31; *mult = INT32_MIN; *bias = (int32_t)rnd(r); break;
+	default: *shift = 0; *mult = rnd_range(r, -(1 << 22), 1 << 22); *bias = rnd_range(r, -(1 << 20), 1 << 20); break;
+	}
+}
+
+static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, char *why, size_t wlen, char *info,
+		     size_t ilen)
+{
+	loom_vec_params p = vc->p;
+	if (vc->has_hints)
+		p.hints = &vc->hints;
+	char err[512];
+	loom_vec_plan pl;
+	if (loom_vec_plan_make(&hw->cfg, &p, &pl, err, sizeof err)) {
+		snprintf(why, wlen, "plan: %s", err);
+		return 1;
+	}
+	rng r = {seed * 0x9e3779b97f4a7c15ull + 3};
+	uint32_t kk = p.kh * p.kw, c = p.c;
+	size_t nin = (size_t)pl.in_bytes, nin2 = (size_t)pl.in2_bytes, nw = (size_t)kk * c;
+	int8_t *in = malloc(nin), *in2 = malloc(nin2 + 1), *w = malloc(nw), table[256];
+	int32_t *bias = malloc(c * 4), *mult = malloc(c * 4), *shift = malloc(c * 4);
+	uint8_t *got = malloc(pl.out_bytes + GUARD), *want = malloc(pl.out_bytes + GUARD);
+	int rc = 1;
+	loom_prog prog;
+	loom_prog_init(&prog);
+	if (!in || !in2 || !w || !bias || !mult || !shift || !got || !want) {
+		snprintf(why, wlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nin; i++)
+		in[i] = vc->in_lo < vc->in_hi ? (int8_t)rnd_range(&r, vc->in_lo, vc->in_hi) : (int8_t)rnd(&r);
+	for (size_t i = 0; i < nin2; i++)
+		in2[i] = vc->in_lo < vc->in_hi ? (int8_t)rnd_range(&r, vc->in_lo, vc->in_hi) : (int8_t)rnd(&r);
+	for (size_t i = 0; i < nw; i++)
+		w[i] = vc->wrange ? (int8_t)rnd_range(&r, -vc->wrange, vc->wrange) : (int8_t)rnd(&r);
+	double wstd = vc->wrange ? vc->wrange / sqrt(3.0) : 73.9;
+	double accstd = sqrt((double)kk) * 73.9 * wstd;
+	for (uint32_t i = 0; i < c; i++)
+		dw_params(&r, vc, accstd, i, &bias[i], &mult[i], &shift[i]);
+	for (int i = 0; i < 256; i++) {
+		double x = (i - 128 - p.in_zp) * vc->lut_scale;
+		long q = lround(256.0 / (1.0 + exp(-x))) - 128;
+		table[i] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+	}
+	loom_vec_layout lay;
+	uint64_t prog_addr = 0;
+	int src = loom_vec_stage(hw, &p, &pl, in, in2, w, bias, mult, shift, table, 0x2000 + (uint32_t)seed, GUARD,
+				 &lay, &prog, &prog_addr, why, wlen);
+	if (verbose && prog_addr)
+		loom_prog_dump(&prog, prog_addr, stderr);
+	if (src)
+		goto out;
+	uint64_t out_base = lay.out_addr - GUARD;
+	memset(got, CANARY, pl.out_bytes + GUARD);
+	if (loom_hw_dram_write(hw, out_base, got, GUARD) ||
+	    loom_hw_dram_write(hw, lay.out_addr, got, pl.out_bytes + GUARD)) {
+		snprintf(why, wlen, "dram write: %s", loom_hw_error(hw));
+		goto out;
+	}
+	loom_hw_result res;
+	int xr = loom_hw_exec(hw, prog_addr, 20 * pl.est_cycles + 2000000, &res);
+	if (xr != LOOM_HW_IRQ || (res.status & LOOM_STATUS_ERROR) || !(res.status & LOOM_STATUS_DONE)) {
+		snprintf(why, wlen, "run: %s status=%x cause=%s pc=%#x info=%s", xr == LOOM_HW_IRQ ? "irq" :
+			 xr == LOOM_HW_TIMEOUT ? "timeout" : loom_hw_error(hw), res.status, loom_err_name(res.cause),
+			 res.pc, loom_field_name(res.info));
+		goto out;
+	}
+	memset(want, CANARY, pl.out_bytes + GUARD);
+	switch (p.kind) {
+	case LOOM_VEC_POOL: loom_ref_pool(&p, in, (int8_t *)want); break;
+	case LOOM_VEC_DWCONV: loom_ref_dwconv(&p, in, w, bias, mult, shift, (int8_t *)want); break;
+	case LOOM_VEC_ELTWISE: loom_ref_eltwise(&p, in, in2, (int8_t *)want); break;
+	default: loom_ref_lut(&p, in, table, (int8_t *)want); break;
+	}
+	if (loom_hw_dram_read(hw, lay.out_addr, got, pl.out_bytes + GUARD)) {
+		snprintf(why, wlen, "dram read: %s", loom_hw_error(hw));
+		goto out;
+	}
+	size_t wr = (c + 3) / 4 * 4, bad = 0, first = 0;
+	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
+		for (size_t b = 0; b < pl.out_stride; b++) {
+			size_t o = px * pl.out_stride + b;
+			if (b >= c && b < wr)
+				continue; /* written (lanes of the padding channels), value unspecified */
+			if (got[o] != want[o] && !bad++)
+				first = o;
+		}
+	for (size_t o = pl.out_bytes; o < pl.out_bytes + GUARD; o++)
+		if (got[o] != CANARY && !bad++)
+			first = o;
+	uint8_t guard[GUARD];
+	if (!loom_hw_dram_read(hw, out_base, guard, GUARD))
+		for (size_t o = 0; o < GUARD; o++)
+			if (guard[o] != CANARY && !bad++)
+				first = pl.out_bytes + GUARD + o;
+	if (bad) {
+		size_t px = first / pl.out_stride, b = first % pl.out_stride;
+		snprintf(why, wlen, "%zu bytes differ; first at pixel %zu (y %zu x %zu) channel %zu: got %d want %d",
+			 bad, px, px / pl.ow, px % pl.ow, b, first < pl.out_bytes ? (int8_t)got[first] : 0,
+			 first < pl.out_bytes ? (int8_t)want[first] : (int8_t)CANARY);
+		goto out;
+	}
+	uint32_t rec[16];
+	if (loom_hw_dram_read(hw, lay.mark_addr, rec, sizeof rec)) {
+		snprintf(why, wlen, "dram read: %s", loom_hw_error(hw));
+		goto out;
+	}
+	uint64_t macs = rec[1 + LOOM_CTR_MACS_LO] | (uint64_t)rec[1 + LOOM_CTR_MACS_HI] << 32;
+	if (rec[0] != lay.mark_id || macs != 0 || rec[1 + LOOM_CTR_INSNS] != prog.n - 2) {
+		snprintf(why, wlen, "MARK record: id %#x macs %llu (expected 0) insns %u (expected %zu)", rec[0],
+			 (unsigned long long)macs, rec[1 + LOOM_CTR_INSNS], prog.n - 2);
+		goto out;
+	}
+	/* how much the case exercises: distinct output values */
+	int seen[256] = {0}, distinct = 0;
+	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
+		for (size_t b = 0; b < c; b++)
+			distinct += !seen[want[px * pl.out_stride + b]]++;
+	snprintf(info, ilen, "%llu cycles (est %llu), %zu insns, tile %ux%u x%u, kc %u/%u, %s%s, banks %d, %d values",
+		 (unsigned long long)res.cycles, (unsigned long long)pl.est_cycles, prog.n, pl.th, pl.tw, pl.ntiles,
+		 pl.kc, pl.nk, pl.nbuf == 2 ? "double-buffered" : "single buffer", pl.inplace ? " in place" : "",
+		 pl.banks, distinct);
+	rc = 0;
+out:
+	loom_prog_free(&prog);
+	free(in);
+	free(in2);
+	free(w);
+	free(bias);
+	free(mult);
+	free(shift);
+	free(got);
+	free(want);
+	return rc;
+}
+
+/* A random vector layer (every draw its own statement, as random_case). */
+static vcase random_vcase(rng *r, int idx)
+{
+	vcase v;
+	char nm[96];
+	int kind = (int)(rnd(r) % 4);
+	uint32_t h = 1 + rnd(r) % 16, w = 1 + rnd(r) % 16, c = 1 + rnd(r) % 70;
+	vinit(&v, "", kind, h, w, c);
+	if (kind == LOOM_VEC_POOL || kind == LOOM_VEC_DWCONV) {
+		uint32_t kmax = kind == LOOM_VEC_POOL ? 7 : 5;
+		v.p.kh = 1 + rnd(r) % kmax;
+		v.p.kw = 1 + rnd(r) % kmax;
+		v.p.sh = 1 + rnd(r) % 3;
+		v.p.sw = 1 + rnd(r) % 3;
+		v.p.dh = v.p.kh > 1 ? 1 + rnd(r) % 2 : 1;
+		v.p.dw = v.p.kw > 1 ? 1 + rnd(r) % 2 : 1;
+		uint32_t ekh = (v.p.kh - 1) * v.p.dh + 1, ekw = (v.p.kw - 1) * v.p.dw + 1;
+		v.p.pad_top = rnd(r) % ekh;
+		v.p.pad_bottom = rnd(r) % ekh;
+		v.p.pad_left = rnd(r) % ekw;
+		v.p.pad_right = rnd(r) % ekw;
+		v.p.h += ekh;
+		v.p.w += ekw;
+	}
+	v.p.in_zp = (int8_t)rnd(r);
+	v.p.in2_zp = (int8_t)rnd(r);
+	v.p.out_zp = (int8_t)rnd(r);
+	if (rnd(r) % 3 == 0) {
+		v.p.clip_lo = (int8_t)rnd_range(r, -128, 0);
+		v.p.clip_hi = (int8_t)rnd_range(r, 0, 127);
+	}
+	v.p.in_stride = (c + 3) / 4 * 4 + 4 * (rnd(r) % 2);
+	v.p.out_stride = (c + 3) / 4 * 4 + 4 * (rnd(r) % 2);
+	v.p.func = (int)(rnd(r) % 2);
+	v.p.mult = (int32_t)(0x40000000u + (rnd(r) & 0x3fffffffu));
+	v.p.shift = (int32_t)(rnd(r) % 32);
+	if (kind == LOOM_VEC_ELTWISE) {
+		v.p.bcast = (int)(rnd(r) % 2);
+		v.p.in2_stride = (c + 3) / 4 * 4 + 4 * (rnd(r) % 2);
+		v.p.mult_a = rnd_range(r, -32768, 32767);
+		v.p.mult_b = rnd_range(r, -32768, 32767);
+		v.p.shift = v.p.func == LOOM_ELT_ADD ? 10 + (int32_t)(rnd(r) % 12) : (int32_t)(rnd(r) % 12);
+	} else if (kind == LOOM_VEC_POOL && v.p.func == LOOM_POOL_AVG) {
+		v.p.shift = (int32_t)(rnd(r) % 8);
+	}
+	v.edge = rnd(r) % 3 == 0;
+	v.wrange = rnd(r) % 2 ? 0 : 1 + (int)(rnd(r) % 40);
+	v.lut_scale = 0.01 + (rnd(r) % 100) / 1000.0;
+	if (rnd(r) % 2) {
+		uint32_t x[5];
+		for (int i = 0; i < 5; i++)
+			x[i] = rnd(r);
+		v.has_hints = 1;
+		/* in place only for ELTWISE and LUT, and only double-buffered */
+		int ip = kind == LOOM_VEC_ELTWISE || kind == LOOM_VEC_LUT ? (int)(x[4] % 3) : 0;
+		int nbuf = ip == 2 ? 2 * (int)(x[3] % 2) : (int)(x[3] % 3);
+		v.hints = vhint(x[0] % 4, x[1] % 6, x[2] % 3, nbuf, ip);
+	}
+	snprintf(nm, sizeof nm, "random vec %d: %s %ux%ux%u k%ux%u s%ux%u d%ux%u p%u%u%u%u f%d%s", idx,
+		 kind == LOOM_VEC_POOL ? "pool" : kind == LOOM_VEC_DWCONV ? "dwconv" : kind == LOOM_VEC_ELTWISE ? "eltwise" : "lut",
+		 v.p.h, v.p.w, c, v.p.kh, v.p.kw, v.p.sh, v.p.sw, v.p.dh, v.p.dw, v.p.pad_top, v.p.pad_bottom,
+		 v.p.pad_left, v.p.pad_right, v.p.func, kind == LOOM_VEC_ELTWISE && v.p.bcast ? " bcast" : "");
+	snprintf(v.name, sizeof v.name, "%s", nm);
+	return v;
+}
+
+/* The directed vector-unit layers; returns their number. */
+static int vec_cases(vcase *v)
+{
+	int n = 0;
+	/* pooling */
+	v[n++] = maxpool("maxpool3x3 s2 p1 56x56x64 (resnet)", 56, 56, 64, 3, 2, 1);
+	v[n] = maxpool("maxpool2x2 s2 15x9x5 clip", 15, 9, 5, 2, 2, 0);
+	v[n].p.clip_lo = -100;
+	v[n++].p.clip_hi = 90;
+	v[n] = maxpool("maxpool3x2 d2 asym pad 11x13x20", 11, 13, 20, 3, 1, 0);
+	vwin(&v[n], 3, 1, 2, 0);
+	v[n].p.kw = 2;
+	v[n].p.sw = 2;
+	v[n].p.pad_top = 2;
+	v[n].p.pad_left = 1;
+	v[n++].p.pad_right = 2;
+	v[n++] = maxpool("maxpool1x1 s2 subsample 9x9x24", 9, 9, 24, 1, 2, 0);
+	v[n] = maxpool("maxpool3x3 s2 p1 negative inputs 9x10x20", 9, 10, 20, 3, 2, 1);
+	v[n].in_lo = -128; /* the -128 padding must never win over a real input */
+	v[n++].in_hi = -124;
+	v[n++] = avgpool("avgpool global 7x7x100", 7, 7, 100, 7, 1, 0, 1.0);
+	v[n++] = avgpool("avgpool3x3 s1 p1 incl-pad 13x11x20", 13, 11, 20, 3, 1, 1, 0.8 / 0.9);
+	v[n] = avgpool("avgpool2x2 s2 9x7x17 clip", 9, 7, 17, 2, 2, 0, 1.7);
+	v[n].p.clip_lo = -20;
+	v[n++].p.clip_hi = 100;
+	/* depthwise */
+	v[n] = dwconv("dwconv3x3 s1 p1 relu6 28x28x48", 28, 28, 48, 3, 1, 1);
+	v[n].p.out_zp = -128;
+	v[n].p.clip_lo = -128; /* ReLU: clip_lo = zero point */
+	v[n].p.clip_hi = -60;  /* 6.0 at a scale of 6/68 */
+	v[n++].wrange = 30;
+	v[n++] = dwconv("dwconv3x3 s2 p1 15x14x37", 15, 14, 37, 3, 2, 1);
+	v[n] = dwconv("dwconv5x5 s2 p2 13x12x24", 13, 12, 24, 5, 2, 2);
+	v[n++].wrange = 20;
+	v[n] = dwconv("dwconv3x3 d2 p2 11x10x20", 11, 10, 20, 3, 1, 2);
+	vwin(&v[n], 3, 1, 2, 2);
+	v[n++].p.in_zp = -128;
+	v[n] = dwconv("dwconv3x3 s1 p1 requant edges 9x8x44", 9, 8, 44, 3, 1, 1);
+	v[n++].edge = 1;
+	v[n] = dwconv("dwconv3x3 s1 p1 negative inputs edges 7x6x22", 7, 6, 22, 3, 1, 1);
+	v[n].p.in_zp = -128;
+	v[n].in_lo = -128;
+	v[n].in_hi = -100;
+	v[n++].edge = 1;
+	v[n] = dwconv("dwconv3x3 s2 p1 requant edges 8x7x22", 8, 7, 22, 3, 2, 1);
+	v[n].p.in_zp = 127;
+	v[n++].edge = 1;
+	/* elementwise */
+	v[n++] = eltadd("add residual 14x14x40 sa>sb", 14, 14, 40, 0.05, 0.031, 0.07);
+	v[n] = eltadd("add sb>sa strides 9x9x21", 9, 9, 21, 0.02, 0.09, 0.1);
+	v[n].p.in_stride = 24;
+	v[n].p.in2_stride = 28;
+	v[n++].p.out_stride = 32;
+	v[n] = eltadd("add shift0 negative mult_b 8x8x16", 8, 8, 16, 1, 1, 1);
+	v[n].p.mult_a = 16384;
+	v[n].p.mult_b = -16384; /* a - b */
+	v[n].p.mult = 50000;
+	v[n++].p.shift = 0;
+	v[n] = eltadd("add int16 extreme mults shift0 8x8x16", 8, 8, 16, 1, 1, 1);
+	v[n].p.mult_a = -32768;
+	v[n].p.mult_b = 32767;
+	v[n].p.mult = 20000;
+	v[n++].p.shift = 0;
+	v[n] = eltadd("add shift31 8x8x16", 8, 8, 16, 1, 1, 1);
+	v[n].p.mult_a = -32768;
+	v[n].p.mult_b = 32767;
+	v[n].p.mult = INT32_MIN;
+	v[n].p.out_zp = 17;
+	v[n++].p.shift = 31;
+	v[n++] = eltmul("mul 10x10x24", 10, 10, 24, LOOM_BCAST_NONE, 0.02 * 0.03 / 0.01);
+	v[n] = eltmul("mul shift31 clip 6x5x9", 6, 5, 9, LOOM_BCAST_NONE, 0.5);
+	v[n].p.shift = 31;
+	v[n].p.mult = INT32_MAX;
+	v[n].p.clip_lo = -3;
+	v[n++].p.clip_hi = 3;
+	v[n] = eltmul("mul shift0 6x5x9", 6, 5, 9, LOOM_BCAST_NONE, 0.5);
+	v[n].p.shift = 0;
+	v[n++].p.mult = 1 << 22;
+	v[n++] = eltmul("mul SE broadcast 7x7x96", 7, 7, 96, LOOM_BCAST_CHANNEL, 0.05 / 256 / 0.04);
+	v[n++] = eltmul("mul SE broadcast 6x5x12", 6, 5, 12, LOOM_BCAST_CHANNEL, 0.05 / 256 / 0.04);
+	/* LUT */
+	v[n++] = lut("lut sigmoid 20x20x33", 20, 20, 33, 0.06);
+	v[n] = lut("lut sigmoid strides 7x9x6", 7, 9, 6, 0.03);
+	v[n].p.in_stride = 12;
+	v[n++].p.out_stride = 8;
+	/* forced plans: one-pixel tiles, one buffer, in place, column tiles */
+	v[n] = maxpool("maxpool3x3 s2 p1 forced 1x1 tiles kc1 13x12x40", 13, 12, 40, 3, 2, 1);
+	v[n].hints = vhint(1, 1, 1, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = dwconv("dwconv3x3 s1 p1 forced single buffer 12x11x40", 12, 11, 40, 3, 1, 1);
+	v[n].hints = vhint(3, 5, 1, 1, 0);
+	v[n++].has_hints = 1;
+	v[n] = avgpool("avgpool3x3 s2 p1 forced column tiles 10x17x20", 10, 17, 20, 3, 2, 1, 1.0);
+	v[n].hints = vhint(0, 2, 0, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = eltadd("add forced in place 9x10x40", 9, 10, 40, 0.05, 0.03, 0.06);
+	v[n].hints = vhint(2, 0, 1, 0, 2);
+	v[n++].has_hints = 1;
+	v[n] = eltmul("mul SE forced in place kc1 8x7x40", 8, 7, 40, LOOM_BCAST_CHANNEL, 0.05 / 256 / 0.04);
+	v[n].hints = vhint(3, 0, 1, 0, 2);
+	v[n++].has_hints = 1;
+	v[n] = lut("lut forced in place 2-row tiles 9x8x30", 9, 8, 30, 0.05);
+	v[n].hints = vhint(2, 0, 0, 0, 2);
+	v[n++].has_hints = 1;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = "cmodel", *hwspec = "default", *only = NULL;
@@ -392,6 +832,9 @@ int main(int argc, char **argv)
 	cases[n++] = gemm("gemm K=4200 (>255 blocks) 3x4200x20", 3, 4200, 20, 0);
 	cases[n++] = gemm("gemm N=2100 (params > ACC on small) 2x8x2100", 2, 8, 2100, 0);
 
+	vcase vcases[48];
+	int nv = vec_cases(vcases);
+
 	int passed = 0, failed = 0;
 	rng rr = {seed * 0x2545f4914f6cdd1dull + 11};
 	for (int i = 0; i < n + nrandom; i++) {
@@ -415,6 +858,32 @@ int main(int argc, char **argv)
 		} else {
 			passed++;
 			printf("ok   %-45s %s\n", tc->name, info);
+		}
+		fflush(stdout);
+	}
+	/* vector-unit layers, then as many random ones */
+	rng rv = {seed * 0x2545f4914f6cdd1dull + 13};
+	for (int i = 0; i < nv + nrandom; i++) {
+		vcase rc;
+		const vcase *vc = &vcases[i < nv ? i : 0];
+		if (i >= nv) {
+			rc = random_vcase(&rv, i - nv);
+			vc = &rc;
+		}
+		if (only && !strstr(vc->name, only))
+			continue;
+		char why[1024] = "", info[512] = "";
+		int f = run_vcase(hw, vc, seed + 1000 + (uint64_t)i, verbose, why, sizeof why, info, sizeof info);
+		if (f && vc->has_hints && !strncmp(why, "plan:", 5)) {
+			printf("skip %-45s %s\n", vc->name, why);
+			continue;
+		}
+		if (f) {
+			failed++;
+			printf("FAIL %-45s %s\n", vc->name, why);
+		} else {
+			passed++;
+			printf("ok   %-45s %s\n", vc->name, info);
 		}
 		fflush(stdout);
 	}

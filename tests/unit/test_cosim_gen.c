@@ -7,9 +7,15 @@
  *   - race freedom: a happens-before graph is built from queue order, token
  *     matching (k-th push -> k-th pop of each counter) and MARK/FINISH
  *     barriers; every pair of accesses (exact SP lines, ACC lines, DRAM
- *     words, MATMUL im2col included) from different queues, one a write,
- *     must be ordered; SP/ACC lines are read only after a write that happens
- *     before; DRAM is read and written only inside regions of the right kind;
+ *     words, MATMUL im2col and the vector unit's windows included) from
+ *     different queues, one a write, must be ordered; SP/ACC lines are read
+ *     only after a write that happens before; DRAM is read and written only
+ *     inside regions of the right kind;
+ *   - the vector unit: no instruction writes SP lines it reads except in
+ *     place; over each configuration's seeds every opcode, FUNC, B_MODE and
+ *     the listed corner cases (in place, zero lines, SHIFT 0/31, extreme
+ *     multipliers, large windows, chaining with the array) appear, and the
+ *     vector unit is 10..45% of the compute queue;
  *   - no deadlock: every pop has a push, the graph is acyclic, and an
  *     abstract run of the fetcher with LOOM_QUEUE_DEPTH queues reaches FINISH;
  *   - bad programs: the same abstract machine, with the fetch and decode
@@ -52,10 +58,20 @@ static int queue_of(const loom_insn *in)
 {
 	switch (loom_insn_opcode(in)) {
 	case LOOM_OP_LOAD: return 0;
-	case LOOM_OP_MATMUL: return 1;
+	case LOOM_OP_MATMUL:
+	case LOOM_OP_ELTWISE:
+	case LOOM_OP_POOL:
+	case LOOM_OP_DWCONV:
+	case LOOM_OP_LUT: return 1;
 	case LOOM_OP_STORE: return 2;
 	default: return 3;
 	}
+}
+
+static int is_vec(const loom_insn *in)
+{
+	unsigned o = loom_insn_opcode(in);
+	return o == LOOM_OP_ELTWISE || o == LOOM_OP_POOL || o == LOOM_OP_DWCONV || o == LOOM_OP_LUT;
 }
 
 /* Token counters L->C, C->L, C->S, S->C: source and destination queues and
@@ -98,6 +114,82 @@ static void add_range(alist *l, int space, uint64_t lo, uint64_t n, size_t insn,
 }
 
 #define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
+
+/* SP lines a vector instruction reads (docs/ISA.md "Vector unit"); with
+ * inplace_ok, not the ones an in-place ELTWISE (A) or LUT (SRC) rewrites. */
+static void vec_reads(const loom_hwcfg *cfg, const loom_insn *in, size_t i, alist *l, int inplace_ok)
+{
+	uint64_t R = cfg->array_rows;
+	switch (loom_insn_opcode(in)) {
+	case LOOM_OP_ELTWISE: {
+		uint64_t planes = G(ELTWISE, PLANES), pl = G(ELTWISE, PLANE_LINES), bm = G(ELTWISE, B_MODE);
+		int skip_a = inplace_ok && G(ELTWISE, DST) == G(ELTWISE, SRC_A);
+		for (uint64_t cb = 0; cb < planes && pl; cb++)
+			for (uint64_t k = 0; k < pl; k++) {
+				if (!skip_a)
+					add(l, SP, G(ELTWISE, SRC_A) + cb * pl + k, i, 0);
+				add(l, SP, G(ELTWISE, SRC_B) + (bm == 0 ? cb * pl + k : bm == 1 ? cb : 0), i, 0);
+			}
+		return;
+	}
+	case LOOM_OP_POOL:
+	case LOOM_OP_DWCONV: {
+		int dw = loom_insn_opcode(in) == LOOM_OP_DWCONV;
+#define W(f) (dw ? G(DWCONV, f) : G(POOL, f))
+		uint64_t inw = W(IN_W), inh = W(IN_H), kw = W(KW), kh = W(KH), ncb = W(NCB);
+		for (uint64_t cb = 0; cb < ncb; cb++) {
+			for (uint64_t oy = 0; oy < W(OUT_H); oy++)
+				for (uint64_t ox = 0; ox < W(OUT_W); ox++)
+					for (uint64_t ky = 0; ky < kh; ky++)
+						for (uint64_t kx = 0; kx < kw; kx++)
+							add(l, SP,
+							    W(SRC) + cb * inh * inw + (oy * W(SH) + ky * W(DH)) * inw +
+								    ox * W(SW) + kx * W(DW),
+							    i, 0);
+			if (dw) {
+				add_range(l, SP, G(DWCONV, WGT) + cb * kh * kw, kh * kw, i, 0);
+				add_range(l, SP, G(DWCONV, PARAM) + cb * LOOM_DW_PARAM_LINES, LOOM_DW_PARAM_LINES, i, 0);
+			}
+		}
+#undef W
+		return;
+	}
+	case LOOM_OP_LUT:
+		if (!G(LUT, LINES))
+			return;
+		if (!(inplace_ok && G(LUT, DST) == G(LUT, SRC)))
+			add_range(l, SP, G(LUT, SRC), G(LUT, LINES), i, 0);
+		add_range(l, SP, G(LUT, TABLE), (LOOM_LUT_ENTRIES + R - 1) / R, i, 0);
+		return;
+	default:
+		return;
+	}
+}
+
+/* The SP lines [*lo, *lo + *n) a vector instruction writes. */
+static void vec_writes(const loom_insn *in, uint64_t *lo, uint64_t *n)
+{
+	switch (loom_insn_opcode(in)) {
+	case LOOM_OP_ELTWISE:
+		*lo = G(ELTWISE, DST);
+		*n = (uint64_t)G(ELTWISE, PLANES) * G(ELTWISE, PLANE_LINES);
+		return;
+	case LOOM_OP_POOL:
+		*lo = G(POOL, DST);
+		*n = (uint64_t)G(POOL, NCB) * G(POOL, OUT_H) * G(POOL, OUT_W);
+		return;
+	case LOOM_OP_DWCONV:
+		*lo = G(DWCONV, DST);
+		*n = (uint64_t)G(DWCONV, NCB) * G(DWCONV, OUT_H) * G(DWCONV, OUT_W);
+		return;
+	case LOOM_OP_LUT:
+		*lo = G(LUT, DST);
+		*n = G(LUT, LINES);
+		return;
+	default:
+		*lo = *n = 0;
+	}
+}
 
 /* Exact accesses of instruction i (straight from the semantics in
  * docs/ISA.md, not from the generator). */
@@ -157,12 +249,37 @@ static void accesses(const loom_hwcfg *cfg, const loom_insn *in, size_t i, alist
 		add_range(l, ACC, G(MATMUL, ACC_ADDR), ow * oh, i, 1);
 		return;
 	}
+	case LOOM_OP_ELTWISE:
+	case LOOM_OP_POOL:
+	case LOOM_OP_DWCONV:
+	case LOOM_OP_LUT: {
+		uint64_t lo, n;
+		vec_reads(cfg, in, i, l, 0);
+		vec_writes(in, &lo, &n);
+		add_range(l, SP, lo, n, i, 1);
+		return;
+	}
 	case LOOM_OP_MARK:
 		add_range(l, DRAM, G(MARK, DRAM_ADDR) / 4, LOOM_MARK_BYTES / 4, i, 1);
 		return;
 	default:
 		return;
 	}
+}
+
+/* Lines a vector instruction writes overlap no line it reads, except in
+ * place (ELTWISE DST = SRC_A, LUT DST = SRC): anything else is undefined. */
+static int vec_overlap(const loom_hwcfg *cfg, const loom_insn *in)
+{
+	alist l = {0};
+	uint64_t lo, n;
+	int hit = 0;
+	vec_reads(cfg, in, 0, &l, 1);
+	vec_writes(in, &lo, &n);
+	for (size_t k = 0; k < l.n && !hit; k++)
+		hit = l.a[k].unit >= lo && l.a[k].unit < lo + n;
+	free(l.a);
+	return hit;
 }
 
 static int cmp_acc(const void *x, const void *y)
@@ -532,10 +649,124 @@ static void report(const char *cfg, uint64_t seed, int bad, checker *c)
 	}
 }
 
+/* Vector-unit coverage every configuration must reach over its seeds. */
+enum {
+	V_ELT_ADD, V_ELT_MUL, V_BMODE_LINE, V_BMODE_PLANE, V_BMODE_ONE, V_ELT_INPLACE, V_ELT_EMPTY,
+	V_ELT_SHIFT0, V_ELT_SHIFT31, V_ELT_SHIFT_MID, V_ELT_M16_MIN, V_ELT_M16_MAX, V_ELT_M16_NEG,
+	V_ELT_MULT_MIN, V_ELT_MULT_NEG, V_ELT_GROUPS, V_ELT_PLANES,
+	V_POOL_MAX, V_POOL_AVG, V_POOL_BIGK, V_POOL_BIGS, V_POOL_DIL, V_POOL_NCB,
+	V_DW_BIGK, V_DW_STRIDE, V_DW_DIL, V_DW_NCB,
+	V_LUT_INPLACE, V_LUT_EMPTY, V_LUT_GROUPS,
+	V_CHAIN, V_VEC_TO_MATMUL, V_MATMUL_TO_VEC, V_RELAY,
+	V_N
+};
+static const char *const vfeat_name[V_N] = {
+	"ELTWISE ADD", "ELTWISE MUL", "B_MODE line", "B_MODE plane", "B_MODE one", "ELTWISE in place",
+	"ELTWISE of zero lines", "ELTWISE SHIFT 0", "ELTWISE SHIFT 31", "ELTWISE SHIFT 1..30",
+	"MULT_A/B -32768", "MULT_A/B 32767", "MULT_A/B negative", "ELTWISE MULT INT32_MIN",
+	"ELTWISE MULT negative", "PLANE_LINES > 16, not a multiple of 16", "ELTWISE PLANES > 1",
+	"POOL MAX", "POOL AVG", "POOL window > 5", "POOL stride > 4", "POOL dilation > 1", "POOL NCB > 1",
+	"DWCONV kernel > 7", "DWCONV stride > 1", "DWCONV dilation > 1", "DWCONV NCB > 1",
+	"LUT in place", "LUT of zero lines", "LUT LINES > 16, not a multiple of 16",
+	"vector op reading a vector op's output", "MATMUL reading a vector op's output",
+	"vector op reading lines MATMUL read", "ELTWISE/LUT of zero lines as a relay",
+};
+
 struct stats {
 	uint64_t insns, progs, mark, sync, token, early, maxins, minins, est;
 	uint64_t ops[4];
+	uint64_t vops[4]; /* ELTWISE POOL DWCONV LUT */
+	uint64_t vfeat[V_N];
 };
+
+static void vec_features(const loom_hwcfg *cfg, const loom_cosim_prog *p, struct stats *st)
+{
+	long *lastw = malloc(cfg->sp_lines * sizeof *lastw);
+	uint8_t *mmread = calloc(cfg->sp_lines, 1);
+	if (!lastw || !mmread) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	for (uint32_t k = 0; k < cfg->sp_lines; k++)
+		lastw[k] = -1;
+	for (size_t i = 0; i < p->ninsns; i++) {
+		const loom_insn *in = &p->insns[i];
+		unsigned o = loom_insn_opcode(in);
+		if (o == LOOM_OP_ELTWISE) {
+			uint32_t pl = G(ELTWISE, PLANE_LINES), planes = G(ELTWISE, PLANES);
+			int16_t ma = (int16_t)G(ELTWISE, MULT_A), mb = (int16_t)G(ELTWISE, MULT_B);
+			int32_t mult = (int32_t)G(ELTWISE, MULT);
+			unsigned sh = G(ELTWISE, SHIFT);
+			if (!pl || !planes) {
+				st->vfeat[V_ELT_EMPTY]++;
+				st->vfeat[V_RELAY] += p->roles[i] != LOOM_COSIM_DATA;
+				continue;
+			}
+			st->vfeat[G(ELTWISE, FUNC) == LOOM_ELT_ADD ? V_ELT_ADD : V_ELT_MUL]++;
+			st->vfeat[V_BMODE_LINE + G(ELTWISE, B_MODE)]++;
+			st->vfeat[V_ELT_INPLACE] += G(ELTWISE, DST) == G(ELTWISE, SRC_A);
+			st->vfeat[sh == 0 ? V_ELT_SHIFT0 : sh == 31 ? V_ELT_SHIFT31 : V_ELT_SHIFT_MID]++;
+			st->vfeat[V_ELT_M16_MIN] += ma == -32768 || mb == -32768;
+			st->vfeat[V_ELT_M16_MAX] += ma == 32767 || mb == 32767;
+			st->vfeat[V_ELT_M16_NEG] += ma < 0 || mb < 0;
+			st->vfeat[V_ELT_MULT_MIN] += mult == INT32_MIN;
+			st->vfeat[V_ELT_MULT_NEG] += mult < 0;
+			st->vfeat[V_ELT_GROUPS] += pl > 16 && pl % 16;
+			st->vfeat[V_ELT_PLANES] += planes > 1;
+		} else if (o == LOOM_OP_POOL) {
+			st->vfeat[G(POOL, FUNC) == LOOM_POOL_MAX ? V_POOL_MAX : V_POOL_AVG]++;
+			st->vfeat[V_POOL_BIGK] += G(POOL, KW) > 5 || G(POOL, KH) > 5;
+			st->vfeat[V_POOL_BIGS] += G(POOL, SW) > 4 || G(POOL, SH) > 4;
+			st->vfeat[V_POOL_DIL] += G(POOL, DW) > 1 || G(POOL, DH) > 1;
+			st->vfeat[V_POOL_NCB] += G(POOL, NCB) > 1;
+		} else if (o == LOOM_OP_DWCONV) {
+			st->vfeat[V_DW_BIGK] += G(DWCONV, KW) > 7 || G(DWCONV, KH) > 7;
+			st->vfeat[V_DW_STRIDE] += G(DWCONV, SW) > 1 || G(DWCONV, SH) > 1;
+			st->vfeat[V_DW_DIL] += G(DWCONV, DW) > 1 || G(DWCONV, DH) > 1;
+			st->vfeat[V_DW_NCB] += G(DWCONV, NCB) > 1;
+		} else if (o == LOOM_OP_LUT) {
+			uint32_t n = G(LUT, LINES);
+			if (!n) {
+				st->vfeat[V_LUT_EMPTY]++;
+				st->vfeat[V_RELAY] += p->roles[i] != LOOM_COSIM_DATA;
+				continue;
+			}
+			st->vfeat[V_LUT_INPLACE] += G(LUT, DST) == G(LUT, SRC);
+			st->vfeat[V_LUT_GROUPS] += n > 16 && n % 16;
+		}
+		/* data flow through SP between the vector unit and the array */
+		alist l = {0};
+		accesses(cfg, in, i, &l);
+		int chain = 0, tomm = 0, frommm = 0;
+		for (size_t k = 0; k < l.n; k++) {
+			const acc_t *a = &l.a[k];
+			if (a->space != SP || a->write || a->unit >= cfg->sp_lines)
+				continue;
+			long w = lastw[a->unit];
+			int wv = w >= 0 && is_vec(&p->insns[w]);
+			chain |= is_vec(in) && wv;
+			tomm |= o == LOOM_OP_MATMUL && wv;
+			frommm |= is_vec(in) && mmread[a->unit];
+		}
+		for (size_t k = 0; k < l.n; k++) {
+			const acc_t *a = &l.a[k];
+			if (a->space == SP && a->unit < cfg->sp_lines) {
+				if (a->write) {
+					lastw[a->unit] = (long)i;
+					mmread[a->unit] = 0;
+				} else if (o == LOOM_OP_MATMUL) {
+					mmread[a->unit] = 1;
+				}
+			}
+		}
+		st->vfeat[V_CHAIN] += chain;
+		st->vfeat[V_VEC_TO_MATMUL] += tomm;
+		st->vfeat[V_MATMUL_TO_VEC] += frommm;
+		free(l.a);
+	}
+	free(lastw);
+	free(mmread);
+}
 
 static void check_legal(const loom_hwcfg *cfg, uint64_t seed, struct stats *st)
 {
@@ -565,6 +796,11 @@ static void check_legal(const loom_hwcfg *cfg, uint64_t seed, struct stats *st)
 			cfail(&c, "FINISH at %zu before the end", i);
 		unsigned o = loom_insn_opcode(&p.insns[i]);
 		st->ops[o == LOOM_OP_LOAD ? 0 : o == LOOM_OP_MATMUL ? 1 : o == LOOM_OP_STORE ? 2 : 3]++;
+		if (is_vec(&p.insns[i])) {
+			st->vops[o - LOOM_OP_ELTWISE]++;
+			if (vec_overlap(cfg, &p.insns[i]))
+				cfail(&c, "instruction %zu writes SP lines it reads (not in place)", i);
+		}
 		st->mark += o == LOOM_OP_MARK;
 		st->sync += p.roles[i] == LOOM_COSIM_SYNC;
 		st->token += p.roles[i] == LOOM_COSIM_TOKEN;
@@ -591,6 +827,7 @@ static void check_legal(const loom_hwcfg *cfg, uint64_t seed, struct stats *st)
 					pushes[t]++;
 			}
 	}
+	vec_features(cfg, &p, st);
 	st->progs++;
 	st->insns += p.ninsns;
 	st->est += p.est_cycles;
@@ -677,11 +914,15 @@ int main(void)
 		unsigned before = nfail;
 		for (uint64_t s = 1; s <= SEEDS; s++)
 			check_legal(&cfg, s * 7919 + k, &st);
-		unsigned kinds[64] = {0};
+		unsigned kinds[128] = {0};
 		unsigned nk = loom_cosim_bad_kinds();
+		if (nk > 128) {
+			printf("FAIL: %u bad kinds, the test counts 128\n", nk);
+			nfail++;
+		}
 		for (uint64_t s = 0; s < 2ull * nk; s++)
 			check_bad(&cfg, 1000 + s, kinds);
-		for (unsigned i = 0; i < nk && i < 64; i++)
+		for (unsigned i = 0; i < nk && i < 128; i++)
 			if (!kinds[i]) {
 				printf("FAIL %s: bad kind %s never generated\n", cfg.name, loom_cosim_bad_name(i));
 				nfail++;
@@ -694,6 +935,31 @@ int main(void)
 		       (unsigned long long)st.ops[1], (unsigned long long)st.ops[2], (unsigned long long)st.mark,
 		       (unsigned long long)st.sync, (unsigned long long)st.token, (unsigned long long)st.early,
 		       (unsigned long long)(st.progs ? st.est / st.progs : 0), nk);
+		/* the vector unit: every feature seen, a minority of compute work */
+		uint64_t nvec = st.vops[0] + st.vops[1] + st.vops[2] + st.vops[3];
+		for (int v = 0; v < V_N; v++)
+			if (!st.vfeat[v]) {
+				printf("FAIL %s: no %s in %d legal programs\n", cfg.name, vfeat_name[v], SEEDS);
+				nfail++;
+			}
+		for (int v = 0; v < 4; v++)
+			if (!st.vops[v]) {
+				printf("FAIL %s: opcode %s never generated\n", cfg.name, loom_op_name(LOOM_OP_ELTWISE + v));
+				nfail++;
+			}
+		unsigned share = (unsigned)(100 * nvec / (nvec + st.ops[1] ? nvec + st.ops[1] : 1));
+		if (share < 10 || share > 45) {
+			printf("FAIL %s: vector instructions are %u%% of the compute queue (expected 10..45%%)\n", cfg.name,
+			       share);
+			nfail++;
+		}
+		printf("%-8s    vector unit: %llu ELTWISE %llu POOL %llu DWCONV %llu LUT (%u%% of compute; %llu of zero "
+		       "lines), %llu chained, %llu into MATMUL, %llu in place\n",
+		       cfg.name, (unsigned long long)st.vops[0], (unsigned long long)st.vops[1],
+		       (unsigned long long)st.vops[2], (unsigned long long)st.vops[3], share,
+		       (unsigned long long)(st.vfeat[V_ELT_EMPTY] + st.vfeat[V_LUT_EMPTY]),
+		       (unsigned long long)st.vfeat[V_CHAIN], (unsigned long long)st.vfeat[V_VEC_TO_MATMUL],
+		       (unsigned long long)(st.vfeat[V_ELT_INPLACE] + st.vfeat[V_LUT_INPLACE]));
 	}
 	printf("%u passed, %u failed\n", npass, nfail);
 	return nfail ? 1 : 0;
