@@ -114,6 +114,7 @@ struct cmodel {
 	uint32_t R, C, B, lat, bw;
 
 	uint32_t status, insn_base, err_cause, err_pc, err_info, irq_status, irq_mask;
+	loom_windows win;             /* WIN_* registers */
 	uint64_t ctr[LOOM_CTR_COUNT]; /* MACS kept whole in ctr[LOOM_CTR_MACS_LO] */
 	uint64_t now;                 /* model time, monotonic across runs */
 
@@ -569,6 +570,10 @@ static void issue_fetch(struct cmodel *m)
 		fail(m, LOOM_ERR_MISALIGNED, m->pc, LOOM_INFO_NONE);
 		return;
 	}
+	if (!loom_windows_allow(&m->win, m->pc, (uint64_t)m->pc + LOOM_INSN_BYTES)) {
+		fail(m, LOOM_ERR_DMA_WINDOW, m->pc, LOOM_INFO_NONE);
+		return;
+	}
 	for (int k = 0; k < LOOM_INSN_WORDS; k++)
 		m->held.in.w[k] = get_le32(m->dram + m->pc + 4 * k);
 	m->held.pc = m->pc;
@@ -581,7 +586,7 @@ static void issue_fetch(struct cmodel *m)
 static void decode(struct cmodel *m)
 {
 	uint32_t field;
-	unsigned cause = loom_insn_check(&m->hw.cfg, &m->held.in, &field);
+	unsigned cause = loom_insn_check_win(&m->hw.cfg, &m->win, &m->held.in, &field);
 	if (cause != LOOM_ERR_NONE) {
 		fail(m, cause, m->held.pc, field);
 		return;
@@ -799,7 +804,13 @@ static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off)
 	case LOOM_REG_ERR_INFO: return m->err_info;
 	case LOOM_REG_IRQ_STATUS: return m->irq_status;
 	case LOOM_REG_IRQ_MASK: return m->irq_mask;
-	default: return 0; /* CTRL (write-only) and unmapped offsets */
+	case LOOM_REG_WIN_CTRL: return m->win.enable;
+	default:
+		if (off >= LOOM_REG_WIN0_BASE && off <= LOOM_REG_WIN3_SIZE && !(off & 3)) {
+			unsigned k = (off - LOOM_REG_WIN0_BASE) / 4;
+			return k & 1 ? m->win.size[k / 2] : m->win.base[k / 2];
+		}
+		return 0; /* CTRL (write-only) and unmapped offsets */
 	}
 }
 
@@ -816,7 +827,21 @@ static void cm_mmio_write(loom_hw *hw, uint32_t off, uint32_t val)
 	case LOOM_REG_INSN_BASE: m->insn_base = val; break;
 	case LOOM_REG_IRQ_STATUS: m->irq_status &= ~val; break;
 	case LOOM_REG_IRQ_MASK: m->irq_mask = val & (LOOM_IRQ_DONE | LOOM_IRQ_ERROR); break;
-	default: break; /* read-only and unmapped offsets ignore writes */
+	case LOOM_REG_WIN_CTRL:
+		if (!(m->status & LOOM_STATUS_BUSY))
+			m->win.enable = val & 1u;
+		break;
+	default:
+		/* read-only and unmapped offsets ignore writes; windows only while idle */
+		if (off >= LOOM_REG_WIN0_BASE && off <= LOOM_REG_WIN3_SIZE && !(off & 3) &&
+		    !(m->status & LOOM_STATUS_BUSY)) {
+			unsigned k = (off - LOOM_REG_WIN0_BASE) / 4;
+			if (k & 1)
+				m->win.size[k / 2] = val;
+			else
+				m->win.base[k / 2] = val;
+		}
+		break;
 	}
 }
 

@@ -363,6 +363,39 @@ unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *f
 	}
 }
 
+int loom_windows_allow(const loom_windows *w, uint64_t start, uint64_t end)
+{
+	if (!w || !(w->enable & 1u))
+		return 1;
+	for (int i = 0; i < LOOM_WINDOWS; i++)
+		if (w->size[i] && start >= w->base[i] && end <= (uint64_t)w->base[i] + w->size[i])
+			return 1;
+	return 0;
+}
+
+unsigned loom_insn_check_win(const loom_hwcfg *cfg, const loom_windows *win, const loom_insn *in,
+			     uint32_t *field)
+{
+	unsigned e = loom_insn_check(cfg, in, field);
+	unsigned op = loom_insn_opcode(in);
+	if (e || !win || !(win->enable & 1u))
+		return e;
+	if (op == LOOM_OP_LOAD || op == LOOM_OP_STORE) {
+		int st = op == LOOM_OP_STORE;
+		uint64_t n = (uint64_t)loom_insn_get(in, st ? LOOM_F_STORE_N1 : LOOM_F_LOAD_N1) *
+			     loom_insn_get(in, st ? LOOM_F_STORE_N2 : LOOM_F_LOAD_N2) *
+			     loom_insn_get(in, st ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3);
+		enum loom_field fa = st ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR;
+		if (n && !loom_windows_allow(win, loom_insn_get(in, fa), dram_end(in, st)))
+			FAIL(LOOM_ERR_DMA_WINDOW, fa);
+	} else if (op == LOOM_OP_MARK) {
+		uint64_t a = G(MARK, DRAM_ADDR);
+		if (!loom_windows_allow(win, a, a + LOOM_MARK_BYTES))
+			FAIL(LOOM_ERR_DMA_WINDOW, LOOM_F_MARK_DRAM_ADDR);
+	}
+	return LOOM_ERR_NONE;
+}
+
 static void deps(const loom_insn *in, char *b, size_t n)
 {
 	unsigned w = in->w[0];

@@ -13,6 +13,9 @@ module npu_ctrl (
   input  logic         start_i,
   input  logic         abort_i,
   input  logic [31:0]  insn_base_i,
+  input  logic         win_en_i,     // DMA windows (docs/ISA.md): fetches and DRAM spans
+  input  logic [127:0] win_base_i,
+  input  logic [127:0] win_size_i,
   output logic         busy_o,
   output logic         done_o,       // pulse: FINISH completed
   output logic         err_o,        // pulse: run ended with an error
@@ -75,6 +78,9 @@ module npu_ctrl (
   npu_decode u_decode (
     .clk_i   (clk_i),
     .en_i    (state_q == FsCheck),
+    .win_en_i   (win_en_i),
+    .win_base_i (win_base_i),
+    .win_size_i (win_size_i),
     .insn_i  (insn_q),
     .cause_o (dec_cause),
     .info_o  (dec_info),
@@ -213,7 +219,18 @@ module npu_ctrl (
   // a fetch past the end of DRAM is refused before it reaches the bus
   logic fetch_in_range;
   assign fetch_in_range = 64'(pc_q) + 64'(npu_pkg::InsnBytes) <= 64'(npu_pkg::DramBytes);
-  assign ar_valid_o = (state_q == FsAddr) && fetch_in_range;
+  // ... and inside a DMA window when they are enabled
+  logic fetch_in_win;
+  always_comb begin
+    fetch_in_win = !win_en_i;
+    for (int i = 0; i < 4; i++) begin
+      if (win_size_i[32*i +: 32] != '0 && pc_q >= win_base_i[32*i +: 32]
+          && 33'(pc_q) + 33'(npu_pkg::InsnBytes)
+             <= 33'(win_base_i[32*i +: 32]) + 33'(win_size_i[32*i +: 32]))
+        fetch_in_win = 1'b1;
+    end
+  end
+  assign ar_valid_o = (state_q == FsAddr) && fetch_in_range && fetch_in_win;
   assign ar_addr_o  = pc_q & ~32'(B - 1);
   assign ar_len_o   = 8'(NBeats - 1);
 
@@ -248,6 +265,9 @@ module npu_ctrl (
       FsAddr: begin
         if (!fetch_in_range) begin
           cause_d = npu_pkg::ErrFetchRange; epc_d = pc_q; end_kind_d = 2'd1;
+          state_d = FsDrain;
+        end else if (!fetch_in_win) begin
+          cause_d = npu_pkg::ErrDmaWindow; epc_d = pc_q; end_kind_d = 2'd1;
           state_d = FsDrain;
         end else if (ar_ready_i) begin
           state_d = FsData;

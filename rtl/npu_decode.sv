@@ -8,6 +8,9 @@ module npu_decode (
   input  logic         clk_i,
   input  logic         en_i,     // check insn_i at this edge
   input  logic [255:0] insn_i,
+  input  logic         win_en_i,   // DMA windows: a legal DRAM span must lie in one
+  input  logic [127:0] win_base_i, // (window i at [32*i +: 32])
+  input  logic [127:0] win_size_i,
   output logic [7:0]   cause_o,  // npu_pkg::Err*; ErrNone when legal
   output logic [15:0]  info_o,   // npu_pkg::F* field id or FNone
   output logic [1:0]   queue_o   // 0 load, 1 compute, 2 store, 3 command processor
@@ -43,6 +46,17 @@ module npu_decode (
                                            logic [7:0] n3, logic [7:0] rw);
     dram_end = 64'(a) + (64'(n3) - 64'd1) * 64'(s3) + (64'(n2) - 64'd1) * 64'(s2)
          + (64'(n1) - 64'd1) * 64'(s1) + 64'({rw, 2'b00});
+  endfunction
+
+  // [s, e) inside one window of non-zero size, or windows disabled
+  function automatic logic in_win(logic en, logic [127:0] base, logic [127:0] size,
+                                  logic [63:0] s, logic [63:0] e);
+    in_win = !en;
+    for (int i = 0; i < 4; i++) begin
+      if (size[32*i +: 32] != '0 && s >= 64'(base[32*i +: 32])
+          && e <= 64'(base[32*i +: 32]) + 64'(size[32*i +: 32]))
+        in_win = 1'b1;
+    end
   endfunction
 
   // Evaluated in a clocked block, once per instruction (en_i): an idle
@@ -116,6 +130,8 @@ module npu_decode (
             info  = npu_pkg::FLoadMemAddr;
           end else if (ld_end > Dram) begin
             cause = npu_pkg::ErrDramRange; info = npu_pkg::FLoadDramAddr;
+          end else if (!in_win(win_en_i, win_base_i, win_size_i, 64'(ld.dram_addr), ld_end)) begin
+            cause = npu_pkg::ErrDmaWindow; info = npu_pkg::FLoadDramAddr;
           end
         end
         npu_pkg::OpStore: begin
@@ -154,6 +170,8 @@ module npu_decode (
             info  = npu_pkg::FStoreMemAddr;
           end else if (st_end > Dram) begin
             cause = npu_pkg::ErrDramRange; info = npu_pkg::FStoreDramAddr;
+          end else if (!in_win(win_en_i, win_base_i, win_size_i, 64'(st.dram_addr), st_end)) begin
+            cause = npu_pkg::ErrDmaWindow; info = npu_pkg::FStoreDramAddr;
           end
         end
         npu_pkg::OpMatmul: begin
@@ -327,6 +345,9 @@ module npu_decode (
             cause = npu_pkg::ErrMisaligned; info = npu_pkg::FMarkDramAddr;
           end else if (64'(mk.dram_addr) + 64'(npu_pkg::MarkBytes) > Dram) begin
             cause = npu_pkg::ErrDramRange; info = npu_pkg::FMarkDramAddr;
+          end else if (!in_win(win_en_i, win_base_i, win_size_i, 64'(mk.dram_addr),
+                               64'(mk.dram_addr) + 64'(npu_pkg::MarkBytes))) begin
+            cause = npu_pkg::ErrDmaWindow; info = npu_pkg::FMarkDramAddr;
           end
         end
         npu_pkg::OpFinish: begin

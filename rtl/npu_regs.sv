@@ -1,7 +1,8 @@
 // npu_regs.sv - the MMIO register file (include/loom/regs.def): ID,
 // version and configuration read-back, control, status, error cause,
-// interrupt status/mask, and the performance counters, which also feed the
-// MARK record (ctr_o). Reads are combinational; writes take effect at the
+// interrupt status/mask, the DMA windows (win_*_o, writable only while
+// idle), and the performance counters, which also feed the MARK record
+// (ctr_o). Reads are combinational; writes take effect at the
 // clock edge. Counters clear on START and count while a run is active.
 module npu_regs (
   input  logic         clk_i,
@@ -17,6 +18,9 @@ module npu_regs (
   output logic         start_o,
   output logic         abort_o,
   output logic [31:0]  insn_base_o,
+  output logic         win_en_o,
+  output logic [127:0] win_base_o,   // window i at [32*i +: 32]
+  output logic [127:0] win_size_o,
   input  logic         busy_i,
   input  logic         done_i,
   input  logic         err_i,
@@ -40,6 +44,9 @@ module npu_regs (
   logic [31:0] ctr_q [N];
   logic [63:0] macs_q;
   logic [31:0] base_q;
+  logic        win_en_q;
+  logic [31:0] win_base_q [4];
+  logic [31:0] win_size_q [4];
   logic [1:0]  irq_st_q, irq_mask_q;
   logic        done_q, error_q;
 
@@ -49,6 +56,11 @@ module npu_regs (
   assign start_o = wr && addr_i == npu_pkg::RegCtrl && wdata_i[0];
   assign abort_o = wr && addr_i == npu_pkg::RegCtrl && wdata_i[1];
   assign insn_base_o = base_q;
+  assign win_en_o    = win_en_q;
+  for (genvar i = 0; i < 4; i++) begin : g_win
+    assign win_base_o[32*i +: 32] = win_base_q[i];
+    assign win_size_o[32*i +: 32] = win_size_q[i];
+  end
   assign irq_o = |(irq_st_q & irq_mask_q);
 
   logic clr;
@@ -57,12 +69,24 @@ module npu_regs (
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       base_q     <= '0;
+      win_en_q   <= 1'b0;
+      for (int i = 0; i < 4; i++) begin
+        win_base_q[i] <= '0;
+        win_size_q[i] <= '0;
+      end
       irq_st_q   <= '0;
       irq_mask_q <= 2'b11;
       done_q     <= 1'b0;
       error_q    <= 1'b0;
     end else begin
       if (wr && addr_i == npu_pkg::RegInsnBase) base_q <= wdata_i;
+      if (wr && !busy_i) begin
+        if (addr_i == npu_pkg::RegWinCtrl) win_en_q <= wdata_i[0];
+        for (int i = 0; i < 4; i++) begin
+          if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) win_base_q[i] <= wdata_i;
+          if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) win_size_q[i] <= wdata_i;
+        end
+      end
       if (wr && addr_i == npu_pkg::RegIrqMask) irq_mask_q <= wdata_i[1:0];
       if (wr && addr_i == npu_pkg::RegIrqStatus) irq_st_q <= irq_st_q & ~wdata_i[1:0];
       if (done_i) irq_st_q[0] <= 1'b1;
@@ -127,7 +151,12 @@ module npu_regs (
       npu_pkg::RegErrInfo:       rdata_o = 32'(err_info_i);
       npu_pkg::RegIrqStatus:     rdata_o = 32'(irq_st_q);
       npu_pkg::RegIrqMask:       rdata_o = 32'(irq_mask_q);
+      npu_pkg::RegWinCtrl:       rdata_o = {31'd0, win_en_q};
       default: begin
+        for (int i = 0; i < 4; i++) begin
+          if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) rdata_o = win_base_q[i];
+          if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) rdata_o = win_size_q[i];
+        end
         if (addr_i >= npu_pkg::RegCtrBase && addr_i < npu_pkg::RegCtrBase + 12'(4 * N)
             && addr_i[1:0] == 2'b00) begin
           rdata_o = ctr_o[32 * ((32'(addr_i) - 32'(npu_pkg::RegCtrBase)) >> 2) +: 32];

@@ -43,6 +43,8 @@ module npu_top (
   // ---------------------------------------------------------------- registers
   logic        start, abort, busy, done, err, aborted;
   logic [31:0] insn_base, err_pc;
+  logic        win_en;
+  logic [127:0] win_base, win_size;
   logic [7:0]  err_cause;
   logic [15:0] err_info;
   logic [2:0]  stall;
@@ -64,6 +66,9 @@ module npu_top (
     .start_o     (start),
     .abort_o     (abort),
     .insn_base_o (insn_base),
+    .win_en_o    (win_en),
+    .win_base_o  (win_base),
+    .win_size_o  (win_size),
     .busy_i      (busy),
     .done_i      (done),
     .err_i       (err),
@@ -117,6 +122,9 @@ module npu_top (
     .start_i     (start),
     .abort_i     (abort),
     .insn_base_i (insn_base),
+    .win_en_i    (win_en),
+    .win_base_i  (win_base),
+    .win_size_i  (win_size),
     .busy_o      (busy),
     .done_o      (done),
     .err_o       (err),

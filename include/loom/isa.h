@@ -109,6 +109,23 @@ uint32_t loom_op_used_mask(unsigned opcode, unsigned word);
  * if none). The RTL decoder implements the same checks in the same order. */
 unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field);
 
+/* DMA windows (registers WIN_*): with enable set, every DRAM span of a run
+ * (an instruction fetch, a LOAD/STORE's bounding range, a MARK record) must
+ * lie inside one window of non-zero size. */
+#define LOOM_WINDOWS 4
+typedef struct loom_windows {
+	uint32_t enable;
+	uint32_t base[LOOM_WINDOWS], size[LOOM_WINDOWS];
+} loom_windows;
+
+/* 1 if [start, end) lies inside one window (or windows are disabled). */
+int loom_windows_allow(const loom_windows *w, uint64_t start, uint64_t end);
+
+/* loom_insn_check(), then, for a legal instruction that touches DRAM, the
+ * window check: DMA_WINDOW with *field = the DRAM_ADDR field. */
+unsigned loom_insn_check_win(const loom_hwcfg *cfg, const loom_windows *win, const loom_insn *in,
+			     uint32_t *field);
+
 /* One-line disassembly, e.g. "LOAD sp[0x40] <- dram[0x1000] ..." */
 void loom_insn_disasm(const loom_insn *in, char *buf, size_t len);
 

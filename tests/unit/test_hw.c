@@ -89,6 +89,54 @@ static void write_prog(loom_hw *hw, const loom_hwcfg *c, uint64_t addr, int long
 	loom_hw_dram_write(hw, addr, p, sizeof p);
 }
 
+static void set_win(loom_hw *hw, unsigned i, uint32_t base, uint32_t size)
+{
+	loom_hw_mmio_write(hw, LOOM_REG_WIN0_BASE + 8 * i, base);
+	loom_hw_mmio_write(hw, LOOM_REG_WIN0_SIZE + 8 * i, size);
+}
+
+/* DMA windows (docs/ISA.md): the program of write_prog(.., 0) at 0x2000
+ * fetches 0x2000..0x2080, loads from 0x10000.., stores to 0x20000.. */
+static void window_tests(loom_hw *hw, const char *be)
+{
+	const loom_hwcfg *c = &hw->cfg;
+	uint64_t ld_end = 0x10000 + 64u * c->array_rows, st_end = 0x20000 + 64u * 4 * c->array_cols;
+	loom_hw_result r;
+	set_win(hw, 0, 0x2000, 0x80);
+	set_win(hw, 1, 0x10000, (uint32_t)(ld_end - 0x10000));
+	set_win(hw, 2, 0x20000, (uint32_t)(st_end - 0x20000));
+	set_win(hw, 3, 0, 0);
+	loom_hw_mmio_write(hw, LOOM_REG_WIN_CTRL, 1);
+	check(loom_hw_mmio_read(hw, LOOM_REG_WIN_CTRL) == 1 && loom_hw_mmio_read(hw, LOOM_REG_WIN1_BASE) == 0x10000,
+	      "%s: window registers read back", be);
+	int rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: a program inside its windows completes", be);
+	/* the store window one byte short: STORE refused, naming its DRAM_ADDR */
+	set_win(hw, 2, 0x20000, (uint32_t)(st_end - 0x20000 - 1));
+	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_ERROR && r.cause == LOOM_ERR_DMA_WINDOW &&
+		      r.pc == 0x2040 && r.info == LOOM_F_STORE_DRAM_ADDR,
+	      "%s: STORE one byte past its window: %s at 0x%x (%s)", be, loom_err_name(r.cause), r.pc,
+	      loom_field_name(r.info));
+	/* the load window moved: LOAD refused */
+	set_win(hw, 2, 0x20000, (uint32_t)(st_end - 0x20000));
+	set_win(hw, 1, 0x10004, (uint32_t)(ld_end - 0x10000));
+	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.cause == LOOM_ERR_DMA_WINDOW && r.pc == 0x2000 && r.info == LOOM_F_LOAD_DRAM_ADDR,
+	      "%s: LOAD starting before its window: %s at 0x%x (%s)", be, loom_err_name(r.cause), r.pc,
+	      loom_field_name(r.info));
+	/* the code window ends before FINISH: the fetch is refused, nothing read */
+	set_win(hw, 1, 0x10000, (uint32_t)(ld_end - 0x10000));
+	set_win(hw, 0, 0x2000, 0x60);
+	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.cause == LOOM_ERR_DMA_WINDOW && r.pc == 0x2060 && r.info == LOOM_INFO_NONE,
+	      "%s: fetch past the code window: %s at 0x%x", be, loom_err_name(r.cause), r.pc);
+	/* disabled: the same windows do not matter */
+	loom_hw_mmio_write(hw, LOOM_REG_WIN_CTRL, 0);
+	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
+	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: windows disabled: completes", be);
+}
+
 static void backend_tests(const char *be, const loom_hwcfg *c)
 {
 	char err[512];
@@ -130,6 +178,7 @@ static void backend_tests(const char *be, const loom_hwcfg *c)
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
 	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE && r.info == LOOM_INFO_NONE,
 	      "%s: next program completes", be);
+	window_tests(hw, be);
 	loom_hw_close(hw);
 }
 
