@@ -1,9 +1,24 @@
-/* cmd_demo.c - `loom demo`: runs a 56x56x64 -> 64 3x3 convolution and a
- * 256x1024 * 1024x256 GEMM with random int8 data on a backend (RTL by
- * default), checks every output byte against the plain C reference
- * (tools/ref.c) and prints per layer: cycles, MACs, MAC utilization =
- * MACs / (cycles * R * C) over every cycle from START to FINISH, DRAM bytes
- * read/written (perf counters), wall time, simulated MACs/s and cycles/s.
+/* cmd_demo.c - `loom demo`: runs benchmark layers with random int8 data
+ * (fixed seed) on a backend (RTL by default), checks every output byte
+ * against the plain C reference (tools/ref.c) and prints per layer the
+ * cycles from START to FINISH (perf counter CYCLES; an estimate on the C
+ * model), DRAM bytes read/written and scratchpad bank conflicts (perf
+ * counters), a utilization, wall time and simulated cycles per second.
+ * Layers (--layer, a comma-separated list; default all):
+ *   tensor engine (array):
+ *     conv     56x56x64 -> 64 3x3 convolution, stride 1, pad 1
+ *     gemm     256x1024 * 1024x256 GEMM
+ *   vector unit:
+ *     dwconv   depthwise 3x3, stride 1, pad 1 on 56x56x128, per-channel
+ *              requantization and ReLU6 clip (MobileNet)
+ *     maxpool  3x3 max pooling, stride 2, pad 1 on 112x112x64 (ResNet stem)
+ *     add      residual add of two 56x56x64 tensors of different scales
+ *   vec: the three vector layers; all: every layer (about 2 s on the RTL).
+ * Utilization: tensor engine, MAC utilization = MACs / (cycles * R * C);
+ * vector unit, lane utilization = useful lane operations / (cycles * R)
+ * (R = array rows = vector lanes): DWCONV multiply-accumulates, POOL window
+ * elements, ELTWISE output elements. Both count every cycle from START to
+ * FINISH, DMA included.
  * Exit status 1 on a mismatch or a failed run. */
 #include <math.h>
 #include <stdio.h>
@@ -139,11 +154,166 @@ out:
 	return rc;
 }
 
+/* One vector-unit layer: random input(s) (and, DWCONV, weights and
+ * per-channel parameters), run, check every output byte. 0 ok, 1 failure. */
+static int run_vec_layer(loom_hw *hw, const char *title, const loom_vec_params *p, uint64_t seed)
+{
+	const loom_hwcfg *cfg = &hw->cfg;
+	char err[512];
+	loom_vec_plan pl;
+	if (loom_vec_plan_make(cfg, p, &pl, err, sizeof err)) {
+		fprintf(stderr, "loom demo: %s: %s\n", title, err);
+		return 1;
+	}
+	demo_rng r = {seed * 0x9e3779b97f4a7c15ull + 7};
+	uint32_t kk = p->kh * p->kw, c = p->c;
+	int dw = p->kind == LOOM_VEC_DWCONV;
+	size_t nin = (size_t)pl.in_bytes, nin2 = (size_t)pl.in2_bytes, nw = dw ? (size_t)kk * c : 0;
+	int8_t *in = malloc(nin), *in2 = malloc(nin2 + 1), *w = malloc(nw + 1);
+	int32_t *bias = malloc(c * 4), *mult = malloc(c * 4), *shift = malloc(c * 4);
+	int8_t *got = malloc(pl.out_bytes), *want = malloc(pl.out_bytes);
+	loom_prog prog;
+	loom_prog_init(&prog);
+	int rc = 1;
+	if (!in || !in2 || !w || !bias || !mult || !shift || !got || !want) {
+		fprintf(stderr, "loom demo: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < nin; i++)
+		in[i] = (int8_t)demo_rnd(&r);
+	for (size_t i = 0; i < nin2; i++)
+		in2[i] = (int8_t)demo_rnd(&r);
+	for (size_t i = 0; i < nw; i++)
+		w[i] = (int8_t)demo_rnd(&r);
+	if (dw) {
+		/* outputs spread over int8 (std about 40 before the clip) */
+		double accstd = sqrt((double)kk) * 73.9 * 73.9;
+		int sh = (int)lround(log2(0.75 * accstd / 40.0));
+		for (uint32_t i = 0; i < c; i++) {
+			bias[i] = (int32_t)(demo_rnd(&r) % 20001) - 10000;
+			mult[i] = (int32_t)(0x40000000u + (demo_rnd(&r) & 0x3fffffffu));
+			shift[i] = sh > 0 ? sh : 0;
+		}
+	}
+	loom_vec_layout lay;
+	uint64_t prog_addr;
+	if (loom_vec_stage(hw, p, &pl, in, in2, dw ? w : NULL, dw ? bias : NULL, dw ? mult : NULL,
+			   dw ? shift : NULL, NULL, (uint32_t)seed, 0, &lay, &prog, &prog_addr, err, sizeof err)) {
+		fprintf(stderr, "loom demo: %s: %s\n", title, err);
+		goto out;
+	}
+	printf("%s\n  plan: %u tiles of %ux%u, %u chunk(s) of %u channel blocks, %s%s, %zu instructions\n", title,
+	       pl.ntiles, pl.th, pl.tw, pl.nk, pl.kc, pl.nbuf == 2 ? "double-buffered" : "single buffer",
+	       pl.inplace ? ", in place" : "", prog.n);
+	fflush(stdout);
+	loom_hw_result res;
+	double t0 = now_s();
+	int xr = loom_hw_exec(hw, prog_addr, 50 * pl.est_cycles + 10000000, &res);
+	double wall = now_s() - t0;
+	if (xr != LOOM_HW_IRQ || !(res.status & LOOM_STATUS_DONE) || (res.status & LOOM_STATUS_ERROR)) {
+		fprintf(stderr, "loom demo: %s: run failed: %s, status %#x, cause %s at pc %#x (field %s)\n", title,
+			xr == LOOM_HW_TIMEOUT ? "timeout" : xr == LOOM_HW_FAILED ? loom_hw_error(hw) : "irq",
+			res.status, loom_err_name(res.cause), res.pc, loom_field_name(res.info));
+		goto out;
+	}
+	uint64_t cycles = ctr(hw, LOOM_CTR_CYCLES);
+	uint32_t rd = ctr(hw, LOOM_CTR_DRAM_RD_BYTES), wr = ctr(hw, LOOM_CTR_DRAM_WR_BYTES);
+	uint32_t bank = ctr(hw, LOOM_CTR_BANK_CONFLICTS);
+	if (loom_hw_dram_read(hw, lay.out_addr, got, pl.out_bytes)) {
+		fprintf(stderr, "loom demo: %s: reading DRAM: %s\n", title, loom_hw_error(hw));
+		goto out;
+	}
+	switch (p->kind) {
+	case LOOM_VEC_POOL: loom_ref_pool(p, in, want); break;
+	case LOOM_VEC_DWCONV: loom_ref_dwconv(p, in, w, bias, mult, shift, want); break;
+	default: loom_ref_eltwise(p, in, in2, want); break;
+	}
+	size_t npx = (size_t)pl.oh * pl.ow, bad = 0;
+	for (size_t px = 0; px < npx; px++)
+		for (size_t b = 0; b < c; b++)
+			bad += got[px * pl.out_stride + b] != want[px * pl.out_stride + b];
+	/* useful lane operations: DWCONV MACs, POOL window elements (padding
+	 * taps included, as the conv layers' MACs), ELTWISE output elements */
+	uint64_t ops = (uint64_t)npx * c * (p->kind == LOOM_VEC_ELTWISE ? 1 : kk);
+	const char *what = p->kind == LOOM_VEC_DWCONV ? "MACs" : p->kind == LOOM_VEC_POOL ? "window elements"
+											  : "output elements";
+	unsigned R = cfg->array_rows;
+	printf("  cycles %llu%s  %s %llu  lane utilization %.1f%% (%s / (cycles * %u lanes))\n",
+	       (unsigned long long)cycles, strcmp(hw->backend, "cmodel") ? "" : " (C model estimate)", what,
+	       (unsigned long long)ops, 100.0 * (double)ops / ((double)cycles * R), what, R);
+	printf("  DRAM read %u bytes, written %u bytes, bank conflicts %u\n", rd, wr, bank);
+	printf("  wall %.3f s: %.1f M simulated %s/s, %.3f M cycles/s\n", wall, ops / wall / 1e6, what,
+	       cycles / wall / 1e6);
+	if (bad) {
+		printf("  output MISMATCH: %zu of %zu bytes differ from the reference\n", bad, npx * c);
+		goto out;
+	}
+	printf("  output matches the reference (%zu bytes)\n", npx * c);
+	rc = 0;
+out:
+	loom_prog_free(&prog);
+	free(in);
+	free(in2);
+	free(w);
+	free(bias);
+	free(mult);
+	free(shift);
+	free(got);
+	free(want);
+	return rc;
+}
+
+/* the layers of --layer */
+enum { L_CONV = 1, L_GEMM = 2, L_DWCONV = 4, L_MAXPOOL = 8, L_ADD = 16 };
+#define L_VEC (L_DWCONV | L_MAXPOOL | L_ADD)
+#define L_ALL (L_CONV | L_GEMM | L_VEC)
+
 static void demo_usage(FILE *f)
 {
-	fprintf(f, "usage: loom demo [--hw CFG] [--backend rtl|cmodel] [--layer conv|gemm|all] [--seed N] [--wave FILE]\n"
-		   "  conv: 56x56x64 -> 64, 3x3, stride 1, pad 1; gemm: 256x1024 * 1024x256\n"
+	fprintf(f, "usage: loom demo [--hw CFG] [--backend rtl|cmodel] [--layer L[,L...]] [--seed N] [--wave FILE]\n"
+		   "  Runs layers with random int8 data (fixed seed), checks every output byte against the C\n"
+		   "  reference and prints cycles, DRAM bytes, bank conflicts, utilization and simulation speed.\n"
+		   "  --layer (default all), a comma-separated list of:\n"
+		   "    conv     tensor engine: 56x56x64 -> 64, 3x3, stride 1, pad 1\n"
+		   "    gemm     tensor engine: 256x1024 * 1024x256\n"
+		   "    dwconv   vector unit: depthwise 3x3, stride 1, pad 1 on 56x56x128, per-channel\n"
+		   "             requantization, ReLU6 clip (MobileNet)\n"
+		   "    maxpool  vector unit: 3x3 max pooling, stride 2, pad 1 on 112x112x64 (ResNet stem)\n"
+		   "    add      vector unit: residual add of two 56x56x64 int8 tensors of different scales\n"
+		   "    vec      dwconv,maxpool,add\n"
+		   "    all      every layer above\n"
+		   "  Utilization counts every cycle from START to FINISH, DMA included:\n"
+		   "    tensor engine: MAC utilization = MACs / (cycles * R * C), R x C the array\n"
+		   "    vector unit:   lane utilization = useful lane operations / (cycles * R), R = array rows\n"
+		   "                   = vector lanes; operations: dwconv multiply-accumulates, maxpool window\n"
+		   "                   elements (padding included), add output elements\n"
+		   "  --backend cmodel: cycles are the C model's estimate\n"
 		   "  --wave FILE.fst [--wave-from A] [--wave-to B]  FST waveform of cycles A..B (rtl only)\n");
+}
+
+/* --layer: a comma-separated list of layer names -> bit set, 0 if invalid */
+static unsigned parse_layers(const char *s)
+{
+	static const struct {
+		const char *name;
+		unsigned set;
+	} names[] = {{"conv", L_CONV}, {"gemm", L_GEMM}, {"dwconv", L_DWCONV}, {"maxpool", L_MAXPOOL},
+		     {"add", L_ADD},   {"vec", L_VEC},   {"all", L_ALL}};
+	unsigned set = 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		unsigned one = 0;
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n))
+				one = names[i].set;
+		if (!one)
+			return 0;
+		set |= one;
+		s += n;
+		if (*s)
+			s++;
+	}
+	return set;
 }
 
 int cmd_demo(int argc, char **argv)
@@ -174,9 +344,9 @@ int cmd_demo(int argc, char **argv)
 			return 2;
 		}
 	}
-	int do_conv = !strcmp(layer, "conv") || !strcmp(layer, "all");
-	int do_gemm = !strcmp(layer, "gemm") || !strcmp(layer, "all");
-	if (!do_conv && !do_gemm) {
+	unsigned layers = parse_layers(layer);
+	if (!layers) {
+		fprintf(stderr, "loom demo: unknown layer in '%s'\n", layer);
 		demo_usage(stderr);
 		return 2;
 	}
@@ -196,7 +366,7 @@ int cmd_demo(int argc, char **argv)
 	       cfg.name, cfg.array_rows, cfg.array_cols, cfg.sp_bytes / 1024, cfg.sp_banks, cfg.acc_bytes / 1024,
 	       backend);
 	int fails = 0;
-	if (do_conv) {
+	if (layers & L_CONV) {
 		loom_conv_params c;
 		loom_conv_init(&c);
 		c.h = c.w = 56;
@@ -207,7 +377,7 @@ int cmd_demo(int argc, char **argv)
 		c.out_zp = 2;
 		fails += run_layer(hw, "conv 56x56x64 -> 64, 3x3, stride 1, pad 1", &c, NULL, seed);
 	}
-	if (do_gemm) {
+	if (layers & L_GEMM) {
 		loom_gemm_params g;
 		loom_gemm_init(&g);
 		g.m = 256;
@@ -218,6 +388,50 @@ int cmd_demo(int argc, char **argv)
 		loom_conv_params c;
 		loom_gemm_to_conv(&g, &c);
 		fails += run_layer(hw, "gemm 256x1024 * 1024x256", &c, &g, seed + 1);
+	}
+	if (layers & L_DWCONV) {
+		/* MobileNet: ReLU6 clips to [q(0), q(6)] = [out_zp, out_zp + 6 / scale]
+		 * with an output scale of 6/100 */
+		loom_vec_params v;
+		loom_vec_init(&v, LOOM_VEC_DWCONV);
+		v.h = v.w = 56;
+		v.c = 128;
+		v.kh = v.kw = 3;
+		v.pad_top = v.pad_bottom = v.pad_left = v.pad_right = 1;
+		v.in_zp = -3;
+		v.out_zp = -60;
+		v.clip_lo = -60;
+		v.clip_hi = 40;
+		fails += run_vec_layer(hw, "dwconv 56x56x128, depthwise 3x3, stride 1, pad 1, per-channel requant, ReLU6",
+				       &v, seed + 2);
+	}
+	if (layers & L_MAXPOOL) {
+		loom_vec_params v;
+		loom_vec_init(&v, LOOM_VEC_POOL);
+		v.func = LOOM_POOL_MAX;
+		v.h = v.w = 112;
+		v.c = 64;
+		v.kh = v.kw = 3;
+		v.sh = v.sw = 2;
+		v.pad_top = v.pad_bottom = v.pad_left = v.pad_right = 1;
+		fails += run_vec_layer(hw, "maxpool 112x112x64 -> 56x56x64, 3x3, stride 2, pad 1", &v, seed + 3);
+	}
+	if (layers & L_ADD) {
+		/* out = a + b in real numbers: a scale 0.05, b scale 0.08, out 0.1 */
+		loom_vec_params v;
+		loom_vec_init(&v, LOOM_VEC_ELTWISE);
+		v.func = LOOM_ELT_ADD;
+		v.bcast = LOOM_BCAST_NONE;
+		v.h = v.w = 56;
+		v.c = 64;
+		v.in_zp = 3;
+		v.in2_zp = -7;
+		v.out_zp = 5;
+		if (loom_quant_add(0.05, 0.08, 0.1, &v)) {
+			fprintf(stderr, "loom demo: add: scales out of range\n");
+			fails++;
+		} else
+			fails += run_vec_layer(hw, "add 56x56x64 + 56x56x64 (scales 0.05, 0.08 -> 0.1)", &v, seed + 4);
 	}
 	loom_hw_close(hw);
 	return fails ? 1 : 0;
