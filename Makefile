@@ -21,10 +21,16 @@ LDLIBS  := -ldl -lm
 CCACHE  := $(shell command -v ccache 2>/dev/null)
 SETUP   := $(BUILD)/.setup-stamp
 
+# the control-core firmware: build/firmware/loom_fw.elf (make firmware)
+include firmware/firmware.mk
+
 # ------------------------------------------------------------------ sources
-CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c \
+CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c cmodel/rv_iss.c \
              tools/kernels.c tools/ref.c tools/cosim_gen.c
-LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c
+LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c tools/cmd_selftest.c tools/cmd_run.c
+# libloom, the driver (include/loom/loom.h); it reads firmware ELFs with libelf
+DRIVER_SRCS := driver/dev.c driver/bo.c driver/fw_elf.c driver/boot.c driver/job.c
+DRIVER_LDLIBS := -lelf -lpthread
 # the RTL file list (the generated package comes first, from build/hw/NAME)
 RTL_SRCS  := $(shell cat rtl/npu.f)
 TB_SRCS   := verilator_tb/tb_dram.sv verilator_tb/tb_top.sv
@@ -33,16 +39,21 @@ TB_CPP    := verilator_tb/sim.cpp
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
 LOOM      := $(BUILD)/bin/loom
+LOOM_SAN  := $(BUILD)/bin/loom-san
+LIBLOOM   := $(BUILD)/libloom.a
+LIBLOOM_SAN := $(BUILD)/libloom-san.a
+STUB_FW   := $(BUILD)/tests/stub_fw.elf
 GEN_HW    := $(BUILD)/bin/gen_hw
 
-UNIT_TESTS := test_cmodel test_cosim_gen
+UNIT_TESTS := test_cmodel test_cosim_gen test_rv_iss
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
+DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
 .PHONY: all run test test-full bench lint rtl block clean setup cli tests-built synth bench-array
-all: cli rtl
+all: cli rtl firmware
 
 setup: $(SETUP)
 $(SETUP): scripts/setup.sh
@@ -66,9 +77,20 @@ $(BUILD)/libloomcore-san.a: $(SAN_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LOOM): $(LOOM_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/libloomcore.a
+$(LIBLOOM): $(DRIVER_SRCS:%.c=$(BUILD)/obj/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+$(LIBLOOM_SAN): $(DRIVER_SRCS:%.c=$(BUILD)/san/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LOOM): $(LOOM_SRCS:%.c=$(BUILD)/obj/%.o) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+# the CLI under AddressSanitizer/UBSan (make test runs its selftest on the C model)
+$(LOOM_SAN): $(LOOM_SRCS:%.c=$(BUILD)/san/%.o) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
 
 $(GEN_HW): $(BUILD)/obj/tools/gen_hw.o $(BUILD)/obj/common/isa.o $(BUILD)/obj/common/hwcfg.o
 	@mkdir -p $(dir $@)
@@ -112,14 +134,18 @@ BLOCK_compute_TOP := compute_tb_top
 BLOCK_compute_SV  := rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
 BLOCK_sp_TOP      := npu_sp
 BLOCK_sp_SV       := rtl/npu_sram.sv rtl/npu_sp.sv
-BLOCK_TESTS       := requant:default dma:small dma:odd compute:default compute:odd sp:default sp:odd sp:large
+BLOCK_cpu_TOP     := cpu_tb_top
+BLOCK_cpu_SV      := rtl/npu_cpu.sv verilator_tb/blocks/cpu_tb_top.sv
+BLOCK_cpu_VFLAGS  := -LDFLAGS -lelf
+BLOCK_TESTS       := requant:default dma:small dma:odd compute:default compute:odd sp:default sp:odd sp:large \
+                     cpu:default
 BLK ?= dma
 BLKBIN := $(BUILD)/blocks/$(HW)/$(BLK)_tb
 
 block: $(BLKBIN)
 $(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp common/isa.c common/hwcfg.c
 	@mkdir -p $(dir $@)
-	OBJCACHE=$(CCACHE) verilator --cc --exe --build -j 2 -O3 -Wall --assert --top-module $(BLOCK_$(BLK)_TOP) \
+	OBJCACHE=$(CCACHE) verilator --cc --exe --build -j 2 -O3 -Wall --assert --top-module $(BLOCK_$(BLK)_TOP) $(BLOCK_$(BLK)_VFLAGS) \
 	  -Mdir $(BUILD)/blocks/$(HW)/$(BLK).obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o $(BLK)_tb \
 	  $(CURDIR)/verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) \
 	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
@@ -151,8 +177,27 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloo
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
+# libloom's own tests: ELF validation on hand-made files, calls without firmware
+$(BUILD)/tests/test_driver: tests/driver/test_driver.c $(LIBLOOM) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Idriver -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+$(BUILD)/tests/san_test_driver: tests/driver/test_driver.c $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -Idriver -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+# a protocol stand-in for firmware/ (docs/FIRMWARE.md), to test libloom on its own
+$(STUB_FW): tests/driver/stub_fw/build.sh tests/driver/stub_fw/start.S tests/driver/stub_fw/stub_fw.c \
+            include/loom/fw_abi.h include/loom/core.h include/loom/core.def tests/rv32/link.ld | $(SETUP)
+	sh tests/driver/stub_fw/build.sh $@
+
 TEST_CONFIGS := small default large odd
-tests-built: cli $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST)
+# test_rv_iss loads the rv32 ELFs with libelf
+$(BUILD)/tests/test_rv_iss $(BUILD)/tests/san_test_rv_iss: LDLIBS += -lelf
+# the RV32IM test programs tests/rv32/NAME.S -> build/rv32/NAME.elf (ISS and RTL core)
+RV32_ELFS := $(patsubst tests/rv32/%.S,$(BUILD)/rv32/%.elf,$(wildcard tests/rv32/*.S))
+$(BUILD)/rv32/%.elf: tests/rv32/%.S tests/rv32/test.h tests/rv32/link.ld tests/rv32/build.sh | $(SETUP)
+	sh tests/rv32/build.sh $(BUILD)/rv32 $*
+
+tests-built: cli firmware $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 
@@ -172,7 +217,7 @@ lint: cli
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
 	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
 	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -Itools \
-	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common cmodel tools tests
+	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common cmodel driver tools tests
 
 synth: $(GEN_HW)
 	$(MAKE) --no-print-directory $(BUILD)/hw/small/npu_pkg.sv HW=small

@@ -69,6 +69,8 @@
  */
 #include "loom/hw.h"
 #include "loom/isa.h"
+#include "loom/core.h"
+#include "loom/rv_iss.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,6 +117,14 @@ struct cmodel {
 
 	uint32_t status, insn_base, err_cause, err_pc, err_info, irq_status, irq_mask;
 	loom_windows win;             /* WIN_* registers */
+
+	/* the control-core complex (docs/CONTROL.md): the ISS, its TCMs and
+	 * peripheral, the host's register block */
+	struct rv_iss iss;
+	uint8_t itcm[0x10000], dtcm[0x8000];
+	int core_run;                 /* CORE_CTRL.RUN: the core runs */
+	uint64_t mtimecmp;
+	uint32_t doorbell, tohost, h2f[4], f2h[4], hirq_status, hirq_mask, tcm_addr;
 	uint64_t ctr[LOOM_CTR_COUNT]; /* MACS kept whole in ctr[LOOM_CTR_MACS_LO] */
 	uint64_t now;                 /* model time, monotonic across runs */
 
@@ -716,7 +726,7 @@ static void advance(struct cmodel *m, uint64_t t)
 
 static int irq_line(const struct cmodel *m)
 {
-	return (m->irq_status & m->irq_mask) != 0;
+	return (m->irq_status & m->irq_mask) != 0 || (m->hirq_status & m->hirq_mask) != 0;
 }
 
 static void start(struct cmodel *m)
@@ -746,6 +756,235 @@ static void abort_run(struct cmodel *m)
 	m->status = 0;
 }
 
+/* ---- the control-core complex ----
+ * The ISS (cmodel/rv_iss.c) runs the firmware from the TCMs; its bus reaches
+ * the TCMs, the tensor engine's registers (the host's view below 0x100), the
+ * peripheral of core.def and the DRAM window, with the faults of
+ * docs/CONTROL.md. mtime is the ISS's cycle count. Time: each ISS step
+ * advances the model by the step's cycles (rv_iss.h cycle model); a core
+ * waiting in WFI with nothing pending lets the model jump to the next
+ * engine event or timer deadline. */
+
+static uint8_t *tcm_at(struct cmodel *m, uint32_t a, unsigned n)
+{
+	if (a - LOOM_CORE_ITCM_BASE < sizeof m->itcm && n <= sizeof m->itcm - (a - LOOM_CORE_ITCM_BASE))
+		return m->itcm + (a - LOOM_CORE_ITCM_BASE);
+	if (a - LOOM_CORE_DTCM_BASE < sizeof m->dtcm && n <= sizeof m->dtcm - (a - LOOM_CORE_DTCM_BASE))
+		return m->dtcm + (a - LOOM_CORE_DTCM_BASE);
+	return NULL;
+}
+
+static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off);
+static void cm_mmio_write(loom_hw *hw, uint32_t off, uint32_t val);
+
+static uint32_t core_irq_lines(void *ctx)
+{
+	struct cmodel *m = ctx;
+	uint32_t v = 0;
+	if (m->iss.cycle >= m->mtimecmp)
+		v |= RV_MIP_MTIP;
+	if (m->doorbell)
+		v |= 1u << LOOM_CORE_IRQ_DOORBELL;
+	if (m->irq_status & LOOM_IRQ_DONE)
+		v |= 1u << LOOM_CORE_IRQ_ENGINE_DONE;
+	if (m->irq_status & LOOM_IRQ_ERROR)
+		v |= 1u << LOOM_CORE_IRQ_ENGINE_ERR;
+	return v;
+}
+
+static uint32_t periph_read(struct cmodel *m, uint32_t off)
+{
+	switch (off) {
+	case LOOM_CORE_REG_MTIME_LO: return (uint32_t)m->iss.cycle;
+	case LOOM_CORE_REG_MTIME_HI: return (uint32_t)(m->iss.cycle >> 32);
+	case LOOM_CORE_REG_MTIMECMP_LO: return (uint32_t)m->mtimecmp;
+	case LOOM_CORE_REG_MTIMECMP_HI: return (uint32_t)(m->mtimecmp >> 32);
+	case LOOM_CORE_REG_IRQ_PENDING: return core_irq_lines(m) & RV_MIP_LOCAL;
+	case LOOM_CORE_REG_TOHOST: return m->tohost;
+	default:
+		if (off >= LOOM_CORE_REG_MBOX_H2F0 && off <= LOOM_CORE_REG_MBOX_H2F3)
+			return m->h2f[(off - LOOM_CORE_REG_MBOX_H2F0) / 4];
+		if (off >= LOOM_CORE_REG_MBOX_F2H0 && off <= LOOM_CORE_REG_MBOX_F2H3)
+			return m->f2h[(off - LOOM_CORE_REG_MBOX_F2H0) / 4];
+		return 0;
+	}
+}
+
+static void periph_write(struct cmodel *m, uint32_t off, uint32_t v)
+{
+	switch (off) {
+	case LOOM_CORE_REG_MTIMECMP_LO: m->mtimecmp = (m->mtimecmp & ~0xffffffffull) | v; break;
+	case LOOM_CORE_REG_MTIMECMP_HI: m->mtimecmp = (m->mtimecmp & 0xffffffffull) | (uint64_t)v << 32; break;
+	case LOOM_CORE_REG_DOORBELL_ACK: m->doorbell = 0; break;
+	case LOOM_CORE_REG_HOST_IRQ_SET: m->hirq_status |= v; break;
+	case LOOM_CORE_REG_TOHOST: m->tohost = v; break;
+	default:
+		if (off >= LOOM_CORE_REG_MBOX_F2H0 && off <= LOOM_CORE_REG_MBOX_F2H3)
+			m->f2h[(off - LOOM_CORE_REG_MBOX_F2H0) / 4] = v;
+		break;
+	}
+}
+
+/* a word access to NPU or PERIPH; -1: not such an access */
+static int core_reg(struct cmodel *m, uint32_t a, unsigned n, int wr, uint32_t *v)
+{
+	int npu = a - LOOM_CORE_NPU_BASE < LOOM_CORE_NPU_SIZE;
+	int per = a - LOOM_CORE_PERIPH_BASE < LOOM_CORE_PERIPH_SIZE;
+	if (!npu && !per)
+		return -1;
+	if (n != 4)
+		return 1; /* word accesses only: access fault */
+	uint32_t off = a & 0xfffu;
+	if (npu) {
+		/* the tensor engine's registers; the core block is the host's */
+		if (off >= 0x100)
+			*v = wr ? *v : 0;
+		else if (wr)
+			cm_mmio_write(&m->hw, off, *v);
+		else
+			*v = cm_mmio_read(&m->hw, off);
+	} else if (wr) {
+		periph_write(m, off, *v);
+	} else {
+		*v = periph_read(m, off);
+	}
+	return 0;
+}
+
+static uint8_t *dram_win(struct cmodel *m, uint32_t a, unsigned n)
+{
+	uint64_t o = (uint64_t)(a - LOOM_CORE_DRAM_BASE);
+	if (a - LOOM_CORE_DRAM_BASE >= LOOM_CORE_DRAM_SIZE || o + n > m->dram_bytes)
+		return NULL;
+	return m->dram + o;
+}
+
+static int core_load(void *ctx, uint32_t a, unsigned n, uint32_t *v)
+{
+	struct cmodel *m = ctx;
+	uint8_t *p = tcm_at(m, a, n);
+	if (!p)
+		p = dram_win(m, a, n);
+	if (p) {
+		uint32_t x = 0;
+		for (unsigned i = 0; i < n; i++)
+			x |= (uint32_t)p[i] << (8 * i);
+		*v = x;
+		return 0;
+	}
+	int r = core_reg(m, a, n, 0, v);
+	return r < 0 ? 1 : r;
+}
+
+static int core_store(void *ctx, uint32_t a, unsigned n, uint32_t v)
+{
+	struct cmodel *m = ctx;
+	uint8_t *p = tcm_at(m, a, n);
+	if (!p)
+		p = dram_win(m, a, n);
+	if (p) {
+		for (unsigned i = 0; i < n; i++)
+			p[i] = (uint8_t)(v >> (8 * i));
+		return 0;
+	}
+	int r = core_reg(m, a, n, 1, &v);
+	return r < 0 ? 1 : r;
+}
+
+static int core_fetch(void *ctx, uint32_t a, uint32_t *insn)
+{
+	struct cmodel *m = ctx;
+	uint8_t *p = tcm_at(m, a, 4);
+	if (!p)
+		return 1;
+	*insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return 0;
+}
+
+static const struct rv_iss_bus core_bus = {core_load, core_store, core_fetch, core_irq_lines};
+
+static void core_reset(struct cmodel *m)
+{
+	rv_iss_init(&m->iss, &core_bus, m);
+	m->mtimecmp = UINT64_MAX;
+	m->doorbell = 0;
+	m->tohost = 0;
+	memset(m->f2h, 0, sizeof m->f2h);
+}
+
+static uint32_t core_host_read(struct cmodel *m, uint32_t off)
+{
+	switch (off) {
+	case LOOM_REG_CORE_CTRL: return (uint32_t)m->core_run;
+	case LOOM_REG_CORE_STATUS: return (uint32_t)m->core_run | (m->core_run && m->iss.wfi ? 2u : 0u);
+	case LOOM_REG_CORE_PC: return m->iss.pc;
+	case LOOM_REG_HOST_IRQ_STATUS: return m->hirq_status;
+	case LOOM_REG_HOST_IRQ_MASK: return m->hirq_mask;
+	case LOOM_REG_TCM_ADDR: return m->tcm_addr;
+	case LOOM_REG_TCM_DATA: {
+		uint32_t v = 0;
+		uint8_t *p = tcm_at(m, m->tcm_addr & ~3u, 4);
+		for (int i = 0; p && i < 4; i++)
+			v |= (uint32_t)p[i] << (8 * i);
+		return v;
+	}
+	case LOOM_REG_CORE_TOHOST: return m->tohost;
+	default:
+		if (off >= LOOM_REG_MBOX_H2F0 && off <= LOOM_REG_MBOX_H2F3)
+			return m->h2f[(off - LOOM_REG_MBOX_H2F0) / 4];
+		if (off >= LOOM_REG_MBOX_F2H0 && off <= LOOM_REG_MBOX_F2H3)
+			return m->f2h[(off - LOOM_REG_MBOX_F2H0) / 4];
+		return 0;
+	}
+}
+
+static void core_host_write(struct cmodel *m, uint32_t off, uint32_t v)
+{
+	switch (off) {
+	case LOOM_REG_CORE_CTRL:
+		if ((v & 1u) && !m->core_run)
+			core_reset(m);
+		m->core_run = (int)(v & 1u);
+		break;
+	case LOOM_REG_DOORBELL: m->doorbell = 1; break;
+	case LOOM_REG_HOST_IRQ_STATUS: m->hirq_status &= ~v; break;
+	case LOOM_REG_HOST_IRQ_MASK: m->hirq_mask = v; break;
+	case LOOM_REG_TCM_ADDR: m->tcm_addr = v; break;
+	case LOOM_REG_TCM_DATA: {
+		uint8_t *p = tcm_at(m, m->tcm_addr & ~3u, 4);
+		for (int i = 0; p && i < 4; i++)
+			p[i] = (uint8_t)(v >> (8 * i));
+		m->tcm_addr += 4;
+		break;
+	}
+	default:
+		if (off >= LOOM_REG_MBOX_H2F0 && off <= LOOM_REG_MBOX_H2F3)
+			m->h2f[(off - LOOM_REG_MBOX_H2F0) / 4] = v;
+		break;
+	}
+}
+
+/* the cycle at which the timer interrupt line rises (UINT64_MAX: never) */
+static uint64_t timer_due(const struct cmodel *m)
+{
+	if (m->mtimecmp == UINT64_MAX || !(m->iss.mie & RV_MIP_MTIP))
+		return UINT64_MAX;
+	return m->mtimecmp <= m->iss.cycle ? m->now : m->now + (m->mtimecmp - m->iss.cycle);
+}
+
+/* engine events up to t (inclusive), in order */
+static void advance_to(struct cmodel *m, uint64_t t)
+{
+	for (;;) {
+		uint64_t e = next_event(m);
+		if (e > t)
+			break;
+		advance(m, e);
+		process(m);
+	}
+	advance(m, t);
+}
+
 /* ---- loom_hw ops ---- */
 
 static int cm_run(loom_hw *hw, uint64_t max_cycles)
@@ -758,17 +997,39 @@ static int cm_run(loom_hw *hw, uint64_t max_cycles)
 		process(m);
 		if (irq_line(m))
 			return LOOM_HW_IRQ;
-		if (!m->running) {
-			advance(m, deadline);
-			return LOOM_HW_TIMEOUT;
-		}
 		uint64_t t = next_event(m);
-		if (t == UINT64_MAX) {
+		if (m->running && t == UINT64_MAX) {
 			/* nothing can happen any more: the fetcher holds a
 			 * MARK/FINISH or an instruction for a full queue, and
 			 * every waiting queue head lacks a token */
 			fail(m, LOOM_ERR_DEADLOCK, m->held.pc, LOOM_INFO_NONE);
 			continue;
+		}
+		if (m->now >= deadline)
+			return LOOM_HW_TIMEOUT;
+		if (m->core_run) {
+			if (m->iss.wfi && !(core_irq_lines(m) & m->iss.mie)) {
+				/* asleep: jump to the next engine event or timer */
+				uint64_t tt = t, td = timer_due(m);
+				if (td < tt)
+					tt = td;
+				if (tt > deadline)
+					tt = deadline;
+				if (tt <= m->now)
+					tt = m->now + 1;
+				m->iss.cycle += tt - m->now;
+				advance_to(m, tt);
+				continue;
+			}
+			uint64_t c0 = m->iss.cycle;
+			rv_iss_step(&m->iss);
+			uint64_t t1 = m->now + (m->iss.cycle - c0);
+			advance_to(m, t1 < deadline ? t1 : deadline);
+			continue;
+		}
+		if (!m->running) {
+			advance(m, deadline);
+			return LOOM_HW_TIMEOUT;
 		}
 		if (t > deadline) {
 			advance(m, deadline);
@@ -782,6 +1043,8 @@ static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off)
 {
 	struct cmodel *m = CM(hw);
 	const loom_hwcfg *c = &hw->cfg;
+	if (off >= 0x100)
+		return core_host_read(m, off);
 	if (off >= LOOM_REG_CTR_BASE && off < LOOM_REG_CTR_BASE + 4u * LOOM_CTR_COUNT && !(off & 3)) {
 		unsigned i = (off - LOOM_REG_CTR_BASE) / 4;
 		if (i == LOOM_CTR_MACS_HI)
@@ -817,6 +1080,10 @@ static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off)
 static void cm_mmio_write(loom_hw *hw, uint32_t off, uint32_t val)
 {
 	struct cmodel *m = CM(hw);
+	if (off >= 0x100) {
+		core_host_write(m, off, val);
+		return;
+	}
 	switch (off) {
 	case LOOM_REG_CTRL:
 		if (val & LOOM_CTRL_ABORT)
@@ -941,6 +1208,8 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	if (!m->dram || !m->sp || !m->acc || !m->wt)
 		goto oom;
 	m->irq_mask = LOOM_IRQ_DONE | LOOM_IRQ_ERROR;
+	m->hirq_mask = 0xffffffffu;
+	core_reset(m);
 	m->err_info = LOOM_INFO_NONE;
 	m->fst = F_IDLE;
 	return &m->hw;

@@ -12,4 +12,7 @@ rtl/npu_dma_load.sv
 rtl/npu_dma_store.sv
 rtl/npu_ctrl.sv
 rtl/npu_regs.sv
+rtl/npu_tcm.sv
+rtl/npu_cpu.sv
+rtl/npu_cc.sv
 rtl/npu_top.sv

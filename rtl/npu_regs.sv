@@ -14,6 +14,7 @@ module npu_regs (
   input  logic [31:0]  wdata_i,
   output logic [31:0]  rdata_o,
   output logic         irq_o,
+  output logic [1:0]   irq_st_o,     // IRQ_STATUS {ERROR, DONE}, unmasked (control core)
   // command processor
   output logic         start_o,
   output logic         abort_o,
@@ -50,9 +51,8 @@ module npu_regs (
   logic [1:0]  irq_st_q, irq_mask_q;
   logic        done_q, error_q;
 
-  logic wr, rd_unused;
+  logic wr;
   assign wr = req_i && we_i;
-  assign rd_unused = req_i && !we_i;
   assign start_o = wr && addr_i == npu_pkg::RegCtrl && wdata_i[0];
   assign abort_o = wr && addr_i == npu_pkg::RegCtrl && wdata_i[1];
   assign insn_base_o = base_q;
@@ -62,6 +62,7 @@ module npu_regs (
     assign win_size_o[32*i +: 32] = win_size_q[i];
   end
   assign irq_o = |(irq_st_q & irq_mask_q);
+  assign irq_st_o = irq_st_q;
 
   logic clr;
   assign clr = start_o && !abort_o && !busy_i;
@@ -133,9 +134,10 @@ module npu_regs (
     ctr_o[32*npu_pkg::CtrMacsHi +: 32] = macs_q[63:32];
   end
 
+  // (only while addressed: an idle register file costs a simulator nothing)
   always_comb begin
     rdata_o = '0;
-    unique case (addr_i)
+    if (req_i) unique case (addr_i)
       npu_pkg::RegId:            rdata_o = npu_pkg::IdValue;
       npu_pkg::RegVersion:       rdata_o = npu_pkg::IsaVersion;
       npu_pkg::RegHwArray:       rdata_o = {8'(npu_pkg::DmaOutstanding), 8'(npu_pkg::SpBanks),
@@ -166,5 +168,5 @@ module npu_regs (
   end
 
   logic unused;
-  assign unused = rd_unused ^ aborted_i;
+  assign unused = aborted_i;
 endmodule

@@ -1,9 +1,15 @@
-// npu_top.sv - the Loom NPU tensor engine: MMIO registers, command
-// processor, load/compute/store engines (the compute queue feeds the MATMUL
+// npu_top.sv - the Loom NPU: the control-core complex (npu_cc: RV32IM core,
+// TCMs, its host registers at 0x100..), the tensor engine's MMIO registers,
+// command processor, load/compute/store engines (the compute queue feeds the MATMUL
 // engine and the vector unit, one at a time), scratchpad and accumulator, and the
 // one AXI4-style master they share (fetch and load DMA on the read channel,
 // arbitrated with the grant held until the address is accepted; store DMA
-// and MARK records on the write channel).
+// and MARK records on the write channel). The control core reaches DRAM
+// through the same master: single-beat reads (AXI id 2) and single-beat
+// writes, which take the write channel only while the store engine is idle.
+// The host's MMIO goes to the tensor engine's registers below 0x100 and to
+// the core's block above; the core reaches the engine's registers when the
+// host does not.
 module npu_top (
   input  logic                              clk_i,
   input  logic                              rst_ni,
@@ -54,15 +60,56 @@ module npu_top (
   logic [32*npu_pkg::NumCtrs-1:0] ctrs;
   logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done;
 
+  // ---------------------------------------------------------------- control core
+  logic        h_eng, h_cc;                      // host MMIO to the engine / the core block
+  logic        cc_npu_req, cc_npu_we, cc_irq, eng_irq;
+  logic [11:0] cc_npu_addr;
+  logic [31:0] cc_npu_wdata, cc_rdata, reg_rdata;
+  logic [1:0]  eng_irq_st;
+  logic        cd_req, cd_we, cd_gnt, cd_rvalid;
+  logic [31:0] cd_addr, cd_wdata, cd_rdata;
+  logic [3:0]  cd_be;
+  assign h_eng = mmio_req_i && mmio_addr_i < 12'h100;
+  assign h_cc  = mmio_req_i && mmio_addr_i >= 12'h100;
+  assign mmio_rdata_o = mmio_addr_i < 12'h100 ? reg_rdata : cc_rdata;
+  assign irq_o = eng_irq || cc_irq;
+
+  npu_cc u_cc (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .host_req_i    (h_cc),
+    .host_we_i     (mmio_we_i),
+    .host_addr_i   (mmio_addr_i),
+    .host_wdata_i  (mmio_wdata_i),
+    .host_rdata_o  (cc_rdata),
+    .host_irq_o    (cc_irq),
+    .npu_req_o     (cc_npu_req),
+    .npu_we_o      (cc_npu_we),
+    .npu_addr_o    (cc_npu_addr),
+    .npu_wdata_o   (cc_npu_wdata),
+    .npu_gnt_i     (!h_eng),
+    .npu_rdata_i   (reg_rdata),
+    .engine_irq_i  (eng_irq_st),
+    .dram_req_o    (cd_req),
+    .dram_we_o     (cd_we),
+    .dram_addr_o   (cd_addr),
+    .dram_wdata_o  (cd_wdata),
+    .dram_be_o     (cd_be),
+    .dram_gnt_i    (cd_gnt),
+    .dram_rvalid_i (cd_rvalid),
+    .dram_rdata_i  (cd_rdata)
+  );
+
   npu_regs u_regs (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .req_i       (mmio_req_i),
-    .we_i        (mmio_we_i),
-    .addr_i      (mmio_addr_i),
-    .wdata_i     (mmio_wdata_i),
-    .rdata_o     (mmio_rdata_o),
-    .irq_o       (irq_o),
+    .req_i       (h_eng || cc_npu_req),
+    .we_i        (h_eng ? mmio_we_i : cc_npu_we),
+    .addr_i      (h_eng ? mmio_addr_i : cc_npu_addr),
+    .wdata_i     (h_eng ? mmio_wdata_i : cc_npu_wdata),
+    .rdata_o     (reg_rdata),
+    .irq_o       (eng_irq),
+    .irq_st_o    (eng_irq_st),
     .start_o     (start),
     .abort_o     (abort),
     .insn_base_o (insn_base),
@@ -79,8 +126,8 @@ module npu_top (
     .eng_busy_i  ({st_busy, cp_busy, ld_busy}),
     .stall_i     (stall),
     .mac_line_i  (mac_line),
-    .rd_beat_i   (r_valid_i && r_ready_o),
-    .wr_beat_i   (w_valid_o && w_ready_i),
+    .rd_beat_i   (r_valid_i && r_ready_o && r_id_i != 2'd2),  // the engine's beats only
+    .wr_beat_i   (w_valid_o && w_ready_i && !cw_own),
     .conflicts_i (conflicts),
     .retired_i   (retired),
     .ctr_o       (ctrs)
@@ -88,26 +135,101 @@ module npu_top (
   assign retired = 2'(ld_done) + 2'(cp_done) + 2'(st_done);
 
   // ---------------------------------------------------------------- read bus
-  logic        f_ar_valid, f_ar_ready, l_ar_valid, l_ar_ready;
-  logic [31:0] f_ar_addr, l_ar_addr;
+  // ids: 0 fetch, 1 load DMA, 2 control core; priority in that order, the
+  // grant held until the address is accepted
+  logic        f_ar_valid, f_ar_ready, l_ar_valid, l_ar_ready, c_ar_valid, c_ar_ready;
+  logic [31:0] f_ar_addr, l_ar_addr, c_ar_addr;
   logic [7:0]  f_ar_len, l_ar_len;
   logic        l_r_ready;
-  logic        ar_lock_q, ar_sel_q, ar_sel;  // sel 0 = fetch, 1 = load
-  assign ar_sel     = ar_lock_q ? ar_sel_q : !f_ar_valid;
-  assign ar_valid_o = ar_sel ? l_ar_valid : f_ar_valid;
-  assign ar_addr_o  = ar_sel ? l_ar_addr : f_ar_addr;
-  assign ar_len_o   = ar_sel ? l_ar_len : f_ar_len;
-  assign ar_id_o    = {1'b0, ar_sel};
-  assign f_ar_ready = ar_ready_i && !ar_sel;
-  assign l_ar_ready = ar_ready_i && ar_sel;
+  logic        ar_lock_q;
+  logic [1:0]  ar_sel_q, ar_sel;
+  assign ar_sel     = ar_lock_q ? ar_sel_q : f_ar_valid ? 2'd0 : l_ar_valid ? 2'd1 : 2'd2;
+  assign ar_valid_o = ar_sel == 2'd0 ? f_ar_valid : ar_sel == 2'd1 ? l_ar_valid : c_ar_valid;
+  assign ar_addr_o  = ar_sel == 2'd0 ? f_ar_addr : ar_sel == 2'd1 ? l_ar_addr : c_ar_addr;
+  assign ar_len_o   = ar_sel == 2'd0 ? f_ar_len : ar_sel == 2'd1 ? l_ar_len : 8'd0;
+  assign ar_id_o    = ar_sel;
+  assign f_ar_ready = ar_ready_i && ar_sel == 2'd0;
+  assign l_ar_ready = ar_ready_i && ar_sel == 2'd1;
+  assign c_ar_ready = ar_ready_i && ar_sel == 2'd2;
   assign r_ready_o  = (r_id_i == 2'd1) ? l_r_ready : 1'b1;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ar_lock_q <= 1'b0;
-      ar_sel_q  <= 1'b0;
+      ar_sel_q  <= 2'd0;
     end else begin
       ar_lock_q <= ar_valid_o && !ar_ready_i;
       ar_sel_q  <= ar_sel;
+    end
+  end
+
+  // ---------------------------------------------------------------- core DRAM window
+  // one single-beat access at a time; a write waits until the store engine
+  // is idle, then owns the write channel until its response
+  localparam int unsigned BOW = npu_pkg::BeatOffW;
+  typedef enum logic [2:0] {CwIdle, CwRdAddr, CwRdData, CwWrWait, CwWrAddr, CwWrData, CwWrResp} cw_e;
+  cw_e         cw_q;
+  logic [31:0] cw_addr_q, cw_wdata_q;
+  logic [3:0]  cw_be_q;
+  logic        st_aw_valid, st_aw_ready, st_w_valid, st_w_ready, st_w_last, st_b_valid, st_b_ready;
+  logic [31:0] st_aw_addr;
+  logic [7:0]  st_aw_len;
+  logic [npu_pkg::BeatW-1:0]         st_w_data;
+  logic [npu_pkg::DramBeatBytes-1:0] st_w_strb;
+  logic        cw_own;
+  assign cw_own     = cw_q == CwWrAddr || cw_q == CwWrData || cw_q == CwWrResp;
+  assign cd_gnt     = cw_q == CwIdle;
+  assign c_ar_valid = cw_q == CwRdAddr;
+  assign c_ar_addr  = {cw_addr_q[31:BOW], BOW'(0)};
+  assign cd_rvalid  = (cw_q == CwRdData && r_valid_i && r_id_i == 2'd2)
+                   || (cw_q == CwWrResp && b_valid_i);
+  if (BOW > 2) begin : g_cw_wide
+    assign cd_rdata = r_data_i[32 * cw_addr_q[BOW-1:2] +: 32];
+  end else begin : g_cw_word
+    assign cd_rdata = r_data_i[31:0];
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cw_q <= CwIdle;
+    end else begin
+      unique case (cw_q)
+        CwIdle:   if (cd_req) cw_q <= cd_we ? CwWrWait : CwRdAddr;
+        CwRdAddr: if (c_ar_ready) cw_q <= CwRdData;
+        CwRdData: if (r_valid_i && r_id_i == 2'd2) cw_q <= CwIdle;
+        CwWrWait: if (!st_busy) cw_q <= CwWrAddr;
+        CwWrAddr: if (aw_ready_i) cw_q <= CwWrData;
+        CwWrData: if (w_ready_i) cw_q <= CwWrResp;
+        CwWrResp: if (b_valid_i) cw_q <= CwIdle;
+        default:  cw_q <= CwIdle;
+      endcase
+    end
+  end
+  logic cw_unused;
+  assign cw_unused = ^cw_addr_q[1:0];  // word accesses: the byte lanes come from cw_be_q
+  always_ff @(posedge clk_i) begin
+    if (cw_q == CwIdle && cd_req) begin
+      cw_addr_q  <= cd_addr;
+      cw_wdata_q <= cd_wdata;
+      cw_be_q    <= cd_be;
+    end
+  end
+  // the write channel: the core while it owns it, else the store engine
+  assign aw_valid_o  = cw_own ? cw_q == CwWrAddr : st_aw_valid;
+  assign aw_addr_o   = cw_own ? {cw_addr_q[31:BOW], BOW'(0)} : st_aw_addr;
+  assign aw_len_o    = cw_own ? 8'd0 : st_aw_len;
+  assign w_valid_o   = cw_own ? cw_q == CwWrData : st_w_valid;
+  assign w_last_o    = cw_own ? 1'b1 : st_w_last;
+  assign b_ready_o   = cw_own ? 1'b1 : st_b_ready;
+  assign st_aw_ready = aw_ready_i && !cw_own;
+  assign st_w_ready  = w_ready_i && !cw_own;
+  assign st_b_valid  = b_valid_i && !cw_own;
+  always_comb begin
+    w_data_o = st_w_data;
+    w_strb_o = st_w_strb;
+    if (cw_own) begin
+      w_data_o = {(npu_pkg::BeatW / 32){cw_wdata_q}};
+      w_strb_o = '0;
+      if (BOW > 2) w_strb_o[4 * cw_addr_q[BOW-1:2] +: 4] = cw_be_q;
+      else         w_strb_o[3:0] = cw_be_q;
     end
   end
 
@@ -316,17 +438,17 @@ module npu_top (
     .done_o         (st_done),
     .busy_o         (st_busy),
     .abort_i        (eng_abort),
-    .aw_valid_o     (aw_valid_o),
-    .aw_ready_i     (aw_ready_i),
-    .aw_addr_o      (aw_addr_o),
-    .aw_len_o       (aw_len_o),
-    .w_valid_o      (w_valid_o),
-    .w_ready_i      (w_ready_i),
-    .w_data_o       (w_data_o),
-    .w_strb_o       (w_strb_o),
-    .w_last_o       (w_last_o),
-    .b_valid_i      (b_valid_i),
-    .b_ready_o      (b_ready_o),
+    .aw_valid_o     (st_aw_valid),
+    .aw_ready_i     (st_aw_ready),
+    .aw_addr_o      (st_aw_addr),
+    .aw_len_o       (st_aw_len),
+    .w_valid_o      (st_w_valid),
+    .w_ready_i      (st_w_ready),
+    .w_data_o       (st_w_data),
+    .w_strb_o       (st_w_strb),
+    .w_last_o       (st_w_last),
+    .b_valid_i      (st_b_valid),
+    .b_ready_o      (st_b_ready),
     .sp_req_o       (sst_req),
     .sp_addr_o      (sst_addr),
     .sp_gnt_i       (sst_gnt),

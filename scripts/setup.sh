@@ -14,6 +14,10 @@ have_cmd yosys       || need="$need yosys"
 have_cmd cppcheck    || need="$need cppcheck"
 have_cmd ccache      || need="$need ccache"
 have_hdr /usr/include/zlib.h || need="$need zlib1g-dev"
+# the control core's firmware and test programs, and ELF reading in libloom
+have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
+have_hdr /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs || need="$need picolibc-riscv64-unknown-elf"
+have_hdr /usr/include/gelf.h || need="$need libelf-dev"
 if [ -n "$need" ]; then
 	echo "setup: installing$need"
 	if [ "$(id -u)" != 0 ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # synth.sh - checks that Yosys (read_verilog -sv; synth) accepts every RTL
 # module, each synthesized as its own top on the configuration given
-# (default: small), with the SRAM macros (npu_sram, npu_acc_lane) as black
+# (default: small), with the SRAM macros (npu_sram, npu_acc_lane, npu_tcm) as black
 # boxes, then the macros themselves at a small depth. Prints the cell count
 # per module and "N passed, M failed".
 # Usage: scripts/synth.sh [PKGDIR]   (PKGDIR holds the generated npu_pkg.sv)
@@ -12,7 +12,7 @@ SRCS="$PKG/npu_pkg.sv $(sed -n 's/^\(rtl\/[a-z_]*\.sv\).*/\1/p' rtl/npu.f | tr '
 pass=0
 fail=0
 for top in $(sed -n 's/^rtl\/\([a-z_]*\)\.sv.*/\1/p' rtl/npu.f); do
-	case $top in npu_sram|npu_acc_lane) continue ;; esac
+	case $top in npu_sram|npu_acc_lane|npu_tcm) continue ;; esac
 	log="$OUT/$top.log"
 	if timeout 900 yosys -q -l "$log" -p "read_verilog -sv -DLOOM_SRAM_BLACKBOX $SRCS; synth -top $top; stat" >/dev/null 2>&1; then
 		cells=$(grep -E '^ +Number of cells:' "$log" | tail -n 1 | awk '{print $4}')
@@ -25,7 +25,7 @@ for top in $(sed -n 's/^rtl\/\([a-z_]*\)\.sv.*/\1/p' rtl/npu.f); do
 	fi
 done
 # the SRAM macros themselves (black boxes above), at a small depth
-for top in npu_sram npu_acc_lane; do
+for top in npu_sram npu_acc_lane npu_tcm; do
 	log="$OUT/$top.log"
 	if timeout 900 yosys -q -l "$log" -p "read_verilog -sv rtl/$top.sv; chparam -set Depth 16 $top; synth -top $top; stat" >/dev/null 2>&1; then
 		echo "yosys synth $top (Depth 16): ok"

@@ -41,15 +41,27 @@ if [ -n "$FULL" ]; then COSIM_N=1000; else COSIM_N=250; fi
 # C unit tests (the C model, the program generator)
 suite unit-cmodel "$B/tests/test_cmodel"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
+# the control core's ISS: unit cases, then the RV32IM suite tests/rv32
+suite unit-rv-iss "$B/tests/test_rv_iss" "$B/rv32"
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer
 suite asan-cmodel "$B/tests/san_test_cmodel"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"
+suite asan-rv-iss "$B/tests/san_test_rv_iss" "$B/rv32"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
+# libloom: ELF validation and calls without firmware; the protocol suite
+# against a stand-in firmware (tests/driver/stub_fw), then against the real
+# firmware on both backends and under the sanitizers
+suite driver-unit "$B/tests/test_driver"
+suite asan-driver "$B/tests/san_test_driver"
+suite selftest-stub-cmodel "$LOOM" selftest --backend cmodel --hw default --fw "$B/tests/stub_fw.elf"
+suite selftest-cmodel-default "$LOOM" selftest --backend cmodel --hw default
+suite selftest-rtl-default "$LOOM" selftest --backend rtl --hw default
+suite asan-selftest-cmodel "$B/bin/loom-san" selftest --backend cmodel --hw default
 # per-block RTL tests
 for t in $B/blocks/*/*_tb; do
-	case $t in */requant_tb) args=1000000 ;; *) args= ;; esac
+	case $t in */requant_tb) args=1000000 ;; */cpu_tb) args=$B/rv32 ;; *) args= ;; esac
 	# shellcheck disable=SC2086
 	[ -x "$t" ] && suite "block-$(basename "$(dirname "$t")")-$(basename "$t")" "$t" $args
 done

@@ -179,7 +179,20 @@ int main(int argc, char **argv)
 #define LOOM_CTR(n, idx, doc) camel(#n, nm); fprintf(f, "  localparam int unsigned Ctr%s = %u;\n", nm, (unsigned)(idx));
 #include "loom/regs.def"
 #undef LOOM_CTR
-	fprintf(f, "  localparam int unsigned NumCtrs = %u;\n\nendpackage\n", (unsigned)LOOM_CTR_COUNT);
+	fprintf(f, "  localparam int unsigned NumCtrs = %u;\n", (unsigned)LOOM_CTR_COUNT);
+	fprintf(f, "\n  // ---- control core (core.def)\n");
+#define LOOM_CORE_REGION(n, base, size, doc) camel(#n, nm); \
+	fprintf(f, "  localparam logic [31:0] Core%sBase = 32'h%08x;\n  localparam logic [31:0] Core%sSize = 32'h%08x;\n", \
+		nm, (unsigned)(base), nm, (unsigned)(size));
+#include "loom/core.def"
+#undef LOOM_CORE_REGION
+#define LOOM_CORE_REG(n, off, acc, doc) camel(#n, nm); fprintf(f, "  localparam logic [11:0] CoreReg%s = 12'h%03x;\n", nm, (unsigned)(off));
+#include "loom/core.def"
+#undef LOOM_CORE_REG
+#define LOOM_CORE_IRQ(n, bit, doc) camel(#n, nm); fprintf(f, "  localparam int unsigned CoreIrq%s = %u;\n", nm, (unsigned)(bit));
+#include "loom/core.def"
+#undef LOOM_CORE_IRQ
+	fprintf(f, "\nendpackage\n");
 	if (fclose(f)) {
 		fprintf(stderr, "gen_hw: %s: %s\n", path, strerror(errno));
 		return 1;

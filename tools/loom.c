@@ -5,6 +5,10 @@
 
 #include "loom.h"
 
+/* libloom subcommands (tools/cmd_selftest.c, tools/cmd_run.c) */
+int cmd_selftest(int argc, char **argv); /* loom selftest --backend B [--hw CFG] [--fw ELF] */
+int cmd_run(int argc, char **argv);      /* loom run [--backend B] --cosim-seed S | --insns FILE ... */
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -12,6 +16,8 @@ static const struct {
 } cmds[] = {
 	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
 	{"demo", cmd_demo, "a conv layer and a GEMM on the NPU, checked, with cycles and utilization"},
+	{"run", cmd_run, "one program as a job through libloom and the firmware: status and counters"},
+	{"selftest", cmd_selftest, "the driver/firmware protocol suite through libloom"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,67 @@
+/* fw.h - what the control-core firmware sees of the NPU, freestanding.
+ *
+ * Register offsets come from the X-macro files only (include/loom/regs.def
+ * for the tensor engine, include/loom/core.def through core.h for the
+ * core's memory map and peripheral); nothing here repeats an offset of
+ * theirs. The few constants that live in isa.h rather than in a .def file
+ * (the counter block's base, the CTRL/STATUS/IRQ bits) are repeated below
+ * and checked against isa.h at build time by firmware/fw_check.c, so a
+ * change there breaks the firmware build instead of the firmware.
+ * Protocol: docs/FIRMWARE.md, include/loom/fw_abi.h. */
+#ifndef LOOM_FW_H
+#define LOOM_FW_H
+
+#include <stdint.h>
+#include "loom/core.h"
+#include "loom/fw_abi.h"
+
+/* the tensor engine's registers: FW_NPU_<NAME> = byte offset (regs.def) */
+enum fw_npu_reg {
+#define LOOM_REG(n, off, acc, doc) FW_NPU_##n = off,
+#include "loom/regs.def"
+#undef LOOM_REG
+};
+
+/* perf counters: FW_CTR_<NAME> = index (regs.def order) */
+enum fw_ctr {
+#define LOOM_CTR(n, idx, doc) FW_CTR_##n = idx,
+#include "loom/regs.def"
+#undef LOOM_CTR
+	FW_CTR_COUNT
+};
+_Static_assert(FW_CTR_COUNT == LOOM_FW_CTRS, "loom_completion.ctr holds every regs.def counter");
+
+/* from isa.h (checked by fw_check.c) */
+#define FW_NPU_CTR_BASE 0x040u     /* LOOM_REG_CTR_BASE: counter i at CTR_BASE + 4*i */
+#define FW_CTRL_START 0x1u         /* LOOM_CTRL_START */
+#define FW_CTRL_ABORT 0x2u         /* LOOM_CTRL_ABORT */
+#define FW_STATUS_BUSY 0x1u        /* LOOM_STATUS_BUSY */
+#define FW_IRQ_DONE 0x1u           /* LOOM_IRQ_DONE */
+#define FW_IRQ_ERROR 0x2u          /* LOOM_IRQ_ERROR */
+#define FW_INSN_ALIGN 32u          /* LOOM_INSN_BYTES: INSN_BASE alignment */
+
+/* HW_BUS: dram_beat_bytes | dram_mib << 16 (regs.def) */
+#define FW_HW_BUS_DRAM_MIB(v) ((v) >> 16)
+
+/* mip / mie bits */
+#define FW_MIP_MTIP (1u << 7)
+#define FW_MIP_DOORBELL (1u << LOOM_CORE_IRQ_DOORBELL)
+#define FW_MIP_ENGINE_DONE (1u << LOOM_CORE_IRQ_ENGINE_DONE)
+#define FW_MIP_ENGINE_ERR (1u << LOOM_CORE_IRQ_ENGINE_ERR)
+
+/* What the firmware reports after a trap (exception; it never enables
+ * interrupts): MBOX_F2H0 = FW_CRASH_MAGIC, F2H1..3 = mcause, mepc, mtval,
+ * and HOST_IRQ bit FW_HOST_IRQ_CRASH (fw_abi.h). */
+#define FW_CRASH_MAGIC LOOM_FW_CRASH_MAGIC
+#define FW_HOST_IRQ_CRASH LOOM_HOST_IRQ_CRASH
+
+/* build options */
+#ifndef LOOM_FW_VERSION
+#define LOOM_FW_VERSION 0x00010000u /* major << 16 | minor << 8 | patch */
+#endif
+#ifndef LOOM_FW_TEST_HANG
+#define LOOM_FW_TEST_HANG 1 /* honour LOOM_JOB_F_TEST_HANG (test builds) */
+#endif
+#define FW_DEFAULT_WATCHDOG 50000000u /* cycles, when neither job nor boot block sets one */
+
+#endif
