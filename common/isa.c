@@ -92,19 +92,38 @@ const char *loom_ctr_name(unsigned idx)
 	}
 }
 
-uint32_t loom_op_used_mask(unsigned opcode, unsigned word)
+/* the opcode of each field (-1: ANY), from isa.def: no string compares */
+enum {
+	LOOM_OPC_ANY = -1,
+#define LOOM_OP(n, code, q) LOOM_OPC_##n = code,
+#include "loom/isa.def"
+#undef LOOM_OP
+};
+static const int16_t field_op[LOOM_F_COUNT] = {
+#define LOOM_FIELD(op, n, w, l, b) LOOM_OPC_##op,
+#include "loom/isa.def"
+#undef LOOM_FIELD
+};
+
+/* the used bits of every word of an opcode */
+static void used_masks(unsigned opcode, uint32_t m[LOOM_INSN_WORDS])
 {
-	const char *name = loom_op_name(opcode);
-	uint32_t m = 0;
-	if (!name)
-		return 0;
+	memset(m, 0, LOOM_INSN_WORDS * sizeof *m);
 	for (unsigned f = 0; f < LOOM_F_COUNT; f++) {
 		const loom_field_info *fi = &loom_fields[f];
-		if (fi->word != word || (strcmp(fi->op, "ANY") && strcmp(fi->op, name)))
+		if (field_op[f] != LOOM_OPC_ANY && field_op[f] != (int)opcode)
 			continue;
-		m |= (fi->width == 32 ? 0xffffffffu : (1u << fi->width) - 1u) << fi->lsb;
+		m[fi->word] |= (fi->width == 32 ? 0xffffffffu : (1u << fi->width) - 1u) << fi->lsb;
 	}
-	return m;
+}
+
+uint32_t loom_op_used_mask(unsigned opcode, unsigned word)
+{
+	uint32_t m[LOOM_INSN_WORDS];
+	if (!loom_op_name(opcode) || word >= LOOM_INSN_WORDS)
+		return 0;
+	used_masks(opcode, m);
+	return m[word];
 }
 
 #define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
@@ -341,8 +360,10 @@ unsigned loom_insn_check(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *f
 	*field = LOOM_INFO_NONE;
 	if (!loom_op_name(op))
 		FAIL(LOOM_ERR_ILLEGAL_OPCODE, LOOM_F_ANY_OPCODE);
+	uint32_t used[LOOM_INSN_WORDS];
+	used_masks(op, used);
 	for (unsigned w = 0; w < LOOM_INSN_WORDS; w++)
-		if (in->w[w] & ~loom_op_used_mask(op, w))
+		if (in->w[w] & ~used[w])
 			FAIL(LOOM_ERR_RESERVED_BITS, LOOM_INFO_NONE);
 	switch (op) {
 	case LOOM_OP_LOAD: return check_load(cfg, in, field);
