@@ -27,7 +27,8 @@ include firmware/firmware.mk
 # ------------------------------------------------------------------ sources
 CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c cmodel/rv_iss.c \
              tools/kernels.c tools/ref.c tools/cosim_gen.c
-LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c tools/cmd_selftest.c tools/cmd_run.c
+LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c tools/cmd_selftest.c tools/cmd_run.c \
+             tools/cmd_test_onnx.c
 # libloom, the driver (include/loom/loom.h); it reads firmware ELFs with libelf
 DRIVER_SRCS := driver/dev.c driver/bo.c driver/fw_elf.c driver/boot.c driver/job.c
 DRIVER_LDLIBS := -lelf -lpthread
@@ -36,8 +37,16 @@ RTL_SRCS  := $(shell cat rtl/npu.f)
 TB_SRCS   := verilator_tb/tb_dram.sv verilator_tb/tb_top.sv
 TB_CPP    := verilator_tb/sim.cpp
 
+# loom compile: the ONNX importer and the graph IR
+CORE_SRCS += compiler/ir.c compiler/onnx.c
+# the CPU kernels and the reference executor (include/loom/cpu_ops.h)
+CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
+# the ONNX protobuf code, generated into build/gen (rules below); read with libprotobuf-c
+CORE_OBJS += $(BUILD)/obj/gen/onnx.pb-c.o
+SAN_OBJS  += $(BUILD)/san/gen/onnx.pb-c.o
+LDLIBS    += -lprotobuf-c
 LOOM      := $(BUILD)/bin/loom
 LOOM_SAN  := $(BUILD)/bin/loom-san
 LIBLOOM   := $(BUILD)/libloom.a
@@ -46,6 +55,9 @@ STUB_FW   := $(BUILD)/tests/stub_fw.elf
 GEN_HW    := $(BUILD)/bin/gen_hw
 
 UNIT_TESTS := test_cmodel test_cosim_gen test_rv_iss
+UNIT_TESTS += test_onnx
+UNIT_TESTS += test_cpu_shape
+UNIT_TESTS += test_cpu_ops
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -69,6 +81,23 @@ $(BUILD)/obj/%.o: %.c | $(SETUP)
 $(BUILD)/san/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+# ONNX's protobuf in C, generated from Debian's onnx.proto (libonnx-dev), and
+# what includes it
+ONNX_PROTO := /usr/include/onnx/onnx.proto
+$(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h &: $(wildcard $(ONNX_PROTO)) | $(SETUP)
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen --proto_path=$(dir $(ONNX_PROTO)) $(notdir $(ONNX_PROTO))
+$(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/san/gen/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+ONNX_PB_USERS := $(BUILD)/obj/compiler/onnx.o $(BUILD)/san/compiler/onnx.o \
+                 $(BUILD)/tests/test_onnx $(BUILD)/tests/san_test_onnx
+$(ONNX_PB_USERS): $(BUILD)/gen/onnx.pb-c.h
+$(ONNX_PB_USERS): CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/libloomcore.a: $(CORE_OBJS)
 	@rm -f $@
@@ -197,9 +226,20 @@ RV32_ELFS := $(patsubst tests/rv32/%.S,$(BUILD)/rv32/%.elf,$(wildcard tests/rv32
 $(BUILD)/rv32/%.elf: tests/rv32/%.S tests/rv32/test.h tests/rv32/link.ld tests/rv32/build.sh | $(SETUP)
 	sh tests/rv32/build.sh $(BUILD)/rv32 $*
 
-tests-built: cli firmware $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS)
+tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
+
+# real model architectures (torchvision nets, a digits CNN, a transformer
+# block) as ONNX test-case folders in build/models (scripts/export_models.py,
+# tests/models/README.md): exported once; a newer script re-exports them all
+PYTHON3      := /usr/bin/python3
+MODELS_STAMP := $(BUILD)/models/.exported
+.PHONY: models
+models: $(MODELS_STAMP)
+$(MODELS_STAMP): scripts/export_models.py | $(SETUP)
+	$(PYTHON3) scripts/export_models.py --out $(BUILD)/models $(if $(wildcard $@),--force)
+	@touch $@
 
 test: tests-built
 	LOOM_ROOT=$(CURDIR) sh tests/run.sh
@@ -217,7 +257,7 @@ lint: cli
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
 	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
 	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -Itools \
-	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common cmodel driver tools tests
+	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common cmodel driver compiler runtime tools tests
 
 synth: $(GEN_HW)
 	$(MAKE) --no-print-directory $(BUILD)/hw/small/npu_pkg.sv HW=small

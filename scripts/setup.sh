@@ -18,6 +18,17 @@ have_hdr /usr/include/zlib.h || need="$need zlib1g-dev"
 have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
 have_hdr /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs || need="$need picolibc-riscv64-unknown-elf"
 have_hdr /usr/include/gelf.h || need="$need libelf-dev"
+# loom compile: ONNX models read with protobuf-c (C code generated from
+# Debian's onnx.proto), and the ONNX test models its tests load
+have_cmd protoc-c    || need="$need protobuf-c-compiler"
+have_hdr /usr/include/protobuf-c/protobuf-c.h || need="$need libprotobuf-c-dev"
+have_hdr /usr/include/onnx/onnx.proto || need="$need libonnx-dev"
+have_hdr /usr/share/libonnx-testdata/data/node || need="$need libonnx-testdata"
+# scripts/export_models.py: real model architectures exported by PyTorch
+# (Debian's Python packages, seen by /usr/bin/python3 only)
+if ! /usr/bin/python3 -c 'import torch, torchvision, onnx, sklearn' >/dev/null 2>&1; then
+	need="$need python3 python3-torch python3-torchvision python3-onnx python3-sklearn"
+fi
 if [ -n "$need" ]; then
 	echo "setup: installing$need"
 	if [ "$(id -u)" != 0 ]; then

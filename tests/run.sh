@@ -43,10 +43,25 @@ suite unit-cmodel "$B/tests/test_cmodel"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
 # the control core's ISS: unit cases, then the RV32IM suite tests/rv32
 suite unit-rv-iss "$B/tests/test_rv_iss" "$B/rv32"
+# the ONNX importer over Debian's ONNX test data, malformed files
+suite unit-onnx "$B/tests/test_onnx"
+# the float CPU kernels (hand cases and their ONNX node test cases)
+suite unit-cpu-ops "$B/tests/test_cpu_ops"
+suite unit-cpu-shape "$B/tests/test_cpu_shape"
+# ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
+d=/usr/share/libonnx-testdata/data
+suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
+	--backend ref --expect tests/onnx/ref_expect.txt -q
+# real architectures exported by PyTorch (make models: squeezenet, mobilenet v2/v3,
+# resnet18, shufflenet, a CNN trained on the digits data set, a transformer block)
+suite onnx-ref-models "$LOOM" test-onnx "$B/models" --backend ref --atol 1e-4 --rtol 1e-3
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer
 suite asan-cmodel "$B/tests/san_test_cmodel"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"
 suite asan-rv-iss "$B/tests/san_test_rv_iss" "$B/rv32"
+suite asan-onnx "$B/tests/san_test_onnx"
+suite asan-cpu-ops "$B/tests/san_test_cpu_ops"
+suite asan-cpu-shape "$B/tests/san_test_cpu_shape"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default

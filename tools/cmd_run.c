@@ -424,6 +424,12 @@ static int run_jobs(run_ctx *c, const loom_job_desc *jd)
 
 int cmd_run(int argc, char **argv)
 {
+	/* an ONNX model runs on the reference executor (tools/cmd_test_onnx.c) */
+	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (n > 5 && !strcmp(argv[i] + n - 5, ".onnx"))
+			return cmd_run_onnx(argc, argv);
+	}
 	run_opts o;
 	int pr = parse(argc, argv, &o);
 	if (pr) {

@@ -5,26 +5,23 @@
 
 #include "loom.h"
 
-/* libloom subcommands (tools/cmd_selftest.c, tools/cmd_run.c) */
-int cmd_selftest(int argc, char **argv); /* loom selftest --backend B [--hw CFG] [--fw ELF] */
-int cmd_run(int argc, char **argv);      /* loom run [--backend B] --cosim-seed S | --insns FILE ... */
-
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 	const char *help;
 } cmds[] = {
 	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
-	{"demo", cmd_demo, "a conv layer and a GEMM on the NPU, checked, with cycles and utilization"},
-	{"run", cmd_run, "one program as a job through libloom and the firmware: status and counters"},
+	{"demo", cmd_demo, "conv, GEMM and vector layers on the NPU, checked, with cycles and utilization"},
+	{"run", cmd_run, "a program as a job through libloom and the firmware, or MODEL.onnx on the reference executor"},
 	{"selftest", cmd_selftest, "the driver/firmware protocol suite through libloom"},
+	{"test-onnx", cmd_test_onnx, "ONNX test-case folders: run each model, compare with its outputs"},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: loom COMMAND [options]   (loom COMMAND --help for its options)\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,218 @@
+/* cpu.c - Loom's CPU kernel registry and reference executor
+ * (include/loom/cpu_ops.h): finds an operator's kernel in the arrays of
+ * runtime/ops_nn.c and runtime/ops_shape.c, infers the shapes of a whole
+ * graph (folding nodes whose inputs are all constant, so that shape inputs
+ * such as Reshape's carry their values), and runs a graph node by node.
+ *
+ * Errors name the node, its op type and the opset; a node without a kernel
+ * fails with "node NAME: operator OP (opset N) has no CPU kernel". No
+ * global state: everything lives in the loom_graph. */
+#include "loom/cpu_ops.h"
+#include "cpu_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int loom_cpu_fail(const loom_graph *g, const loom_node *n, char *err, size_t errlen,
+		  const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (err && errlen)
+		snprintf(err, errlen, "node '%s' (%s, opset %lld): %s", n->name, n->op_type,
+			 (long long)g->opset, msg);
+	return -1;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ registry */
+
+const loom_cpu_op *loom_cpu_op_find(const char *op_type, int64_t opset)
+{
+	const loom_cpu_op *tables[2] = {loom_cpu_ops_nn, loom_cpu_ops_shape};
+	const loom_cpu_op *best = NULL;
+	if (!op_type)
+		return NULL;
+	for (int k = 0; k < 2; k++)
+		for (const loom_cpu_op *o = tables[k]; o->op_type; o++)
+			if (!strcmp(o->op_type, op_type) && o->min_opset <= opset &&
+			    (!best || o->min_opset > best->min_opset))
+				best = o;
+	return best;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+int loom_broadcast_shape(const loom_tensor *a, const loom_tensor *b, int *rank, int64_t *dims)
+{
+	const loom_tensor *t[2] = {a, b};
+	return loom_cpu_bcast_shape(2, t, rank, dims);
+}
+
+int loom_tensor_set_data(loom_tensor *t, const void *data, size_t n)
+{
+	void *p;
+	if (!t || n != loom_tensor_bytes(t) || (n && !data))
+		return -1;
+	p = malloc(n ? n : 1);
+	if (!p)
+		return -1;
+	if (n)
+		memcpy(p, data, n);
+	free(t->data);
+	t->data = p;
+	return 0;
+}
+
+static int is_default_domain(const loom_node *n)
+{
+	return !n->domain || !n->domain[0] || !strcmp(n->domain, "ai.onnx");
+}
+
+/* (Re)allocate a zeroed buffer of loom_tensor_bytes(t) for every output. */
+static int alloc_outputs(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+{
+	for (int i = 0; i < n->noutputs; i++) {
+		loom_tensor *t = loom_node_out(g, n, i);
+		size_t bytes;
+		if (!t)
+			continue;
+		bytes = loom_tensor_bytes(t);
+		free(t->data);
+		t->data = calloc(1, bytes ? bytes : 1);
+		if (!t->data)
+			return loom_cpu_fail(g, n, err, errlen, "out of memory for output '%s' (%zu bytes)",
+					     t->name, bytes);
+	}
+	return 0;
+}
+
+/* every present input constant with its values known (a node with no
+ * inputs counts as constant) */
+static int inputs_const(loom_graph *g, const loom_node *n)
+{
+	for (int i = 0; i < n->ninputs; i++) {
+		const loom_tensor *t = loom_node_in(g, n, i);
+		if (t && (!t->is_const || !t->data))
+			return 0;
+	}
+	return 1;
+}
+
+/* the kernel of node n, or an error naming it */
+static const loom_cpu_op *node_kernel(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+{
+	const loom_cpu_op *op = is_default_domain(n) ? loom_cpu_op_find(n->op_type, g->opset) : NULL;
+	if (!op) {
+		if (is_default_domain(n))
+			fail(err, errlen, "node %s: operator %s (opset %lld) has no CPU kernel", n->name,
+			     n->op_type, (long long)g->opset);
+		else
+			fail(err, errlen, "node %s: operator %s.%s (opset %lld) has no CPU kernel", n->name,
+			     n->domain, n->op_type, (long long)g->opset);
+	}
+	return op;
+}
+
+/* ------------------------------------------------------------------ inference */
+
+int loom_graph_infer(loom_graph *g, char *err, size_t errlen)
+{
+	for (int i = 0; i < g->ninputs; i++) {
+		const loom_tensor *t = &g->tensors[g->inputs[i]];
+		if (t->dtype == LOOM_DT_UNDEFINED || !loom_dtype_size(t->dtype))
+			return fail(err, errlen, "graph input '%s' has no supported data type", t->name);
+	}
+	for (int i = 0; i < g->nnodes; i++) {
+		const loom_node *n = &g->nodes[i];
+		const loom_cpu_op *op = node_kernel(g, n, err, errlen);
+		if (!op)
+			return -1;
+		for (int j = 0; j < n->ninputs; j++) {
+			const loom_tensor *t = loom_node_in(g, n, j);
+			if (n->inputs[j] >= 0 && !t)
+				return loom_cpu_fail(g, n, err, errlen, "input %d is not a tensor of the graph", j);
+			if (t && t->dtype == LOOM_DT_UNDEFINED)
+				return loom_cpu_fail(g, n, err, errlen,
+						     "input %d '%s' has no known type (no earlier node computes it)",
+						     j, t->name);
+		}
+		for (int j = 0; j < n->noutputs; j++) {
+			loom_tensor *t = loom_node_out(g, n, j);
+			if (t) /* what the kernel leaves unset stays recognisable */
+				t->dtype = LOOM_DT_UNDEFINED;
+		}
+		if (op->infer(g, n, err, errlen))
+			return -1;
+		for (int j = 0; j < n->noutputs; j++) {
+			const loom_tensor *t = loom_node_out(g, n, j);
+			if (!t)
+				continue;
+			if (!loom_dtype_size(t->dtype))
+				return loom_cpu_fail(g, n, err, errlen, "output %d '%s' got no supported data type",
+						     j, t->name);
+			for (int d = 0; d < t->rank; d++)
+				if (t->dims[d] < 0)
+					return loom_cpu_fail(g, n, err, errlen,
+							     "output %d '%s' has negative dimension %d (%lld)", j,
+							     t->name, d, (long long)t->dims[d]);
+		}
+		/* constant folding: the values are known now, for the shape
+		 * inputs of the nodes that follow */
+		if (inputs_const(g, n)) {
+			if (alloc_outputs(g, n, err, errlen) || op->run(g, n, err, errlen))
+				return -1;
+			for (int j = 0; j < n->noutputs; j++) {
+				loom_tensor *t = loom_node_out(g, n, j);
+				if (t)
+					t->is_const = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ execution */
+
+int loom_ref_run(loom_graph *g, char *err, size_t errlen)
+{
+	for (int i = 0; i < g->ninputs; i++) {
+		const loom_tensor *t = &g->tensors[g->inputs[i]];
+		if (!t->data)
+			return fail(err, errlen, "graph input '%s' has no data", t->name);
+	}
+	if (loom_graph_infer(g, err, errlen))
+		return -1;
+	for (int i = 0; i < g->nnodes; i++) {
+		const loom_node *n = &g->nodes[i];
+		const loom_cpu_op *op;
+		if (inputs_const(g, n)) /* folded by loom_graph_infer */
+			continue;
+		op = node_kernel(g, n, err, errlen);
+		if (!op)
+			return -1;
+		for (int j = 0; j < n->ninputs; j++) {
+			const loom_tensor *t = loom_node_in(g, n, j);
+			if (t && !t->data)
+				return loom_cpu_fail(g, n, err, errlen, "input %d '%s' has no data", j, t->name);
+		}
+		if (alloc_outputs(g, n, err, errlen) || op->run(g, n, err, errlen))
+			return -1;
+	}
+	return 0;
+}

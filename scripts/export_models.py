@@ -1,0 +1,320 @@
+#!/usr/bin/python3
+"""export_models.py - real model architectures as ONNX test-case folders.
+
+Exports torchvision's squeezenet1_1, mobilenet_v2, resnet18,
+mobilenet_v3_small and shufflenet_v2_x0_5 (random weights, batch 1,
+3x224x224), a small CNN trained here on scikit-learn's digits data set and
+a tiny transformer block with PyTorch's ONNX exporter, each into a folder
+in the layout of ONNX's backend tests, the one `loom test-onnx` runs:
+
+    OUT/NAME/model.onnx
+    OUT/NAME/test_data_set_0/input_0.pb    TensorProto named like the graph input
+    OUT/NAME/test_data_set_0/output_0.pb   PyTorch's own float32 eval-mode result
+    OUT/NAME/output_0_float64.pb           the same model run in float64 (not read by loom)
+    OUT/NAME/meta.json                     how it was made (not read by loom)
+
+NAME is ARCH_opsetN. Everything is seeded (weights, inputs, training), the
+exporter runs with do_constant_folding=True and no dynamic axes. Existing
+folders are kept unless --force; a folder is written under a temporary name
+and renamed when complete, so a failed run leaves no half folder behind.
+Errors stop the script with a non-zero exit status.
+
+Needs Debian's python3-torch, python3-torchvision, python3-onnx and
+python3-sklearn: run it with /usr/bin/python3. No weights or data are
+downloaded (the digits data set ships inside scikit-learn).
+
+    /usr/bin/python3 scripts/export_models.py [--out build/models] [--force]
+                                              [--only NAME_OR_ARCH ...] [--list]
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import zlib
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    import torchvision
+except ImportError as e:  # fail loudly, with the fix
+    sys.exit("export_models.py: %s\n  needs Debian's python3-torch python3-torchvision python3-onnx "
+             "python3-sklearn, run with /usr/bin/python3 (the first python3 on PATH may be another "
+             "interpreter)" % e)
+
+
+# ------------------------------------------------------------------ models
+
+def seed_of(arch):
+    """a fixed seed per architecture: every opset of one model gets the same
+    weights and inputs, and adding a model changes no other model's"""
+    return zlib.crc32(arch.encode()) & 0x7FFFFFFF
+
+
+def calibrate_batchnorm(model, shape, gen):
+    """Random but realistic BatchNorm layers: scale and shift drawn around
+    1 and 0, running statistics measured on random inputs (so activations
+    stay near unit scale through the depth of the net, as in a trained one,
+    instead of a freshly initialised net's mean 0 / variance 1)."""
+    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    with torch.no_grad():
+        for m in bns:
+            m.weight.copy_(torch.empty_like(m.weight).uniform_(0.5, 1.5, generator=gen))
+            m.bias.copy_(torch.empty_like(m.bias).normal_(0.0, 0.2, generator=gen))
+            m.reset_running_stats()
+            m.momentum = None  # cumulative average over the calibration batch
+        model.train()
+        model(torch.randn((4,) + tuple(shape[1:]), generator=gen))
+    model.eval()
+
+
+def torchvision_model(fn):
+    def build(arch):
+        gen = torch.Generator().manual_seed(seed_of(arch) + 1)
+        torch.manual_seed(seed_of(arch))
+        m = fn(weights=None)
+        # torchvision draws classifier weights from N(0, 0.01): logits of a few
+        # hundredths, which a tolerance of 1e-5 barely tests; variance-preserving
+        # N(0, 1/fan_in) instead gives logits of order one
+        with torch.no_grad():
+            for lin in (x for x in m.modules() if isinstance(x, nn.Linear)):
+                lin.weight.normal_(0.0, lin.in_features ** -0.5, generator=gen)
+        shape = (1, 3, 224, 224)
+        calibrate_batchnorm(m, shape, gen)
+        x = torch.randn(shape, generator=gen)
+        return m, x, {}
+    return build
+
+
+class DigitsCNN(nn.Module):
+    """8x8 grey digits: conv/relu/conv/relu/maxpool/linear/relu/linear"""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 16, 3, padding=1)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.fc1 = nn.Linear(32 * 4 * 4, 64)
+        self.fc2 = nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv1(x))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+def digits_cnn(arch):
+    """trained for a few epochs on scikit-learn's digits (1797 8x8 images,
+    bundled with the package); the test set's first 16 images are the input,
+    their logits the output"""
+    from sklearn.datasets import load_digits
+    torch.manual_seed(seed_of(arch))
+    gen = torch.Generator().manual_seed(seed_of(arch) + 1)
+    d = load_digits()
+    xs = torch.tensor(d.images, dtype=torch.float32).unsqueeze(1) / 16.0
+    ys = torch.tensor(d.target, dtype=torch.int64)
+    perm = torch.randperm(len(xs), generator=gen)
+    test, train = perm[:297], perm[297:]
+    m = DigitsCNN()
+    opt = torch.optim.Adam(m.parameters(), lr=3e-3)
+    m.train()
+    for _ in range(8):
+        order = train[torch.randperm(len(train), generator=gen)]
+        for i in range(0, len(order), 32):
+            b = order[i:i + 32]
+            opt.zero_grad()
+            F.cross_entropy(m(xs[b]), ys[b]).backward()
+            opt.step()
+    m.eval()
+    with torch.no_grad():
+        acc = (m(xs[test]).argmax(1) == ys[test]).float().mean().item()
+    x = xs[test[:16]].clone()
+    return m, x, {"test_accuracy": round(acc, 4), "test_images": 297,
+                  "labels": ys[test[:16]].tolist(), "epochs": 8}
+
+
+class TinyTransformer(nn.Module):
+    """one pre-norm encoder block: LayerNorm, 2-head self-attention (Linear,
+    Reshape, Transpose, MatMul, Softmax), residual, LayerNorm, ReLU MLP,
+    residual (no GELU)"""
+
+    def __init__(self, dim=32, heads=2, hidden=64):
+        super().__init__()
+        self.heads, self.hd = heads, dim // heads
+        self.ln1 = nn.LayerNorm(dim)
+        self.q = nn.Linear(dim, dim)
+        self.k = nn.Linear(dim, dim)
+        self.v = nn.Linear(dim, dim)
+        self.proj = nn.Linear(dim, dim)
+        self.ln2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        b, s, c = x.shape
+        h = self.ln1(x)
+        q = self.q(h).reshape(b, s, self.heads, self.hd).transpose(1, 2)
+        k = self.k(h).reshape(b, s, self.heads, self.hd).transpose(1, 2)
+        v = self.v(h).reshape(b, s, self.heads, self.hd).transpose(1, 2)
+        a = torch.softmax(torch.matmul(q, k.transpose(2, 3)) * (self.hd ** -0.5), dim=-1)
+        o = torch.matmul(a, v).transpose(1, 2).reshape(b, s, c)
+        x = x + self.proj(o)
+        return x + self.fc2(F.relu(self.fc1(self.ln2(x))))
+
+
+def tiny_transformer(arch):
+    gen = torch.Generator().manual_seed(seed_of(arch) + 1)
+    torch.manual_seed(seed_of(arch))
+    m = TinyTransformer()
+    with torch.no_grad():  # LayerNorm affine parameters off their 1/0 defaults
+        for ln in (m.ln1, m.ln2):
+            ln.weight.copy_(torch.empty_like(ln.weight).uniform_(0.5, 1.5, generator=gen))
+            ln.bias.copy_(torch.empty_like(ln.bias).normal_(0.0, 0.2, generator=gen))
+    m.eval()
+    return m, torch.randn((1, 8, 32), generator=gen), {}
+
+
+TV = torchvision.models
+# (arch, builder, opsets): opset 11 covers the older variants (Split, Squeeze,
+# Softmax, Reduce* with attributes, Clip with inputs); resnet18 (45 MB) once
+ARCHS = [
+    ("squeezenet1_1", torchvision_model(TV.squeezenet1_1), (11, 13, 17)),
+    ("mobilenet_v2", torchvision_model(TV.mobilenet_v2), (13, 17)),
+    ("resnet18", torchvision_model(TV.resnet18), (13,)),
+    ("mobilenet_v3_small", torchvision_model(TV.mobilenet_v3_small), (13, 17)),
+    ("shufflenet_v2_x0_5", torchvision_model(TV.shufflenet_v2_x0_5), (13, 17)),
+    ("digits_cnn", digits_cnn, (13, 17)),
+    ("tiny_transformer", tiny_transformer, (11, 13, 17)),
+]
+
+
+# ------------------------------------------------------------------ export
+
+def write_tensor(path, array, name):
+    t = numpy_helper.from_array(np.ascontiguousarray(array), name)
+    with open(path, "wb") as f:
+        f.write(t.SerializeToString())
+
+
+def export_one(arch, build, opset, folder):
+    t0 = time.time()
+    model, x, info = build(arch)
+    model.eval()
+    x = x.float().contiguous()
+    with torch.no_grad():
+        y = model(x)
+        # PyTorch's own float32 error, against the same model in float64:
+        # a floor for any tolerance the runner is given
+        y64 = model.double()(x.double())
+        model.float()
+    if not torch.isfinite(y).all():
+        raise RuntimeError("%s: non-finite reference output" % arch)
+    e_abs = (y.double() - y64).abs()
+    fp32_err = {"max_abs": float(e_abs.max()),
+                "max_rel": float((e_abs / y64.abs().clamp_min(1e-6)).max()),
+                "max_abs_output": float(y64.abs().max())}
+
+    tmp = folder + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.join(tmp, "test_data_set_0"))
+    onnx_path = os.path.join(tmp, "model.onnx")
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), onnx_path, export_params=True, opset_version=opset,
+                          do_constant_folding=True, input_names=["input"], output_names=["output"],
+                          dynamic_axes=None, training=torch.onnx.TrainingMode.EVAL,
+                          keep_initializers_as_inputs=False)
+    m = onnx.load(onnx_path)
+    onnx.checker.check_model(m)
+    got_opset = [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")]
+    if got_opset != [opset]:
+        raise RuntimeError("%s: asked for opset %d, the model imports %s" % (arch, opset, got_opset))
+    inits = {i.name for i in m.graph.initializer}
+    gin = [i.name for i in m.graph.input if i.name not in inits]
+    gout = [o.name for o in m.graph.output]
+    if gin != ["input"] or gout != ["output"]:
+        raise RuntimeError("%s: graph inputs %s, outputs %s; expected ['input'], ['output']" % (arch, gin, gout))
+    ops = sorted({n.op_type for n in m.graph.node})
+
+    write_tensor(os.path.join(tmp, "test_data_set_0", "input_0.pb"), x.numpy(), "input")
+    write_tensor(os.path.join(tmp, "test_data_set_0", "output_0.pb"), y.numpy(), "output")
+    # the same model in float64, beside the data set (loom reads only test_data_set_N):
+    # for measuring how far a float32 executor is from the exact result
+    write_tensor(os.path.join(tmp, "output_0_float64.pb"), y64.numpy(), "output")
+    meta = {
+        "arch": arch, "opset": opset, "seed": seed_of(arch),
+        "input": list(x.shape), "output": list(y.shape), "operators": ops,
+        "nodes": len(m.graph.node),
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+        "pytorch_fp32_vs_fp64": fp32_err,
+        "torch": torch.__version__, "torchvision": torchvision.__version__, "onnx": onnx.__version__,
+        "model_sha256": hashlib.sha256(open(onnx_path, "rb").read()).hexdigest(),
+    }
+    meta.update(info)
+    with open(os.path.join(tmp, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.rename(tmp, folder)
+    return meta, time.time() - t0
+
+
+def folder_size(p):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(p) for f in fs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default="build/models", help="where the case folders go (default build/models)")
+    ap.add_argument("--force", action="store_true", help="re-export folders that exist")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="only these cases (ARCH_opsetN) or architectures")
+    ap.add_argument("--list", action="store_true", help="print the case names and exit")
+    args = ap.parse_args()
+
+    cases = [(a, b, o, "%s_opset%d" % (a, o)) for a, b, ops in ARCHS for o in ops]
+    if args.only:
+        unknown = [n for n in args.only if not any(n in (c[0], c[3]) for c in cases)]
+        if unknown:
+            sys.exit("export_models.py: unknown case(s) %s; --list shows them" % " ".join(unknown))
+        cases = [c for c in cases if c[0] in args.only or c[3] in args.only]
+    if args.list:
+        print("\n".join(c[3] for c in cases))
+        return 0
+
+    torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+    os.makedirs(args.out, exist_ok=True)
+    t_all = time.time()
+    made = kept = 0
+    for arch, build, opset, name in cases:
+        folder = os.path.join(args.out, name)
+        done = os.path.isfile(os.path.join(folder, "model.onnx")) and \
+            os.path.isfile(os.path.join(folder, "test_data_set_0", "output_0.pb"))
+        if done and not args.force:
+            print("kept  %-30s %7.1f MB (exists; --force re-exports)" % (name, folder_size(folder) / 1e6))
+            kept += 1
+            continue
+        meta, dt = export_one(arch, build, opset, folder)
+        err = meta["pytorch_fp32_vs_fp64"]
+        extra = "  digits test accuracy %.3f" % meta["test_accuracy"] if "test_accuracy" in meta else ""
+        print("wrote %-30s %7.1f MB %5.1fs  %d nodes, input %s -> output %s, max|y| %.3g, "
+              "fp32 vs fp64 max abs %.2g%s" % (folder, folder_size(folder) / 1e6, dt, meta["nodes"],
+                                              "x".join(map(str, meta["input"])),
+                                              "x".join(map(str, meta["output"])),
+                                              err["max_abs_output"], err["max_abs"], extra))
+        print("      ops: %s" % " ".join(meta["operators"]))
+        sys.stdout.flush()
+        made += 1
+    print("export_models: %d written, %d kept, %.1f MB in %s, %.1fs" %
+          (made, kept, folder_size(args.out) / 1e6, args.out, time.time() - t_all))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

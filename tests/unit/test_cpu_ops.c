@@ -1,0 +1,1410 @@
+/* test_cpu_ops.c - unit tests of the neural-network CPU kernels
+ * (runtime/ops_nn.c) and of the registry and reference executor
+ * (runtime/cpu.c) of include/loom/cpu_ops.h.
+ *
+ * Part 1: the registry (highest min_opset <= opset), loom_broadcast_shape,
+ * loom_tensor_set_data, constant folding in loom_graph_infer, and error
+ * messages that name the node, its operator and the problem.
+ * Part 2: one-node graphs built here with hand-computed results for every
+ * operator of runtime/ops_nn.c and its attributes (Conv's group, strides,
+ * dilations, pads and auto_pad in 1-D, 2-D and 3-D; ConvTranspose; Gemm;
+ * MatMul's batch broadcasting and 1-D cases; pooling with ceil_mode,
+ * count_include_pad and MaxPool's Indices; the normalizations; the
+ * activations; broadcasting arithmetic in float and int64; comparisons,
+ * logic, Where, Clip before and after opset 11; the variadic Max/Min/Sum/
+ * Mean; Dropout).
+ * Part 3: ONNX's own node test cases (test_<op>.../model.onnx with
+ * test_data_set_0, from Debian's libonnx-testdata under
+ * /usr/share/libonnx-testdata/data/node, or the directory given as the
+ * first argument) whose nodes all have kernels in runtime/ops_nn.c: load,
+ * run, compare every output (floats within rtol 1e-3, atol 1e-5, integers
+ * and bools exactly), one line per case. Cases with an operator of
+ * runtime/ops_shape.c are left to test_cpu_shape; cases the importer
+ * rejects by design (float16, strings, ...) and the few with a documented
+ * reason (random training-mode Dropout) are skipped with the reason.
+ *
+ * Prints one line per check and ends with "N passed, M failed, K skipped";
+ * exit status 1 on any failure. */
+#include "loom/cpu_ops.h"
+#include "loom/ir.h"
+#include "loom/onnx.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static unsigned npass, nfail, nskip;
+
+static int check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s ", ok ? "ok  " : "FAIL");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+	return ok;
+}
+
+#define D(...) ((const int64_t[]){__VA_ARGS__})
+#define F(...) ((const float[]){__VA_ARGS__})
+#define I64(...) ((const int64_t[]){__VA_ARGS__})
+#define B8(...) ((const uint8_t[]){__VA_ARGS__})
+#define FL LOOM_DT_FLOAT
+#define BOOL LOOM_DT_BOOL
+#define INT64 LOOM_DT_INT64
+
+/* ------------------------------------------------------------------ graph building */
+
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = xmalloc(strlen(s) + 1);
+	strcpy(p, s);
+	return p;
+}
+
+static loom_graph *gnew(int64_t opset)
+{
+	loom_graph *g = xmalloc(sizeof *g);
+	g->opset = opset;
+	g->name = xstrdup("test");
+	g->path = xstrdup("(built by test_cpu_ops)");
+	return g;
+}
+
+/* a tensor of g; data (numel * element size bytes) copied when given */
+static int gtensor(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
+		   const void *data, int is_const)
+{
+	loom_tensor *t;
+	g->tensors = xrealloc(g->tensors, sizeof *g->tensors * (size_t)(g->ntensors + 1));
+	t = &g->tensors[g->ntensors];
+	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	t->dtype = dtype;
+	t->rank = rank;
+	for (int d = 0; d < rank; d++)
+		t->dims[d] = dims[d];
+	t->is_const = is_const;
+	if (data) {
+		size_t b = loom_tensor_bytes(t);
+		t->data = xmalloc(b);
+		memcpy(t->data, data, b);
+	}
+	return g->ntensors++;
+}
+
+/* a graph input with its data */
+static int ginput(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
+		  const void *data)
+{
+	int t = gtensor(g, name, dtype, rank, dims, data, 0);
+	g->inputs = xrealloc(g->inputs, sizeof(int) * (size_t)(g->ninputs + 1));
+	g->inputs[g->ninputs++] = t;
+	return t;
+}
+
+static int gconst(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
+		  const void *data)
+{
+	return gtensor(g, name, dtype, rank, dims, data, 1);
+}
+
+/* a node with nout new output tensors "<name>:<k>" that are graph outputs
+ * (an input index -1 is an omitted optional input) */
+static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *ins, int nin,
+			int nout)
+{
+	loom_node *n;
+	g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)(g->nnodes + 1));
+	n = &g->nodes[g->nnodes++];
+	memset(n, 0, sizeof *n);
+	n->name = xstrdup(name);
+	n->op_type = xstrdup(op);
+	n->domain = xstrdup("");
+	n->inputs = xmalloc(sizeof(int) * (size_t)nin);
+	memcpy(n->inputs, ins, sizeof(int) * (size_t)nin);
+	n->ninputs = nin;
+	n->outputs = xmalloc(sizeof(int) * (size_t)nout);
+	n->noutputs = nout;
+	for (int k = 0; k < nout; k++) {
+		char tn[128];
+		snprintf(tn, sizeof tn, "%s:%d", name, k);
+		n->outputs[k] = gtensor(g, tn, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
+		g->outputs = xrealloc(g->outputs, sizeof(int) * (size_t)(g->noutputs + 1));
+		g->outputs[g->noutputs++] = n->outputs[k];
+	}
+	return n;
+}
+
+static loom_attr *attr_new(loom_node *n, const char *name, int type)
+{
+	loom_attr *a;
+	n->attrs = xrealloc(n->attrs, sizeof *n->attrs * (size_t)(n->nattrs + 1));
+	a = &n->attrs[n->nattrs++];
+	memset(a, 0, sizeof *a);
+	a->name = xstrdup(name);
+	a->type = type;
+	return a;
+}
+
+static void attr_i(loom_node *n, const char *name, int64_t v)
+{
+	attr_new(n, name, LOOM_ATTR_INT)->i = v;
+}
+
+static void attr_f(loom_node *n, const char *name, float v)
+{
+	attr_new(n, name, LOOM_ATTR_FLOAT)->f = v;
+}
+
+static void attr_s(loom_node *n, const char *name, const char *v)
+{
+	attr_new(n, name, LOOM_ATTR_STRING)->s = xstrdup(v);
+}
+
+static void attr_ints(loom_node *n, const char *name, int cnt, const int64_t *v)
+{
+	loom_attr *a = attr_new(n, name, LOOM_ATTR_INTS);
+	a->ints = xmalloc(sizeof(int64_t) * (size_t)cnt);
+	memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
+	a->n = cnt;
+}
+
+/* ------------------------------------------------------------------ comparing */
+
+static void fmt_dims(char *buf, size_t len, int rank, const int64_t *dims)
+{
+	size_t o = (size_t)snprintf(buf, len, "[");
+	for (int d = 0; d < rank && o < len; d++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%lld", d ? "," : "", (long long)dims[d]);
+	if (o < len)
+		snprintf(buf + o, len - o, "]");
+}
+
+/* Compare tensor t with (dtype, rank, dims, data); floats within rtol, atol
+ * (NaN equals NaN), everything else exactly. why is "" on a match. */
+static void compare(const loom_tensor *t, int dtype, int rank, const int64_t *dims, const void *data,
+		    double rtol, double atol, char *why, size_t len)
+{
+	int64_t cnt = 1;
+	why[0] = 0;
+	if (t->dtype != dtype) {
+		snprintf(why, len, "dtype %s, expected %s", loom_dtype_name(t->dtype), loom_dtype_name(dtype));
+		return;
+	}
+	if (t->rank != rank || (rank && memcmp(t->dims, dims, sizeof(int64_t) * (size_t)rank))) {
+		char a[128], b[128];
+		fmt_dims(a, sizeof a, t->rank, t->dims);
+		fmt_dims(b, sizeof b, rank, dims);
+		snprintf(why, len, "shape %s, expected %s", a, b);
+		return;
+	}
+	for (int d = 0; d < rank; d++)
+		cnt *= dims[d];
+	if (cnt && !t->data) {
+		snprintf(why, len, "no data");
+		return;
+	}
+	for (int64_t i = 0; i < cnt; i++) {
+		if (dtype == LOOM_DT_FLOAT || dtype == LOOM_DT_DOUBLE) {
+			double a = dtype == LOOM_DT_FLOAT ? ((const float *)t->data)[i] : ((const double *)t->data)[i];
+			double b = dtype == LOOM_DT_FLOAT ? ((const float *)data)[i] : ((const double *)data)[i];
+			if (isnan(a) && isnan(b))
+				continue;
+			if (a == b)
+				continue;
+			if (!(fabs(a - b) <= atol + rtol * fabs(b))) {
+				snprintf(why, len, "element %lld is %.9g, expected %.9g", (long long)i, a, b);
+				return;
+			}
+		} else {
+			size_t es = loom_dtype_size(dtype);
+			if (memcmp((const char *)t->data + (size_t)i * es, (const char *)data + (size_t)i * es, es)) {
+				int64_t a = 0, b = 0;
+				memcpy(&a, (const char *)t->data + (size_t)i * es, es < 8 ? es : 8);
+				memcpy(&b, (const char *)data + (size_t)i * es, es < 8 ? es : 8);
+				snprintf(why, len, "element %lld differs (0x%llx, expected 0x%llx)", (long long)i,
+					 (unsigned long long)a, (unsigned long long)b);
+				return;
+			}
+		}
+	}
+}
+
+/* Run g; on failure report it and return -1. */
+static int grun(loom_graph *g, const char *label)
+{
+	char err[512];
+	if (loom_ref_run(g, err, sizeof err)) {
+		check(0, "%s: run failed: %s", label, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check output k of g's first node against the expected values. */
+static void expect_out(loom_graph *g, int k, const char *label, int dtype, int rank,
+		       const int64_t *dims, const void *data)
+{
+	char why[256];
+	const loom_tensor *t = &g->tensors[g->nodes[0].outputs[k]];
+	compare(t, dtype, rank, dims, data, 1e-5, 1e-6, why, sizeof why);
+	check(!why[0], "%s%s%s", label, why[0] ? ": " : "", why);
+}
+
+/* Run g, check the first node's output 0 and free g. */
+static void expect_run(loom_graph *g, const char *label, int dtype, int rank, const int64_t *dims,
+		       const void *data)
+{
+	if (!grun(g, label))
+		expect_out(g, 0, label, dtype, rank, dims, data);
+	loom_graph_free(g);
+}
+
+/* Run g expecting failure with a message containing each of the NULL
+ * terminated substrings; free g. */
+static void expect_fail_v(loom_graph *g, const char *label, const char *const *subs)
+{
+	char err[512] = "";
+	int rc = loom_ref_run(g, err, sizeof err);
+	const char *missing = NULL;
+	for (int i = 0; subs[i] && !missing; i++)
+		if (!strstr(err, subs[i]))
+			missing = subs[i];
+	if (!rc)
+		check(0, "%s: ran without error", label);
+	else if (missing)
+		check(0, "%s: message \"%s\" lacks \"%s\"", label, err, missing);
+	else
+		check(1, "%s (\"%s\")", label, err);
+	loom_graph_free(g);
+}
+
+#define expect_fail(g, label, ...) expect_fail_v((g), (label), (const char *const[]){__VA_ARGS__})
+
+/* a one-node graph: one float input x, op with name "t" */
+static loom_graph *unary_graph(int64_t opset, const char *op, int dtype, int rank, const int64_t *dims,
+			       const void *x, loom_node **np)
+{
+	loom_graph *g = gnew(opset);
+	int xi = ginput(g, "x", dtype, rank, dims, x);
+	*np = gnode(g, op, "t", (int[]){xi}, 1, 1);
+	return g;
+}
+
+/* a one-node graph with two inputs a, b (graph inputs) */
+static loom_graph *binary_graph(int64_t opset, const char *op, int dt, int ra, const int64_t *da,
+				const void *a, int dtb, int rb, const int64_t *db, const void *b, loom_node **np)
+{
+	loom_graph *g = gnew(opset);
+	int ai = ginput(g, "a", dt, ra, da, a);
+	int bi = ginput(g, "b", dtb, rb, db, b);
+	*np = gnode(g, op, "t", (int[]){ai, bi}, 2, 1);
+	return g;
+}
+
+static const float ones9[9];
+static loom_graph *conv_graph(const char *op, int rx, const int64_t *dx, const float *x, const int64_t *dw,
+			      const float *w, int64_t nb, const float *b, loom_node **np);
+
+/* ================================================================== part 1: registry and executor */
+
+static void test_registry(void)
+{
+	const loom_cpu_op *tabs[2] = {loom_cpu_ops_nn, loom_cpu_ops_shape};
+	int bad = 0, checked = 0;
+	/* every op type at every opset: the entry with the highest min_opset <= opset */
+	for (int t = 0; t < 2; t++)
+		for (const loom_cpu_op *o = tabs[t]; o->op_type; o++)
+			for (int64_t opset = 1; opset <= 21; opset++) {
+				const loom_cpu_op *best = NULL, *got = loom_cpu_op_find(o->op_type, opset);
+				for (int u = 0; u < 2; u++)
+					for (const loom_cpu_op *p = tabs[u]; p->op_type; p++)
+						if (!strcmp(p->op_type, o->op_type) && p->min_opset <= opset &&
+						    (!best || p->min_opset > best->min_opset))
+							best = p;
+				checked++;
+				if (got != best && !(got && best && got->min_opset == best->min_opset)) {
+					if (!bad)
+						printf("     %s opset %lld: wrong entry\n", o->op_type, (long long)opset);
+					bad++;
+				}
+			}
+	check(!bad, "loom_cpu_op_find picks the highest min_opset <= opset (%d lookups, %d wrong)", checked,
+	      bad);
+	check(loom_cpu_op_find("Celu", 11) == NULL && loom_cpu_op_find("Celu", 12) != NULL,
+	      "Celu has a kernel from opset 12 only");
+	check(loom_cpu_op_find("LayerNormalization", 16) == NULL &&
+		      loom_cpu_op_find("LayerNormalization", 17) != NULL,
+	      "LayerNormalization has a kernel from opset 17");
+	check(loom_cpu_op_find("NoSuchOp", 13) == NULL && loom_cpu_op_find(NULL, 13) == NULL,
+	      "unknown op types have no kernel");
+	check(loom_cpu_op_find("Conv", 13) && loom_cpu_op_find("Reshape", 13),
+	      "both tables are searched (Conv, Reshape)");
+}
+
+static void test_helpers(void)
+{
+	loom_tensor a, b;
+	int rank = -1;
+	int64_t dims[LOOM_MAX_RANK];
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.rank = 3;
+	a.dims[0] = 2, a.dims[1] = 1, a.dims[2] = 3;
+	b.rank = 2;
+	b.dims[0] = 4, b.dims[1] = 1;
+	check(!loom_broadcast_shape(&a, &b, &rank, dims) && rank == 3 && dims[0] == 2 && dims[1] == 4 &&
+		      dims[2] == 3,
+	      "loom_broadcast_shape [2,1,3] x [4,1] = [2,4,3]");
+	b.rank = 0;
+	check(!loom_broadcast_shape(&a, &b, &rank, dims) && rank == 3 && dims[1] == 1,
+	      "loom_broadcast_shape with a scalar");
+	b.rank = 1;
+	b.dims[0] = 2;
+	check(loom_broadcast_shape(&a, &b, &rank, dims) == -1, "loom_broadcast_shape [2,1,3] x [2] fails");
+
+	a.dtype = LOOM_DT_FLOAT;
+	a.rank = 1;
+	a.dims[0] = 2;
+	a.data = NULL;
+	check(loom_tensor_set_data(&a, F(1, 2), 8) == 0 && a.data && ((float *)a.data)[1] == 2,
+	      "loom_tensor_set_data copies");
+	check(loom_tensor_set_data(&a, F(1, 2, 3), 12) == -1 && ((float *)a.data)[1] == 2,
+	      "loom_tensor_set_data refuses a wrong size and keeps the data");
+	free(a.data);
+}
+
+static void test_executor(void)
+{
+	loom_graph *g;
+	loom_node *n;
+	char err[512];
+	int x, c1, c2, s;
+
+	/* a node without kernel */
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(2), F(1, 2));
+	gnode(g, "FancyOp", "fancy_1", (int[]){x}, 1, 1);
+	expect_fail(g, "an operator without kernel", "node fancy_1: operator FancyOp (opset 13) has no CPU kernel",
+		    NULL);
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(2), F(1, 2));
+	n = gnode(g, "Relu", "dom_relu", (int[]){x}, 1, 1);
+	free(n->domain);
+	n->domain = xstrdup("com.example");
+	expect_fail(g, "a node of another domain", "node dom_relu: operator com.example.Relu (opset 13)",
+		    "no CPU kernel", NULL);
+
+	/* inference errors name the node, op and problem */
+	g = gnew(13);
+	x = ginput(g, "x", FL, 4, D(1, 3, 4, 4), NULL);
+	c1 = gconst(g, "w", FL, 4, D(4, 2, 3, 3), NULL);
+	n = gnode(g, "Conv", "conv_bad", (int[]){x, c1}, 2, 1);
+	attr_i(n, "group", 2);
+	check(loom_graph_infer(g, err, sizeof err) == -1 && strstr(err, "conv_bad") &&
+		      strstr(err, "Conv") && strstr(err, "group"),
+	      "Conv with a bad group fails in inference: %s", err);
+	loom_graph_free(g);
+
+	g = binary_graph(13, "Add", FL, 1, D(2), F(1, 2), FL, 1, D(3), F(1, 2, 3), &n);
+	expect_fail(g, "Add of [2] and [3]", "'t'", "Add", "do not broadcast", NULL);
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(2), NULL);
+	gnode(g, "Relu", "r", (int[]){x}, 1, 1);
+	expect_fail(g, "running without input data", "graph input 'x' has no data", NULL);
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(2), F(1, 2));
+	c1 = gtensor(g, "nowhere", LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
+	gnode(g, "Add", "add_u", (int[]){x, c1}, 2, 1);
+	expect_fail(g, "an input no node computes", "add_u", "'nowhere'", "no known type", NULL);
+
+	g = conv_graph("Conv", 4, D(1, 1, 2, 2), F(1, 2, 3, 4), D(1, 1, 3, 3), ones9, 0, NULL, &n);
+	free(n->name);
+	n->name = xstrdup("conv_big");
+	expect_fail(g, "Conv kernel larger than the input", "conv_big", "Conv", "exceeds the padded input", NULL);
+
+	/* constant folding: Add of two int64 constants feeds Reshape's shape */
+	g = gnew(13);
+	x = ginput(g, "x", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6));
+	c1 = gconst(g, "c1", INT64, 1, D(2), I64(1, 1));
+	c2 = gconst(g, "c2", INT64, 1, D(2), I64(2, 1));
+	n = gnode(g, "Add", "shape_add", (int[]){c1, c2}, 2, 1);
+	s = n->outputs[0];
+	gnode(g, "Reshape", "reshape", (int[]){x, s}, 2, 1);
+	{
+		int ok = loom_graph_infer(g, err, sizeof err) == 0;
+		const loom_tensor *st = &g->tensors[s], *y = &g->tensors[g->nodes[1].outputs[0]];
+		check(ok && st->is_const && st->data && ((int64_t *)st->data)[0] == 3 &&
+			      ((int64_t *)st->data)[1] == 2,
+		      "loom_graph_infer folds Add of constants (shape [3,2] known)%s%s", ok ? "" : ": ",
+		      ok ? "" : err);
+		check(ok && y->rank == 2 && y->dims[0] == 3 && y->dims[1] == 2 && y->dtype == FL,
+		      "Reshape after the folded node gets shape [3,2]");
+		ok = loom_ref_run(g, err, sizeof err) == 0;
+		check(ok && y->data && ((float *)y->data)[5] == 6, "loom_ref_run of the folded graph%s%s",
+		      ok ? "" : ": ", ok ? "" : err);
+		ok = loom_ref_run(g, err, sizeof err) == 0;
+		check(ok && ((int64_t *)st->data)[0] == 3 && ((float *)y->data)[4] == 5,
+		      "loom_ref_run twice gives the same result");
+	}
+	loom_graph_free(g);
+
+	/* a chain: every tensor holds its data after the run */
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(3), F(-1, 0, 2));
+	n = gnode(g, "Relu", "r1", (int[]){x}, 1, 1);
+	c1 = n->outputs[0];
+	c2 = gconst(g, "two", FL, 0, NULL, F(2));
+	gnode(g, "Mul", "m1", (int[]){c1, c2}, 2, 1);
+	if (!grun(g, "Relu -> Mul chain")) {
+		char why[256];
+		compare(&g->tensors[c1], FL, 1, D(3), F(0, 0, 2), 0, 0, why, sizeof why);
+		check(!why[0], "chain: the intermediate tensor keeps its data %s", why);
+		compare(&g->tensors[g->nodes[1].outputs[0]], FL, 1, D(3), F(0, 0, 4), 0, 0, why, sizeof why);
+		check(!why[0], "chain: Relu then Mul by a scalar constant %s", why);
+	}
+	loom_graph_free(g);
+}
+
+/* ================================================================== part 2: the kernels */
+
+static const float x09[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+static const float x016[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+static const float ones9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+/* a Conv / ConvTranspose graph: x and w constant-free graph inputs, b optional */
+static loom_graph *conv_graph(const char *op, int rx, const int64_t *dx, const float *x, const int64_t *dw,
+			      const float *w, int64_t nb, const float *b, loom_node **np)
+{
+	loom_graph *g = gnew(13);
+	int xi = ginput(g, "x", FL, rx, dx, x);
+	int wi = gconst(g, "w", FL, rx, dw, w);
+	if (b) {
+		int bi = gconst(g, "b", FL, 1, &nb, b);
+		*np = gnode(g, op, "t", (int[]){xi, wi, bi}, 3, 1);
+	} else {
+		*np = gnode(g, op, "t", (int[]){xi, wi}, 2, 1);
+	}
+	return g;
+}
+
+static void test_conv(void)
+{
+	loom_graph *g;
+	loom_node *n;
+
+	g = conv_graph("Conv", 4, D(1, 1, 3, 3), x09, D(1, 1, 2, 2), ones9, 0, NULL, &n);
+	expect_run(g, "Conv 2x2 ones on 3x3", FL, 4, D(1, 1, 2, 2), F(8, 12, 20, 24));
+
+	g = conv_graph("Conv", 4, D(1, 1, 3, 3), x09, D(1, 1, 3, 3), ones9, 1, F(1), &n);
+	attr_ints(n, "pads", 4, I64(1, 1, 1, 1));
+	attr_ints(n, "strides", 2, I64(2, 2));
+	expect_run(g, "Conv 3x3 pads 1 stride 2 bias", FL, 4, D(1, 1, 2, 2), F(9, 13, 21, 25));
+
+	g = conv_graph("Conv", 4, D(1, 1, 3, 3), x09, D(1, 1, 3, 3), ones9, 0, NULL, &n);
+	attr_ints(n, "pads", 4, I64(1, 0, 0, 1));
+	attr_ints(n, "kernel_shape", 2, I64(3, 3));
+	/* padded rows -1..2, cols 0..3: out rows 0..1, cols 0..1 */
+	expect_run(g, "Conv asymmetric pads [1,0,0,1]", FL, 4, D(1, 1, 2, 2),
+		   F(0 + 1 + 2 + 3 + 4 + 5, 1 + 2 + 4 + 5, 36, 1 + 2 + 4 + 5 + 7 + 8));
+
+	g = conv_graph("Conv", 4, D(1, 2, 2, 2), F(1, 2, 3, 4, 5, 6, 7, 8), D(2, 1, 1, 1), F(2, -1), 0, NULL, &n);
+	attr_i(n, "group", 2);
+	expect_run(g, "Conv depthwise 1x1 (group 2)", FL, 4, D(1, 2, 2, 2), F(2, 4, 6, 8, -5, -6, -7, -8));
+
+	g = conv_graph("Conv", 4, D(1, 2, 2, 2), F(1, 2, 3, 4, 5, 6, 7, 8), D(2, 1, 2, 2),
+		       F(1, 0, 0, 1, 0, 1, 1, 0), 2, F(0.5f, -0.5f), &n);
+	attr_i(n, "group", 2);
+	expect_run(g, "Conv depthwise 2x2 with bias", FL, 4, D(1, 2, 1, 1), F(5.5f, 12.5f));
+
+	g = conv_graph("Conv", 4, D(1, 4, 1, 1), F(1, 2, 3, 4), D(2, 2, 1, 1), F(1, 1, 1, -1), 0, NULL, &n);
+	attr_i(n, "group", 2);
+	expect_run(g, "Conv group 2 with 2 channels per group", FL, 4, D(1, 2, 1, 1), F(3, -1));
+
+	g = conv_graph("Conv", 4, D(1, 1, 3, 3), x09, D(1, 1, 2, 2), ones9, 0, NULL, &n);
+	attr_ints(n, "dilations", 2, I64(2, 2));
+	expect_run(g, "Conv dilations 2", FL, 4, D(1, 1, 1, 1), F(16));
+
+	g = conv_graph("Conv", 4, D(1, 1, 1, 4), F(1, 2, 3, 4), D(1, 1, 1, 2), F(1, 10), 0, NULL, &n);
+	attr_s(n, "auto_pad", "SAME_UPPER");
+	expect_run(g, "Conv auto_pad SAME_UPPER (pad at the end)", FL, 4, D(1, 1, 1, 4), F(21, 32, 43, 4));
+
+	g = conv_graph("Conv", 4, D(1, 1, 1, 4), F(1, 2, 3, 4), D(1, 1, 1, 2), F(1, 10), 0, NULL, &n);
+	attr_s(n, "auto_pad", "SAME_LOWER");
+	expect_run(g, "Conv auto_pad SAME_LOWER (pad at the start)", FL, 4, D(1, 1, 1, 4), F(10, 21, 32, 43));
+
+	g = conv_graph("Conv", 4, D(1, 1, 1, 5), F(1, 2, 3, 4, 5), D(1, 1, 1, 2), F(1, 1), 0, NULL, &n);
+	attr_s(n, "auto_pad", "VALID");
+	attr_ints(n, "pads", 4, I64(0, 3, 0, 3));
+	attr_ints(n, "strides", 2, I64(1, 2));
+	expect_run(g, "Conv auto_pad VALID ignores pads, stride 2", FL, 4, D(1, 1, 1, 2), F(3, 7));
+
+	g = conv_graph("Conv", 3, D(1, 1, 4), F(1, 2, 3, 4), D(1, 1, 2), F(1, 1), 0, NULL, &n);
+	attr_ints(n, "strides", 1, I64(2));
+	expect_run(g, "Conv 1-D stride 2", FL, 3, D(1, 1, 2), F(3, 7));
+
+	g = conv_graph("Conv", 5, D(1, 1, 2, 2, 2), F(1, 2, 3, 4, 5, 6, 7, 8), D(1, 1, 2, 2, 2), ones9, 0, NULL,
+		       &n);
+	expect_run(g, "Conv 3-D", FL, 5, D(1, 1, 1, 1, 1), F(36));
+
+	g = conv_graph("Conv", 4, D(2, 2, 1, 1), F(1, 2, 10, 20), D(2, 2, 1, 1), F(1, 2, 3, 4), 2, F(10, 20), &n);
+	expect_run(g, "Conv batch 2, 2 in / 2 out channels, bias", FL, 4, D(2, 2, 1, 1),
+		   F(15, 31, 60, 130));
+
+	g = conv_graph("Conv", 4, D(1, 1, 3, 3), x09, D(1, 1, 2, 2), ones9, 0, NULL, &n);
+	attr_ints(n, "kernel_shape", 2, I64(3, 3));
+	expect_fail(g, "Conv with kernel_shape unlike W's", "'t'", "kernel_shape", NULL);
+
+	/* ConvTranspose */
+	g = conv_graph("ConvTranspose", 4, D(1, 1, 2, 2), F(1, 2, 3, 4), D(1, 1, 2, 2), ones9, 0, NULL, &n);
+	expect_run(g, "ConvTranspose 2x2 ones", FL, 4, D(1, 1, 3, 3), F(1, 3, 2, 4, 10, 6, 3, 7, 4));
+
+	g = conv_graph("ConvTranspose", 4, D(1, 1, 2, 2), F(1, 2, 3, 4), D(1, 1, 2, 2), ones9, 1, F(0.5f), &n);
+	attr_ints(n, "strides", 2, I64(2, 2));
+	expect_run(g, "ConvTranspose stride 2 with bias", FL, 4, D(1, 1, 4, 4),
+		   F(1.5f, 1.5f, 2.5f, 2.5f, 1.5f, 1.5f, 2.5f, 2.5f, 3.5f, 3.5f, 4.5f, 4.5f, 3.5f, 3.5f, 4.5f, 4.5f));
+
+	g = conv_graph("ConvTranspose", 4, D(1, 1, 2, 2), F(1, 2, 3, 4), D(1, 1, 2, 2), ones9, 0, NULL, &n);
+	attr_ints(n, "pads", 4, I64(1, 1, 1, 1));
+	expect_run(g, "ConvTranspose pads 1 crop", FL, 4, D(1, 1, 1, 1), F(10));
+
+	g = conv_graph("ConvTranspose", 4, D(1, 1, 2, 2), F(1, 2, 3, 4), D(1, 1, 2, 2), ones9, 0, NULL, &n);
+	attr_ints(n, "strides", 2, I64(2, 2));
+	attr_ints(n, "output_padding", 2, I64(1, 0));
+	expect_run(g, "ConvTranspose output_padding adds a zero row", FL, 4, D(1, 1, 5, 4),
+		   F(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4, 0, 0, 0, 0));
+
+	g = conv_graph("ConvTranspose", 4, D(1, 2, 1, 1), F(1, 2), D(2, 1, 1, 1), F(3, 4), 0, NULL, &n);
+	attr_i(n, "group", 2);
+	expect_run(g, "ConvTranspose group 2", FL, 4, D(1, 2, 1, 1), F(3, 8));
+
+	g = conv_graph("ConvTranspose", 4, D(1, 2, 1, 1), F(1, 2), D(2, 2, 1, 1), F(1, 2, 3, 4), 0, NULL, &n);
+	expect_run(g, "ConvTranspose 2 in / 2 out channels", FL, 4, D(1, 2, 1, 1), F(1 + 6, 2 + 8));
+
+	g = conv_graph("ConvTranspose", 3, D(1, 1, 2), F(1, 2), D(1, 1, 2), F(1, 1), 0, NULL, &n);
+	attr_ints(n, "dilations", 1, I64(2));
+	expect_run(g, "ConvTranspose 1-D dilation 2", FL, 3, D(1, 1, 4), F(1, 2, 1, 2));
+
+	g = conv_graph("ConvTranspose", 3, D(1, 1, 2), F(1, 2), D(1, 1, 2), F(1, 1), 0, NULL, &n);
+	attr_ints(n, "output_shape", 1, I64(3));
+	expect_run(g, "ConvTranspose output_shape", FL, 3, D(1, 1, 3), F(1, 3, 2));
+}
+
+static void test_gemm_matmul(void)
+{
+	loom_graph *g;
+	loom_node *n;
+	int a, b, c;
+
+	g = gnew(13);
+	a = ginput(g, "a", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6));
+	b = gconst(g, "b", FL, 2, D(3, 2), F(1, 0, 0, 1, 1, 1));
+	n = gnode(g, "Gemm", "t", (int[]){a, b}, 2, 1);
+	expect_run(g, "Gemm defaults, no C", FL, 2, D(2, 2), F(4, 5, 10, 11));
+
+	g = gnew(13);
+	a = ginput(g, "a", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6));
+	b = gconst(g, "b", FL, 2, D(3, 2), F(1, 0, 0, 1, 1, 1));
+	c = gconst(g, "c", FL, 1, D(2), F(1, 2));
+	n = gnode(g, "Gemm", "t", (int[]){a, b, c}, 3, 1);
+	attr_f(n, "alpha", 2);
+	attr_f(n, "beta", 0.5f);
+	expect_run(g, "Gemm alpha 2 beta 0.5, C [2] broadcast", FL, 2, D(2, 2), F(8.5f, 11, 20.5f, 23));
+
+	g = gnew(13);
+	a = ginput(g, "a", FL, 2, D(3, 2), F(1, 4, 2, 5, 3, 6));
+	b = gconst(g, "b", FL, 2, D(2, 3), F(1, 0, 1, 0, 1, 1));
+	c = gconst(g, "c", FL, 2, D(2, 1), F(100, 200));
+	n = gnode(g, "Gemm", "t", (int[]){a, b, c}, 3, 1);
+	attr_i(n, "transA", 1);
+	attr_i(n, "transB", 1);
+	expect_run(g, "Gemm transA transB, C [2,1]", FL, 2, D(2, 2), F(104, 105, 210, 211));
+
+	g = gnew(13);
+	a = ginput(g, "a", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6));
+	b = gconst(g, "b", FL, 2, D(2, 3), F(1, 0, 1, 0, 1, 1));
+	c = gconst(g, "c", FL, 0, NULL, F(-1));
+	n = gnode(g, "Gemm", "t", (int[]){a, b, c}, 3, 1);
+	attr_i(n, "transB", 1);
+	expect_run(g, "Gemm transB, scalar C", FL, 2, D(2, 2), F(3, 4, 9, 10));
+
+	g = gnew(13);
+	a = ginput(g, "a", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6));
+	b = gconst(g, "b", FL, 2, D(2, 2), F(1, 0, 0, 1));
+	gnode(g, "Gemm", "gemm_k", (int[]){a, b}, 2, 1);
+	expect_fail(g, "Gemm with mismatched K", "gemm_k", "Gemm", "inner dimensions", NULL);
+
+	g = binary_graph(13, "MatMul", FL, 2, D(2, 2), F(1, 2, 3, 4), FL, 2, D(2, 2), F(5, 6, 7, 8), &n);
+	expect_run(g, "MatMul 2-D", FL, 2, D(2, 2), F(19, 22, 43, 50));
+	g = binary_graph(13, "MatMul", FL, 1, D(2), F(1, 2), FL, 2, D(2, 2), F(5, 6, 7, 8), &n);
+	expect_run(g, "MatMul 1-D x 2-D", FL, 1, D(2), F(19, 22));
+	g = binary_graph(13, "MatMul", FL, 2, D(2, 2), F(1, 2, 3, 4), FL, 1, D(2), F(1, 1), &n);
+	expect_run(g, "MatMul 2-D x 1-D", FL, 1, D(2), F(3, 7));
+	g = binary_graph(13, "MatMul", FL, 1, D(2), F(1, 2), FL, 1, D(2), F(3, 4), &n);
+	expect_run(g, "MatMul 1-D x 1-D is a scalar", FL, 0, NULL, F(11));
+	g = binary_graph(13, "MatMul", FL, 3, D(2, 1, 2), F(1, 2, 3, 4), FL, 2, D(2, 1), F(1, 1), &n);
+	expect_run(g, "MatMul batched x 2-D", FL, 3, D(2, 1, 1), F(3, 7));
+	g = binary_graph(13, "MatMul", FL, 4, D(2, 1, 1, 2), F(1, 2, 3, 4), FL, 3, D(3, 2, 1), F(1, 0, 0, 1, 1, 1),
+			 &n);
+	expect_run(g, "MatMul batch broadcast [2,1,1,2] x [3,2,1]", FL, 4, D(2, 3, 1, 1), F(1, 2, 3, 3, 4, 7));
+	g = binary_graph(13, "MatMul", INT64, 2, D(1, 2), I64(1, 2), INT64, 2, D(2, 1), I64(3, 4), &n);
+	expect_run(g, "MatMul int64", INT64, 2, D(1, 1), I64(11));
+	g = binary_graph(13, "MatMul", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6), FL, 2, D(2, 2), F(5, 6, 7, 8), &n);
+	expect_fail(g, "MatMul [2,3] x [2,2] fails", "'t'", "MatMul", "inner dimensions", NULL);
+}
+
+static void test_pool(void)
+{
+	loom_graph *g;
+	loom_node *n;
+
+	g = unary_graph(13, "MaxPool", FL, 4, D(1, 1, 4, 4), x016, &n);
+	attr_ints(n, "kernel_shape", 2, I64(2, 2));
+	attr_ints(n, "strides", 2, I64(2, 2));
+	expect_run(g, "MaxPool 2x2 stride 2", FL, 4, D(1, 1, 2, 2), F(5, 7, 13, 15));
+
+	g = gnew(13);
+	{
+		int x = ginput(g, "x", FL, 4, D(1, 1, 4, 4), x016);
+		n = gnode(g, "MaxPool", "t", (int[]){x}, 1, 2);
+		attr_ints(n, "kernel_shape", 2, I64(2, 2));
+		attr_ints(n, "strides", 2, I64(2, 2));
+		attr_i(n, "storage_order", 1);
+	}
+	if (!grun(g, "MaxPool with Indices")) {
+		expect_out(g, 0, "MaxPool with Indices: values", FL, 4, D(1, 1, 2, 2), F(5, 7, 13, 15));
+		expect_out(g, 1, "MaxPool Indices, storage_order 1 (column major)", INT64, 4, D(1, 1, 2, 2),
+			   I64(5, 13, 7, 15));
+	}
+	loom_graph_free(g);
+
+	g = gnew(13);
+	{
+		int x = ginput(g, "x", FL, 4, D(1, 2, 2, 2), F(0, 3, 2, 1, 4, 5, 7, 6));
+		n = gnode(g, "MaxPool", "t", (int[]){x}, 1, 2);
+		attr_ints(n, "kernel_shape", 2, I64(2, 2));
+	}
+	if (!grun(g, "MaxPool Indices over channels")) {
+		expect_out(g, 1, "MaxPool Indices count the channel offset", INT64, 4, D(1, 2, 1, 1), I64(1, 6));
+	}
+	loom_graph_free(g);
+
+	g = unary_graph(13, "MaxPool", FL, 4, D(1, 1, 3, 3), x09, &n);
+	attr_ints(n, "kernel_shape", 2, I64(3, 3));
+	attr_ints(n, "strides", 2, I64(2, 2));
+	attr_ints(n, "pads", 4, I64(1, 1, 1, 1));
+	expect_run(g, "MaxPool 3x3 pads 1 stride 2", FL, 4, D(1, 1, 2, 2), F(4, 5, 7, 8));
+
+	g = unary_graph(13, "MaxPool", FL, 4, D(1, 1, 4, 4), x016, &n);
+	attr_ints(n, "kernel_shape", 2, I64(3, 3));
+	attr_ints(n, "strides", 2, I64(2, 2));
+	attr_i(n, "ceil_mode", 1);
+	expect_run(g, "MaxPool ceil_mode", FL, 4, D(1, 1, 2, 2), F(10, 11, 14, 15));
+
+	g = unary_graph(13, "MaxPool", FL, 4, D(1, 1, 4, 4), x016, &n);
+	attr_ints(n, "kernel_shape", 2, I64(3, 3));
+	attr_ints(n, "strides", 2, I64(2, 2));
+	expect_run(g, "MaxPool floor mode", FL, 4, D(1, 1, 1, 1), F(10));
+
+	g = unary_graph(13, "MaxPool", FL, 4, D(1, 1, 4, 4), x016, &n);
+	attr_ints(n, "kernel_shape", 2, I64(2, 2));
+	attr_ints(n, "dilations", 2, I64(2, 2));
+	expect_run(g, "MaxPool dilations 2", FL, 4, D(1, 1, 2, 2), F(10, 11, 14, 15));
+
+	g = unary_graph(13, "MaxPool", LOOM_DT_UINT8, 4, D(1, 1, 1, 4), B8(1, 200, 3, 4), &n);
+	attr_ints(n, "kernel_shape", 2, I64(1, 2));
+	attr_ints(n, "strides", 2, I64(1, 2));
+	expect_run(g, "MaxPool uint8", LOOM_DT_UINT8, 4, D(1, 1, 1, 2), B8(200, 4));
+
+	g = unary_graph(13, "MaxPool", FL, 3, D(1, 1, 5), F(1, 5, 2, 4, 3), &n);
+	attr_ints(n, "kernel_shape", 1, I64(2));
+	attr_s(n, "auto_pad", "SAME_UPPER");
+	attr_ints(n, "strides", 1, I64(2));
+	expect_run(g, "MaxPool 1-D SAME_UPPER stride 2", FL, 3, D(1, 1, 3), F(5, 4, 3));
+
+	g = unary_graph(13, "MaxPool", FL, 5, D(1, 1, 2, 2, 2), F(1, 8, 2, 7, 3, 6, 4, 5), &n);
+	attr_ints(n, "kernel_shape", 3, I64(2, 2, 2));
+	expect_run(g, "MaxPool 3-D", FL, 5, D(1, 1, 1, 1, 1), F(8));
+
+	g = unary_graph(13, "AveragePool", FL, 4, D(1, 1, 4, 4), x016, &n);
+	attr_ints(n, "kernel_shape", 2, I64(3, 3));
+	attr_ints(n, "strides", 2, I64(2, 2));
+	attr_i(n, "ceil_mode", 1);
+	expect_run(g, "AveragePool ceil_mode (partial windows)", FL, 4, D(1, 1, 2, 2), F(5, 6.5f, 11, 12.5f));
+
+	g = unary_graph(13, "AveragePool", FL, 4, D(1, 1, 2, 2), F(1, 2, 3, 4), &n);
+	attr_ints(n, "kernel_shape", 2, I64(2, 2));
+	attr_ints(n, "pads", 4, I64(1, 1, 1, 1));
+	expect_run(g, "AveragePool pads, count_include_pad 0", FL, 4, D(1, 1, 3, 3),
+		   F(1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4));
+
+	g = unary_graph(13, "AveragePool", FL, 4, D(1, 1, 2, 2), F(1, 2, 3, 4), &n);
+	attr_ints(n, "kernel_shape", 2, I64(2, 2));
+	attr_ints(n, "pads", 4, I64(1, 1, 1, 1));
+	attr_i(n, "count_include_pad", 1);
+	expect_run(g, "AveragePool pads, count_include_pad 1", FL, 4, D(1, 1, 3, 3),
+		   F(0.25f, 0.75f, 0.5f, 1, 2.5f, 1.5f, 0.75f, 1.75f, 1));
+
+	g = unary_graph(13, "AveragePool", FL, 4, D(1, 1, 1, 3), F(1, 2, 3), &n);
+	attr_ints(n, "kernel_shape", 2, I64(1, 2));
+	attr_s(n, "auto_pad", "SAME_UPPER");
+	expect_run(g, "AveragePool SAME_UPPER", FL, 4, D(1, 1, 1, 3), F(1.5f, 2.5f, 3));
+
+	g = unary_graph(13, "AveragePool", FL, 4, D(1, 1, 1, 3), F(1, 2, 3), &n);
+	attr_ints(n, "kernel_shape", 2, I64(1, 2));
+	attr_s(n, "auto_pad", "SAME_LOWER");
+	expect_run(g, "AveragePool SAME_LOWER", FL, 4, D(1, 1, 1, 3), F(1, 1.5f, 2.5f));
+
+	g = unary_graph(13, "AveragePool", FL, 4, D(1, 1, 2, 2), F(1, 2, 3, 4), &n);
+	expect_fail(g, "AveragePool without kernel_shape", "'t'", "AveragePool", "kernel_shape", NULL);
+
+	g = unary_graph(13, "GlobalAveragePool", FL, 4, D(1, 2, 2, 1), F(1, 2, 3, 4), &n);
+	expect_run(g, "GlobalAveragePool", FL, 4, D(1, 2, 1, 1), F(1.5f, 3.5f));
+	g = unary_graph(13, "GlobalMaxPool", FL, 3, D(1, 2, 3), F(1, -2, 0, -4, -3, -5), &n);
+	expect_run(g, "GlobalMaxPool 1-D", FL, 3, D(1, 2, 1), F(1, -3));
+}
+
+static void test_norm(void)
+{
+	loom_graph *g;
+	loom_node *n;
+	int x, s, b, m, v;
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 4, D(1, 2, 1, 2), F(1, 2, 3, 4));
+	s = gconst(g, "s", FL, 1, D(2), F(1, 2));
+	b = gconst(g, "b", FL, 1, D(2), F(0, 1));
+	m = gconst(g, "m", FL, 1, D(2), F(1, 3));
+	v = gconst(g, "v", FL, 1, D(2), F(4, 1));
+	n = gnode(g, "BatchNormalization", "t", (int[]){x, s, b, m, v}, 5, 1);
+	attr_f(n, "epsilon", 0);
+	expect_run(g, "BatchNormalization inference", FL, 4, D(1, 2, 1, 2), F(0, 0.5f, 1, 3));
+
+	g = gnew(9);
+	x = ginput(g, "x", FL, 2, D(2, 2), F(1, 2, 3, 4));
+	s = gconst(g, "s", FL, 1, D(2), F(1, 1));
+	b = gconst(g, "b", FL, 1, D(2), F(0, 0));
+	m = gconst(g, "m", FL, 1, D(2), F(0, 1));
+	v = gconst(g, "v", FL, 1, D(2), F(1, 1));
+	n = gnode(g, "BatchNormalization", "t", (int[]){x, s, b, m, v}, 5, 1);
+	expect_run(g, "BatchNormalization 2-D input, default epsilon", FL, 2, D(2, 2),
+		   F(1 / sqrtf(1 + 1e-5f), 1 / sqrtf(1 + 1e-5f), 3 / sqrtf(1 + 1e-5f), 3 / sqrtf(1 + 1e-5f)));
+
+	g = gnew(15);
+	x = ginput(g, "x", FL, 4, D(1, 1, 1, 4), F(1, 2, 3, 4));
+	s = gconst(g, "s", FL, 1, D(1), F(1));
+	b = gconst(g, "b", FL, 1, D(1), F(0));
+	m = gconst(g, "m", FL, 1, D(1), F(0));
+	v = gconst(g, "v", FL, 1, D(1), F(1));
+	n = gnode(g, "BatchNormalization", "t", (int[]){x, s, b, m, v}, 5, 3);
+	attr_i(n, "training_mode", 1);
+	attr_f(n, "epsilon", 0);
+	if (!grun(g, "BatchNormalization training_mode")) {
+		expect_out(g, 0, "BatchNormalization training_mode: Y", FL, 4, D(1, 1, 1, 4),
+			   F(-1.3416408f, -0.4472136f, 0.4472136f, 1.3416408f));
+		expect_out(g, 1, "BatchNormalization training_mode: running_mean", FL, 1, D(1), F(0.25f));
+		expect_out(g, 2, "BatchNormalization training_mode: running_var", FL, 1, D(1), F(1.025f));
+	}
+	loom_graph_free(g);
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 4, D(1, 2, 1, 2), F(1, 2, 3, 4));
+	s = gconst(g, "s", FL, 1, D(3), F(1, 2, 3));
+	b = gconst(g, "b", FL, 1, D(2), F(0, 1));
+	m = gconst(g, "m", FL, 1, D(2), F(1, 3));
+	v = gconst(g, "v", FL, 1, D(2), F(4, 1));
+	gnode(g, "BatchNormalization", "bn_bad", (int[]){x, s, b, m, v}, 5, 1);
+	expect_fail(g, "BatchNormalization with a wrong scale size", "bn_bad", "scale", NULL);
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 4, D(1, 1, 1, 4), F(1, 2, 3, 4));
+	s = gconst(g, "s", FL, 1, D(1), F(2));
+	b = gconst(g, "b", FL, 1, D(1), F(1));
+	n = gnode(g, "InstanceNormalization", "t", (int[]){x, s, b}, 3, 1);
+	attr_f(n, "epsilon", 0);
+	expect_run(g, "InstanceNormalization", FL, 4, D(1, 1, 1, 4),
+		   F(-1.6832816f, 0.1055728f, 1.8944272f, 3.6832816f));
+
+	g = gnew(17);
+	x = ginput(g, "x", FL, 2, D(2, 2), F(1, 3, 2, 6));
+	s = gconst(g, "s", FL, 1, D(2), F(1, 1));
+	b = gconst(g, "b", FL, 1, D(2), F(0, 1));
+	n = gnode(g, "LayerNormalization", "t", (int[]){x, s, b}, 3, 3);
+	attr_f(n, "epsilon", 0);
+	if (!grun(g, "LayerNormalization")) {
+		expect_out(g, 0, "LayerNormalization: Y", FL, 2, D(2, 2), F(-1, 2, -1, 2));
+		expect_out(g, 1, "LayerNormalization: Mean", FL, 2, D(2, 1), F(2, 4));
+		expect_out(g, 2, "LayerNormalization: InvStdDev", FL, 2, D(2, 1), F(1, 0.5f));
+	}
+	loom_graph_free(g);
+
+	g = gnew(17);
+	x = ginput(g, "x", FL, 3, D(1, 2, 2), F(1, 3, 2, 6));
+	s = gconst(g, "s", FL, 0, NULL, F(2));
+	n = gnode(g, "LayerNormalization", "t", (int[]){x, s}, 2, 1);
+	attr_i(n, "axis", 1);
+	attr_f(n, "epsilon", 0);
+	/* mean 3, var (4 + 0 + 1 + 9) / 4 = 3.5 */
+	expect_run(g, "LayerNormalization axis 1, scalar scale, no B", FL, 3, D(1, 2, 2),
+		   F(-2 * 2 / sqrtf(3.5f), 0, -1 * 2 / sqrtf(3.5f), 3 * 2 / sqrtf(3.5f)));
+
+	g = unary_graph(13, "LRN", FL, 4, D(1, 3, 1, 1), F(1, 2, 3), &n);
+	attr_i(n, "size", 3);
+	attr_f(n, "alpha", 3);
+	attr_f(n, "beta", 1);
+	expect_run(g, "LRN size 3", FL, 4, D(1, 3, 1, 1), F(1.0f / 6, 2.0f / 15, 3.0f / 14));
+
+	g = unary_graph(13, "LRN", FL, 4, D(1, 3, 1, 1), F(1, 2, 3), &n);
+	attr_i(n, "size", 2);
+	attr_f(n, "alpha", 2);
+	attr_f(n, "beta", 1);
+	attr_f(n, "bias", 2);
+	/* even size: the channel and the next one */
+	expect_run(g, "LRN size 2 (window c..c+1)", FL, 4, D(1, 3, 1, 1), F(1.0f / 7, 2.0f / 15, 3.0f / 11));
+
+	g = unary_graph(13, "MeanVarianceNormalization", FL, 4, D(1, 1, 1, 2), F(1, 3), &n);
+	expect_run(g, "MeanVarianceNormalization", FL, 4, D(1, 1, 1, 2), F(-1, 1));
+}
+
+/* a unary elementwise case: x of 4 floats */
+static void un4(int64_t opset, const char *op, const float *x, const float *y, const char *a1, float v1)
+{
+	loom_node *n;
+	char label[96];
+	loom_graph *g = unary_graph(opset, op, FL, 1, D(4), x, &n);
+	if (a1)
+		attr_f(n, a1, v1);
+	snprintf(label, sizeof label, "%s%s%s", op, a1 ? " with " : "", a1 ? a1 : "");
+	expect_run(g, label, FL, 1, D(4), y);
+}
+
+static void test_unary(void)
+{
+	static const float x[4] = {-2, -0.5f, 0, 1.5f};
+	loom_graph *g;
+	loom_node *n;
+	un4(13, "Relu", x, F(0, 0, 0, 1.5f), NULL, 0);
+	un4(13, "LeakyRelu", x, F(-0.02f, -0.005f, 0, 1.5f), NULL, 0);
+	un4(13, "LeakyRelu", x, F(-1, -0.25f, 0, 1.5f), "alpha", 0.5f);
+	un4(13, "Elu", x, F(-0.86466472f, -0.39346934f, 0, 1.5f), NULL, 0);
+	un4(13, "Elu", x, F(-1.72932943f, -0.78693868f, 0, 1.5f), "alpha", 2);
+	un4(13, "Selu", x, F(-1.52016647f, -0.69175819f, 0, 1.57605153f), NULL, 0);
+	un4(13, "Celu", x, F(-0.86466472f, -0.39346934f, 0, 1.5f), NULL, 0);
+	un4(13, "Sigmoid", x, F(0.11920292f, 0.37754067f, 0.5f, 0.81757448f), NULL, 0);
+	un4(13, "HardSigmoid", x, F(0.1f, 0.4f, 0.5f, 0.8f), NULL, 0);
+	un4(13, "HardSigmoid", x, F(0, 0.25f, 0.5f, 1), "alpha", 0.5f);
+	un4(14, "HardSwish", x, F(-1.0f / 3, -0.5f * 5 / 12, 0, 1.125f), NULL, 0);
+	un4(13, "Tanh", x, F(-0.96402758f, -0.46211716f, 0, 0.90514825f), NULL, 0);
+	un4(13, "Softplus", x, F(0.12692801f, 0.47407698f, 0.69314718f, 1.70141328f), NULL, 0);
+	un4(13, "Softsign", x, F(-2.0f / 3, -1.0f / 3, 0, 0.6f), NULL, 0);
+	un4(13, "Erf", x, F(-0.99532227f, -0.52049988f, 0, 0.96610515f), NULL, 0);
+	un4(13, "ThresholdedRelu", x, F(0, 0, 0, 1.5f), NULL, 0);
+	un4(13, "Shrink", x, F(-2, 0, 0, 1.5f), NULL, 0);
+	un4(13, "Shrink", x, F(-1.5f, 0, 0, 1), "bias", 0.5f);
+	un4(13, "Neg", x, F(2, 0.5f, 0, -1.5f), NULL, 0);
+	un4(13, "Abs", x, F(2, 0.5f, 0, 1.5f), NULL, 0);
+	un4(13, "Exp", x, F(0.13533528f, 0.60653066f, 1, 4.48168907f), NULL, 0);
+	un4(13, "Floor", x, F(-2, -1, 0, 1), NULL, 0);
+	un4(13, "Ceil", x, F(-2, -0.0f, 0, 2), NULL, 0);
+	un4(13, "Sign", x, F(-1, -1, 0, 1), NULL, 0);
+	un4(13, "Round", F(0.5f, 1.5f, 2.5f, -1.5f), F(0, 2, 2, -2), NULL, 0);
+	un4(13, "Sqrt", F(4, 2.25f, 0, 1), F(2, 1.5f, 0, 1), NULL, 0);
+	un4(13, "Log", F(1, 2.718281828f, 0.5f, 4), F(0, 1, -0.69314718f, 1.38629436f), NULL, 0);
+	un4(13, "Reciprocal", F(4, -0.5f, 1, 8), F(0.25f, -2, 1, 0.125f), NULL, 0);
+	un4(13, "Cos", F(0, 3.14159265f, 0, 0), F(1, -1, 1, 1), NULL, 0);
+
+	g = unary_graph(13, "Neg", INT64, 1, D(2), I64(-3, 5), &n);
+	expect_run(g, "Neg int64", INT64, 1, D(2), I64(3, -5));
+	g = unary_graph(13, "Abs", LOOM_DT_INT32, 1, D(2), (const int32_t[]){-3, 5}, &n);
+	expect_run(g, "Abs int32", LOOM_DT_INT32, 1, D(2), ((const int32_t[]){3, 5}));
+	g = unary_graph(14, "Relu", LOOM_DT_INT8, 1, D(2), (const int8_t[]){-3, 5}, &n);
+	expect_run(g, "Relu int8", LOOM_DT_INT8, 1, D(2), ((const int8_t[]){0, 5}));
+	g = unary_graph(13, "Exp", INT64, 1, D(2), I64(1, 2), &n);
+	expect_fail(g, "Exp of int64 fails", "'t'", "Exp", "int64", NULL);
+
+	g = unary_graph(13, "IsNaN", FL, 1, D(3), F(NAN, 1, INFINITY), &n);
+	expect_run(g, "IsNaN", BOOL, 1, D(3), B8(1, 0, 0));
+	g = unary_graph(13, "IsInf", FL, 1, D(3), F(NAN, -INFINITY, INFINITY), &n);
+	attr_i(n, "detect_negative", 0);
+	expect_run(g, "IsInf detect_negative 0", BOOL, 1, D(3), B8(0, 0, 1));
+	g = unary_graph(13, "Not", BOOL, 1, D(2), B8(1, 0), &n);
+	expect_run(g, "Not", BOOL, 1, D(2), B8(0, 1));
+	g = unary_graph(13, "Identity", INT64, 1, D(2), I64(7, -7), &n);
+	expect_run(g, "Identity int64", INT64, 1, D(2), I64(7, -7));
+
+	/* Dropout: opset 12 with mask; opset 7's mask has the input's type */
+	g = gnew(13);
+	{
+		int xi = ginput(g, "x", FL, 1, D(2), F(1, 2));
+		int r = gconst(g, "ratio", FL, 0, NULL, F(0.3f));
+		gnode(g, "Dropout", "t", (int[]){xi, r}, 2, 2);
+	}
+	if (!grun(g, "Dropout opset 13 with mask")) {
+		expect_out(g, 0, "Dropout opset 13: output is the input", FL, 1, D(2), F(1, 2));
+		expect_out(g, 1, "Dropout opset 13: mask is true", BOOL, 1, D(2), B8(1, 1));
+	}
+	loom_graph_free(g);
+	g = gnew(7);
+	{
+		int xi = ginput(g, "x", FL, 1, D(2), F(1, 2));
+		n = gnode(g, "Dropout", "t", (int[]){xi}, 1, 2);
+		attr_f(n, "ratio", 0.5f);
+	}
+	if (!grun(g, "Dropout opset 7 with mask"))
+		expect_out(g, 1, "Dropout opset 7: mask of ones in the input's type", FL, 1, D(2), F(1, 1));
+	loom_graph_free(g);
+	g = gnew(13);
+	{
+		int xi = ginput(g, "x", FL, 1, D(2), F(1, 2));
+		int r = gconst(g, "ratio", FL, 0, NULL, F(0.5f));
+		int t = gconst(g, "train", BOOL, 0, NULL, B8(1));
+		gnode(g, "Dropout", "drop_train", (int[]){xi, r, t}, 3, 1);
+	}
+	expect_fail(g, "Dropout training_mode with ratio 0.5", "drop_train", "training_mode", NULL);
+}
+
+static void test_clip(void)
+{
+	loom_graph *g;
+	loom_node *n;
+	int x, lo, hi;
+
+	g = unary_graph(6, "Clip", FL, 1, D(3), F(-2, 0.5f, 3), &n);
+	attr_f(n, "min", -1);
+	attr_f(n, "max", 1);
+	expect_run(g, "Clip opset 6 attributes", FL, 1, D(3), F(-1, 0.5f, 1));
+	g = unary_graph(6, "Clip", FL, 1, D(3), F(-2, 0.5f, 3), &n);
+	attr_f(n, "max", 0);
+	expect_run(g, "Clip opset 6 max only", FL, 1, D(3), F(-2, 0, 0));
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(3), F(-2, 0.5f, 3));
+	hi = gconst(g, "hi", FL, 0, NULL, F(1));
+	gnode(g, "Clip", "t", (int[]){x, -1, hi}, 3, 1);
+	expect_run(g, "Clip opset 13, min omitted", FL, 1, D(3), F(-2, 0.5f, 1));
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(3), F(-2, 0.5f, 3));
+	lo = gconst(g, "lo", FL, 1, D(1), F(0));
+	gnode(g, "Clip", "t", (int[]){x, lo}, 2, 1);
+	expect_run(g, "Clip opset 13, min only", FL, 1, D(3), F(0, 0.5f, 3));
+
+	g = gnew(12);
+	x = ginput(g, "x", LOOM_DT_INT8, 1, D(3), (const int8_t[]){-5, 0, 5});
+	lo = gconst(g, "lo", LOOM_DT_INT8, 0, NULL, (const int8_t[]){-1});
+	hi = gconst(g, "hi", LOOM_DT_INT8, 0, NULL, (const int8_t[]){2});
+	gnode(g, "Clip", "t", (int[]){x, lo, hi}, 3, 1);
+	expect_run(g, "Clip int8", LOOM_DT_INT8, 1, D(3), ((const int8_t[]){-1, 0, 2}));
+
+	g = gnew(13);
+	x = ginput(g, "x", FL, 1, D(3), F(-2, 0.5f, 3));
+	lo = gconst(g, "lo", FL, 1, D(2), F(0, 1));
+	gnode(g, "Clip", "clip_v", (int[]){x, lo}, 2, 1);
+	expect_fail(g, "Clip with a non-scalar min", "clip_v", "not a scalar", NULL);
+}
+
+static void test_binary(void)
+{
+	loom_graph *g;
+	loom_node *n;
+	static const float a6[6] = {1, 2, 3, 4, 5, 6};
+
+	g = binary_graph(13, "Add", FL, 2, D(2, 3), a6, FL, 1, D(3), F(10, 20, 30), &n);
+	expect_run(g, "Add [2,3] + [3]", FL, 2, D(2, 3), F(11, 22, 33, 14, 25, 36));
+	g = binary_graph(13, "Sub", FL, 2, D(2, 3), a6, FL, 2, D(2, 1), F(1, 2), &n);
+	expect_run(g, "Sub [2,3] - [2,1]", FL, 2, D(2, 3), F(0, 1, 2, 2, 3, 4));
+	g = binary_graph(6, "Add", FL, 2, D(2, 3), a6, FL, 1, D(2), F(10, 20), &n);
+	attr_i(n, "broadcast", 1);
+	attr_i(n, "axis", 0);
+	expect_run(g, "Add opset 6 broadcast=1 axis=0", FL, 2, D(2, 3), F(11, 12, 13, 24, 25, 26));
+	g = binary_graph(13, "Mul", FL, 2, D(2, 3), a6, FL, 0, NULL, F(2), &n);
+	expect_run(g, "Mul by a scalar", FL, 2, D(2, 3), F(2, 4, 6, 8, 10, 12));
+	g = binary_graph(13, "Div", FL, 2, D(3, 1), F(1, 2, 3), FL, 2, D(1, 2), F(2, 4), &n);
+	expect_run(g, "Div [3,1] / [1,2] (both broadcast)", FL, 2, D(3, 2), F(0.5f, 0.25f, 1, 0.5f, 1.5f, 0.75f));
+	g = binary_graph(13, "Pow", FL, 1, D(2), F(2, 3), FL, 1, D(2), F(3, 0.5f), &n);
+	expect_run(g, "Pow float", FL, 1, D(2), F(8, 1.7320508f));
+	g = binary_graph(13, "Pow", FL, 1, D(2), F(2, 3), INT64, 0, NULL, I64(2), &n);
+	expect_run(g, "Pow float ^ int64", FL, 1, D(2), F(4, 9));
+	g = binary_graph(13, "Pow", INT64, 1, D(2), I64(2, 3), INT64, 0, NULL, I64(3), &n);
+	expect_run(g, "Pow int64", INT64, 1, D(2), I64(8, 27));
+	g = binary_graph(13, "Pow", INT64, 1, D(2), I64(2, 3), FL, 0, NULL, F(2), &n);
+	expect_run(g, "Pow int64 ^ float", INT64, 1, D(2), I64(4, 9));
+
+	g = binary_graph(13, "Add", INT64, 1, D(3), I64(1, 2, 3), INT64, 1, D(1), I64(-1), &n);
+	expect_run(g, "Add int64", INT64, 1, D(3), I64(0, 1, 2));
+	g = binary_graph(13, "Mul", INT64, 1, D(2), I64(3, -4), INT64, 1, D(2), I64(5, 6), &n);
+	expect_run(g, "Mul int64", INT64, 1, D(2), I64(15, -24));
+	g = binary_graph(13, "Div", INT64, 1, D(2), I64(7, -7), INT64, 0, NULL, I64(2), &n);
+	expect_run(g, "Div int64 truncates", INT64, 1, D(2), I64(3, -3));
+	g = binary_graph(13, "Sub", LOOM_DT_UINT8, 1, D(2), B8(1, 200), LOOM_DT_UINT8, 1, D(2), B8(2, 100), &n);
+	expect_run(g, "Sub uint8 wraps", LOOM_DT_UINT8, 1, D(2), B8(255, 100));
+	g = binary_graph(13, "Add", LOOM_DT_INT32, 1, D(2), (const int32_t[]){1, 2}, LOOM_DT_INT32, 1, D(2),
+			 (const int32_t[]){3, 4}, &n);
+	expect_run(g, "Add int32", LOOM_DT_INT32, 1, D(2), ((const int32_t[]){4, 6}));
+	g = binary_graph(13, "Add", LOOM_DT_DOUBLE, 1, D(2), (const double[]){0.1, 2}, LOOM_DT_DOUBLE, 1, D(2),
+			 (const double[]){0.2, 4}, &n);
+	expect_run(g, "Add double", LOOM_DT_DOUBLE, 1, D(2), ((const double[]){0.1 + 0.2, 6}));
+	g = binary_graph(13, "Div", INT64, 1, D(2), I64(7, -7), INT64, 0, NULL, I64(0), &n);
+	expect_fail(g, "Div int64 by zero", "'t'", "Div", "division by zero", NULL);
+	g = binary_graph(13, "Add", FL, 1, D(2), F(1, 2), INT64, 1, D(2), I64(1, 2), &n);
+	expect_fail(g, "Add float + int64", "'t'", "different types", NULL);
+
+	g = binary_graph(13, "Mod", INT64, 1, D(2), I64(-4, 7), INT64, 1, D(2), I64(3, -3), &n);
+	expect_run(g, "Mod int64 (sign of the divisor)", INT64, 1, D(2), I64(2, -2));
+	g = binary_graph(13, "Mod", INT64, 1, D(2), I64(-4, 7), INT64, 1, D(2), I64(3, -3), &n);
+	attr_i(n, "fmod", 1);
+	expect_run(g, "Mod int64 fmod 1 (sign of the dividend)", INT64, 1, D(2), I64(-1, 1));
+	g = binary_graph(13, "Mod", FL, 1, D(2), F(-4.5f, 5), FL, 0, NULL, F(2), &n);
+	attr_i(n, "fmod", 1);
+	expect_run(g, "Mod float fmod 1", FL, 1, D(2), F(-0.5f, 1));
+
+	g = binary_graph(11, "BitShift", LOOM_DT_UINT8, 1, D(2), B8(1, 255), LOOM_DT_UINT8, 1, D(2), B8(3, 4), &n);
+	attr_s(n, "direction", "LEFT");
+	expect_run(g, "BitShift LEFT uint8", LOOM_DT_UINT8, 1, D(2), B8(8, 240));
+
+	/* comparisons and logic */
+	g = binary_graph(13, "Equal", INT64, 1, D(3), I64(1, 2, 3), INT64, 1, D(1), I64(2), &n);
+	expect_run(g, "Equal int64", BOOL, 1, D(3), B8(0, 1, 0));
+	g = binary_graph(13, "Less", FL, 1, D(3), F(1, 2, 3), FL, 0, NULL, F(2), &n);
+	expect_run(g, "Less", BOOL, 1, D(3), B8(1, 0, 0));
+	g = binary_graph(13, "Greater", FL, 1, D(3), F(1, 2, 3), FL, 0, NULL, F(2), &n);
+	expect_run(g, "Greater", BOOL, 1, D(3), B8(0, 0, 1));
+	g = binary_graph(13, "LessOrEqual", FL, 1, D(3), F(1, 2, 3), FL, 0, NULL, F(2), &n);
+	expect_run(g, "LessOrEqual", BOOL, 1, D(3), B8(1, 1, 0));
+	g = binary_graph(13, "GreaterOrEqual", INT64, 1, D(3), I64(1, 2, 3), INT64, 0, NULL, I64(2), &n);
+	expect_run(g, "GreaterOrEqual int64", BOOL, 1, D(3), B8(0, 1, 1));
+	g = binary_graph(13, "Less", LOOM_DT_UINT64, 1, D(1), ((const uint64_t[]){1ull << 63}), LOOM_DT_UINT64,
+			 1, D(1), ((const uint64_t[]){1}), &n);
+	expect_run(g, "Less uint64 compares unsigned", BOOL, 1, D(1), B8(0));
+	g = binary_graph(13, "And", BOOL, 1, D(4), B8(1, 1, 0, 0), BOOL, 1, D(4), B8(1, 0, 1, 0), &n);
+	expect_run(g, "And", BOOL, 1, D(4), B8(1, 0, 0, 0));
+	g = binary_graph(13, "Or", BOOL, 1, D(4), B8(1, 1, 0, 0), BOOL, 1, D(4), B8(1, 0, 1, 0), &n);
+	expect_run(g, "Or", BOOL, 1, D(4), B8(1, 1, 1, 0));
+	g = binary_graph(13, "Xor", BOOL, 2, D(2, 2), B8(1, 1, 0, 0), BOOL, 1, D(2), B8(1, 0), &n);
+	expect_run(g, "Xor broadcast", BOOL, 2, D(2, 2), B8(0, 1, 1, 0));
+	g = binary_graph(13, "And", FL, 1, D(1), F(1), FL, 1, D(1), F(1), &n);
+	expect_fail(g, "And of floats fails", "'t'", "not bool", NULL);
+
+	g = binary_graph(13, "PRelu", FL, 3, D(2, 1, 2), F(-1, 2, -3, 4), FL, 3, D(2, 1, 1), F(0.5f, 0.25f), &n);
+	expect_run(g, "PRelu per channel", FL, 3, D(2, 1, 2), F(-0.5f, 2, -0.75f, 4));
+	g = binary_graph(6, "PRelu", FL, 3, D(1, 2, 2), F(-1, 2, -3, 4), FL, 1, D(2), F(0.5f, 0.25f), &n);
+	expect_run(g, "PRelu opset 6: a [C] slope is per channel", FL, 3, D(1, 2, 2), F(-0.5f, 2, -0.75f, 4));
+	g = binary_graph(7, "PRelu", FL, 3, D(1, 2, 2), F(-1, 2, -3, 4), FL, 1, D(2), F(0.5f, 0.25f), &n);
+	expect_run(g, "PRelu opset 7: a [2] slope broadcasts numpy-style", FL, 3, D(1, 2, 2),
+		   F(-0.5f, 2, -1.5f, 4));
+	g = binary_graph(13, "PRelu", FL, 1, D(2), F(-1, 2), FL, 2, D(2, 2), F(1, 2, 3, 4), &n);
+	expect_fail(g, "PRelu slope must broadcast to X", "'t'", "PRelu", "slope", NULL);
+
+	/* Where */
+	g = gnew(13);
+	{
+		int c = ginput(g, "c", BOOL, 2, D(2, 2), B8(1, 0, 0, 1));
+		int x = ginput(g, "x", FL, 1, D(2), F(1, 2));
+		int y = gconst(g, "y", FL, 0, NULL, F(9));
+		gnode(g, "Where", "t", (int[]){c, x, y}, 3, 1);
+	}
+	expect_run(g, "Where with three-way broadcast", FL, 2, D(2, 2), F(1, 9, 9, 2));
+	g = gnew(13);
+	{
+		int c = ginput(g, "c", BOOL, 1, D(2), B8(0, 1));
+		int x = ginput(g, "x", INT64, 1, D(2), I64(1, 2));
+		int y = ginput(g, "y", INT64, 1, D(2), I64(-1, -2));
+		gnode(g, "Where", "t", (int[]){c, x, y}, 3, 1);
+	}
+	expect_run(g, "Where int64", INT64, 1, D(2), I64(-1, 2));
+}
+
+static void test_variadic(void)
+{
+	loom_graph *g;
+	const char *ops[4] = {"Max", "Min", "Sum", "Mean"};
+	const float want[4][4] = {{3, 5, 2, 5}, {1, 2, 0, 0}, {6, 10, 3, 7}, {2, 10.0f / 3, 1, 7.0f / 3}};
+	for (int k = 0; k < 4; k++) {
+		char label[64];
+		g = gnew(13);
+		int a = ginput(g, "a", FL, 1, D(2), F(1, 5));
+		int b = ginput(g, "b", FL, 2, D(2, 1), F(3, 0));
+		int c = gconst(g, "c", FL, 0, NULL, F(2));
+		gnode(g, ops[k], "t", (int[]){a, b, c}, 3, 1);
+		snprintf(label, sizeof label, "%s of three broadcast inputs", ops[k]);
+		expect_run(g, label, FL, 2, D(2, 2), want[k]);
+	}
+	g = gnew(13);
+	{
+		int a = ginput(g, "a", LOOM_DT_INT32, 1, D(3), (const int32_t[]){1, -5, 3});
+		int b = ginput(g, "b", LOOM_DT_INT32, 1, D(3), (const int32_t[]){2, -6, 3});
+		gnode(g, "Max", "t", (int[]){a, b}, 2, 1);
+	}
+	expect_run(g, "Max int32", LOOM_DT_INT32, 1, D(3), ((const int32_t[]){2, -5, 3}));
+	g = gnew(13);
+	{
+		int a = ginput(g, "a", FL, 1, D(2), F(1, -5));
+		gnode(g, "Min", "t", (int[]){a}, 1, 1);
+	}
+	expect_run(g, "Min of one input", FL, 1, D(2), F(1, -5));
+	g = gnew(13);
+	{
+		int a = ginput(g, "a", INT64, 1, D(2), I64(1, -5));
+		gnode(g, "Sum", "t", (int[]){a}, 1, 1);
+	}
+	expect_fail(g, "Sum of int64 fails", "'t'", "Sum", "not supported", NULL);
+}
+
+/* ================================================================== part 3: ONNX node test cases */
+
+/* the cases skipped for a documented reason */
+static const struct {
+	const char *name, *why;
+} known_skips[] = {
+	{"test_training_dropout", "training-mode Dropout draws random masks"},
+	{"test_training_dropout_default", "training-mode Dropout draws random masks"},
+	{"test_training_dropout_default_mask", "training-mode Dropout draws random masks"},
+	{"test_training_dropout_mask", "training-mode Dropout draws random masks"},
+	{NULL, NULL},
+};
+
+static int in_table(const loom_cpu_op *tab, const char *op)
+{
+	for (const loom_cpu_op *o = tab; o->op_type; o++)
+		if (!strcmp(o->op_type, op))
+			return 1;
+	return 0;
+}
+
+/* a case named after one of runtime/ops_nn.c's operators: test_<op
+ * lowercased>... (used only for cases the importer cannot load, whose
+ * operators are unknown) */
+static int named_like_ours(const char *name)
+{
+	for (const loom_cpu_op *o = loom_cpu_ops_nn; o->op_type; o++) {
+		size_t i = 0;
+		const char *p = name + 5;
+		for (; o->op_type[i]; i++)
+			if (!p[i] || (p[i] | 0x20) != (o->op_type[i] | 0x20))
+				break;
+		if (!o->op_type[i] && (!p[i] || p[i] == '_'))
+			return 1;
+	}
+	return 0;
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct tally {
+	unsigned pass, fail, skip_other, skip_none, skip_design;
+};
+
+/* Load, run and compare one case. */
+static void run_case(const char *root, const char *name, struct tally *ty)
+{
+	char path[1024], err[1024], why[1600];
+	loom_graph *g = NULL;
+	for (int i = 0; known_skips[i].name; i++)
+		if (!strcmp(name, known_skips[i].name)) {
+			printf("skip %s: %s\n", name, known_skips[i].why);
+			nskip++;
+			ty->skip_design++;
+			return;
+		}
+	snprintf(path, sizeof path, "%s/%s/model.onnx", root, name);
+	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
+		/* what the importer rejects by design (include/loom/onnx.h) */
+		static const char *const by_design[] = {"float16", "bfloat16", "string", "sequence", "optional",
+							"subgraph", "opsets 7 to 17", "domain", NULL};
+		int skip = 0;
+		for (int i = 0; by_design[i]; i++)
+			skip |= strstr(err, by_design[i]) != NULL;
+		if (skip && !named_like_ours(name)) {
+			ty->skip_none++; /* not a case of ours, as far as the name tells */
+		} else if (skip) {
+			printf("skip %s: %s\n", name, err);
+			nskip++;
+			ty->skip_design++;
+		} else {
+			check(0, "%s: load: %s", name, err);
+			ty->fail++;
+		}
+		return;
+	}
+	if (!g->nnodes) { /* all folded by the importer (test_constant) */
+		ty->skip_other++;
+		loom_graph_free(g);
+		return;
+	}
+	for (int i = 0; i < g->nnodes; i++) {
+		const char *op = g->nodes[i].op_type;
+		if (!in_table(loom_cpu_ops_nn, op)) {
+			if (in_table(loom_cpu_ops_shape, op))
+				ty->skip_other++;
+			else
+				ty->skip_none++;
+			loom_graph_free(g);
+			return;
+		}
+	}
+	/* inputs: input_<i>.pb into graph input i (by name when it has one) */
+	for (int k = 0;; k++) {
+		loom_tensor t;
+		loom_tensor *gt;
+		int ti;
+		snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%d.pb", root, name, k);
+		if (!file_exists(path))
+			break;
+		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
+			check(0, "%s: %s", name, err);
+			ty->fail++;
+			loom_graph_free(g);
+			return;
+		}
+		ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
+		if (ti < 0 && k < g->ninputs)
+			ti = g->inputs[k];
+		if (ti < 0) {
+			check(0, "%s: input_%d.pb '%s' matches no graph input", name, k, t.name);
+			ty->fail++;
+			loom_tensor_clear(&t);
+			loom_graph_free(g);
+			return;
+		}
+		gt = &g->tensors[ti];
+		gt->dtype = t.dtype;
+		gt->rank = t.rank;
+		memcpy(gt->dims, t.dims, sizeof t.dims);
+		loom_tensor_set_data(gt, t.data, loom_tensor_bytes(&t));
+		loom_tensor_clear(&t);
+	}
+	if (loom_ref_run(g, err, sizeof err)) {
+		check(0, "%s: run: %s", name, err);
+		ty->fail++;
+		loom_graph_free(g);
+		return;
+	}
+	why[0] = 0;
+	for (int i = 0; i < g->noutputs && !why[0]; i++) {
+		loom_tensor t;
+		int ti;
+		char w[400];
+		snprintf(path, sizeof path, "%s/%s/test_data_set_0/output_%d.pb", root, name, i);
+		if (!file_exists(path))
+			break;
+		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
+			snprintf(why, sizeof why, "%s", err);
+			break;
+		}
+		ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
+		if (ti < 0)
+			ti = g->outputs[i];
+		compare(&g->tensors[ti], t.dtype, t.rank, t.dims, t.data, 1e-3, 1e-5, w, sizeof w);
+		if (w[0])
+			snprintf(why, sizeof why, "output %d '%s': %s", i, g->tensors[ti].name, w);
+		loom_tensor_clear(&t);
+	}
+	if (check(!why[0], "%s%s%s", name, why[0] ? ": " : "", why))
+		ty->pass++;
+	else
+		ty->fail++;
+	loom_graph_free(g);
+}
+
+static void test_onnx_cases(const char *root)
+{
+	DIR *d = opendir(root);
+	char **names = NULL;
+	size_t cnt = 0;
+	struct dirent *e;
+	struct tally ty = {0, 0, 0, 0, 0};
+	if (!d) {
+		printf("skip ONNX node test cases: no directory %s\n", root);
+		nskip++;
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "test_", 5))
+			continue;
+		names = xrealloc(names, sizeof *names * (cnt + 1));
+		names[cnt++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (cnt)
+		qsort(names, cnt, sizeof *names, cmp_str);
+	for (size_t i = 0; i < cnt; i++) {
+		run_case(root, names[i], &ty);
+		free(names[i]);
+	}
+	free(names);
+	printf("     %s: cases of runtime/ops_nn.c: %u passed, %u failed, %u skipped by design; "
+	       "left out: %u with operators of runtime/ops_shape.c (or none), %u others (operators without kernel, "
+	       "or not loadable)\n",
+	       root, ty.pass, ty.fail, ty.skip_design, ty.skip_other, ty.skip_none);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const roots[] = {"/usr/share/libonnx-testdata/data/node",
+					    "/usr/share/libonnx-testdata/data/pytorch-converted",
+					    "/usr/share/libonnx-testdata/data/pytorch-operator",
+					    "/usr/share/libonnx-testdata/data/simple", NULL};
+	test_registry();
+	test_helpers();
+	test_executor();
+	test_conv();
+	test_gemm_matmul();
+	test_pool();
+	test_norm();
+	test_unary();
+	test_clip();
+	test_binary();
+	test_variadic();
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++)
+			test_onnx_cases(argv[i]);
+	} else {
+		for (int i = 0; roots[i]; i++)
+			test_onnx_cases(roots[i]);
+	}
+	printf("%u passed, %u failed, %u skipped\n", npass, nfail, nskip);
+	return nfail ? 1 : 0;
+}

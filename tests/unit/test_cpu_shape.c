@@ -1,0 +1,1222 @@
+/* test_cpu_shape.c - unit tests of the shape, data movement, reduction,
+ * softmax, Cast and Resize kernels (runtime/ops_shape.c) through the
+ * reference executor (loom_ref_run of include/loom/cpu_ops.h).
+ *
+ * Part 1: one-node graphs built here, with hand-computed results, for every
+ * operator and the opset variants where attributes became inputs or the
+ * semantics changed (Softmax's axis, Slice's starts, Squeeze's axes, ...),
+ * and error messages that must name the node and the problem.
+ * Part 2: the ONNX node test cases of these operators (ONNX's own
+ * test_<op>.../model.onnx with test_data_set_0, from Debian's libonnx-testdata
+ * under /usr/share/libonnx-testdata/data/node, or the directory given as the
+ * first argument): load, run, compare every output (floats within rtol 1e-3,
+ * atol 1e-5, integers exactly). Cases that cannot load by design (float16,
+ * bfloat16, string tensors) and cases needing an operator that has no kernel
+ * yet are skipped with the reason.
+ *
+ * Prints one line per check and ends with "N passed, M failed, K skipped";
+ * exit status 1 on any failure. */
+#include "loom/cpu_ops.h"
+#include "loom/ir.h"
+#include "loom/onnx.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static unsigned npass, nfail, nskip;
+
+static int check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s ", ok ? "ok  " : "FAIL");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+	return ok;
+}
+
+/* ------------------------------------------------------------------ graph building */
+
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = xmalloc(strlen(s) + 1);
+	strcpy(p, s);
+	return p;
+}
+
+static loom_graph *gnew(int64_t opset)
+{
+	loom_graph *g = xmalloc(sizeof *g);
+	g->opset = opset;
+	g->name = xstrdup("test");
+	g->path = xstrdup("(built by test_cpu_shape)");
+	return g;
+}
+
+/* a tensor; data (numel * element size bytes) copied when given */
+static int gtensor(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
+		   const void *data, int is_const)
+{
+	g->tensors = realloc(g->tensors, sizeof *g->tensors * (size_t)(g->ntensors + 1));
+	if (!g->tensors)
+		exit(2);
+	loom_tensor *t = &g->tensors[g->ntensors];
+	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	t->dtype = dtype;
+	t->rank = rank;
+	for (int i = 0; i < rank; i++)
+		t->dims[i] = dims[i];
+	t->is_const = is_const;
+	if (data || is_const) { /* constants always have a buffer, even empty */
+		size_t b = loom_tensor_bytes(t);
+		t->data = xmalloc(b);
+		if (data)
+			memcpy(t->data, data, b);
+	}
+	return g->ntensors++;
+}
+
+static void glist_add(int **list, int *cnt, int v)
+{
+	*list = realloc(*list, sizeof(int) * (size_t)(*cnt + 1));
+	if (!*list)
+		exit(2);
+	(*list)[(*cnt)++] = v;
+}
+
+/* a graph input (data set later by the case) */
+static int ginput(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims)
+{
+	int t = gtensor(g, name, dtype, rank, dims, NULL, 0);
+	glist_add(&g->inputs, &g->ninputs, t);
+	return t;
+}
+
+/* an initializer */
+static int gconst(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
+		  const void *data)
+{
+	return gtensor(g, name, dtype, rank, dims, data, 1);
+}
+
+static int gconst_i64(loom_graph *g, const char *name, int cnt, const int64_t *v)
+{
+	int64_t d = cnt;
+	return gconst(g, name, LOOM_DT_INT64, 1, &d, v);
+}
+
+/* a node; ins may hold -1 (omitted); each output becomes a new tensor named
+ * "<name>_out<i>", the first output is also a graph output */
+static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *ins, int nin,
+			int nout)
+{
+	g->nodes = realloc(g->nodes, sizeof *g->nodes * (size_t)(g->nnodes + 1));
+	if (!g->nodes)
+		exit(2);
+	loom_node *n = &g->nodes[g->nnodes++];
+	memset(n, 0, sizeof *n);
+	n->name = xstrdup(name);
+	n->op_type = xstrdup(op);
+	n->domain = xstrdup("");
+	n->inputs = xmalloc(sizeof(int) * (size_t)(nin ? nin : 1));
+	memcpy(n->inputs, ins, sizeof(int) * (size_t)nin);
+	n->ninputs = nin;
+	n->outputs = xmalloc(sizeof(int) * (size_t)nout);
+	n->noutputs = nout;
+	for (int i = 0; i < nout; i++) {
+		char buf[128];
+		snprintf(buf, sizeof buf, "%s_out%d", name, i);
+		n->outputs[i] = gtensor(g, buf, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
+		glist_add(&g->outputs, &g->noutputs, n->outputs[i]);
+	}
+	return n;
+}
+
+static loom_attr *gattr(loom_node *n, const char *name, int type)
+{
+	n->attrs = realloc(n->attrs, sizeof *n->attrs * (size_t)(n->nattrs + 1));
+	if (!n->attrs)
+		exit(2);
+	loom_attr *a = &n->attrs[n->nattrs++];
+	memset(a, 0, sizeof *a);
+	a->name = xstrdup(name);
+	a->type = type;
+	return a;
+}
+
+static void attr_i(loom_node *n, const char *name, int64_t v)
+{
+	gattr(n, name, LOOM_ATTR_INT)->i = v;
+}
+
+static void attr_f(loom_node *n, const char *name, float v)
+{
+	gattr(n, name, LOOM_ATTR_FLOAT)->f = v;
+}
+
+static void attr_s(loom_node *n, const char *name, const char *v)
+{
+	gattr(n, name, LOOM_ATTR_STRING)->s = xstrdup(v);
+}
+
+static void attr_ints(loom_node *n, const char *name, int cnt, const int64_t *v)
+{
+	loom_attr *a = gattr(n, name, LOOM_ATTR_INTS);
+	a->ints = xmalloc(sizeof(int64_t) * (size_t)cnt);
+	memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
+	a->n = cnt;
+}
+
+static void attr_floats(loom_node *n, const char *name, int cnt, const float *v)
+{
+	loom_attr *a = gattr(n, name, LOOM_ATTR_FLOATS);
+	a->floats = xmalloc(sizeof(float) * (size_t)cnt);
+	memcpy(a->floats, v, sizeof(float) * (size_t)cnt);
+	a->n = cnt;
+}
+
+static void attr_tensor(loom_node *n, const char *name, int dtype, int rank, const int64_t *dims,
+			const void *data)
+{
+	loom_attr *a = gattr(n, name, LOOM_ATTR_TENSOR);
+	loom_tensor *t = xmalloc(sizeof *t);
+	t->name = xstrdup(name);
+	t->dtype = dtype;
+	t->rank = rank;
+	for (int i = 0; i < rank; i++)
+		t->dims[i] = dims[i];
+	size_t b = loom_tensor_bytes(t);
+	t->data = xmalloc(b);
+	memcpy(t->data, data, b);
+	a->t = t;
+}
+
+/* ------------------------------------------------------------------ running and comparing */
+
+static void set_input(loom_graph *g, int t, const void *data)
+{
+	loom_tensor *x = &g->tensors[t];
+	if (loom_tensor_set_data(x, data, loom_tensor_bytes(x))) {
+		fprintf(stderr, "loom_tensor_set_data failed on %s\n", x->name);
+		exit(2);
+	}
+}
+
+static int same_dims(const loom_tensor *t, int rank, const int64_t *dims)
+{
+	if (t->rank != rank)
+		return 0;
+	for (int i = 0; i < rank; i++)
+		if (t->dims[i] != dims[i])
+			return 0;
+	return 1;
+}
+
+static void fmt_dims(char *buf, size_t len, int rank, const int64_t *dims)
+{
+	size_t k = (size_t)snprintf(buf, len, "[");
+	for (int i = 0; i < rank && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%lld", i ? "," : "", (long long)dims[i]);
+	if (k < len)
+		snprintf(buf + k, len - k, "]");
+}
+
+static double elem(const void *p, int dt, int64_t i)
+{
+	switch (dt) {
+	case LOOM_DT_FLOAT: return ((const float *)p)[i];
+	case LOOM_DT_DOUBLE: return ((const double *)p)[i];
+	case LOOM_DT_INT64: return (double)((const int64_t *)p)[i];
+	case LOOM_DT_INT32: return ((const int32_t *)p)[i];
+	case LOOM_DT_INT16: return ((const int16_t *)p)[i];
+	case LOOM_DT_INT8: return ((const int8_t *)p)[i];
+	case LOOM_DT_UINT64: return (double)((const uint64_t *)p)[i];
+	case LOOM_DT_UINT32: return ((const uint32_t *)p)[i];
+	case LOOM_DT_UINT16: return ((const uint16_t *)p)[i];
+	case LOOM_DT_UINT8:
+	case LOOM_DT_BOOL: return ((const uint8_t *)p)[i];
+	default: return NAN;
+	}
+}
+
+/* Compare got with want (dtype, shape, values: floats within rtol 1e-3 and
+ * atol 1e-5, NaN equal to NaN, anything else exactly); "" or a reason. */
+static void compare(const loom_tensor *got, int dtype, int rank, const int64_t *dims,
+		    const void *want, char *why, size_t len)
+{
+	char a[128], b[128];
+	why[0] = 0;
+	if (got->dtype != dtype) {
+		snprintf(why, len, "dtype %s, expected %s", loom_dtype_name(got->dtype),
+			 loom_dtype_name(dtype));
+		return;
+	}
+	if (!same_dims(got, rank, dims)) {
+		fmt_dims(a, sizeof a, got->rank, got->dims);
+		fmt_dims(b, sizeof b, rank, dims);
+		snprintf(why, len, "shape %s, expected %s", a, b);
+		return;
+	}
+	int64_t cnt = loom_tensor_numel(got);
+	if (cnt > 0 && !got->data) {
+		snprintf(why, len, "no data");
+		return;
+	}
+	int fl = dtype == LOOM_DT_FLOAT || dtype == LOOM_DT_DOUBLE;
+	int64_t bad = 0, first = -1;
+	for (int64_t i = 0; i < cnt; i++) {
+		double x = elem(got->data, dtype, i), y = elem(want, dtype, i);
+		int ok;
+		if (fl)
+			ok = (isnan(x) && isnan(y)) || x == y || fabs(x - y) <= 1e-5 + 1e-3 * fabs(y);
+		else
+			ok = dtype == LOOM_DT_INT64 || dtype == LOOM_DT_UINT64
+				     ? !memcmp((const char *)got->data + 8 * i, (const char *)want + 8 * i, 8)
+				     : x == y;
+		if (!ok && !bad++)
+			first = i;
+	}
+	if (bad)
+		snprintf(why, len, "%lld of %lld values differ, first at %lld: %.9g, expected %.9g",
+			 (long long)bad, (long long)cnt, (long long)first,
+			 elem(got->data, dtype, first), elem(want, dtype, first));
+}
+
+/* Run g and compare output out (a tensor index) with the expectation; frees g. */
+static void expect_out(loom_graph *g, const char *what, int out, int dtype, int rank,
+		       const int64_t *dims, const void *want)
+{
+	char err[512], why[256];
+	if (loom_ref_run(g, err, sizeof err)) {
+		check(0, "%s: %s", what, err);
+	} else {
+		compare(&g->tensors[out], dtype, rank, dims, want, why, sizeof why);
+		check(!why[0], "%s%s%s", what, why[0] ? ": " : "", why);
+	}
+}
+
+static void expect_run(loom_graph *g, const char *what, int dtype, int rank, const int64_t *dims,
+		       const void *want)
+{
+	expect_out(g, what, g->nodes[g->nnodes - 1].outputs[0], dtype, rank, dims, want);
+	loom_graph_free(g);
+}
+
+/* The run (inference included) must fail with a message holding every
+ * string of need (NULL-terminated). */
+static void expect_fail(loom_graph *g, const char *what, const char *const *need)
+{
+	char err[512] = "";
+	int rc = loom_ref_run(g, err, sizeof err), ok = rc != 0;
+	for (int i = 0; ok && need[i]; i++)
+		ok = strstr(err, need[i]) != NULL;
+	check(ok, "%s: %s", what, rc ? err : "succeeded");
+	loom_graph_free(g);
+}
+
+/* ------------------------------------------------------------------ hand-computed cases */
+
+#define D(...) ((const int64_t[]){__VA_ARGS__})
+#define F(...) ((const float[]){__VA_ARGS__})
+#define I64(...) ((const int64_t[]){__VA_ARGS__})
+#define ERRS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static const float iota24[24] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+				 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
+
+/* a one-input node on a float [2,3,4] iota input */
+static loom_graph *g_iota(int64_t opset, int *x)
+{
+	loom_graph *g = gnew(opset);
+	*x = ginput(g, "x", LOOM_DT_FLOAT, 3, D(2, 3, 4));
+	set_input(g, *x, iota24);
+	return g;
+}
+
+static void test_reshape(void)
+{
+	int x;
+	loom_graph *g = g_iota(13, &x);
+	int s = gconst_i64(g, "shape", 2, I64(0, -1));
+	gnode(g, "Reshape", "r1", (int[]){x, s}, 2, 1);
+	expect_run(g, "Reshape [2,3,4] by [0,-1] -> [2,12]", LOOM_DT_FLOAT, 2, D(2, 12), iota24);
+
+	g = g_iota(13, &x);
+	s = gconst_i64(g, "shape", 4, I64(4, 1, -1, 2));
+	gnode(g, "Reshape", "r2", (int[]){x, s}, 2, 1);
+	expect_run(g, "Reshape by [4,1,-1,2] -> [4,1,3,2]", LOOM_DT_FLOAT, 4, D(4, 1, 3, 2), iota24);
+
+	/* allowzero (opset 14): a 0 is a real zero-size dim */
+	g = gnew(14);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(0, 3));
+	set_input(g, x, NULL);
+	s = gconst_i64(g, "shape", 2, I64(3, 0));
+	loom_node *n = gnode(g, "Reshape", "r3", (int[]){x, s}, 2, 1);
+	attr_i(n, "allowzero", 1);
+	expect_run(g, "Reshape allowzero [0,3] -> [3,0]", LOOM_DT_FLOAT, 2, D(3, 0), NULL);
+
+	/* opset 13 ignores allowzero: 0 copies the input dim */
+	g = g_iota(13, &x);
+	s = gconst_i64(g, "shape", 3, I64(0, 0, 4));
+	gnode(g, "Reshape", "r4", (int[]){x, s}, 2, 1);
+	expect_run(g, "Reshape [0,0,4] keeps dims", LOOM_DT_FLOAT, 3, D(2, 3, 4), iota24);
+
+	g = g_iota(13, &x);
+	s = gconst_i64(g, "shape", 2, I64(-1, -1));
+	gnode(g, "Reshape", "bad_reshape", (int[]){x, s}, 2, 1);
+	expect_fail(g, "Reshape two -1 fails naming the node",
+		    ERRS("bad_reshape", "Reshape", "more than one -1"));
+
+	g = g_iota(13, &x);
+	s = gconst_i64(g, "shape", 2, I64(5, -1));
+	gnode(g, "Reshape", "bad_reshape2", (int[]){x, s}, 2, 1);
+	expect_fail(g, "Reshape 24 elements by [5,-1] fails", ERRS("bad_reshape2", "24"));
+
+	/* int8 data and a shape computed by Shape (dtype-generic, constant folding) */
+	static const int8_t i8[6] = {1, -2, 3, -4, 5, -6};
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT8, 2, D(2, 3));
+	set_input(g, x, i8);
+	int y = ginput(g, "y", LOOM_DT_FLOAT, 2, D(3, 2));
+	set_input(g, y, iota24);
+	loom_node *sh = gnode(g, "Shape", "shape_of_y", (int[]){y}, 1, 1);
+	gnode(g, "Reshape", "r5", (int[]){x, sh->outputs[0]}, 2, 1);
+	expect_run(g, "Reshape int8 by Shape(y)", LOOM_DT_INT8, 2, D(3, 2), i8);
+
+	/* the chain exported models use on a non-constant input:
+	 * Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 3, D(2, 3, 4));
+	set_input(g, x, iota24);
+	int sx = gnode(g, "Shape", "c_shape", (int[]){x}, 1, 1)->outputs[0];
+	int i0 = gconst(g, "i0", LOOM_DT_INT64, 0, NULL, I64(0));
+	int ga = gnode(g, "Gather", "c_gather", (int[]){sx, i0}, 2, 1)->outputs[0];
+	int ax = gconst_i64(g, "ax", 1, I64(0));
+	int un = gnode(g, "Unsqueeze", "c_unsq", (int[]){ga, ax}, 2, 1)->outputs[0];
+	int m1 = gconst_i64(g, "m1", 1, I64(-1));
+	loom_node *cn = gnode(g, "Concat", "c_concat", (int[]){un, m1}, 2, 1);
+	int cc = cn->outputs[0];
+	attr_i(cn, "axis", 0);
+	gnode(g, "Reshape", "c_reshape", (int[]){x, cc}, 2, 1);
+	expect_run(g, "Reshape by Shape->Gather->Unsqueeze->Concat of a graph input",
+		   LOOM_DT_FLOAT, 2, D(2, 12), iota24);
+}
+
+static void test_flatten_squeeze(void)
+{
+	int x;
+	loom_graph *g = g_iota(11, &x);
+	loom_node *n = gnode(g, "Flatten", "f0", (int[]){x}, 1, 1);
+	attr_i(n, "axis", 0);
+	expect_run(g, "Flatten axis 0 -> [1,24]", LOOM_DT_FLOAT, 2, D(1, 24), iota24);
+	g = g_iota(11, &x);
+	gnode(g, "Flatten", "f1", (int[]){x}, 1, 1);
+	expect_run(g, "Flatten default axis 1 -> [2,12]", LOOM_DT_FLOAT, 2, D(2, 12), iota24);
+	g = g_iota(11, &x);
+	n = gnode(g, "Flatten", "f2", (int[]){x}, 1, 1);
+	attr_i(n, "axis", -1);
+	expect_run(g, "Flatten axis -1 -> [6,4]", LOOM_DT_FLOAT, 2, D(6, 4), iota24);
+
+	/* Squeeze: attribute (opset 11), input (opset 13), none = all ones */
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 3, 1, 2));
+	set_input(g, x, iota24);
+	n = gnode(g, "Squeeze", "sq11", (int[]){x}, 1, 1);
+	attr_ints(n, "axes", 1, I64(-2));
+	expect_run(g, "Squeeze opset 11 axes attr [-2]", LOOM_DT_FLOAT, 3, D(1, 3, 2), iota24);
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 3, 1, 2));
+	set_input(g, x, iota24);
+	int a = gconst_i64(g, "axes", 1, I64(0));
+	gnode(g, "Squeeze", "sq13", (int[]){x, a}, 2, 1);
+	expect_run(g, "Squeeze opset 13 axes input [0]", LOOM_DT_FLOAT, 3, D(3, 1, 2), iota24);
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 3, 1, 2));
+	set_input(g, x, iota24);
+	gnode(g, "Squeeze", "sq_all", (int[]){x}, 1, 1);
+	expect_run(g, "Squeeze without axes drops every 1", LOOM_DT_FLOAT, 2, D(3, 2), iota24);
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 3, 1, 2));
+	set_input(g, x, iota24);
+	a = gconst_i64(g, "axes", 1, I64(1));
+	gnode(g, "Squeeze", "sq_bad", (int[]){x, a}, 2, 1);
+	expect_fail(g, "Squeeze of a dim of size 3 fails", ERRS("sq_bad", "Squeeze", "axis 1"));
+
+	/* Unsqueeze: attribute (opset 11), input (opset 13), axes of the output */
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(3, 2));
+	set_input(g, x, iota24);
+	n = gnode(g, "Unsqueeze", "us11", (int[]){x}, 1, 1);
+	attr_ints(n, "axes", 2, I64(0, 3));
+	expect_run(g, "Unsqueeze opset 11 axes [0,3]", LOOM_DT_FLOAT, 4, D(1, 3, 2, 1), iota24);
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(3, 2));
+	set_input(g, x, iota24);
+	a = gconst_i64(g, "axes", 2, I64(-1, 1));
+	gnode(g, "Unsqueeze", "us13", (int[]){x, a}, 2, 1);
+	expect_run(g, "Unsqueeze opset 13 axes input [-1,1]", LOOM_DT_FLOAT, 4, D(3, 1, 2, 1),
+		   iota24);
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(3, 2));
+	set_input(g, x, iota24);
+	n = gnode(g, "Unsqueeze", "us_attr13", (int[]){x}, 1, 1);
+	attr_ints(n, "axes", 1, I64(0));
+	expect_fail(g, "Unsqueeze opset 13 without axes input fails", ERRS("us_attr13", "axes"));
+}
+
+static void test_transpose_concat_split(void)
+{
+	int x;
+	loom_graph *g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 2, D(2, 3));
+	set_input(g, x, I64(1, 2, 3, 4, 5, 6));
+	gnode(g, "Transpose", "t0", (int[]){x}, 1, 1);
+	expect_run(g, "Transpose int64 default perm", LOOM_DT_INT64, 2, D(3, 2), I64(1, 4, 2, 5, 3, 6));
+
+	g = g_iota(13, &x);
+	loom_node *n = gnode(g, "Transpose", "t1", (int[]){x}, 1, 1);
+	attr_ints(n, "perm", 3, I64(1, 2, 0));
+	expect_run(g, "Transpose [2,3,4] perm [1,2,0]", LOOM_DT_FLOAT, 3, D(3, 4, 2),
+		   F(0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11,
+		     23));
+
+	g = g_iota(13, &x);
+	n = gnode(g, "Transpose", "t_bad", (int[]){x}, 1, 1);
+	attr_ints(n, "perm", 3, I64(0, 0, 1));
+	expect_fail(g, "Transpose with a bad perm fails", ERRS("t_bad", "perm"));
+
+	static const int8_t a8[4] = {1, 2, 3, 4}, b8[2] = {-1, -2};
+	g = gnew(13);
+	int a = ginput(g, "a", LOOM_DT_INT8, 2, D(2, 2)), b = ginput(g, "b", LOOM_DT_INT8, 2, D(2, 1));
+	set_input(g, a, a8);
+	set_input(g, b, b8);
+	n = gnode(g, "Concat", "c0", (int[]){a, b}, 2, 1);
+	attr_i(n, "axis", -1);
+	expect_run(g, "Concat int8 axis -1", LOOM_DT_INT8, 2, D(2, 3),
+		   (const int8_t[]){1, 2, -1, 3, 4, -2});
+
+	g = gnew(13);
+	a = ginput(g, "a", LOOM_DT_INT8, 2, D(2, 2));
+	b = ginput(g, "b", LOOM_DT_INT8, 2, D(2, 1));
+	set_input(g, a, a8);
+	set_input(g, b, b8);
+	n = gnode(g, "Concat", "c_bad", (int[]){a, b}, 2, 1);
+	attr_i(n, "axis", 0);
+	expect_fail(g, "Concat of mismatched dims fails", ERRS("c_bad", "Concat", "input 1"));
+
+	/* Split: attribute (opset 11), input (opset 13), equal parts */
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(3, 2));
+	set_input(g, x, iota24);
+	n = gnode(g, "Split", "s11", (int[]){x}, 1, 2);
+	attr_ints(n, "split", 2, I64(1, 2));
+	int o1 = n->outputs[1];
+	expect_out(g, "Split opset 11 split attr: output 1", o1, LOOM_DT_FLOAT, 2, D(2, 2),
+		   F(2, 3, 4, 5));
+	expect_out(g, "Split opset 11 split attr: output 0", n->outputs[0], LOOM_DT_FLOAT, 2,
+		   D(1, 2), F(0, 1));
+	loom_graph_free(g);
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, iota24);
+	int sp = gconst_i64(g, "split", 2, I64(2, 1));
+	n = gnode(g, "Split", "s13", (int[]){x, sp}, 2, 2);
+	attr_i(n, "axis", 1);
+	o1 = n->outputs[1];
+	expect_out(g, "Split opset 13 split input, axis 1: output 1", o1, LOOM_DT_FLOAT, 2, D(2, 1),
+		   F(2, 5));
+	loom_graph_free(g);
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 1, D(6));
+	set_input(g, x, I64(1, 2, 3, 4, 5, 6));
+	n = gnode(g, "Split", "s_eq", (int[]){x}, 1, 3);
+	o1 = n->outputs[2];
+	expect_out(g, "Split int64 into 3 equal parts: output 2", o1, LOOM_DT_INT64, 1, D(2), I64(5, 6));
+	loom_graph_free(g);
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 1, D(5));
+	set_input(g, x, I64(1, 2, 3, 4, 5));
+	gnode(g, "Split", "s_uneven", (int[]){x}, 1, 2);
+	expect_fail(g, "Split of 5 into 2 equal parts fails (opset 13)", ERRS("s_uneven", "equal"));
+}
+
+static void test_slice_gather(void)
+{
+	static const float v10[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	int x;
+	/* opset 9: attributes */
+	loom_graph *g = gnew(9);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 5));
+	set_input(g, x, v10);
+	loom_node *n = gnode(g, "Slice", "sl9", (int[]){x}, 1, 1);
+	attr_ints(n, "starts", 2, I64(1, -4));
+	attr_ints(n, "ends", 2, I64(1000, -1));
+	attr_ints(n, "axes", 2, I64(0, 1));
+	expect_run(g, "Slice opset 9 attrs, clamped end, negative start", LOOM_DT_FLOAT, 2, D(1, 3),
+		   F(6, 7, 8));
+
+	/* opset 13: inputs, negative steps, out-of-range clamps */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 1, D(10));
+	set_input(g, x, v10);
+	int st = gconst_i64(g, "starts", 1, I64(-1)), en = gconst_i64(g, "ends", 1, I64(INT64_MIN));
+	int ax = gconst_i64(g, "axes", 1, I64(0)), sp = gconst_i64(g, "steps", 1, I64(-3));
+	gnode(g, "Slice", "sl13", (int[]){x, st, en, ax, sp}, 5, 1);
+	expect_run(g, "Slice step -3 from -1 to INT64_MIN", LOOM_DT_FLOAT, 1, D(4), F(9, 6, 3, 0));
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 5));
+	set_input(g, x, v10);
+	st = gconst_i64(g, "starts", 1, I64(1));
+	en = gconst_i64(g, "ends", 1, I64(INT64_MAX));
+	ax = gconst_i64(g, "axes", 1, I64(-1));
+	sp = gconst_i64(g, "steps", 1, I64(2));
+	gnode(g, "Slice", "sl13b", (int[]){x, st, en, ax, sp}, 5, 1);
+	expect_run(g, "Slice axis -1 step 2 to INT64_MAX", LOOM_DT_FLOAT, 2, D(2, 2), F(1, 3, 6, 8));
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 1, D(10));
+	set_input(g, x, v10);
+	st = gconst_i64(g, "starts", 1, I64(7));
+	en = gconst_i64(g, "ends", 1, I64(3));
+	gnode(g, "Slice", "sl_empty", (int[]){x, st, en}, 3, 1);
+	expect_run(g, "Slice start > end gives empty", LOOM_DT_FLOAT, 1, D(0), NULL);
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 1, D(10));
+	set_input(g, x, v10);
+	st = gconst_i64(g, "starts", 1, I64(0));
+	en = gconst_i64(g, "ends", 1, I64(3));
+	sp = gconst_i64(g, "steps", 1, I64(0));
+	gnode(g, "Slice", "sl_step0", (int[]){x, st, en, -1, sp}, 5, 1);
+	expect_fail(g, "Slice step 0 fails", ERRS("sl_step0", "step"));
+
+	/* Slice whose starts is a graph input without data fails in inference */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 1, D(10));
+	set_input(g, x, v10);
+	st = gconst_i64(g, "starts", 1, I64(0));
+	en = gtensor(g, "dyn_ends", LOOM_DT_INT64, 1, D(1), NULL, 0);
+	gnode(g, "Slice", "sl_dyn", (int[]){x, st, en}, 3, 1);
+	expect_fail(g, "Slice with unknown ends fails naming the input",
+		    ERRS("sl_dyn", "dyn_ends", "not a constant"));
+
+	/* Gather */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 2, D(2, 3));
+	set_input(g, x, I64(1, 2, 3, 4, 5, 6));
+	int ix = gconst(g, "ix", LOOM_DT_INT32, 2, D(2, 2), (const int32_t[]){-1, 0, 1, 1});
+	n = gnode(g, "Gather", "ga", (int[]){x, ix}, 2, 1);
+	attr_i(n, "axis", 1);
+	expect_run(g, "Gather int64 axis 1 int32 indices incl. -1", LOOM_DT_INT64, 3, D(2, 2, 2),
+		   I64(3, 1, 2, 2, 6, 4, 5, 5));
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 5));
+	set_input(g, x, v10);
+	ix = gconst(g, "ix", LOOM_DT_INT64, 0, NULL, I64(1));
+	gnode(g, "Gather", "ga0", (int[]){x, ix}, 2, 1);
+	expect_run(g, "Gather scalar index removes the axis", LOOM_DT_FLOAT, 1, D(5), F(5, 6, 7, 8, 9));
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 5));
+	set_input(g, x, v10);
+	ix = gconst(g, "ix", LOOM_DT_INT64, 1, D(1), I64(2));
+	gnode(g, "Gather", "ga_oob", (int[]){x, ix}, 2, 1);
+	expect_fail(g, "Gather index 2 of 2 fails", ERRS("ga_oob", "index 2"));
+
+	/* GatherElements */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 2));
+	set_input(g, x, F(1, 2, 3, 4));
+	ix = gconst(g, "ix", LOOM_DT_INT64, 2, D(2, 2), I64(0, 0, -1, 0));
+	n = gnode(g, "GatherElements", "ge", (int[]){x, ix}, 2, 1);
+	attr_i(n, "axis", 1);
+	expect_run(g, "GatherElements axis 1", LOOM_DT_FLOAT, 2, D(2, 2), F(1, 1, 4, 3));
+}
+
+static void test_pad_tile_expand(void)
+{
+	static const float v6[6] = {1, 2, 3, 4, 5, 6};
+	int x;
+	/* opset 11: pads input, constant_value input */
+	loom_graph *g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	int p = gconst_i64(g, "pads", 4, I64(1, 0, 0, 1));
+	int cv = gconst(g, "cv", LOOM_DT_FLOAT, 0, NULL, F(9));
+	gnode(g, "Pad", "pad_c", (int[]){x, p, cv}, 3, 1);
+	expect_run(g, "Pad constant 9", LOOM_DT_FLOAT, 2, D(3, 4),
+		   F(9, 9, 9, 9, 1, 2, 3, 9, 4, 5, 6, 9));
+
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	p = gconst_i64(g, "pads", 4, I64(0, 2, 0, 1));
+	loom_node *n = gnode(g, "Pad", "pad_r", (int[]){x, p}, 2, 1);
+	attr_s(n, "mode", "reflect");
+	expect_run(g, "Pad reflect", LOOM_DT_FLOAT, 2, D(2, 6),
+		   F(3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5));
+
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	p = gconst_i64(g, "pads", 4, I64(1, 1, 0, -1));
+	n = gnode(g, "Pad", "pad_e", (int[]){x, p}, 2, 1);
+	attr_s(n, "mode", "edge");
+	expect_run(g, "Pad edge with a negative (cropping) pad", LOOM_DT_FLOAT, 2, D(3, 3),
+		   F(1, 1, 2, 1, 1, 2, 4, 4, 5));
+
+	/* opset 2: pads and value attributes, int32 data */
+	g = gnew(7);
+	x = ginput(g, "x", LOOM_DT_INT32, 1, D(2));
+	set_input(g, x, (const int32_t[]){7, 8});
+	n = gnode(g, "Pad", "pad7", (int[]){x}, 1, 1);
+	attr_ints(n, "pads", 2, I64(1, 2));
+	attr_f(n, "value", -1.0f);
+	expect_run(g, "Pad opset 7 attributes, int32", LOOM_DT_INT32, 1, D(5),
+		   (const int32_t[]){-1, 7, 8, -1, -1});
+
+	/* Tile, Expand */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 2, D(1, 2));
+	set_input(g, x, I64(1, 2));
+	int r = gconst_i64(g, "repeats", 2, I64(2, 2));
+	gnode(g, "Tile", "tile", (int[]){x, r}, 2, 1);
+	expect_run(g, "Tile [1,2] by [2,2]", LOOM_DT_INT64, 2, D(2, 4), I64(1, 2, 1, 2, 1, 2, 1, 2));
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(3, 1));
+	set_input(g, x, F(1, 2, 3));
+	int s = gconst_i64(g, "shape", 3, I64(2, 1, 2));
+	gnode(g, "Expand", "ex", (int[]){x, s}, 2, 1);
+	expect_run(g, "Expand [3,1] to [2,1,2] -> [2,3,2]", LOOM_DT_FLOAT, 3, D(2, 3, 2),
+		   F(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3));
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(3, 2));
+	set_input(g, x, v6);
+	s = gconst_i64(g, "shape", 2, I64(2, 2));
+	gnode(g, "Expand", "ex_bad", (int[]){x, s}, 2, 1);
+	expect_fail(g, "Expand [3,2] to [2,2] fails", ERRS("ex_bad", "Expand"));
+}
+
+static void test_shape_misc(void)
+{
+	int x;
+	loom_graph *g = g_iota(15, &x);
+	loom_node *n = gnode(g, "Shape", "sh15", (int[]){x}, 1, 1);
+	attr_i(n, "start", -2);
+	expect_run(g, "Shape opset 15 start -2", LOOM_DT_INT64, 1, D(2), I64(3, 4));
+	g = g_iota(13, &x);
+	n = gnode(g, "Shape", "sh13", (int[]){x}, 1, 1);
+	attr_i(n, "start", 1); /* not an attribute before 15: ignored */
+	expect_run(g, "Shape opset 13 ignores start", LOOM_DT_INT64, 1, D(3), I64(2, 3, 4));
+	g = g_iota(13, &x);
+	gnode(g, "Size", "size", (int[]){x}, 1, 1);
+	expect_run(g, "Size", LOOM_DT_INT64, 0, NULL, I64(24));
+
+	g = gnew(13);
+	int s = gconst_i64(g, "shape", 2, I64(2, 1));
+	n = gnode(g, "ConstantOfShape", "cos", (int[]){s}, 1, 1);
+	attr_tensor(n, "value", LOOM_DT_INT64, 1, D(1), I64(-5));
+	expect_run(g, "ConstantOfShape int64 -5", LOOM_DT_INT64, 2, D(2, 1), I64(-5, -5));
+	g = gnew(13);
+	s = gconst_i64(g, "shape", 1, I64(3));
+	gnode(g, "ConstantOfShape", "cos0", (int[]){s}, 1, 1);
+	expect_run(g, "ConstantOfShape default float 0", LOOM_DT_FLOAT, 1, D(3), F(0, 0, 0));
+
+	g = gnew(13);
+	n = gnode(g, "Constant", "k_ints", (int[]){0}, 0, 1);
+	attr_ints(n, "value_ints", 3, I64(4, 5, 6));
+	expect_run(g, "Constant value_ints", LOOM_DT_INT64, 1, D(3), I64(4, 5, 6));
+	g = gnew(13);
+	n = gnode(g, "Constant", "k_float", (int[]){0}, 0, 1);
+	attr_f(n, "value_float", 2.5f);
+	expect_run(g, "Constant value_float", LOOM_DT_FLOAT, 0, NULL, F(2.5f));
+	g = gnew(13);
+	n = gnode(g, "Constant", "k_t", (int[]){0}, 0, 1);
+	attr_tensor(n, "value", LOOM_DT_INT8, 2, D(1, 2), (const int8_t[]){-3, 4});
+	expect_run(g, "Constant value tensor int8", LOOM_DT_INT8, 2, D(1, 2), (const int8_t[]){-3, 4});
+
+	g = gnew(13);
+	int a = gconst(g, "start", LOOM_DT_INT32, 0, NULL, (const int32_t[]){10});
+	int b = gconst(g, "limit", LOOM_DT_INT32, 0, NULL, (const int32_t[]){3});
+	int c = gconst(g, "delta", LOOM_DT_INT32, 0, NULL, (const int32_t[]){-3});
+	gnode(g, "Range", "range_i", (int[]){a, b, c}, 3, 1);
+	expect_run(g, "Range int32 10..3 step -3", LOOM_DT_INT32, 1, D(3), (const int32_t[]){10, 7, 4});
+	g = gnew(13);
+	a = gconst(g, "start", LOOM_DT_FLOAT, 0, NULL, F(0.5f));
+	b = gconst(g, "limit", LOOM_DT_FLOAT, 0, NULL, F(2.0f));
+	c = gconst(g, "delta", LOOM_DT_FLOAT, 0, NULL, F(0.5f));
+	gnode(g, "Range", "range_f", (int[]){a, b, c}, 3, 1);
+	expect_run(g, "Range float 0.5..2 step 0.5", LOOM_DT_FLOAT, 1, D(3), F(0.5f, 1.0f, 1.5f));
+
+	/* Cast */
+	static const float fv[6] = {2.7f, -2.7f, 0.0f, 127.0f, -128.0f, 0.25f};
+	const struct {
+		int to;
+		const void *want;
+	} casts[] = {
+		{LOOM_DT_INT64, I64(2, -2, 0, 127, -128, 0)},
+		{LOOM_DT_INT32, (const int32_t[]){2, -2, 0, 127, -128, 0}},
+		{LOOM_DT_INT8, (const int8_t[]){2, -2, 0, 127, -128, 0}},
+		{LOOM_DT_BOOL, (const uint8_t[]){1, 1, 0, 1, 1, 1}},
+		{LOOM_DT_DOUBLE, (const double[]){2.7f, -2.7f, 0, 127, -128, 0.25}},
+	};
+	for (size_t i = 0; i < sizeof casts / sizeof casts[0]; i++) {
+		char what[64];
+		g = gnew(13);
+		x = ginput(g, "x", LOOM_DT_FLOAT, 1, D(6));
+		set_input(g, x, fv);
+		n = gnode(g, "Cast", "cast", (int[]){x}, 1, 1);
+		attr_i(n, "to", casts[i].to);
+		snprintf(what, sizeof what, "Cast float -> %s", loom_dtype_name(casts[i].to));
+		expect_run(g, what, casts[i].to, 1, D(6), casts[i].want);
+	}
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_UINT8, 1, D(3));
+	set_input(g, x, (const uint8_t[]){0, 200, 255});
+	n = gnode(g, "Cast", "cast_u8", (int[]){x}, 1, 1);
+	attr_i(n, "to", LOOM_DT_FLOAT);
+	expect_run(g, "Cast uint8 -> float", LOOM_DT_FLOAT, 1, D(3), F(0, 200, 255));
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 1, D(2));
+	set_input(g, x, I64(-1, 300));
+	n = gnode(g, "Cast", "cast_i64", (int[]){x}, 1, 1);
+	attr_i(n, "to", LOOM_DT_UINT8);
+	expect_run(g, "Cast int64 -> uint8 wraps", LOOM_DT_UINT8, 1, D(2), (const uint8_t[]){255, 44});
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 1, D(2));
+	set_input(g, x, fv);
+	n = gnode(g, "Cast", "cast_f16", (int[]){x}, 1, 1);
+	attr_i(n, "to", 10);
+	expect_fail(g, "Cast to float16 fails", ERRS("cast_f16", "float16"));
+}
+
+static void test_softmax(void)
+{
+	/* x [2,2,2] = 0..7, axis 1: opset 11 normalizes over the last 4 values
+	 * of each row, opset 13 over axis 1 only */
+	static const float in8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	const double e = exp(1.0), s4 = 1 + e + e * e + e * e * e, s2 = 1 + e * e;
+	float w11[8], w13[8], l13[8];
+	for (int i = 0; i < 8; i++) {
+		w11[i] = (float)(pow(e, i % 4) / s4);
+		w13[i] = (float)(pow(e, (i % 4) / 2 * 2) / s2);
+		l13[i] = (float)log(w13[i]);
+	}
+	for (int v = 0; v < 3; v++) {
+		int64_t opset = v == 0 ? 11 : 13;
+		loom_graph *g = gnew(opset);
+		int x = ginput(g, "x", LOOM_DT_FLOAT, 3, D(2, 2, 2));
+		set_input(g, x, in8);
+		loom_node *n = gnode(g, v == 2 ? "LogSoftmax" : "Softmax", "sm", (int[]){x}, 1, 1);
+		attr_i(n, "axis", 1);
+		expect_run(g,
+			   v == 0 ? "Softmax opset 11 axis 1 (coerced to 2-D)"
+			   : v == 1 ? "Softmax opset 13 axis 1 (one axis)"
+				    : "LogSoftmax opset 13 axis 1",
+			   LOOM_DT_FLOAT, 3, D(2, 2, 2), v == 0 ? w11 : v == 1 ? w13 : l13);
+	}
+	/* default axis: 1 before 13 (= whole rows of a 2-D input), -1 from 13 */
+	loom_graph *g = gnew(13);
+	int x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(1, 3));
+	set_input(g, x, F(1000, 1000, 1000));
+	gnode(g, "Softmax", "sm_big", (int[]){x}, 1, 1);
+	expect_run(g, "Softmax of large equal values", LOOM_DT_FLOAT, 2, D(1, 3),
+		   F(1 / 3.0f, 1 / 3.0f, 1 / 3.0f));
+}
+
+static void test_reduce_arg(void)
+{
+	/* x [2,3] = {1,2,3,4,5,6} */
+	static const float v6[6] = {1, 2, 3, 4, 5, 6};
+	int x;
+	loom_graph *g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	int a = gconst_i64(g, "axes", 1, I64(-1));
+	loom_node *n = gnode(g, "ReduceSum", "rs13", (int[]){x, a}, 2, 1);
+	attr_i(n, "keepdims", 0);
+	expect_run(g, "ReduceSum opset 13 axes input, keepdims 0", LOOM_DT_FLOAT, 1, D(2), F(6, 15));
+
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	n = gnode(g, "ReduceSum", "rs11", (int[]){x}, 1, 1);
+	attr_ints(n, "axes", 1, I64(0));
+	expect_run(g, "ReduceSum opset 11 axes attr", LOOM_DT_FLOAT, 2, D(1, 3), F(5, 7, 9));
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	n = gnode(g, "ReduceSum", "rs_noop", (int[]){x}, 1, 1);
+	attr_i(n, "noop_with_empty_axes", 1);
+	expect_run(g, "ReduceSum noop_with_empty_axes", LOOM_DT_FLOAT, 2, D(2, 3), v6);
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, v6);
+	gnode(g, "ReduceMean", "rm", (int[]){x}, 1, 1);
+	expect_run(g, "ReduceMean all axes, keepdims", LOOM_DT_FLOAT, 2, D(1, 1), F(3.5f));
+
+	const struct {
+		const char *op;
+		float r0, r1;
+	} rs[] = {
+		{"ReduceMax", 3, 6},
+		{"ReduceMin", 1, 4},
+		{"ReduceProd", 6, 120},
+		{"ReduceL1", 6, 15},
+		{"ReduceL2", 3.7416574f, 8.7749643f},
+		{"ReduceSumSquare", 14, 77},
+		{"ReduceLogSum", 1.7917595f, 2.7080502f},
+		{"ReduceLogSumExp", 3.4076059f, 6.4076059f},
+	};
+	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+		g = gnew(13);
+		x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+		set_input(g, x, v6);
+		n = gnode(g, rs[i].op, "red", (int[]){x}, 1, 1);
+		attr_ints(n, "axes", 1, I64(1));
+		char what[64];
+		snprintf(what, sizeof what, "%s axis 1", rs[i].op);
+		expect_run(g, what, LOOM_DT_FLOAT, 2, D(2, 1), F(rs[i].r0, rs[i].r1));
+	}
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT64, 2, D(2, 2));
+	set_input(g, x, I64(-3, 7, 5, 2));
+	n = gnode(g, "ReduceMax", "rmax_i", (int[]){x}, 1, 1);
+	attr_ints(n, "axes", 1, I64(0));
+	attr_i(n, "keepdims", 0);
+	expect_run(g, "ReduceMax int64", LOOM_DT_INT64, 1, D(2), I64(5, 7));
+
+	/* ArgMax / ArgMin: ties, select_last_index (opset 12) */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, F(1, 5, 5, 2, 2, 0));
+	n = gnode(g, "ArgMax", "am", (int[]){x}, 1, 1);
+	attr_i(n, "axis", 1);
+	expect_run(g, "ArgMax ties take the first", LOOM_DT_INT64, 2, D(2, 1), I64(1, 0));
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, F(1, 5, 5, 2, 2, 0));
+	n = gnode(g, "ArgMax", "am_last", (int[]){x}, 1, 1);
+	attr_i(n, "axis", -1);
+	attr_i(n, "select_last_index", 1);
+	attr_i(n, "keepdims", 0);
+	expect_run(g, "ArgMax select_last_index, keepdims 0", LOOM_DT_INT64, 1, D(2), I64(2, 1));
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_INT32, 2, D(2, 3));
+	set_input(g, x, (const int32_t[]){1, 5, 5, 2, 2, 0});
+	gnode(g, "ArgMin", "amin", (int[]){x}, 1, 1);
+	expect_run(g, "ArgMin int32 axis 0", LOOM_DT_INT64, 2, D(1, 3), I64(0, 1, 1));
+
+	/* TopK: opset 9 attribute k, opset 11 input K, smallest */
+	g = gnew(9);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, F(1, 5, 5, 2, 2, 0));
+	n = gnode(g, "TopK", "topk9", (int[]){x}, 1, 2);
+	attr_i(n, "k", 2);
+	int oi = n->outputs[1];
+	expect_out(g, "TopK opset 9 k attr: indices", oi, LOOM_DT_INT64, 2, D(2, 2), I64(1, 2, 0, 1));
+	loom_graph_free(g);
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 2, D(2, 3));
+	set_input(g, x, F(1, 5, 5, 2, 2, 0));
+	int k = gconst_i64(g, "k", 1, I64(2));
+	n = gnode(g, "TopK", "topk11", (int[]){x, k}, 2, 2);
+	attr_i(n, "largest", 0);
+	attr_i(n, "axis", 0);
+	expect_run(g, "TopK opset 11 K input, smallest, axis 0: values", LOOM_DT_FLOAT, 2, D(2, 3),
+		   F(1, 2, 0, 2, 5, 5));
+}
+
+static void test_resize(void)
+{
+	static const float x4[4] = {1, 2, 3, 4};
+	/* Upsample opset 7 (scales attribute), nearest */
+	loom_graph *g = gnew(7);
+	int x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 1, 2, 2));
+	set_input(g, x, x4);
+	loom_node *n = gnode(g, "Upsample", "up7", (int[]){x}, 1, 1);
+	attr_floats(n, "scales", 4, F(1, 1, 2, 3));
+	static const float near23[24] = {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+					 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4};
+	expect_run(g, "Upsample opset 7 nearest x2 x3", LOOM_DT_FLOAT, 4, D(1, 1, 4, 6), near23);
+
+	/* Upsample opset 9 (scales input), linear: asymmetric, clamped */
+	g = gnew(9);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 1, 2, 2));
+	set_input(g, x, x4);
+	int s = gconst(g, "scales", LOOM_DT_FLOAT, 1, D(4), F(1, 1, 2, 2));
+	n = gnode(g, "Upsample", "up9", (int[]){x, s}, 2, 1);
+	attr_s(n, "mode", "linear");
+	expect_run(g, "Upsample opset 9 linear x2", LOOM_DT_FLOAT, 4, D(1, 1, 4, 4),
+		   F(1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4));
+
+	/* Resize opset 10 (X, scales): same coordinates as Upsample */
+	g = gnew(10);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 1, 2, 2));
+	set_input(g, x, x4);
+	s = gconst(g, "scales", LOOM_DT_FLOAT, 1, D(4), F(1, 1, 2, 3));
+	gnode(g, "Resize", "rz10", (int[]){x, s}, 2, 1);
+	expect_run(g, "Resize opset 10 nearest x2 x3", LOOM_DT_FLOAT, 4, D(1, 1, 4, 6), near23);
+
+	/* Resize opset 13 linear half_pixel x2 (ONNX's resize_upsample_scales_linear) */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 1, 2, 2));
+	set_input(g, x, x4);
+	s = gconst(g, "scales", LOOM_DT_FLOAT, 1, D(4), F(1, 1, 2, 2));
+	n = gnode(g, "Resize", "rz13", (int[]){x, -1, s}, 3, 1);
+	attr_s(n, "mode", "linear");
+	expect_run(g, "Resize opset 13 linear half_pixel x2", LOOM_DT_FLOAT, 4, D(1, 1, 4, 4),
+		   F(1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3,
+		     3.25f, 3.75f, 4));
+
+	/* align_corners via sizes, int8 nearest with opset 11's (empty) scales */
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 1, 2, 2));
+	set_input(g, x, x4);
+	s = gconst_i64(g, "sizes", 4, I64(1, 1, 3, 3));
+	n = gnode(g, "Resize", "rz_ac", (int[]){x, -1, -1, s}, 4, 1);
+	attr_s(n, "mode", "linear");
+	attr_s(n, "coordinate_transformation_mode", "align_corners");
+	expect_run(g, "Resize linear align_corners to 3x3", LOOM_DT_FLOAT, 4, D(1, 1, 3, 3),
+		   F(1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4));
+
+	g = gnew(11);
+	x = ginput(g, "x", LOOM_DT_INT8, 4, D(1, 1, 1, 4));
+	set_input(g, x, (const int8_t[]){-1, 2, -3, 4});
+	int roi = gconst(g, "roi", LOOM_DT_FLOAT, 1, D(0), NULL);
+	s = gconst(g, "scales", LOOM_DT_FLOAT, 1, D(0), NULL);
+	int sz = gconst_i64(g, "sizes", 4, I64(1, 1, 1, 2));
+	n = gnode(g, "Resize", "rz_i8", (int[]){x, roi, s, sz}, 4, 1);
+	attr_s(n, "coordinate_transformation_mode", "asymmetric");
+	attr_s(n, "nearest_mode", "floor");
+	expect_run(g, "Resize opset 11 int8 nearest floor asymmetric 4 -> 2", LOOM_DT_INT8, 4,
+		   D(1, 1, 1, 2), (const int8_t[]){-1, -3});
+
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 1, 2, 2));
+	set_input(g, x, x4);
+	n = gnode(g, "Resize", "rz_none", (int[]){x}, 1, 1);
+	expect_fail(g, "Resize without scales or sizes fails", ERRS("rz_none", "Resize"));
+
+	/* DepthToSpace DCR / CRD, SpaceToDepth */
+	static const float c8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 8, 1, 1));
+	set_input(g, x, c8);
+	n = gnode(g, "DepthToSpace", "d2s", (int[]){x}, 1, 1);
+	attr_i(n, "blocksize", 2);
+	expect_run(g, "DepthToSpace DCR", LOOM_DT_FLOAT, 4, D(1, 2, 2, 2), F(0, 2, 4, 6, 1, 3, 5, 7));
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 8, 1, 1));
+	set_input(g, x, c8);
+	n = gnode(g, "DepthToSpace", "d2s_crd", (int[]){x}, 1, 1);
+	attr_i(n, "blocksize", 2);
+	attr_s(n, "mode", "CRD");
+	expect_run(g, "DepthToSpace CRD", LOOM_DT_FLOAT, 4, D(1, 2, 2, 2), c8);
+	g = gnew(13);
+	x = ginput(g, "x", LOOM_DT_FLOAT, 4, D(1, 2, 2, 2));
+	set_input(g, x, F(0, 2, 4, 6, 1, 3, 5, 7));
+	n = gnode(g, "SpaceToDepth", "s2d", (int[]){x}, 1, 1);
+	attr_i(n, "blocksize", 2);
+	expect_run(g, "SpaceToDepth inverts DepthToSpace DCR", LOOM_DT_FLOAT, 4, D(1, 8, 1, 1), c8);
+}
+
+/* ------------------------------------------------------------------ ONNX node test cases */
+
+/* the test case directories of this file's operators (after "test_") */
+static const char *const case_prefixes[] = {
+	"reshape", "flatten", "squeeze", "unsqueeze", "transpose", "concat", "split", "slice",
+	"gather", "constant_pad", "edge_pad", "reflect_pad", "tile", "expand", "shape", "size",
+	"constantofshape", "constant", "range", "cast", "softmax", "logsoftmax", "hardmax",
+	"reduce_", "argmax", "argmin", "resize", "upsample", "depthtospace", "spacetodepth",
+	"top_k", NULL,
+};
+
+static int is_our_case(const char *name)
+{
+	if (strncmp(name, "test_", 5))
+		return 0;
+	for (int i = 0; case_prefixes[i]; i++)
+		if (!strncmp(name + 5, case_prefixes[i], strlen(case_prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Load, run and compare one case; adds to npass/nfail/nskip. */
+static void run_case(const char *root, const char *name)
+{
+	char path[1024], err[1024], why[1600];
+	loom_graph *g = NULL;
+	snprintf(path, sizeof path, "%s/%s/model.onnx", root, name);
+	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
+		/* what the importer rejects by design (include/loom/onnx.h) */
+		static const char *const by_design[] = {
+			"float16", "bfloat16", "string", "sequence", "optional", "subgraph",
+			"opsets 7 to 17", NULL};
+		int skip = 0;
+		for (int i = 0; by_design[i]; i++)
+			skip |= strstr(err, by_design[i]) != NULL;
+		if (skip) {
+			printf("skip %s: %s\n", name, err);
+			nskip++;
+		} else {
+			check(0, "%s: load: %s", name, err);
+		}
+		return;
+	}
+	for (int i = 0; i < g->nnodes; i++)
+		if (!loom_cpu_op_find(g->nodes[i].op_type, g->opset)) {
+			printf("skip %s: no kernel for %s (opset %lld)\n", name, g->nodes[i].op_type,
+			       (long long)g->opset);
+			nskip++;
+			loom_graph_free(g);
+			return;
+		}
+	/* inputs: input_<i>.pb into graph input i (by name when it has one) */
+	int nin = 0;
+	for (;; nin++) {
+		loom_tensor t;
+		snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%d.pb", root, name, nin);
+		if (!file_exists(path))
+			break;
+		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
+			check(0, "%s: %s", name, err);
+			loom_graph_free(g);
+			return;
+		}
+		int ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
+		if (ti < 0 && nin < g->ninputs)
+			ti = g->inputs[nin];
+		if (ti < 0) {
+			check(0, "%s: input_%d.pb '%s' matches no graph input", name, nin, t.name);
+			loom_tensor_clear(&t);
+			loom_graph_free(g);
+			return;
+		}
+		loom_tensor *gt = &g->tensors[ti];
+		if (gt->dtype != t.dtype || !same_dims(gt, t.rank, t.dims)) {
+			char a[128], b[128];
+			fmt_dims(a, sizeof a, t.rank, t.dims);
+			fmt_dims(b, sizeof b, gt->rank, gt->dims);
+			check(0, "%s: input_%d.pb is %s %s, the graph's input %s %s", name, nin,
+			      loom_dtype_name(t.dtype), a, loom_dtype_name(gt->dtype), b);
+			loom_tensor_clear(&t);
+			loom_graph_free(g);
+			return;
+		}
+		loom_tensor_set_data(gt, t.data, loom_tensor_bytes(&t));
+		loom_tensor_clear(&t);
+	}
+	if (loom_ref_run(g, err, sizeof err)) {
+		check(0, "%s: run: %s", name, err);
+		loom_graph_free(g);
+		return;
+	}
+	why[0] = 0;
+	for (int i = 0; i < g->noutputs && !why[0]; i++) {
+		loom_tensor t;
+		snprintf(path, sizeof path, "%s/%s/test_data_set_0/output_%d.pb", root, name, i);
+		if (!file_exists(path))
+			break;
+		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
+			snprintf(why, sizeof why, "%s", err);
+			break;
+		}
+		int ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
+		if (ti < 0)
+			ti = g->outputs[i];
+		char w[400];
+		compare(&g->tensors[ti], t.dtype, t.rank, t.dims, t.data, w, sizeof w);
+		if (w[0])
+			snprintf(why, sizeof why, "output %d '%s': %s", i, g->tensors[ti].name, w);
+		loom_tensor_clear(&t);
+	}
+	check(!why[0], "%s%s%s", name, why[0] ? ": " : "", why);
+	loom_graph_free(g);
+}
+
+static void test_onnx_cases(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d) {
+		printf("skip ONNX node test cases: no directory %s\n", root);
+		nskip++;
+		return;
+	}
+	char **names = NULL;
+	size_t cnt = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!is_our_case(e->d_name))
+			continue;
+		names = realloc(names, sizeof *names * (cnt + 1));
+		if (!names)
+			exit(2);
+		names[cnt++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (cnt)
+		qsort(names, cnt, sizeof *names, cmp_str);
+	for (size_t i = 0; i < cnt; i++) {
+		run_case(root, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+int main(int argc, char **argv)
+{
+	const char *root = argc > 1 ? argv[1] : "/usr/share/libonnx-testdata/data/node";
+	test_reshape();
+	test_flatten_squeeze();
+	test_transpose_concat_split();
+	test_slice_gather();
+	test_pad_tile_expand();
+	test_shape_misc();
+	test_softmax();
+	test_reduce_arg();
+	test_resize();
+	test_onnx_cases(root);
+	printf("%u passed, %u failed, %u skipped\n", npass, nfail, nskip);
+	return nfail ? 1 : 0;
+}

@@ -1,0 +1,504 @@
+/* cmd_test_onnx.c - `loom test-onnx CASE_DIR... --backend ref`: runs ONNX
+ * test-case folders (model.onnx + test_data_set_N/{input,output}_K.pb, the
+ * layout of ONNX's backend tests and of Debian's libonnx-testdata) the way
+ * ONNX Runtime's onnx_test_runner does: for every data set, load the
+ * inputs, run the model, compare every output with the expected tensor
+ * (floats within atol + rtol * |expected|, integers and booleans exactly).
+ * Dynamic input dimensions are fixed from the data set's input tensors.
+ * One line per case, then "N passed, M failed".
+ *
+ * --expect FILE names the cases that must pass (one case directory name
+ * per line, '#' comments): the exit status is then non-zero only when one
+ * of them fails, and the other cases are reported as coverage. Without it,
+ * any failure is. Backends: ref (the float reference executor,
+ * runtime/cpu.c). The NPU backends need `loom compile` (not yet). */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "loom.h"
+#include "loom/cpu_ops.h"
+#include "loom/ir.h"
+#include "loom/onnx.h"
+
+#define MAX_IO 64
+#define PATHLEN 4096 /* a case folder's path; derived paths get room for their suffixes */
+
+typedef struct tol {
+	double atol, rtol;
+} tol;
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const char *base_name(const char *p)
+{
+	size_t n = strlen(p);
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	const char *b = p + n;
+	while (b > p && b[-1] != '/')
+		b--;
+	return b;
+}
+
+/* the tensors dir/PREFIX_0.pb, PREFIX_1.pb, ... into t[]; count or -1 */
+static int load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t errlen)
+{
+	int n = 0;
+	for (; n < MAX_IO; n++) {
+		char p[PATHLEN + 192];
+		snprintf(p, sizeof p, "%s/%s_%d.pb", dir, prefix, n);
+		if (!file_exists(p))
+			break;
+		if (loom_onnx_load_tensor(p, &t[n], err, errlen)) {
+			for (int i = 0; i < n; i++)
+				loom_tensor_clear(&t[i]);
+			return -1;
+		}
+	}
+	return n;
+}
+
+static double elem_f(const loom_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case LOOM_DT_FLOAT: return ((const float *)t->data)[i];
+	case LOOM_DT_DOUBLE: return ((const double *)t->data)[i];
+	case LOOM_DT_INT8: return ((const int8_t *)t->data)[i];
+	case LOOM_DT_UINT8: return ((const uint8_t *)t->data)[i];
+	case LOOM_DT_INT16: return ((const int16_t *)t->data)[i];
+	case LOOM_DT_UINT16: return ((const uint16_t *)t->data)[i];
+	case LOOM_DT_INT32: return ((const int32_t *)t->data)[i];
+	case LOOM_DT_UINT32: return ((const uint32_t *)t->data)[i];
+	case LOOM_DT_INT64: return (double)((const int64_t *)t->data)[i];
+	case LOOM_DT_UINT64: return (double)((const uint64_t *)t->data)[i];
+	case LOOM_DT_BOOL: return ((const uint8_t *)t->data)[i] != 0;
+	default: return NAN;
+	}
+}
+
+/* 0 if got matches want; else -1 with the first difference in err */
+static int compare(const loom_tensor *got, const loom_tensor *want, tol tl, char *err, size_t errlen)
+{
+	if (got->dtype != want->dtype) {
+		snprintf(err, errlen, "output '%s': type %s, expected %s", want->name, loom_dtype_name(got->dtype),
+			 loom_dtype_name(want->dtype));
+		return -1;
+	}
+	int64_t ng = loom_tensor_numel(got), nw = loom_tensor_numel(want);
+	int same_shape = got->rank == want->rank;
+	for (int d = 0; same_shape && d < got->rank; d++)
+		same_shape = got->dims[d] == want->dims[d];
+	/* a scalar and a 1-element tensor are the same values */
+	if (!same_shape && !(ng == 1 && nw == 1)) {
+		char gs[128] = "", ws[128] = "";
+		for (int d = 0; d < got->rank; d++)
+			snprintf(gs + strlen(gs), sizeof gs - strlen(gs), "%s%lld", d ? "x" : "", (long long)got->dims[d]);
+		for (int d = 0; d < want->rank; d++)
+			snprintf(ws + strlen(ws), sizeof ws - strlen(ws), "%s%lld", d ? "x" : "", (long long)want->dims[d]);
+		snprintf(err, errlen, "output '%s': shape [%s], expected [%s]", want->name, gs, ws);
+		return -1;
+	}
+	if (!got->data && ng) {
+		snprintf(err, errlen, "output '%s' was not computed", want->name);
+		return -1;
+	}
+	int fp = want->dtype == LOOM_DT_FLOAT || want->dtype == LOOM_DT_DOUBLE;
+	for (int64_t i = 0; i < nw; i++) {
+		double g = elem_f(got, i), w = elem_f(want, i);
+		int ok;
+		if (!fp)
+			ok = g == w;
+		else if (isnan(w))
+			ok = isnan(g);
+		else if (isinf(w))
+			ok = g == w;
+		else
+			ok = fabs(g - w) <= tl.atol + tl.rtol * fabs(w);
+		if (!ok) {
+			snprintf(err, errlen, "output '%s' element %lld: %.9g, expected %.9g", want->name, (long long)i,
+				 g, w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* one data set of one case; 0 ok, -1 with a message */
+static int run_set(const char *model, const char *set, tol tl, char *err, size_t errlen)
+{
+	loom_tensor in[MAX_IO], want[MAX_IO];
+	memset(in, 0, sizeof in);
+	memset(want, 0, sizeof want);
+	int nin = load_tensors(set, "input", in, err, errlen);
+	if (nin < 0)
+		return -1;
+	int nout = load_tensors(set, "output", want, err, errlen);
+	if (nout < 0) {
+		for (int i = 0; i < nin; i++)
+			loom_tensor_clear(&in[i]);
+		return -1;
+	}
+	int rc = -1;
+	loom_graph *g = NULL;
+	/* fix dynamic dims from the data set's named inputs */
+	loom_input_shape shp[MAX_IO];
+	int nshp = 0;
+	for (int i = 0; i < nin; i++) {
+		if (!in[i].name || !in[i].name[0] || strlen(in[i].name) >= LOOM_INPUT_NAME_MAX)
+			continue;
+		memset(&shp[nshp], 0, sizeof shp[nshp]);
+		snprintf(shp[nshp].name, sizeof shp[nshp].name, "%s", in[i].name);
+		shp[nshp].rank = in[i].rank;
+		memcpy(shp[nshp].dims, in[i].dims, sizeof in[i].dims);
+		nshp++;
+	}
+	if (loom_onnx_load(model, NULL, 0, &g, err, errlen) && (!nshp || loom_onnx_load(model, shp, nshp, &g, err, errlen)))
+		goto out;
+	if (nin != g->ninputs) {
+		snprintf(err, errlen, "%s: %d input files for %d graph inputs", set, nin, g->ninputs);
+		goto out;
+	}
+	for (int i = 0; i < nin; i++) {
+		/* by name when the data set names its inputs, else by position */
+		int k = in[i].name && in[i].name[0] ? -1 : g->inputs[i];
+		for (int j = 0; k < 0 && j < g->ninputs; j++)
+			if (!strcmp(g->tensors[g->inputs[j]].name, in[i].name))
+				k = g->inputs[j];
+		if (k < 0)
+			k = g->inputs[i];
+		loom_tensor *t = &g->tensors[k];
+		if (t->dtype != in[i].dtype || loom_tensor_bytes(t) != loom_tensor_bytes(&in[i])) {
+			snprintf(err, errlen, "%s: input %d ('%s') does not fit graph input '%s' (%s)", set, i, in[i].name,
+				 t->name, loom_dtype_name(t->dtype));
+			goto out;
+		}
+		t->rank = in[i].rank;
+		memcpy(t->dims, in[i].dims, sizeof t->dims);
+		if (loom_tensor_set_data(t, in[i].data, loom_tensor_bytes(&in[i]))) {
+			snprintf(err, errlen, "%s: out of memory", set);
+			goto out;
+		}
+	}
+	if (loom_ref_run(g, err, errlen))
+		goto out;
+	if (nout != g->noutputs) {
+		snprintf(err, errlen, "%s: %d output files for %d graph outputs", set, nout, g->noutputs);
+		goto out;
+	}
+	for (int i = 0; i < nout; i++)
+		if (compare(&g->tensors[g->outputs[i]], &want[i], tl, err, errlen))
+			goto out;
+	rc = 0;
+out:
+	loom_graph_free(g);
+	for (int i = 0; i < nin; i++)
+		loom_tensor_clear(&in[i]);
+	for (int i = 0; i < nout; i++)
+		loom_tensor_clear(&want[i]);
+	return rc;
+}
+
+/* one case folder: every test_data_set_N; 0 ok (*nsets set), -1 */
+static int run_case(const char *dir, tol tl, int *nsets, char *err, size_t errlen)
+{
+	char model[PATHLEN + 32];
+	snprintf(model, sizeof model, "%s/model.onnx", dir);
+	if (!file_exists(model)) {
+		snprintf(err, errlen, "%s: no model.onnx", dir);
+		return -1;
+	}
+	*nsets = 0;
+	for (int k = 0;; k++) {
+		char set[PATHLEN + 64];
+		snprintf(set, sizeof set, "%s/test_data_set_%d", dir, k);
+		if (!is_dir(set))
+			break;
+		if (run_set(model, set, tl, err, errlen))
+			return -1;
+		(*nsets)++;
+	}
+	if (!*nsets) {
+		snprintf(err, errlen, "%s: no test_data_set_0", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* the case names of an --expect file; count or -1 */
+static int read_expect(const char *path, char ***names)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[1024];
+	int n = 0, cap = 0;
+	*names = NULL;
+	while (fgets(line, sizeof line, f)) {
+		char *h = strchr(line, '#');
+		if (h)
+			*h = 0;
+		char *s = line, *e;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		e = s + strlen(s);
+		while (e > s && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			*--e = 0;
+		if (!*s)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **nn = realloc(*names, cap * sizeof *nn);
+			if (!nn)
+				break;
+			*names = nn;
+		}
+		(*names)[n++] = strdup(s);
+	}
+	fclose(f);
+	return n;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: loom test-onnx CASE_DIR... [--backend ref] [--expect FILE] [--atol A] [--rtol R] [-q]\n"
+		   "  runs ONNX test-case folders (model.onnx + test_data_set_N/) and compares every\n"
+		   "  output; a CASE_DIR holding no model.onnx but case folders runs all of them.\n"
+		   "  --expect FILE  the cases that must pass (others are coverage only)\n"
+		   "  --atol, --rtol float tolerances (default 1e-5, 1e-3)\n"
+		   "  -q             print only failures of expected cases and the summary\n"
+		   "Ends with \"N passed, M failed\"; exit status 1 when a case that must pass failed.\n");
+}
+
+int cmd_test_onnx(int argc, char **argv)
+{
+	const char *backend = "ref", *expect = NULL;
+	tol tl = {1e-5, 1e-3};
+	int quiet = 0;
+	char **dirs = calloc((size_t)argc, sizeof *dirs);
+	int ndirs = 0;
+	if (!dirs)
+		return 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			free(dirs);
+			return 0;
+		} else if (!strcmp(a, "--backend") && i + 1 < argc) {
+			backend = argv[++i];
+		} else if (!strcmp(a, "--expect") && i + 1 < argc) {
+			expect = argv[++i];
+		} else if (!strcmp(a, "--atol") && i + 1 < argc) {
+			tl.atol = atof(argv[++i]);
+		} else if (!strcmp(a, "--rtol") && i + 1 < argc) {
+			tl.rtol = atof(argv[++i]);
+		} else if (!strcmp(a, "-q")) {
+			quiet = 1;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "loom test-onnx: unknown option '%s'\n", a);
+			usage(stderr);
+			free(dirs);
+			return 2;
+		} else {
+			dirs[ndirs++] = argv[i];
+		}
+	}
+	if (strcmp(backend, "ref")) {
+		fprintf(stderr, "loom test-onnx: backend '%s': only 'ref' runs ONNX models until `loom compile` exists\n",
+			backend);
+		free(dirs);
+		return 2;
+	}
+	if (!ndirs) {
+		usage(stderr);
+		free(dirs);
+		return 2;
+	}
+	char **exp = NULL;
+	int nexp = 0;
+	if (expect && (nexp = read_expect(expect, &exp)) < 0) {
+		fprintf(stderr, "loom test-onnx: %s: cannot read\n", expect);
+		free(dirs);
+		return 2;
+	}
+	int pass = 0, fail = 0, exp_fail = 0, exp_seen = 0, exp_pass = 0;
+	for (int d = 0; d < ndirs; d++) {
+		/* a folder of case folders, or one case */
+		char model[PATHLEN + 32];
+		snprintf(model, sizeof model, "%s/model.onnx", dirs[d]);
+		struct dirent **ents = NULL;
+		int nents = 0;
+		if (!file_exists(model)) {
+			nents = scandir(dirs[d], &ents, NULL, alphasort);
+			if (nents < 0) {
+				printf("FAIL %s: not a test case or a folder of them\n", dirs[d]);
+				fail++;
+				continue;
+			}
+		}
+		for (int e = -1; e < nents; e++) {
+			char cdir[PATHLEN];
+			if (nents == 0 && e == -1)
+				snprintf(cdir, sizeof cdir, "%s", dirs[d]);
+			else if (e < 0 || ents[e]->d_name[0] == '.')
+				continue;
+			else
+				snprintf(cdir, sizeof cdir, "%s/%s", dirs[d], ents[e]->d_name);
+			if (nents > 0 && !is_dir(cdir))
+				continue;
+			const char *name = base_name(cdir);
+			int must = !expect;
+			for (int k = 0; k < nexp && !must; k++)
+				must = !strcmp(exp[k], name);
+			exp_seen += expect && must;
+			char err[1024];
+			int nsets = 0;
+			if (run_case(cdir, tl, &nsets, err, sizeof err) == 0) {
+				pass++;
+				exp_pass += must;
+				if (!quiet)
+					printf("ok   %s (%d data set%s)\n", name, nsets, nsets == 1 ? "" : "s");
+			} else {
+				fail++;
+				exp_fail += must;
+				if (!quiet || must)
+					printf("%s %s: %s\n", must ? "FAIL" : "skip", name, err);
+			}
+		}
+		for (int e = 0; e < nents; e++)
+			free(ents[e]);
+		free(ents);
+	}
+	if (expect && exp_seen < nexp) {
+		printf("FAIL %d of the %d expected cases were not found\n", nexp - exp_seen, nexp);
+		exp_fail += nexp - exp_seen;
+	}
+	for (int k = 0; k < nexp; k++)
+		free(exp[k]);
+	free(exp);
+	free(dirs);
+	if (expect) {
+		printf("coverage: %d of %d cases pass on %s\n", pass, pass + fail, backend);
+		printf("%d passed, %d failed\n", exp_pass, exp_fail);
+	} else {
+		printf("%d passed, %d failed\n", pass, fail);
+	}
+	return exp_fail || (!expect && fail) ? 1 : 0;
+}
+
+/* ---- loom run MODEL.onnx --backend ref ----
+ * Runs the model's float graph on the reference executor: inputs from
+ * --data DIR (input_K.pb, a test_data_set_N folder), or zeros; prints every
+ * output's shape and first values; --check compares with DIR's
+ * output_K.pb like test-onnx. */
+int cmd_run_onnx(int argc, char **argv)
+{
+	const char *model = NULL, *data = NULL, *backend = "ref";
+	int check = 0;
+	loom_input_shape shp[MAX_IO];
+	int nshp = 0;
+	tol tl = {1e-5, 1e-3};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--backend") && i + 1 < argc) {
+			backend = argv[++i];
+		} else if (!strcmp(a, "--data") && i + 1 < argc) {
+			data = argv[++i];
+		} else if (!strcmp(a, "--check")) {
+			check = 1;
+		} else if (!strcmp(a, "--input-shape") && i + 1 < argc && nshp < MAX_IO) {
+			char err[512];
+			if (loom_parse_input_shape(argv[++i], &shp[nshp], err, sizeof err)) {
+				fprintf(stderr, "loom run: --input-shape: %s\n", err);
+				return 2;
+			}
+			nshp++;
+		} else if (a[0] != '-' && !model) {
+			model = a;
+		} else {
+			fprintf(stderr, "usage: loom run MODEL.onnx --backend ref [--data DIR [--check]] "
+					"[--input-shape NAME=D0xD1x...]...\n");
+			return 2;
+		}
+	}
+	if (strcmp(backend, "ref")) {
+		fprintf(stderr, "loom run: %s: backend '%s' needs a compiled model (loom compile is not there yet); "
+				"an ONNX model runs on --backend ref\n", model, backend);
+		return 2;
+	}
+	char err[1024];
+	if (check && !data) {
+		fprintf(stderr, "loom run: --check needs --data DIR\n");
+		return 2;
+	}
+	if (check) {
+		if (run_set(model, data, tl, err, sizeof err)) {
+			printf("FAIL %s: %s\n", model, err);
+			return 1;
+		}
+		printf("ok   %s: every output within atol %g + rtol %g of %s\n", model, tl.atol, tl.rtol, data);
+		return 0;
+	}
+	loom_graph *g = NULL;
+	if (loom_onnx_load(model, nshp ? shp : NULL, nshp, &g, err, sizeof err)) {
+		fprintf(stderr, "loom run: %s\n", err);
+		return 1;
+	}
+	loom_tensor in[MAX_IO];
+	memset(in, 0, sizeof in);
+	int nin = 0, rc = 1;
+	if (data && (nin = load_tensors(data, "input", in, err, sizeof err)) < 0) {
+		fprintf(stderr, "loom run: %s\n", err);
+		goto out;
+	}
+	for (int i = 0; i < g->ninputs; i++) {
+		loom_tensor *t = &g->tensors[g->inputs[i]];
+		size_t nb = loom_tensor_bytes(t);
+		if (i < nin && loom_tensor_bytes(&in[i]) != nb) {
+			fprintf(stderr, "loom run: %s: input %d does not fit graph input '%s'\n", data, i, t->name);
+			goto out;
+		}
+		void *z = i < nin ? NULL : calloc(1, nb ? nb : 1);
+		if (loom_tensor_set_data(t, i < nin ? in[i].data : z, nb)) {
+			free(z);
+			fprintf(stderr, "loom run: out of memory\n");
+			goto out;
+		}
+		free(z);
+	}
+	if (loom_ref_run(g, err, sizeof err)) {
+		fprintf(stderr, "loom run: %s\n", err);
+		goto out;
+	}
+	for (int i = 0; i < g->noutputs; i++) {
+		const loom_tensor *t = &g->tensors[g->outputs[i]];
+		printf("output %s: %s [", t->name, loom_dtype_name(t->dtype));
+		for (int d = 0; d < t->rank; d++)
+			printf("%s%lld", d ? "x" : "", (long long)t->dims[d]);
+		printf("]:");
+		int64_t n = loom_tensor_numel(t);
+		for (int64_t k = 0; k < n && k < 8; k++)
+			printf(" %.6g", elem_f(t, k));
+		printf("%s\n", n > 8 ? " ..." : "");
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < nin; i++)
+		loom_tensor_clear(&in[i]);
+	loom_graph_free(g);
+	return rc;
+}
