@@ -39,6 +39,8 @@ TB_CPP    := verilator_tb/sim.cpp
 
 # loom compile: the ONNX importer and the graph IR
 CORE_SRCS += compiler/ir.c compiler/onnx.c
+# the graph passes of loom compile (include/loom/passes.h)
+CORE_SRCS += compiler/passes.c
 # the CPU kernels and the reference executor (include/loom/cpu_ops.h)
 CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -58,6 +60,7 @@ UNIT_TESTS := test_cmodel test_cosim_gen test_rv_iss
 UNIT_TESTS += test_onnx
 UNIT_TESTS += test_cpu_shape
 UNIT_TESTS += test_cpu_ops
+UNIT_TESTS += test_passes
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
