@@ -198,10 +198,14 @@ $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cp
 # ------------------------------------------------------------------ tests
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
+# the ONNX test-case helpers these unit tests share (tests/unit/onnx_case.h)
+ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes
+$(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
+$(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 $(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)

@@ -44,43 +44,13 @@ static int is_op(const loom_node *n, const char *op)
 	return (!n->domain || !n->domain[0] || !strcmp(n->domain, "ai.onnx")) && !strcmp(n->op_type, op);
 }
 
-static void attr_clear(loom_attr *a)
-{
-	free(a->name);
-	free(a->s);
-	free(a->floats);
-	free(a->ints);
-	if (a->strings)
-		for (int i = 0; i < a->n; i++)
-			free(a->strings[i]);
-	free(a->strings);
-	if (a->t) {
-		free(a->t->name);
-		free(a->t->data);
-		free(a->t);
-	}
-}
-
-static void node_clear(loom_node *n)
-{
-	free(n->name);
-	free(n->op_type);
-	free(n->domain);
-	free(n->inputs);
-	free(n->outputs);
-	for (int i = 0; i < n->nattrs; i++)
-		attr_clear(&n->attrs[i]);
-	free(n->attrs);
-	memset(n, 0, sizeof *n);
-}
-
 /* Remove the nodes with dead[i] set, keeping the order; returns how many. */
 static int remove_nodes(loom_graph *g, const char *dead)
 {
 	int k = 0, removed = 0;
 	for (int i = 0; i < g->nnodes; i++) {
 		if (dead[i]) {
-			node_clear(&g->nodes[i]);
+			loom_node_clear(&g->nodes[i]);
 			removed++;
 			continue;
 		}
@@ -167,32 +137,11 @@ static const loom_tensor *const_float(loom_graph *g, const loom_node *n, int i)
  * is copied from vals. Returns its index or -1. */
 static int add_const_float(loom_graph *g, const char *base, int rank, const int64_t *dims, const float *vals)
 {
-	loom_tensor *nt, *t;
 	char name[512];
-	size_t bytes;
 	snprintf(name, sizeof name, "%s", base);
 	for (int k = 1; loom_graph_find(g, name) >= 0; k++)
 		snprintf(name, sizeof name, "%s_%d", base, k);
-	nt = realloc(g->tensors, sizeof *g->tensors * (size_t)(g->ntensors + 1));
-	if (!nt)
-		return -1;
-	g->tensors = nt;
-	t = &g->tensors[g->ntensors];
-	memset(t, 0, sizeof *t);
-	t->dtype = LOOM_DT_FLOAT;
-	t->rank = rank;
-	memcpy(t->dims, dims, sizeof(int64_t) * (size_t)rank);
-	t->is_const = 1;
-	bytes = loom_tensor_bytes(t);
-	t->name = strdup(name);
-	t->data = malloc(bytes ? bytes : 1);
-	if (!t->name || !t->data) {
-		free(t->name);
-		free(t->data);
-		return -1;
-	}
-	memcpy(t->data, vals, bytes);
-	return g->ntensors++;
+	return loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, rank, dims, vals, 1);
 }
 
 /* ------------------------------------------------------------------ 1. constant folding */

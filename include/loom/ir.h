@@ -115,6 +115,42 @@ loom_tensor *loom_node_out(loom_graph *g, const loom_node *n, int i);
 /* Index of the tensor with this name, -1 if none. */
 int loom_graph_find(const loom_graph *g, const char *name);
 
+/* Building and editing graphs. Every function copies what it is given (names,
+ * dims, data) into buffers the graph owns, and returns -1 (or NULL) when out
+ * of memory or on an invalid argument, leaving the graph as it was. */
+
+/* An empty graph of this default-domain opset; name may be NULL. */
+loom_graph *loom_graph_new(int64_t opset, const char *name);
+
+/* Append a tensor; its data (numel * element size bytes) is copied when
+ * data is not NULL, else the tensor has no buffer. Returns its index. */
+int loom_graph_add_tensor(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
+			  const void *data, int is_const);
+
+/* Append tensor t to the graph's inputs / outputs: 0 or -1. */
+int loom_graph_add_input(loom_graph *g, int t);
+int loom_graph_add_output(loom_graph *g, int t);
+
+/* Append a node (default domain) reading inputs (-1 = an omitted optional
+ * input) and writing outputs, all tensor indices. Returns the node's index;
+ * pointers to g->nodes are valid until the next loom_graph_add_node. */
+int loom_graph_add_node(loom_graph *g, const char *op_type, const char *name, const int *inputs, int nin,
+			const int *outputs, int nout);
+
+/* Set an attribute of a node (replacing one of the same name): 0 or -1. */
+int loom_node_set_attr_int(loom_node *n, const char *name, int64_t v);
+int loom_node_set_attr_float(loom_node *n, const char *name, float v);
+int loom_node_set_attr_str(loom_node *n, const char *name, const char *v);
+int loom_node_set_attr_ints(loom_node *n, const char *name, const int64_t *v, int count);
+int loom_node_set_attr_floats(loom_node *n, const char *name, const float *v, int count);
+/* a TENSOR attribute; data (numel * element size bytes) copied */
+int loom_node_set_attr_tensor(loom_node *n, const char *name, int dtype, int rank, const int64_t *dims,
+			      const void *data);
+
+/* Release everything a node owns and zero it (the node stays in the graph's
+ * array: the caller removes it). */
+void loom_node_clear(loom_node *n);
+
 void loom_graph_free(loom_graph *g);
 
 #ifdef __cplusplus

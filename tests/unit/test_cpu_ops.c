@@ -28,15 +28,14 @@
 #include "loom/cpu_ops.h"
 #include "loom/ir.h"
 #include "loom/onnx.h"
+#include "onnx_case.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static unsigned npass, nfail, nskip;
 
@@ -65,201 +64,42 @@ static int check(int ok, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ graph building */
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = xmalloc(strlen(s) + 1);
-	strcpy(p, s);
-	return p;
-}
-
-static loom_graph *gnew(int64_t opset)
-{
-	loom_graph *g = xmalloc(sizeof *g);
-	g->opset = opset;
-	g->name = xstrdup("test");
-	g->path = xstrdup("(built by test_cpu_ops)");
-	return g;
-}
+#define gnew(opset) oc_graph_new((opset), "(built by test_cpu_ops)")
 
 /* a tensor of g; data (numel * element size bytes) copied when given */
-static int gtensor(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-		   const void *data, int is_const)
-{
-	loom_tensor *t;
-	g->tensors = xrealloc(g->tensors, sizeof *g->tensors * (size_t)(g->ntensors + 1));
-	t = &g->tensors[g->ntensors];
-	memset(t, 0, sizeof *t);
-	t->name = xstrdup(name);
-	t->dtype = dtype;
-	t->rank = rank;
-	for (int d = 0; d < rank; d++)
-		t->dims[d] = dims[d];
-	t->is_const = is_const;
-	if (data) {
-		size_t b = loom_tensor_bytes(t);
-		t->data = xmalloc(b);
-		memcpy(t->data, data, b);
-	}
-	return g->ntensors++;
-}
+#define gtensor(g, name, dtype, rank, dims, data, is_const) \
+	OC_MUST(loom_graph_add_tensor((g), (name), (dtype), (rank), (dims), (data), (is_const)))
 
 /* a graph input with its data */
-static int ginput(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-		  const void *data)
-{
-	int t = gtensor(g, name, dtype, rank, dims, data, 0);
-	g->inputs = xrealloc(g->inputs, sizeof(int) * (size_t)(g->ninputs + 1));
-	g->inputs[g->ninputs++] = t;
-	return t;
-}
+#define ginput oc_add_input
 
-static int gconst(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-		  const void *data)
-{
-	return gtensor(g, name, dtype, rank, dims, data, 1);
-}
+#define gconst(g, name, dtype, rank, dims, data) gtensor((g), (name), (dtype), (rank), (dims), (data), 1)
 
-/* a node with nout new output tensors "<name>:<k>" that are graph outputs
- * (an input index -1 is an omitted optional input) */
+/* a node with nout (<= 8) new output tensors "<name>:<k>" that are graph
+ * outputs (an input index -1 is an omitted optional input) */
 static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *ins, int nin,
 			int nout)
 {
-	loom_node *n;
-	g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)(g->nnodes + 1));
-	n = &g->nodes[g->nnodes++];
-	memset(n, 0, sizeof *n);
-	n->name = xstrdup(name);
-	n->op_type = xstrdup(op);
-	n->domain = xstrdup("");
-	n->inputs = xmalloc(sizeof(int) * (size_t)nin);
-	memcpy(n->inputs, ins, sizeof(int) * (size_t)nin);
-	n->ninputs = nin;
-	n->outputs = xmalloc(sizeof(int) * (size_t)nout);
-	n->noutputs = nout;
+	int outs[8], i;
+	OC_MUST(nout <= 8 ? 0 : -1);
 	for (int k = 0; k < nout; k++) {
 		char tn[128];
 		snprintf(tn, sizeof tn, "%s:%d", name, k);
-		n->outputs[k] = gtensor(g, tn, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
-		g->outputs = xrealloc(g->outputs, sizeof(int) * (size_t)(g->noutputs + 1));
-		g->outputs[g->noutputs++] = n->outputs[k];
+		outs[k] = gtensor(g, tn, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
+		OC_MUST(loom_graph_add_output(g, outs[k]));
 	}
-	return n;
+	i = OC_MUST(loom_graph_add_node(g, op, name, ins, nin, outs, nout));
+	return &g->nodes[i];
 }
 
-static loom_attr *attr_new(loom_node *n, const char *name, int type)
-{
-	loom_attr *a;
-	n->attrs = xrealloc(n->attrs, sizeof *n->attrs * (size_t)(n->nattrs + 1));
-	a = &n->attrs[n->nattrs++];
-	memset(a, 0, sizeof *a);
-	a->name = xstrdup(name);
-	a->type = type;
-	return a;
-}
-
-static void attr_i(loom_node *n, const char *name, int64_t v)
-{
-	attr_new(n, name, LOOM_ATTR_INT)->i = v;
-}
-
-static void attr_f(loom_node *n, const char *name, float v)
-{
-	attr_new(n, name, LOOM_ATTR_FLOAT)->f = v;
-}
-
-static void attr_s(loom_node *n, const char *name, const char *v)
-{
-	attr_new(n, name, LOOM_ATTR_STRING)->s = xstrdup(v);
-}
-
-static void attr_ints(loom_node *n, const char *name, int cnt, const int64_t *v)
-{
-	loom_attr *a = attr_new(n, name, LOOM_ATTR_INTS);
-	a->ints = xmalloc(sizeof(int64_t) * (size_t)cnt);
-	memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
-	a->n = cnt;
-}
+#define attr_i(n, name, v) OC_MUST(loom_node_set_attr_int((n), (name), (v)))
+#define attr_f(n, name, v) OC_MUST(loom_node_set_attr_float((n), (name), (v)))
+#define attr_s(n, name, v) OC_MUST(loom_node_set_attr_str((n), (name), (v)))
+#define attr_ints(n, name, cnt, v) OC_MUST(loom_node_set_attr_ints((n), (name), (v), (cnt)))
 
 /* ------------------------------------------------------------------ comparing */
 
-static void fmt_dims(char *buf, size_t len, int rank, const int64_t *dims)
-{
-	size_t o = (size_t)snprintf(buf, len, "[");
-	for (int d = 0; d < rank && o < len; d++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%lld", d ? "," : "", (long long)dims[d]);
-	if (o < len)
-		snprintf(buf + o, len - o, "]");
-}
-
-/* Compare tensor t with (dtype, rank, dims, data); floats within rtol, atol
- * (NaN equals NaN), everything else exactly. why is "" on a match. */
-static void compare(const loom_tensor *t, int dtype, int rank, const int64_t *dims, const void *data,
-		    double rtol, double atol, char *why, size_t len)
-{
-	int64_t cnt = 1;
-	why[0] = 0;
-	if (t->dtype != dtype) {
-		snprintf(why, len, "dtype %s, expected %s", loom_dtype_name(t->dtype), loom_dtype_name(dtype));
-		return;
-	}
-	if (t->rank != rank || (rank && memcmp(t->dims, dims, sizeof(int64_t) * (size_t)rank))) {
-		char a[128], b[128];
-		fmt_dims(a, sizeof a, t->rank, t->dims);
-		fmt_dims(b, sizeof b, rank, dims);
-		snprintf(why, len, "shape %s, expected %s", a, b);
-		return;
-	}
-	for (int d = 0; d < rank; d++)
-		cnt *= dims[d];
-	if (cnt && !t->data) {
-		snprintf(why, len, "no data");
-		return;
-	}
-	for (int64_t i = 0; i < cnt; i++) {
-		if (dtype == LOOM_DT_FLOAT || dtype == LOOM_DT_DOUBLE) {
-			double a = dtype == LOOM_DT_FLOAT ? ((const float *)t->data)[i] : ((const double *)t->data)[i];
-			double b = dtype == LOOM_DT_FLOAT ? ((const float *)data)[i] : ((const double *)data)[i];
-			if (isnan(a) && isnan(b))
-				continue;
-			if (a == b)
-				continue;
-			if (!(fabs(a - b) <= atol + rtol * fabs(b))) {
-				snprintf(why, len, "element %lld is %.9g, expected %.9g", (long long)i, a, b);
-				return;
-			}
-		} else {
-			size_t es = loom_dtype_size(dtype);
-			if (memcmp((const char *)t->data + (size_t)i * es, (const char *)data + (size_t)i * es, es)) {
-				int64_t a = 0, b = 0;
-				memcpy(&a, (const char *)t->data + (size_t)i * es, es < 8 ? es : 8);
-				memcpy(&b, (const char *)data + (size_t)i * es, es < 8 ? es : 8);
-				snprintf(why, len, "element %lld differs (0x%llx, expected 0x%llx)", (long long)i,
-					 (unsigned long long)a, (unsigned long long)b);
-				return;
-			}
-		}
-	}
-}
+#define compare oc_compare
 
 /* Run g; on failure report it and return -1. */
 static int grun(loom_graph *g, const char *label)
@@ -423,7 +263,7 @@ static void test_executor(void)
 	x = ginput(g, "x", FL, 1, D(2), F(1, 2));
 	n = gnode(g, "Relu", "dom_relu", (int[]){x}, 1, 1);
 	free(n->domain);
-	n->domain = xstrdup("com.example");
+	n->domain = oc_xstrdup("com.example");
 	expect_fail(g, "a node of another domain", "node dom_relu: operator com.example.Relu (opset 13)",
 		    "no CPU kernel", NULL);
 
@@ -454,7 +294,7 @@ static void test_executor(void)
 
 	g = conv_graph("Conv", 4, D(1, 1, 2, 2), F(1, 2, 3, 4), D(1, 1, 3, 3), ones9, 0, NULL, &n);
 	free(n->name);
-	n->name = xstrdup("conv_big");
+	n->name = oc_xstrdup("conv_big");
 	expect_fail(g, "Conv kernel larger than the input", "conv_big", "Conv", "exceeds the padded input", NULL);
 
 	/* constant folding: Add of two int64 constants feeds Reshape's shape */
@@ -1222,17 +1062,6 @@ static int named_like_ours(const char *name)
 	return 0;
 }
 
-static int file_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 struct tally {
 	unsigned pass, fail, skip_other, skip_none, skip_design;
 };
@@ -1240,8 +1069,9 @@ struct tally {
 /* Load, run and compare one case. */
 static void run_case(const char *root, const char *name, struct tally *ty)
 {
-	char path[1024], err[1024], why[1600];
+	char path[1024], dir[1024], err[1024], why[1600];
 	loom_graph *g = NULL;
+	snprintf(dir, sizeof dir, "%s/%s", root, name);
 	for (int i = 0; known_skips[i].name; i++)
 		if (!strcmp(name, known_skips[i].name)) {
 			printf("skip %s: %s\n", name, known_skips[i].why);
@@ -1254,9 +1084,7 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 		/* what the importer rejects by design (include/loom/onnx.h) */
 		static const char *const by_design[] = {"float16", "bfloat16", "string", "sequence", "optional",
 							"subgraph", "opsets 7 to 17", "domain", NULL};
-		int skip = 0;
-		for (int i = 0; by_design[i]; i++)
-			skip |= strstr(err, by_design[i]) != NULL;
+		int skip = oc_err_has_any(err, by_design);
 		if (skip && !named_like_ours(name)) {
 			ty->skip_none++; /* not a case of ours, as far as the name tells */
 		} else if (skip) {
@@ -1288,20 +1116,16 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 	/* inputs: input_<i>.pb into graph input i (by name when it has one) */
 	for (int k = 0;; k++) {
 		loom_tensor t;
-		loom_tensor *gt;
-		int ti;
-		snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%d.pb", root, name, k);
-		if (!file_exists(path))
+		int ti, rc = oc_load_pb(dir, "input", k, &t, err, sizeof err);
+		if (!rc)
 			break;
-		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
+		if (rc < 0) {
 			check(0, "%s: %s", name, err);
 			ty->fail++;
 			loom_graph_free(g);
 			return;
 		}
-		ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
-		if (ti < 0 && k < g->ninputs)
-			ti = g->inputs[k];
+		ti = oc_input_tensor(g, k, &t);
 		if (ti < 0) {
 			check(0, "%s: input_%d.pb '%s' matches no graph input", name, k, t.name);
 			ty->fail++;
@@ -1309,11 +1133,7 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 			loom_graph_free(g);
 			return;
 		}
-		gt = &g->tensors[ti];
-		gt->dtype = t.dtype;
-		gt->rank = t.rank;
-		memcpy(gt->dims, t.dims, sizeof t.dims);
-		loom_tensor_set_data(gt, t.data, loom_tensor_bytes(&t));
+		oc_set_tensor(&g->tensors[ti], &t);
 		loom_tensor_clear(&t);
 	}
 	if (loom_ref_run(g, err, sizeof err)) {
@@ -1322,26 +1142,7 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 		loom_graph_free(g);
 		return;
 	}
-	why[0] = 0;
-	for (int i = 0; i < g->noutputs && !why[0]; i++) {
-		loom_tensor t;
-		int ti;
-		char w[400];
-		snprintf(path, sizeof path, "%s/%s/test_data_set_0/output_%d.pb", root, name, i);
-		if (!file_exists(path))
-			break;
-		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
-			snprintf(why, sizeof why, "%s", err);
-			break;
-		}
-		ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
-		if (ti < 0)
-			ti = g->outputs[i];
-		compare(&g->tensors[ti], t.dtype, t.rank, t.dims, t.data, 1e-3, 1e-5, w, sizeof w);
-		if (w[0])
-			snprintf(why, sizeof why, "output %d '%s': %s", i, g->tensors[ti].name, w);
-		loom_tensor_clear(&t);
-	}
+	oc_compare_outputs(g, dir, 1e-3, 1e-5, why, sizeof why);
 	if (check(!why[0], "%s%s%s", name, why[0] ? ": " : "", why))
 		ty->pass++;
 	else
@@ -1349,32 +1150,26 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 	loom_graph_free(g);
 }
 
+static int is_case(const char *root, const char *name, void *ctx)
+{
+	(void)root;
+	(void)ctx;
+	return !strncmp(name, "test_", 5);
+}
+
 static void test_onnx_cases(const char *root)
 {
-	DIR *d = opendir(root);
-	char **names = NULL;
-	size_t cnt = 0;
-	struct dirent *e;
+	char **names;
+	size_t cnt;
 	struct tally ty = {0, 0, 0, 0, 0};
-	if (!d) {
+	if (oc_list(root, is_case, NULL, &names, &cnt)) {
 		printf("skip ONNX node test cases: no directory %s\n", root);
 		nskip++;
 		return;
 	}
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "test_", 5))
-			continue;
-		names = xrealloc(names, sizeof *names * (cnt + 1));
-		names[cnt++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (cnt)
-		qsort(names, cnt, sizeof *names, cmp_str);
-	for (size_t i = 0; i < cnt; i++) {
+	for (size_t i = 0; i < cnt; i++)
 		run_case(root, names[i], &ty);
-		free(names[i]);
-	}
-	free(names);
+	oc_free_names(names, cnt);
 	printf("     %s: cases of runtime/ops_nn.c: %u passed, %u failed, %u skipped by design; "
 	       "left out: %u with operators of runtime/ops_shape.c (or none), %u others (operators without kernel, "
 	       "or not loadable)\n",

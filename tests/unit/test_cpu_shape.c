@@ -19,15 +19,14 @@
 #include "loom/cpu_ops.h"
 #include "loom/ir.h"
 #include "loom/onnx.h"
+#include "onnx_case.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static unsigned npass, nfail, nskip;
 
@@ -48,71 +47,20 @@ static int check(int ok, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ graph building */
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = xmalloc(strlen(s) + 1);
-	strcpy(p, s);
-	return p;
-}
-
-static loom_graph *gnew(int64_t opset)
-{
-	loom_graph *g = xmalloc(sizeof *g);
-	g->opset = opset;
-	g->name = xstrdup("test");
-	g->path = xstrdup("(built by test_cpu_shape)");
-	return g;
-}
+#define gnew(opset) oc_graph_new((opset), "(built by test_cpu_shape)")
 
 /* a tensor; data (numel * element size bytes) copied when given */
 static int gtensor(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
 		   const void *data, int is_const)
 {
-	g->tensors = realloc(g->tensors, sizeof *g->tensors * (size_t)(g->ntensors + 1));
-	if (!g->tensors)
-		exit(2);
-	loom_tensor *t = &g->tensors[g->ntensors];
-	memset(t, 0, sizeof *t);
-	t->name = xstrdup(name);
-	t->dtype = dtype;
-	t->rank = rank;
-	for (int i = 0; i < rank; i++)
-		t->dims[i] = dims[i];
-	t->is_const = is_const;
-	if (data || is_const) { /* constants always have a buffer, even empty */
-		size_t b = loom_tensor_bytes(t);
-		t->data = xmalloc(b);
-		if (data)
-			memcpy(t->data, data, b);
-	}
-	return g->ntensors++;
-}
-
-static void glist_add(int **list, int *cnt, int v)
-{
-	*list = realloc(*list, sizeof(int) * (size_t)(*cnt + 1));
-	if (!*list)
-		exit(2);
-	(*list)[(*cnt)++] = v;
+	int t = OC_MUST(loom_graph_add_tensor(g, name, dtype, rank, dims, data, is_const));
+	if (is_const && !data) /* constants always have a buffer, even empty */
+		g->tensors[t].data = oc_xmalloc(loom_tensor_bytes(&g->tensors[t]));
+	return t;
 }
 
 /* a graph input (data set later by the case) */
-static int ginput(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims)
-{
-	int t = gtensor(g, name, dtype, rank, dims, NULL, 0);
-	glist_add(&g->inputs, &g->ninputs, t);
-	return t;
-}
+#define ginput(g, name, dtype, rank, dims) oc_add_input((g), (name), (dtype), (rank), (dims), NULL)
 
 /* an initializer */
 static int gconst(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
@@ -127,91 +75,31 @@ static int gconst_i64(loom_graph *g, const char *name, int cnt, const int64_t *v
 	return gconst(g, name, LOOM_DT_INT64, 1, &d, v);
 }
 
-/* a node; ins may hold -1 (omitted); each output becomes a new tensor named
- * "<name>_out<i>", the first output is also a graph output */
+/* a node; ins may hold -1 (omitted); each output (at most 8) becomes a new
+ * tensor named "<name>_out<i>", the first output is also a graph output */
 static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *ins, int nin,
 			int nout)
 {
-	g->nodes = realloc(g->nodes, sizeof *g->nodes * (size_t)(g->nnodes + 1));
-	if (!g->nodes)
-		exit(2);
-	loom_node *n = &g->nodes[g->nnodes++];
-	memset(n, 0, sizeof *n);
-	n->name = xstrdup(name);
-	n->op_type = xstrdup(op);
-	n->domain = xstrdup("");
-	n->inputs = xmalloc(sizeof(int) * (size_t)(nin ? nin : 1));
-	memcpy(n->inputs, ins, sizeof(int) * (size_t)nin);
-	n->ninputs = nin;
-	n->outputs = xmalloc(sizeof(int) * (size_t)nout);
-	n->noutputs = nout;
-	for (int i = 0; i < nout; i++) {
+	int outs[8], i;
+	OC_MUST(nout <= 8 ? 0 : -1);
+	for (i = 0; i < nout; i++) {
 		char buf[128];
 		snprintf(buf, sizeof buf, "%s_out%d", name, i);
-		n->outputs[i] = gtensor(g, buf, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
-		glist_add(&g->outputs, &g->noutputs, n->outputs[i]);
+		outs[i] = gtensor(g, buf, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
+		OC_MUST(loom_graph_add_output(g, outs[i]));
 	}
-	return n;
+	i = OC_MUST(loom_graph_add_node(g, op, name, ins, nin, outs, nout));
+	return &g->nodes[i];
 }
 
-static loom_attr *gattr(loom_node *n, const char *name, int type)
-{
-	n->attrs = realloc(n->attrs, sizeof *n->attrs * (size_t)(n->nattrs + 1));
-	if (!n->attrs)
-		exit(2);
-	loom_attr *a = &n->attrs[n->nattrs++];
-	memset(a, 0, sizeof *a);
-	a->name = xstrdup(name);
-	a->type = type;
-	return a;
-}
-
-static void attr_i(loom_node *n, const char *name, int64_t v)
-{
-	gattr(n, name, LOOM_ATTR_INT)->i = v;
-}
-
-static void attr_f(loom_node *n, const char *name, float v)
-{
-	gattr(n, name, LOOM_ATTR_FLOAT)->f = v;
-}
-
-static void attr_s(loom_node *n, const char *name, const char *v)
-{
-	gattr(n, name, LOOM_ATTR_STRING)->s = xstrdup(v);
-}
-
-static void attr_ints(loom_node *n, const char *name, int cnt, const int64_t *v)
-{
-	loom_attr *a = gattr(n, name, LOOM_ATTR_INTS);
-	a->ints = xmalloc(sizeof(int64_t) * (size_t)cnt);
-	memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
-	a->n = cnt;
-}
-
-static void attr_floats(loom_node *n, const char *name, int cnt, const float *v)
-{
-	loom_attr *a = gattr(n, name, LOOM_ATTR_FLOATS);
-	a->floats = xmalloc(sizeof(float) * (size_t)cnt);
-	memcpy(a->floats, v, sizeof(float) * (size_t)cnt);
-	a->n = cnt;
-}
-
-static void attr_tensor(loom_node *n, const char *name, int dtype, int rank, const int64_t *dims,
-			const void *data)
-{
-	loom_attr *a = gattr(n, name, LOOM_ATTR_TENSOR);
-	loom_tensor *t = xmalloc(sizeof *t);
-	t->name = xstrdup(name);
-	t->dtype = dtype;
-	t->rank = rank;
-	for (int i = 0; i < rank; i++)
-		t->dims[i] = dims[i];
-	size_t b = loom_tensor_bytes(t);
-	t->data = xmalloc(b);
-	memcpy(t->data, data, b);
-	a->t = t;
-}
+#define attr_i(n, name, v) OC_MUST(loom_node_set_attr_int((n), (name), (v)))
+#define attr_f(n, name, v) OC_MUST(loom_node_set_attr_float((n), (name), (v)))
+#define attr_s(n, name, v) OC_MUST(loom_node_set_attr_str((n), (name), (v)))
+/* (the values last: a compound literal holds commas) */
+#define attr_ints(n, name, cnt, ...) OC_MUST(loom_node_set_attr_ints((n), (name), __VA_ARGS__, (cnt)))
+#define attr_floats(n, name, cnt, ...) OC_MUST(loom_node_set_attr_floats((n), (name), __VA_ARGS__, (cnt)))
+#define attr_tensor(n, name, dtype, rank, dims, ...) \
+	OC_MUST(loom_node_set_attr_tensor((n), (name), (dtype), (rank), (dims), __VA_ARGS__))
 
 /* ------------------------------------------------------------------ running and comparing */
 
@@ -234,74 +122,14 @@ static int same_dims(const loom_tensor *t, int rank, const int64_t *dims)
 	return 1;
 }
 
-static void fmt_dims(char *buf, size_t len, int rank, const int64_t *dims)
-{
-	size_t k = (size_t)snprintf(buf, len, "[");
-	for (int i = 0; i < rank && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%s%lld", i ? "," : "", (long long)dims[i]);
-	if (k < len)
-		snprintf(buf + k, len - k, "]");
-}
-
-static double elem(const void *p, int dt, int64_t i)
-{
-	switch (dt) {
-	case LOOM_DT_FLOAT: return ((const float *)p)[i];
-	case LOOM_DT_DOUBLE: return ((const double *)p)[i];
-	case LOOM_DT_INT64: return (double)((const int64_t *)p)[i];
-	case LOOM_DT_INT32: return ((const int32_t *)p)[i];
-	case LOOM_DT_INT16: return ((const int16_t *)p)[i];
-	case LOOM_DT_INT8: return ((const int8_t *)p)[i];
-	case LOOM_DT_UINT64: return (double)((const uint64_t *)p)[i];
-	case LOOM_DT_UINT32: return ((const uint32_t *)p)[i];
-	case LOOM_DT_UINT16: return ((const uint16_t *)p)[i];
-	case LOOM_DT_UINT8:
-	case LOOM_DT_BOOL: return ((const uint8_t *)p)[i];
-	default: return NAN;
-	}
-}
+#define fmt_dims oc_fmt_dims
 
 /* Compare got with want (dtype, shape, values: floats within rtol 1e-3 and
  * atol 1e-5, NaN equal to NaN, anything else exactly); "" or a reason. */
 static void compare(const loom_tensor *got, int dtype, int rank, const int64_t *dims,
 		    const void *want, char *why, size_t len)
 {
-	char a[128], b[128];
-	why[0] = 0;
-	if (got->dtype != dtype) {
-		snprintf(why, len, "dtype %s, expected %s", loom_dtype_name(got->dtype),
-			 loom_dtype_name(dtype));
-		return;
-	}
-	if (!same_dims(got, rank, dims)) {
-		fmt_dims(a, sizeof a, got->rank, got->dims);
-		fmt_dims(b, sizeof b, rank, dims);
-		snprintf(why, len, "shape %s, expected %s", a, b);
-		return;
-	}
-	int64_t cnt = loom_tensor_numel(got);
-	if (cnt > 0 && !got->data) {
-		snprintf(why, len, "no data");
-		return;
-	}
-	int fl = dtype == LOOM_DT_FLOAT || dtype == LOOM_DT_DOUBLE;
-	int64_t bad = 0, first = -1;
-	for (int64_t i = 0; i < cnt; i++) {
-		double x = elem(got->data, dtype, i), y = elem(want, dtype, i);
-		int ok;
-		if (fl)
-			ok = (isnan(x) && isnan(y)) || x == y || fabs(x - y) <= 1e-5 + 1e-3 * fabs(y);
-		else
-			ok = dtype == LOOM_DT_INT64 || dtype == LOOM_DT_UINT64
-				     ? !memcmp((const char *)got->data + 8 * i, (const char *)want + 8 * i, 8)
-				     : x == y;
-		if (!ok && !bad++)
-			first = i;
-	}
-	if (bad)
-		snprintf(why, len, "%lld of %lld values differ, first at %lld: %.9g, expected %.9g",
-			 (long long)bad, (long long)cnt, (long long)first,
-			 elem(got->data, dtype, first), elem(want, dtype, first));
+	oc_compare(got, dtype, rank, dims, want, 1e-3, 1e-5, why, len);
 }
 
 /* Run g and compare output out (a tensor index) with the expectation; frees g. */
@@ -1071,32 +899,19 @@ static int is_our_case(const char *name)
 	return 0;
 }
 
-static int file_exists(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Load, run and compare one case; adds to npass/nfail/nskip. */
 static void run_case(const char *root, const char *name)
 {
-	char path[1024], err[1024], why[1600];
+	char path[1024], dir[1024], err[1024], why[1600];
 	loom_graph *g = NULL;
+	snprintf(dir, sizeof dir, "%s/%s", root, name);
 	snprintf(path, sizeof path, "%s/%s/model.onnx", root, name);
 	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
 		/* what the importer rejects by design (include/loom/onnx.h) */
 		static const char *const by_design[] = {
 			"float16", "bfloat16", "string", "sequence", "optional", "subgraph",
 			"opsets 7 to 17", NULL};
-		int skip = 0;
-		for (int i = 0; by_design[i]; i++)
-			skip |= strstr(err, by_design[i]) != NULL;
-		if (skip) {
+		if (oc_err_has_any(err, by_design)) {
 			printf("skip %s: %s\n", name, err);
 			nskip++;
 		} else {
@@ -1113,20 +928,17 @@ static void run_case(const char *root, const char *name)
 			return;
 		}
 	/* inputs: input_<i>.pb into graph input i (by name when it has one) */
-	int nin = 0;
-	for (;; nin++) {
+	for (int nin = 0;; nin++) {
 		loom_tensor t;
-		snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%d.pb", root, name, nin);
-		if (!file_exists(path))
+		int rc = oc_load_pb(dir, "input", nin, &t, err, sizeof err);
+		if (!rc)
 			break;
-		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
+		if (rc < 0) {
 			check(0, "%s: %s", name, err);
 			loom_graph_free(g);
 			return;
 		}
-		int ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
-		if (ti < 0 && nin < g->ninputs)
-			ti = g->inputs[nin];
+		int ti = oc_input_tensor(g, nin, &t);
 		if (ti < 0) {
 			check(0, "%s: input_%d.pb '%s' matches no graph input", name, nin, t.name);
 			loom_tensor_clear(&t);
@@ -1152,56 +964,30 @@ static void run_case(const char *root, const char *name)
 		loom_graph_free(g);
 		return;
 	}
-	why[0] = 0;
-	for (int i = 0; i < g->noutputs && !why[0]; i++) {
-		loom_tensor t;
-		snprintf(path, sizeof path, "%s/%s/test_data_set_0/output_%d.pb", root, name, i);
-		if (!file_exists(path))
-			break;
-		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
-			snprintf(why, sizeof why, "%s", err);
-			break;
-		}
-		int ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
-		if (ti < 0)
-			ti = g->outputs[i];
-		char w[400];
-		compare(&g->tensors[ti], t.dtype, t.rank, t.dims, t.data, w, sizeof w);
-		if (w[0])
-			snprintf(why, sizeof why, "output %d '%s': %s", i, g->tensors[ti].name, w);
-		loom_tensor_clear(&t);
-	}
+	oc_compare_outputs(g, dir, 1e-3, 1e-5, why, sizeof why);
 	check(!why[0], "%s%s%s", name, why[0] ? ": " : "", why);
 	loom_graph_free(g);
 }
 
+static int want_case(const char *root, const char *name, void *ctx)
+{
+	(void)root;
+	(void)ctx;
+	return is_our_case(name);
+}
+
 static void test_onnx_cases(const char *root)
 {
-	DIR *d = opendir(root);
-	if (!d) {
+	char **names;
+	size_t cnt;
+	if (oc_list(root, want_case, NULL, &names, &cnt)) {
 		printf("skip ONNX node test cases: no directory %s\n", root);
 		nskip++;
 		return;
 	}
-	char **names = NULL;
-	size_t cnt = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!is_our_case(e->d_name))
-			continue;
-		names = realloc(names, sizeof *names * (cnt + 1));
-		if (!names)
-			exit(2);
-		names[cnt++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (cnt)
-		qsort(names, cnt, sizeof *names, cmp_str);
-	for (size_t i = 0; i < cnt; i++) {
+	for (size_t i = 0; i < cnt; i++)
 		run_case(root, names[i]);
-		free(names[i]);
-	}
-	free(names);
+	oc_free_names(names, cnt);
 }
 
 int main(int argc, char **argv)

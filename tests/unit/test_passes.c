@@ -23,16 +23,15 @@
 #include "loom/cpu_ops.h"
 #include "loom/ir.h"
 #include "loom/onnx.h"
+#include "onnx_case.h"
 #include "loom/passes.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static unsigned npass, nfail, nskip;
 
@@ -58,73 +57,14 @@ static int check(int ok, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ graph building */
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = xmalloc(strlen(s) + 1);
-	strcpy(p, s);
-	return p;
-}
-
-static loom_graph *gnew(int64_t opset)
-{
-	loom_graph *g = xmalloc(sizeof *g);
-	g->opset = opset;
-	g->name = xstrdup("test");
-	g->path = xstrdup("(built by test_passes)");
-	return g;
-}
+#define gnew(opset) oc_graph_new((opset), "(built by test_passes)")
 
 /* a tensor of g; data (numel * element size bytes) copied when given */
-static int gtensor(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-		   const void *data, int is_const)
-{
-	loom_tensor *t;
-	g->tensors = xrealloc(g->tensors, sizeof *g->tensors * (size_t)(g->ntensors + 1));
-	t = &g->tensors[g->ntensors];
-	memset(t, 0, sizeof *t);
-	t->name = xstrdup(name);
-	t->dtype = dtype;
-	t->rank = rank;
-	for (int d = 0; d < rank; d++)
-		t->dims[d] = dims[d];
-	t->is_const = is_const;
-	if (data) {
-		size_t b = loom_tensor_bytes(t);
-		t->data = xmalloc(b);
-		memcpy(t->data, data, b);
-	}
-	return g->ntensors++;
-}
+#define gtensor(g, name, dtype, rank, dims, data, is_const) \
+	OC_MUST(loom_graph_add_tensor((g), (name), (dtype), (rank), (dims), (data), (is_const)))
 
 /* a graph input with its data */
-static int ginput(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-		  const void *data)
-{
-	int t = gtensor(g, name, dtype, rank, dims, data, 0);
-	g->inputs = xrealloc(g->inputs, sizeof(int) * (size_t)(g->ninputs + 1));
-	g->inputs[g->ninputs++] = t;
-	return t;
-}
+#define ginput oc_add_input
 
 static int gconst(loom_graph *g, const char *name, int rank, const int64_t *dims, const float *data)
 {
@@ -137,125 +77,24 @@ static int gval(loom_graph *g, const char *name)
 	return gtensor(g, name, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0);
 }
 
-static void goutput(loom_graph *g, int t)
-{
-	g->outputs = xrealloc(g->outputs, sizeof(int) * (size_t)(g->noutputs + 1));
-	g->outputs[g->noutputs++] = t;
-}
+#define goutput(g, t) OC_MUST(loom_graph_add_output((g), (t)))
 
 /* node op "name" reading ins (-1 = omitted) and writing outs. The returned
  * pointer is valid until the next gnode. */
 static loom_node *gnode(loom_graph *g, const char *op, const char *name, int nin, const int *ins, int nout,
 			const int *outs)
 {
-	loom_node *n;
-	g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)(g->nnodes + 1));
-	n = &g->nodes[g->nnodes++];
-	memset(n, 0, sizeof *n);
-	n->name = xstrdup(name);
-	n->op_type = xstrdup(op);
-	n->domain = xstrdup("");
-	n->inputs = xmalloc(sizeof(int) * (size_t)(nin ? nin : 1));
-	memcpy(n->inputs, ins, sizeof(int) * (size_t)nin);
-	n->ninputs = nin;
-	n->outputs = xmalloc(sizeof(int) * (size_t)(nout ? nout : 1));
-	memcpy(n->outputs, outs, sizeof(int) * (size_t)nout);
-	n->noutputs = nout;
-	return n;
+	int i = OC_MUST(loom_graph_add_node(g, op, name, ins, nin, outs, nout));
+	return &g->nodes[i];
 }
 #define IN(...) (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int)), ((const int[]){__VA_ARGS__})
 #define OUT IN
 
-static loom_attr *attr_new(loom_node *n, const char *name, int type)
-{
-	loom_attr *a;
-	n->attrs = xrealloc(n->attrs, sizeof *n->attrs * (size_t)(n->nattrs + 1));
-	a = &n->attrs[n->nattrs++];
-	memset(a, 0, sizeof *a);
-	a->name = xstrdup(name);
-	a->type = type;
-	return a;
-}
+#define attr_i(n, name, v) OC_MUST(loom_node_set_attr_int((n), (name), (v)))
+#define attr_f(n, name, v) OC_MUST(loom_node_set_attr_float((n), (name), (v)))
+#define attr_ints(n, name, cnt, ...) OC_MUST(loom_node_set_attr_ints((n), (name), __VA_ARGS__, (cnt)))
 
-static void attr_i(loom_node *n, const char *name, int64_t v)
-{
-	attr_new(n, name, LOOM_ATTR_INT)->i = v;
-}
-
-static void attr_f(loom_node *n, const char *name, float v)
-{
-	attr_new(n, name, LOOM_ATTR_FLOAT)->f = v;
-}
-
-static void attr_ints(loom_node *n, const char *name, int cnt, const int64_t *v)
-{
-	loom_attr *a = attr_new(n, name, LOOM_ATTR_INTS);
-	a->ints = xmalloc(sizeof(int64_t) * (size_t)cnt);
-	memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
-	a->n = cnt;
-}
-
-/* ------------------------------------------------------------------ comparing */
-
-static void fmt_dims(char *buf, size_t len, int rank, const int64_t *dims)
-{
-	size_t o = (size_t)snprintf(buf, len, "[");
-	for (int d = 0; d < rank && o < len; d++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%lld", d ? "," : "", (long long)dims[d]);
-	if (o < len)
-		snprintf(buf + o, len - o, "]");
-}
-
-/* Compare tensor t with (dtype, rank, dims, data); floats within rtol, atol
- * (NaN equals NaN), everything else exactly. why is "" on a match. */
-static void compare(const loom_tensor *t, int dtype, int rank, const int64_t *dims, const void *data,
-		    double rtol, double atol, char *why, size_t len)
-{
-	int64_t cnt = 1;
-	why[0] = 0;
-	if (t->dtype != dtype) {
-		snprintf(why, len, "dtype %s, expected %s", loom_dtype_name(t->dtype), loom_dtype_name(dtype));
-		return;
-	}
-	if (t->rank != rank || (rank && memcmp(t->dims, dims, sizeof(int64_t) * (size_t)rank))) {
-		char a[128], b[128];
-		fmt_dims(a, sizeof a, t->rank, t->dims);
-		fmt_dims(b, sizeof b, rank, dims);
-		snprintf(why, len, "shape %s, expected %s", a, b);
-		return;
-	}
-	for (int d = 0; d < rank; d++)
-		cnt *= dims[d];
-	if (cnt && !t->data) {
-		snprintf(why, len, "no data");
-		return;
-	}
-	for (int64_t i = 0; i < cnt; i++) {
-		if (dtype == LOOM_DT_FLOAT || dtype == LOOM_DT_DOUBLE) {
-			double a = dtype == LOOM_DT_FLOAT ? ((const float *)t->data)[i] : ((const double *)t->data)[i];
-			double b = dtype == LOOM_DT_FLOAT ? ((const float *)data)[i] : ((const double *)data)[i];
-			if (isnan(a) && isnan(b))
-				continue;
-			if (a == b)
-				continue;
-			if (!(fabs(a - b) <= atol + rtol * fabs(b))) {
-				snprintf(why, len, "element %lld is %.9g, expected %.9g", (long long)i, a, b);
-				return;
-			}
-		} else {
-			size_t es = loom_dtype_size(dtype);
-			if (memcmp((const char *)t->data + (size_t)i * es, (const char *)data + (size_t)i * es, es)) {
-				int64_t a = 0, b = 0;
-				memcpy(&a, (const char *)t->data + (size_t)i * es, es < 8 ? es : 8);
-				memcpy(&b, (const char *)data + (size_t)i * es, es < 8 ? es : 8);
-				snprintf(why, len, "element %lld differs (0x%llx, expected 0x%llx)", (long long)i,
-					 (unsigned long long)a, (unsigned long long)b);
-				return;
-			}
-		}
-	}
-}
-
+#define compare oc_compare
 
 /* ------------------------------------------------------------------ checking helpers */
 
@@ -282,7 +121,7 @@ static const char *tname(const loom_graph *g, int t)
  * earlier node or a graph input or a constant (topological order). */
 static int graph_valid(const loom_graph *g, char *why, size_t len)
 {
-	char *avail = xmalloc((size_t)g->ntensors + 1);
+	char *avail = oc_xmalloc((size_t)g->ntensors + 1);
 	int ok = 1;
 	why[0] = 0;
 	for (int i = 0; i < g->ninputs; i++)
@@ -853,17 +692,6 @@ static void test_pipeline(void)
 
 /* ================================================================== part 2: models */
 
-static int file_exists(const char *p)
-{
-	struct stat s;
-	return stat(p, &s) == 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "Conv+Relu x12, Add+Relu x3" */
 static void fusion_summary(const loom_graph *g, const loom_pass_stats *st, char *buf, size_t len)
 {
@@ -907,18 +735,17 @@ static void run_model(const char *dir, const char *label)
 	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
 		static const char *const by_design[] = {"float16", "bfloat16", "string", "sequence", "optional",
 							"subgraph", "domain", NULL};
-		for (int i = 0; by_design[i]; i++)
-			if (strstr(err, by_design[i])) {
-				printf("skip %s: %s\n", label, err);
-				nskip++;
-				goto out;
-			}
+		if (oc_err_has_any(err, by_design)) {
+			printf("skip %s: %s\n", label, err);
+			nskip++;
+			goto out;
+		}
 	}
 	for (; nin < 8; nin++) {
-		snprintf(path, sizeof path, "%s/test_data_set_0/input_%d.pb", dir, nin);
-		if (!file_exists(path))
+		int rc = oc_load_pb(dir, "input", nin, &ins[nin], err, sizeof err);
+		if (!rc)
 			break;
-		if (loom_onnx_load_tensor(path, &ins[nin], err, sizeof err)) {
+		if (rc < 0) {
 			check(0, "%s: %s", label, err);
 			goto out;
 		}
@@ -941,19 +768,12 @@ static void run_model(const char *dir, const char *label)
 		}
 	}
 	for (int k = 0; k < nin; k++) {
-		int ti = ins[k].name && ins[k].name[0] ? loom_graph_find(g, ins[k].name) : -1;
-		loom_tensor *gt;
-		if (ti < 0 && k < g->ninputs)
-			ti = g->inputs[k];
+		int ti = oc_input_tensor(g, k, &ins[k]);
 		if (ti < 0) {
 			check(0, "%s: input_%d.pb '%s' matches no graph input", label, k, ins[k].name);
 			goto out;
 		}
-		gt = &g->tensors[ti];
-		gt->dtype = ins[k].dtype;
-		gt->rank = ins[k].rank;
-		memcpy(gt->dims, ins[k].dims, sizeof gt->dims);
-		loom_tensor_set_data(gt, ins[k].data, loom_tensor_bytes(&ins[k]));
+		oc_set_tensor(&g->tensors[ti], &ins[k]);
 	}
 	if (loom_simplify(g, &st, err, sizeof err)) {
 		check(0, "%s: loom_simplify: %s", label, err);
@@ -970,25 +790,7 @@ static void run_model(const char *dir, const char *label)
 		check(0, "%s: run after loom_simplify: %s", label, err);
 		goto out;
 	}
-	for (int i = 0; i < g->noutputs && !why[0]; i++) {
-		loom_tensor t;
-		int ti;
-		char w[400];
-		snprintf(path, sizeof path, "%s/test_data_set_0/output_%d.pb", dir, i);
-		if (!file_exists(path))
-			break;
-		if (loom_onnx_load_tensor(path, &t, err, sizeof err)) {
-			snprintf(why, sizeof why, "%s", err);
-			break;
-		}
-		ti = t.name && t.name[0] ? loom_graph_find(g, t.name) : -1;
-		if (ti < 0)
-			ti = g->outputs[i];
-		compare(&g->tensors[ti], t.dtype, t.rank, t.dims, t.data, 1e-3, 1e-4, w, sizeof w);
-		if (w[0])
-			snprintf(why, sizeof why, "output %d '%s': %s", i, g->tensors[ti].name, w);
-		loom_tensor_clear(&t);
-	}
+	oc_compare_outputs(g, dir, 1e-3, 1e-4, why, sizeof why);
 	fusion_summary(g, &st, fz, sizeof fz);
 	check(!why[0],
 	      "%s: %d -> %d nodes (folded %d, identity %d removed / %d kept, dead %d, bn %d); fusions %d: %s%s%s",
@@ -1001,40 +803,35 @@ out:
 	loom_graph_free(g);
 }
 
-/* every subfolder of root with a model.onnx whose name starts with one of
+/* a subfolder of root with a model.onnx whose name starts with one of
  * prefixes (NULL: all) */
+static int want_model(const char *root, const char *name, void *ctx)
+{
+	const char *const *prefixes = ctx;
+	int want = !prefixes;
+	char p[1200];
+	for (int i = 0; prefixes && prefixes[i]; i++)
+		want |= !strncmp(name, prefixes[i], strlen(prefixes[i]));
+	snprintf(p, sizeof p, "%s/%s/model.onnx", root, name);
+	return want && name[0] != '.' && oc_file_exists(p);
+}
+
+/* every such subfolder of root */
 static void run_models(const char *root, const char *const *prefixes, int required)
 {
-	DIR *d = opendir(root);
-	char **names = NULL;
-	size_t cnt = 0;
-	struct dirent *e;
-	if (!d) {
+	char **names;
+	size_t cnt;
+	if (oc_list(root, want_model, (void *)(uintptr_t)prefixes, &names, &cnt)) {
 		printf("skip %s: no such directory%s\n", root, required ? " (make models)" : "");
 		nskip++;
 		return;
 	}
-	while ((e = readdir(d))) {
-		int want = !prefixes;
-		char p[1200];
-		for (int i = 0; prefixes && prefixes[i]; i++)
-			want |= !strncmp(e->d_name, prefixes[i], strlen(prefixes[i]));
-		snprintf(p, sizeof p, "%s/%s/model.onnx", root, e->d_name);
-		if (!want || e->d_name[0] == '.' || !file_exists(p))
-			continue;
-		names = xrealloc(names, sizeof *names * (cnt + 1));
-		names[cnt++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (cnt)
-		qsort(names, cnt, sizeof *names, cmp_str);
 	for (size_t i = 0; i < cnt; i++) {
 		char dir[1100];
 		snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
 		run_model(dir, names[i]);
-		free(names[i]);
 	}
-	free(names);
+	oc_free_names(names, cnt);
 }
 
 int main(int argc, char **argv)
