@@ -41,8 +41,10 @@ TB_CPP    := verilator_tb/sim.cpp
 CORE_SRCS += compiler/ir.c compiler/onnx.c
 # the graph passes of loom compile (include/loom/passes.h)
 CORE_SRCS += compiler/passes.c
+# INT8 calibration statistics (include/loom/calib.h)
+CORE_SRCS += compiler/calib.c
 # the CPU kernels and the reference executor (include/loom/cpu_ops.h)
-CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c
+CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c runtime/ops_quant.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
 # the ONNX protobuf code, generated into build/gen (rules below); read with libprotobuf-c
@@ -61,6 +63,7 @@ UNIT_TESTS += test_onnx
 UNIT_TESTS += test_cpu_shape
 UNIT_TESTS += test_cpu_ops
 UNIT_TESTS += test_passes
+UNIT_TESTS += test_calib
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -203,7 +206,7 @@ $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # the ONNX test-case helpers these unit tests share (tests/unit/onnx_case.h)
-ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes
+ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 $(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a

@@ -1,8 +1,9 @@
 /* cpu.c - Loom's CPU kernel registry and reference executor
  * (include/loom/cpu_ops.h): finds an operator's kernel in the arrays of
- * runtime/ops_nn.c and runtime/ops_shape.c, infers the shapes of a whole
- * graph (folding nodes whose inputs are all constant, so that shape inputs
- * such as Reshape's carry their values), and runs a graph node by node.
+ * runtime/ops_nn.c, runtime/ops_shape.c and runtime/ops_quant.c, infers
+ * the shapes of a whole graph (folding nodes whose inputs are all constant,
+ * so that shape inputs such as Reshape's carry their values), and runs a
+ * graph node by node.
  *
  * Errors name the node, its op type and the opset; a node without a kernel
  * fails with "node NAME: operator OP (opset N) has no CPU kernel". No
@@ -44,11 +45,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 const loom_cpu_op *loom_cpu_op_find(const char *op_type, int64_t opset)
 {
-	const loom_cpu_op *tables[2] = {loom_cpu_ops_nn, loom_cpu_ops_shape};
+	const loom_cpu_op *tables[3] = {loom_cpu_ops_nn, loom_cpu_ops_shape, loom_cpu_ops_quant};
 	const loom_cpu_op *best = NULL;
 	if (!op_type)
 		return NULL;
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		for (const loom_cpu_op *o = tables[k]; o->op_type; o++)
 			if (!strcmp(o->op_type, op_type) && o->min_opset <= opset &&
 			    (!best || o->min_opset > best->min_opset))

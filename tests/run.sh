@@ -49,6 +49,7 @@ suite unit-onnx "$B/tests/test_onnx"
 suite unit-cpu-ops "$B/tests/test_cpu_ops"
 suite unit-cpu-shape "$B/tests/test_cpu_shape"
 suite unit-passes "$B/tests/test_passes"
+suite unit-calib "$B/tests/test_calib"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
 suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \

@@ -39,6 +39,7 @@ typedef struct loom_cpu_op {
 /* the arrays of runtime/ops_*.c */
 extern const loom_cpu_op loom_cpu_ops_nn[];    /* conv, gemm, pooling, normalization, activations, elementwise */
 extern const loom_cpu_op loom_cpu_ops_shape[]; /* data movement, shape, reductions, softmax, resize, cast, ... */
+extern const loom_cpu_op loom_cpu_ops_quant[]; /* QuantizeLinear, DequantizeLinear, QLinear*, *Integer */
 
 /* The kernel of op_type for opset, or NULL. */
 const loom_cpu_op *loom_cpu_op_find(const char *op_type, int64_t opset);
