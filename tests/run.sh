@@ -64,6 +64,8 @@ suite asan-rv-iss "$B/tests/san_test_rv_iss" "$B/rv32"
 suite asan-onnx "$B/tests/san_test_onnx"
 suite asan-cpu-ops "$B/tests/san_test_cpu_ops"
 suite asan-cpu-shape "$B/tests/san_test_cpu_shape"
+suite asan-passes "$B/tests/san_test_passes"
+suite asan-calib "$B/tests/san_test_calib"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
