@@ -257,4 +257,20 @@ static inline void loom_cpu_bcast_next(loom_cpu_bcast *b)
 	}
 }
 
+/* Geometry of a convolution or pooling over nd (1..3) spatial dims, kept
+ * right-aligned in 3 slots: slot 3-nd+i is spatial dim i, the leading
+ * unused slots are size 1 with kernel 1. */
+struct loom_cpu_geo {
+	int nd;
+	int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
+	int64_t invol, kvol, outvol;
+};
+
+/* Read node n's strides, dilations, pads and auto_pad for input x (N, C,
+ * spatial...) and kernel sizes ks[nd]; compute the output sizes. pool:
+ * ceil_mode applies (and windows that would start in the end padding are
+ * dropped). Defined in runtime/ops_nn.c; 0, or -1 with a message. */
+int loom_cpu_geo_fwd(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor *x,
+		     const int64_t *ks, int pool, struct loom_cpu_geo *p);
+
 #endif

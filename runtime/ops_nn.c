@@ -1104,26 +1104,15 @@ static int matmul_run(KARGS)
 
 /* ================================================================== spatial attributes */
 
-/* Geometry of a convolution or pooling over nd (1..3) spatial dims, kept
- * right-aligned in 3 slots: slot 3-nd+i is spatial dim i, the leading
- * unused slots are size 1 with kernel 1. */
-struct geo {
-	int nd;
-	int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
-	int64_t invol, kvol, outvol;
-};
-
-static void geo_vols(struct geo *p)
+static void geo_vols(struct loom_cpu_geo *p)
 {
 	p->invol = p->in[0] * p->in[1] * p->in[2];
 	p->kvol = p->k[0] * p->k[1] * p->k[2];
 	p->outvol = p->out[0] * p->out[1] * p->out[2];
 }
 
-/* Read strides, dilations, pads and auto_pad for input x (N, C, spatial...)
- * and kernel sizes ks[nd]; compute the output sizes. pool: ceil_mode
- * applies (and windows that would start in the end padding are dropped). */
-static int geo_fwd(KARGS, const loom_tensor *x, const int64_t *ks, int pool, struct geo *p)
+/* loom_cpu_geo_fwd (cpu_internal.h): the shared spatial geometry */
+int loom_cpu_geo_fwd(KARGS, const loom_tensor *x, const int64_t *ks, int pool, struct loom_cpu_geo *p)
 {
 	int nd = x->rank - 2, cs, cd, cp;
 	const int64_t *st = loom_attr_ints(n, "strides", &cs);
@@ -1194,7 +1183,7 @@ static int geo_fwd(KARGS, const loom_tensor *x, const int64_t *ks, int pool, str
 	return 0;
 }
 
-static void geo_out_dims(const struct geo *p, const loom_tensor *x, int64_t C, int64_t *dims)
+static void geo_out_dims(const struct loom_cpu_geo *p, const loom_tensor *x, int64_t C, int64_t *dims)
 {
 	dims[0] = x->dims[0];
 	dims[1] = C;
@@ -1210,7 +1199,7 @@ static int conv_infer(KARGS)
 	int64_t G = loom_attr_int(n, "group", 1), C, M;
 	int cks;
 	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
-	struct geo p;
+	struct loom_cpu_geo p;
 	int64_t dims[LOOM_MAX_RANK];
 	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
@@ -1238,7 +1227,7 @@ static int conv_infer(KARGS)
 	if (b && loom_tensor_numel(b) != M)
 		return FAIL("B has %lld values for %lld output channels", (long long)loom_tensor_numel(b),
 			    (long long)M);
-	if (geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, &p))
+	if (loom_cpu_geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, &p))
 		return -1;
 	geo_out_dims(&p, x, M, dims);
 	loom_cpu_set_shape(OUT(0), LOOM_DT_FLOAT, x->rank, dims);
@@ -1246,7 +1235,7 @@ static int conv_infer(KARGS)
 }
 
 /* im2col of one group of one image: col[(c, kz, ky, kx)][(oz, oy, ox)] */
-static void im2col(const float *x, int64_t Cg, const struct geo *p, float *col)
+static void im2col(const float *x, int64_t Cg, const struct loom_cpu_geo *p, float *col)
 {
 	for (int64_t c = 0; c < Cg; c++) {
 		const float *xc = x + c * p->invol;
@@ -1274,10 +1263,10 @@ static int conv_run(KARGS)
 	loom_tensor *y = OUT(0);
 	int64_t G = loom_attr_int(n, "group", 1), N = x->dims[0], C = x->dims[1], M = w->dims[0];
 	int64_t Cg = C / G, Mg = M / G, K;
-	struct geo p;
+	struct loom_cpu_geo p;
 	int direct = 1;
 	float *col = NULL;
-	if (geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, &p))
+	if (loom_cpu_geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, &p))
 		return -1;
 	K = Cg * p.kvol;
 	for (int j = 0; j < 3; j++)
@@ -1309,7 +1298,7 @@ static int conv_run(KARGS)
 
 /* ================================================================== ConvTranspose */
 
-static int convt_geo(KARGS, struct geo *p)
+static int convt_geo(KARGS, struct loom_cpu_geo *p)
 {
 	const loom_tensor *x = IN(0), *w = IN(1);
 	int nd = x->rank - 2, cs, cd, cp, cop, cos_;
@@ -1383,7 +1372,7 @@ static int convt_infer(KARGS)
 	int64_t G = loom_attr_int(n, "group", 1), C, M;
 	int cks;
 	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
-	struct geo p;
+	struct loom_cpu_geo p;
 	int64_t dims[LOOM_MAX_RANK];
 	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
@@ -1424,7 +1413,7 @@ static int convt_run(KARGS)
 	loom_tensor *y = OUT(0);
 	int64_t G = loom_attr_int(n, "group", 1), N = x->dims[0], C = x->dims[1];
 	int64_t Cg = C / G, Mg = w->dims[1], M = Mg * G, R;
-	struct geo p;
+	struct loom_cpu_geo p;
 	float *col;
 	if (convt_geo(g, n, err, errlen, &p))
 		return -1;
@@ -1478,7 +1467,7 @@ static int pool_infer(KARGS)
 	const loom_tensor *x;
 	int maxp = OP_IS("MaxPool"), cks;
 	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
-	struct geo p;
+	struct loom_cpu_geo p;
 	int64_t dims[LOOM_MAX_RANK];
 	if (need_io(g, n, err, errlen, 1, 1))
 		return -1;
@@ -1489,7 +1478,7 @@ static int pool_infer(KARGS)
 		return FAIL("kernel_shape must have %d values (has %d)", x->rank - 2, ks ? cks : 0);
 	if (maxp && loom_attr_int(n, "storage_order", 0) != 0 && loom_attr_int(n, "storage_order", 0) != 1)
 		return FAIL("storage_order must be 0 or 1");
-	if (geo_fwd(g, n, err, errlen, x, ks, 1, &p))
+	if (loom_cpu_geo_fwd(g, n, err, errlen, x, ks, 1, &p))
 		return -1;
 	geo_out_dims(&p, x, x->dims[1], dims);
 	loom_cpu_set_shape(OUT(0), x->dtype, x->rank, dims);
@@ -1511,11 +1500,11 @@ static int pool_run(KARGS)
 	int cks;
 	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
 	int64_t planes = x->dims[0] * x->dims[1];
-	struct geo p;
+	struct loom_cpu_geo p;
 	float *xf = NULL, *yf = NULL;
 	const float *xp;
 	float *yp;
-	if (geo_fwd(g, n, err, errlen, x, ks, 1, &p))
+	if (loom_cpu_geo_fwd(g, n, err, errlen, x, ks, 1, &p))
 		return -1;
 	if (x->dtype == LOOM_DT_FLOAT) {
 		xp = fdata(x);

@@ -519,86 +519,9 @@ static int qlmatmul_run(KARGS)
 
 /* ================================================================== ConvInteger, QLinearConv */
 
-/* Geometry of a convolution over nd (1..3) spatial dims, kept right-aligned
- * in 3 slots: slot 3-nd+i is spatial dim i, the leading unused slots are
- * size 1 with kernel 1 (as in runtime/ops_nn.c). */
-struct geo {
-	int nd;
-	int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
-	int64_t invol, kvol, outvol;
-};
-
-/* strides, dilations, pads and auto_pad for input x (N, C, spatial...) and
- * kernel sizes ks[nd]; the output sizes */
-static int geo_fwd(KARGS, const loom_tensor *x, const int64_t *ks, struct geo *p)
-{
-	int nd = x->rank - 2, cs, cd, cp;
-	const int64_t *st = loom_attr_ints(n, "strides", &cs);
-	const int64_t *dl = loom_attr_ints(n, "dilations", &cd);
-	const int64_t *pd = loom_attr_ints(n, "pads", &cp);
-	const char *ap = loom_attr_str(n, "auto_pad", "NOTSET");
-	if (nd < 1 || nd > 3)
-		return FAIL("input '%s' has rank %d; 1 to 3 spatial dimensions are supported", x->name,
-			    x->rank);
-	if ((st && cs != nd) || (dl && cd != nd) || (pd && cp != 2 * nd))
-		return FAIL("strides/dilations/pads have %d/%d/%d values for %d spatial dims", st ? cs : nd,
-			    dl ? cd : nd, pd ? cp : 2 * nd, nd);
-	if (strcmp(ap, "NOTSET") && strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER") &&
-	    strcmp(ap, "VALID"))
-		return FAIL("auto_pad='%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
-	p->nd = nd;
-	for (int j = 0; j < 3; j++) {
-		int i = j - (3 - nd);
-		int64_t dk, span;
-		if (i < 0) {
-			p->in[j] = p->k[j] = p->s[j] = p->d[j] = p->out[j] = 1;
-			p->pb[j] = p->pe[j] = 0;
-			continue;
-		}
-		p->in[j] = x->dims[2 + i];
-		p->k[j] = ks[i];
-		p->s[j] = st ? st[i] : 1;
-		p->d[j] = dl ? dl[i] : 1;
-		p->pb[j] = pd ? pd[i] : 0;
-		p->pe[j] = pd ? pd[nd + i] : 0;
-		if (p->k[j] < 1 || p->s[j] < 1 || p->d[j] < 1 || p->pb[j] < 0 || p->pe[j] < 0)
-			return FAIL("spatial dim %d: kernel %lld, stride %lld, dilation %lld, pads %lld/%lld "
-				    "out of range",
-				    i, (long long)p->k[j], (long long)p->s[j], (long long)p->d[j],
-				    (long long)p->pb[j], (long long)p->pe[j]);
-		dk = (p->k[j] - 1) * p->d[j] + 1;
-		if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-			int64_t tot;
-			p->out[j] = (p->in[j] + p->s[j] - 1) / p->s[j];
-			tot = (p->out[j] - 1) * p->s[j] + dk - p->in[j];
-			if (tot < 0)
-				tot = 0;
-			if (!strcmp(ap, "SAME_UPPER")) {
-				p->pb[j] = tot / 2;
-				p->pe[j] = tot - tot / 2;
-			} else {
-				p->pe[j] = tot / 2;
-				p->pb[j] = tot - tot / 2;
-			}
-			continue;
-		}
-		if (!strcmp(ap, "VALID"))
-			p->pb[j] = p->pe[j] = 0;
-		span = p->in[j] + p->pb[j] + p->pe[j] - dk;
-		if (span < 0)
-			return FAIL("spatial dim %d: the kernel extent %lld exceeds the padded input %lld", i,
-				    (long long)dk, (long long)(p->in[j] + p->pb[j] + p->pe[j]));
-		p->out[j] = span / p->s[j] + 1;
-	}
-	p->invol = p->in[0] * p->in[1] * p->in[2];
-	p->kvol = p->k[0] * p->k[1] * p->k[2];
-	p->outvol = p->out[0] * p->out[1] * p->out[2];
-	return 0;
-}
-
 /* the common checks of ConvInteger (ql 0: x, w, x_zp, w_zp) and QLinearConv
  * (ql 1: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) */
-static int qconv_check(KARGS, int ql, struct geo *p)
+static int qconv_check(KARGS, int ql, struct loom_cpu_geo *p)
 {
 	const loom_tensor *x = IN(0), *w = IN(ql ? 3 : 1);
 	const loom_tensor *xz = opt_in(g, n, err, errlen, 2), *wz = opt_in(g, n, err, errlen, ql ? 5 : 3);
@@ -647,12 +570,12 @@ static int qconv_check(KARGS, int ql, struct geo *p)
 		if (b && (b->dtype != LOOM_DT_INT32 || loom_tensor_numel(b) != M))
 			return FAIL("B must be int32 with %lld values", (long long)M);
 	}
-	return geo_fwd(g, n, err, errlen, x, w->dims + 2, p);
+	return loom_cpu_geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, p);
 }
 
 static int qconv_infer_common(KARGS, int ql)
 {
-	struct geo p;
+	struct loom_cpu_geo p;
 	const loom_tensor *x;
 	int64_t dims[LOOM_MAX_RANK];
 	if (need_io(g, n, err, errlen, ql ? 8 : 2, ql ? 9 : 4, 1))
@@ -678,8 +601,8 @@ static int qconv_run_common(KARGS, int ql)
 	int64_t Cg, Mg, xn, wn;
 	int32_t *xi, *wi, xzv, lo = 0, hi = 0, yzv = 0;
 	float xsc = 1.0f, ysc = 1.0f;
-	struct geo p;
-	if (geo_fwd(g, n, err, errlen, x, w->dims + 2, &p))
+	struct loom_cpu_geo p;
+	if (loom_cpu_geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, &p))
 		return -1;
 	Cg = C / G;
 	Mg = M / G;
