@@ -27,14 +27,9 @@ firmware: $(FW_ELF) $(FW_LST)
 $(FW_DIR)/start.o: firmware/start.S $(lastword $(MAKEFILE_LIST)) | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(FW_CC) $(FW_CFLAGS) -Wa,--fatal-warnings -c $< -o $@
-$(FW_DIR)/main.o: firmware/main.c $(FW_DIR)/fw_check.stamp $(lastword $(MAKEFILE_LIST)) | $(SETUP)
+$(FW_DIR)/main.o: firmware/main.c $(lastword $(MAKEFILE_LIST)) | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(FW_CC) $(FW_CFLAGS) -c $< -o $@
-# fw.h's copies of isa.h constants still match isa.h (compiled, never linked)
-$(FW_DIR)/fw_check.stamp: firmware/fw_check.c | $(SETUP)
-	@mkdir -p $(dir $@)
-	$(FW_CC) $(FW_CFLAGS) -MT $@ -MF $(FW_DIR)/fw_check.d -fsyntax-only $<
-	@touch $@
 
 $(FW_ELF): $(FW_OBJS) firmware/link.ld
 	$(FW_CC) $(FW_LDFLAGS) -o $@ $(FW_OBJS) -lgcc

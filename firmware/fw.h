@@ -3,10 +3,8 @@
  * Register offsets come from the X-macro files only (include/loom/regs.def
  * for the tensor engine, include/loom/core.def through core.h for the
  * core's memory map and peripheral); nothing here repeats an offset of
- * theirs. The few constants that live in isa.h rather than in a .def file
- * (the counter block's base, the CTRL/STATUS/IRQ bits) are repeated below
- * and checked against isa.h at build time by firmware/fw_check.c, so a
- * change there breaks the firmware build instead of the firmware.
+ * theirs; the CTRL/STATUS/IRQ bits and the counter block's base come
+ * from include/loom/regs.h, which is freestanding.
  * Protocol: docs/FIRMWARE.md, include/loom/fw_abi.h. */
 #ifndef LOOM_FW_H
 #define LOOM_FW_H
@@ -14,6 +12,7 @@
 #include <stdint.h>
 #include "loom/core.h"
 #include "loom/fw_abi.h"
+#include "loom/regs.h"
 
 /* the tensor engine's registers: FW_NPU_<NAME> = byte offset (regs.def) */
 enum fw_npu_reg {
@@ -31,14 +30,19 @@ enum fw_ctr {
 };
 _Static_assert(FW_CTR_COUNT == LOOM_FW_CTRS, "loom_completion.ctr holds every regs.def counter");
 
-/* from isa.h (checked by fw_check.c) */
-#define FW_NPU_CTR_BASE 0x040u     /* LOOM_REG_CTR_BASE: counter i at CTR_BASE + 4*i */
-#define FW_CTRL_START 0x1u         /* LOOM_CTRL_START */
-#define FW_CTRL_ABORT 0x2u         /* LOOM_CTRL_ABORT */
-#define FW_STATUS_BUSY 0x1u        /* LOOM_STATUS_BUSY */
-#define FW_IRQ_DONE 0x1u           /* LOOM_IRQ_DONE */
-#define FW_IRQ_ERROR 0x2u          /* LOOM_IRQ_ERROR */
-#define FW_INSN_ALIGN 32u          /* LOOM_INSN_BYTES: INSN_BASE alignment */
+/* regs.h names under the firmware's prefix */
+#define FW_NPU_CTR_BASE LOOM_REG_CTR_BASE /* counter i at CTR_BASE + 4*i */
+#define FW_CTRL_START LOOM_CTRL_START
+#define FW_CTRL_ABORT LOOM_CTRL_ABORT
+#define FW_STATUS_BUSY LOOM_STATUS_BUSY
+#define FW_IRQ_DONE LOOM_IRQ_DONE
+#define FW_IRQ_ERROR LOOM_IRQ_ERROR
+#define FW_INSN_ALIGN LOOM_INSN_BYTES /* INSN_BASE alignment */
+/* the window registers are base/size pairs, 8 bytes apart, one per job window */
+_Static_assert(FW_NPU_WIN1_BASE - FW_NPU_WIN0_BASE == 8 && FW_NPU_WIN0_SIZE - FW_NPU_WIN0_BASE == 4 &&
+		       FW_NPU_WIN3_BASE - FW_NPU_WIN0_BASE == 8 * (LOOM_FW_JOB_WINDOWS - 1),
+	       "WIN registers: one base/size pair per job window");
+_Static_assert(FW_NPU_CTR_BASE + 4 * FW_CTR_COUNT <= FW_NPU_WIN_CTRL, "counter block below WIN_CTRL");
 
 /* HW_BUS: dram_beat_bytes | dram_mib << 16 (regs.def) */
 #define FW_HW_BUS_DRAM_MIB(v) ((v) >> 16)

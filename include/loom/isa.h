@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "loom/hwcfg.h"
+#include "loom/regs.h" /* registers, counters, CTRL/STATUS/IRQ bits, LOOM_INSN_BYTES */
 
 #define LOOM_ISA_MAJOR 1
 #define LOOM_ISA_MINOR 0
 #define LOOM_ID_VALUE 0x4c4f4f4du
-#define LOOM_INSN_BYTES 32
 #define LOOM_INSN_WORDS 8
 #define LOOM_MARK_BYTES 64u
 #define LOOM_TOKEN_MAX 65535u /* a token counter passing this is TOKEN_OVERFLOW */
@@ -51,19 +51,6 @@ enum loom_err {
 #undef LOOM_ERR
 };
 
-enum loom_reg {
-#define LOOM_REG(n, off, acc, doc) LOOM_REG_##n = off,
-#include "loom/regs.def"
-#undef LOOM_REG
-};
-#define LOOM_REG_CTR_BASE 0x040u
-
-enum loom_ctr {
-#define LOOM_CTR(n, idx, doc) LOOM_CTR_##n = idx,
-#include "loom/regs.def"
-#undef LOOM_CTR
-	LOOM_CTR_COUNT
-};
 
 /* LOAD targets, STORE sources */
 enum { LOOM_MEM_SP = 0, LOOM_MEM_ACC = 1, LOOM_MEM_ACC_REQUANT = 2 };
@@ -72,14 +59,6 @@ enum { LOOM_ELT_ADD = 0, LOOM_ELT_MUL = 1 };
 enum { LOOM_BMODE_LINE = 0, LOOM_BMODE_PLANE = 1, LOOM_BMODE_ONE = 2 };
 enum { LOOM_POOL_MAX = 0, LOOM_POOL_AVG = 1 };
 
-/* CTRL / STATUS / IRQ bits */
-#define LOOM_CTRL_START 0x1u
-#define LOOM_CTRL_ABORT 0x2u
-#define LOOM_STATUS_BUSY 0x1u
-#define LOOM_STATUS_DONE 0x2u
-#define LOOM_STATUS_ERROR 0x4u
-#define LOOM_IRQ_DONE 0x1u
-#define LOOM_IRQ_ERROR 0x2u
 
 typedef struct loom_field_info {
 	const char *op;   /* "LOAD", ... or "ANY" */

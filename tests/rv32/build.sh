@@ -20,6 +20,6 @@ fi
 for n in "$@"; do
 	# shellcheck disable=SC2086
 	$cc -march=rv32im -mabi=ilp32 -nostdlib -nostartfiles -static \
-		-Wa,--fatal-warnings -I"$dir" $RV32_CFLAGS -T "$ld" \
+		-Wa,--fatal-warnings -I"$dir" -I"$dir/../../include" $RV32_CFLAGS -T "$ld" \
 		"$dir/$n.S" -o "$out/$n.elf"
 done

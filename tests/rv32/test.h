@@ -12,7 +12,7 @@
  *         ...                       data, in DTCM
  *     RVTEST_DATA_END
  *
- * and ends by writing TOHOST (LOOM_CORE_REG TOHOST, 0x2000101c): 1 when
+ * and ends by writing TOHOST (LOOM_CORE_REG TOHOST in PERIPH): 1 when
  * every case passed, (n << 1) | 1 when case n failed, then spins in `j .`.
  * Special values of n:
  *   n = 0x10000 | c   an unexpected trap (exception or interrupt) during
@@ -41,28 +41,29 @@
 #define LOOM_RV32_TEST_H
 
 /* ------------------------------------------------------------ environment */
-/* core.def: LOOM_CORE_PERIPH_BASE 0x20001000 + offsets */
+/* the memory map and peripheral of include/loom/core.def */
+#include "loom/core_asm.h"
 #ifndef TEST_TOHOST_ADDR
-#define TEST_TOHOST_ADDR      0x2000101c   /* TOHOST */
+#define TEST_TOHOST_ADDR      (LOOM_CORE_PERIPH_BASE + LOOM_CORE_REG_TOHOST)
 #endif
 #ifndef TEST_MTIME_ADDR
-#define TEST_MTIME_ADDR       0x20001000   /* MTIME_LO, MTIME_HI at +4 */
+#define TEST_MTIME_ADDR       (LOOM_CORE_PERIPH_BASE + LOOM_CORE_REG_MTIME_LO)   /* MTIME_HI at +4 */
 #endif
 #ifndef TEST_MTIMECMP_ADDR
-#define TEST_MTIMECMP_ADDR    0x20001008   /* MTIMECMP_LO, MTIMECMP_HI at +4 */
+#define TEST_MTIMECMP_ADDR    (LOOM_CORE_PERIPH_BASE + LOOM_CORE_REG_MTIMECMP_LO) /* MTIMECMP_HI at +4 */
 #endif
 /* addresses that no region maps (docs/CONTROL.md memory map) */
 #ifndef TEST_UNMAPPED_ADDR
 #define TEST_UNMAPPED_ADDR    0x40000000   /* between PERIPH and DRAM */
 #endif
 #ifndef TEST_ITCM_END
-#define TEST_ITCM_END         0x00010000   /* first byte past ITCM */
+#define TEST_ITCM_END         (LOOM_CORE_ITCM_BASE + LOOM_CORE_ITCM_SIZE)
 #endif
 #ifndef TEST_DTCM_END
-#define TEST_DTCM_END         0x10008000   /* first byte past DTCM */
+#define TEST_DTCM_END         (LOOM_CORE_DTCM_BASE + LOOM_CORE_DTCM_SIZE)
 #endif
 #ifndef TEST_PERIPH_END
-#define TEST_PERIPH_END       0x20002000   /* first byte past PERIPH */
+#define TEST_PERIPH_END       (LOOM_CORE_PERIPH_BASE + LOOM_CORE_PERIPH_SIZE)
 #endif
 
 /* timer deltas in timer.S are multiplied by this (mtime ticks once a

@@ -1,6 +1,7 @@
 /* start.S - entry of the stub firmware (tests/driver/stub_fw/, a test
  * double of firmware/ for libloom's own tests): stack at the end of DTCM,
  * .bss cleared, a trap vector that reports the trap in TOHOST and parks. */
+#include "loom/core_asm.h"
 	.section .text.init
 	.globl _start
 _start:
@@ -22,6 +23,6 @@ trap:
 	csrr t0, mcause
 	slli t0, t0, 1
 	ori t0, t0, 1
-	li t1, 0x2000101c
+	li t1, LOOM_CORE_PERIPH_BASE + LOOM_CORE_REG_TOHOST
 	sw t0, 0(t1)
 4:	j 4b
