@@ -28,7 +28,8 @@ include firmware/firmware.mk
 CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c cmodel/rv_iss.c \
              tools/kernels.c tools/ref.c tools/cosim_gen.c
 LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c tools/cmd_selftest.c tools/cmd_run.c \
-             tools/cmd_test_onnx.c
+             tools/cmd_test_onnx.c tools/cmd_compile.c tools/cmd_objdump.c \
+             tools/cmd_run_model.c tools/npu_session.c tools/sensitivity.c
 # libloom, the driver (include/loom/loom.h); it reads firmware ELFs with libelf
 DRIVER_SRCS := driver/dev.c driver/bo.c driver/fw_elf.c driver/boot.c driver/job.c
 DRIVER_LDLIBS := -lelf -lpthread
@@ -45,12 +46,15 @@ CORE_SRCS += compiler/passes.c
 CORE_SRCS += compiler/calib.c
 # the CPU kernels and the reference executor (include/loom/cpu_ops.h)
 CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c runtime/ops_quant.c
+# loom compile: quantization, lowering, planning, emission (include/loom/model.h);
+# the .loom ELF file (written and read with libelf); running a compiled model
+CORE_SRCS += compiler/compile.c compiler/modelfile.c runtime/model.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
 # the ONNX protobuf code, generated into build/gen (rules below); read with libprotobuf-c
 CORE_OBJS += $(BUILD)/obj/gen/onnx.pb-c.o
 SAN_OBJS  += $(BUILD)/san/gen/onnx.pb-c.o
-LDLIBS    += -lprotobuf-c
+LDLIBS    += -lprotobuf-c -lelf
 LOOM      := $(BUILD)/bin/loom
 LOOM_SAN  := $(BUILD)/bin/loom-san
 LIBLOOM   := $(BUILD)/libloom.a
@@ -64,6 +68,7 @@ UNIT_TESTS += test_cpu_shape
 UNIT_TESTS += test_cpu_ops
 UNIT_TESTS += test_passes
 UNIT_TESTS += test_calib
+UNIT_TESTS += test_modelfile
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -119,13 +124,14 @@ $(LIBLOOM_SAN): $(DRIVER_SRCS:%.c=$(BUILD)/san/%.o)
 	@rm -f $@
 	ar rcs $@ $^
 
+# (libloomcore's runtime calls libloom, libloom calls libloomcore's backends: one link group)
 $(LOOM): $(LOOM_SRCS:%.c=$(BUILD)/obj/%.o) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
 # the CLI under AddressSanitizer/UBSan (make test runs its selftest on the C model)
 $(LOOM_SAN): $(LOOM_SRCS:%.c=$(BUILD)/san/%.o) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
 
 $(GEN_HW): $(BUILD)/obj/tools/gen_hw.o $(BUILD)/obj/common/isa.o $(BUILD)/obj/common/hwcfg.o
 	@mkdir -p $(dir $@)

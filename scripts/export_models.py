@@ -10,6 +10,8 @@ in the layout of ONNX's backend tests, the one `loom test-onnx` runs:
     OUT/NAME/model.onnx
     OUT/NAME/test_data_set_0/input_0.pb    TensorProto named like the graph input
     OUT/NAME/test_data_set_0/output_0.pb   PyTorch's own float32 eval-mode result
+    OUT/NAME/test_data_set_1/...           (torchvision models) a second input
+    OUT/NAME/calib/test_data_set_N/input_0.pb  (torchvision models) calibration inputs
     OUT/NAME/output_0_float64.pb           the same model run in float64 (not read by loom)
     OUT/NAME/meta.json                     how it was made (not read by loom)
 
@@ -64,9 +66,21 @@ def calibrate_batchnorm(model, shape, gen):
     stay near unit scale through the depth of the net, as in a trained one,
     instead of a freshly initialised net's mean 0 / variance 1)."""
     bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    # the last BatchNorm of each residual branch gets a small scale, as in
+    # trained residual nets (and torchvision's zero_init_residual): with
+    # branch gains near 1 a random mobilenet_v2 amplifies any perturbation so
+    # much that even ideal int8 fake quantization (PyTorch, per-channel
+    # weights) ends at cosine 0.985 with its float output; with 0.1..0.5, 0.998
+    branch_end = set()
+    for mod in model.modules():
+        if getattr(mod, "use_res_connect", False):  # torchvision InvertedResidual (v2, v3)
+            branch_end.add(id([b for b in mod.modules() if isinstance(b, nn.BatchNorm2d)][-1]))
+        if type(mod).__name__ in ("BasicBlock", "Bottleneck"):  # torchvision ResNet
+            branch_end.add(id(mod.bn3 if hasattr(mod, "bn3") else mod.bn2))
     with torch.no_grad():
         for m in bns:
-            m.weight.copy_(torch.empty_like(m.weight).uniform_(0.5, 1.5, generator=gen))
+            lo, hi = (0.1, 0.5) if id(m) in branch_end else (0.5, 1.5)
+            m.weight.copy_(torch.empty_like(m.weight).uniform_(lo, hi, generator=gen))
             m.bias.copy_(torch.empty_like(m.bias).normal_(0.0, 0.2, generator=gen))
             m.reset_running_stats()
             m.momentum = None  # cumulative average over the calibration batch
@@ -88,9 +102,39 @@ def torchvision_model(fn):
                 lin.weight.normal_(0.0, lin.in_features ** -0.5, generator=gen)
         shape = (1, 3, 224, 224)
         calibrate_batchnorm(m, shape, gen)
-        x = torch.randn(shape, generator=gen)
-        return m, x, {}
+        # inputs: real photographs, not white noise (a random net's response
+        # to white noise is chaotic: half a quantization step of input noise
+        # moves mobilenet_v2's logits to cosine 0.99; on a photograph 0.998)
+        photos = sample_photos()
+        x = photo_crop(photos[0], 0.5, 0.5, 1.0)
+        extra = [photo_crop(photos[1], 0.5, 0.5, 1.0)]
+        calib = [photo_crop(photos[k % 2], float(u), float(v), float(z)) for k, (u, v, z) in
+                 enumerate(torch.rand((8, 3), generator=gen).tolist())]
+        return m, x, {"_extra_inputs": extra, "_calib_inputs": calib,
+                      "inputs": "scikit-learn's sample photographs china.jpg, flower.jpg (224x224 crops, "
+                                "ImageNet normalisation); calib/: 8 other crops"}
     return build
+
+
+def sample_photos():
+    """scikit-learn's two sample photographs (427x640 RGB, shipped with it)"""
+    from sklearn.datasets import load_sample_images
+    return [torch.tensor(np.asarray(i), dtype=torch.float32).permute(2, 0, 1)[None] / 255.0
+            for i in load_sample_images().images]
+
+
+def photo_crop(img, u, v, zoom):
+    """a square crop (side = zoom-scaled between 60% and 100% of the height,
+    at relative position u, v), resized to 224x224, ImageNet-normalised"""
+    h, w = img.shape[2], img.shape[3]
+    side = int(h * (0.6 + 0.4 * zoom))
+    y0 = int((h - side) * v)
+    x0 = int((w - side) * u)
+    a = F.interpolate(img[:, :, y0:y0 + side, x0:x0 + side], size=(224, 224), mode="bilinear",
+                      align_corners=False)
+    mean = torch.tensor([0.485, 0.456, 0.406])[None, :, None, None]
+    std = torch.tensor([0.229, 0.224, 0.225])[None, :, None, None]
+    return ((a - mean) / std).contiguous()
 
 
 class DigitsCNN(nn.Module):
@@ -245,6 +289,18 @@ def export_one(arch, build, opset, folder):
 
     write_tensor(os.path.join(tmp, "test_data_set_0", "input_0.pb"), x.numpy(), "input")
     write_tensor(os.path.join(tmp, "test_data_set_0", "output_0.pb"), y.numpy(), "output")
+    # more data sets with PyTorch's outputs; calibration inputs (no outputs) under calib/
+    for k, xe in enumerate(info.pop("_extra_inputs", []), 1):
+        d = os.path.join(tmp, "test_data_set_%d" % k)
+        os.makedirs(d)
+        with torch.no_grad():
+            ye = model(xe.float())
+        write_tensor(os.path.join(d, "input_0.pb"), xe.numpy(), "input")
+        write_tensor(os.path.join(d, "output_0.pb"), ye.numpy(), "output")
+    for k, xc in enumerate(info.pop("_calib_inputs", [])):
+        d = os.path.join(tmp, "calib", "test_data_set_%d" % k)
+        os.makedirs(d)
+        write_tensor(os.path.join(d, "input_0.pb"), xc.numpy(), "input")
     # the same model in float64, beside the data set (loom reads only test_data_set_N):
     # for measuring how far a float32 executor is from the exact result
     write_tensor(os.path.join(tmp, "output_0_float64.pb"), y64.numpy(), "output")

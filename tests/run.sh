@@ -49,6 +49,7 @@ suite unit-onnx "$B/tests/test_onnx"
 suite unit-cpu-ops "$B/tests/test_cpu_ops"
 suite unit-cpu-shape "$B/tests/test_cpu_shape"
 suite unit-passes "$B/tests/test_passes"
+suite unit-modelfile "$B/tests/test_modelfile"
 suite unit-calib "$B/tests/test_calib"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
@@ -66,6 +67,7 @@ suite asan-cpu-ops "$B/tests/san_test_cpu_ops"
 suite asan-cpu-shape "$B/tests/san_test_cpu_shape"
 suite asan-passes "$B/tests/san_test_passes"
 suite asan-calib "$B/tests/san_test_calib"
+suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default

@@ -429,6 +429,8 @@ int cmd_run(int argc, char **argv)
 		size_t n = strlen(argv[i]);
 		if (n > 5 && !strcmp(argv[i] + n - 5, ".onnx"))
 			return cmd_run_onnx(argc, argv);
+		if (n > 5 && !strcmp(argv[i] + n - 5, ".loom"))
+			return cmd_run_model(argc, argv);
 	}
 	run_opts o;
 	int pr = parse(argc, argv, &o);

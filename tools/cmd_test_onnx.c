@@ -11,7 +11,11 @@
  * per line, '#' comments): the exit status is then non-zero only when one
  * of them fails, and the other cases are reported as coverage. Without it,
  * any failure is. Backends: ref (the float reference executor,
- * runtime/cpu.c). The NPU backends need `loom compile` (not yet). */
+ * runtime/cpu.c); cmodel and rtl compile each case (include/loom/compile.h,
+ * calibrated on the case's own data sets), run it through libloom and the
+ * firmware, and accept an output the NPU produced within QTOL of its
+ * quantization steps besides atol + rtol. --per-op prints pass/fail counts
+ * per operator. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +24,10 @@
 #include <sys/stat.h>
 
 #include "loom.h"
+#include "loom/calib.h"
+#include "loom/compile.h"
 #include "loom/cpu_ops.h"
+#include "loom/exec.h"
 #include "loom/ir.h"
 #include "loom/onnx.h"
 
@@ -30,6 +37,21 @@
 typedef struct tol {
 	double atol, rtol;
 } tol;
+
+/* the NPU backends: one device for the whole run; per case, the model is
+ * compiled with calibration on the case's own inputs */
+#define QTOL 4.0 /* NPU tolerance: atol + QTOL * the output's quantization step */
+typedef struct npu_ctx {
+	const char *backend, *hw;
+	loom_dev *dev;
+	const char *keep_float; /* --keep-float for every compile */
+	int calib_method;
+	double percentile;
+	double min_cos; /* > 0: an output passes on cosine similarity >= min_cos instead */
+	double cos;    /* the last case's lowest cosine similarity */
+	int on_npu;    /* the last case ran a node on the NPU */
+	double worst;  /* the last case's largest error in quantization steps */
+} npu_ctx;
 
 static int is_dir(const char *p)
 {
@@ -91,7 +113,8 @@ static double elem_f(const loom_tensor *t, int64_t i)
 }
 
 /* 0 if got matches want; else -1 with the first difference in err */
-static int compare(const loom_tensor *got, const loom_tensor *want, tol tl, char *err, size_t errlen)
+static int compare(const loom_tensor *got, const loom_tensor *want, tol tl, double qstep, double *worst, char *err,
+		   size_t errlen)
 {
 	if (got->dtype != want->dtype) {
 		snprintf(err, errlen, "output '%s': type %s, expected %s", want->name, loom_dtype_name(got->dtype),
@@ -127,18 +150,72 @@ static int compare(const loom_tensor *got, const loom_tensor *want, tol tl, char
 		else if (isinf(w))
 			ok = g == w;
 		else
-			ok = fabs(g - w) <= tl.atol + tl.rtol * fabs(w);
+			ok = fabs(g - w) <= tl.atol + tl.rtol * fabs(w) + QTOL * qstep;
+		if (qstep > 0 && worst && fp && isfinite(w) && fabs(g - w) / qstep > *worst)
+			*worst = fabs(g - w) / qstep;
 		if (!ok) {
-			snprintf(err, errlen, "output '%s' element %lld: %.9g, expected %.9g", want->name, (long long)i,
-				 g, w);
+			snprintf(err, errlen, "output '%s' element %lld: %.9g, expected %.9g%s", want->name, (long long)i,
+				 g, w, qstep > 0 ? " (beyond the int8 tolerance)" : "");
 			return -1;
 		}
 	}
 	return 0;
 }
 
+/* ops whose inputs past the first are parameters (weights, bias, shapes, axes, bounds) */
+static const char *const param_ops[] = {
+	"Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "InstanceNormalization",
+	"LayerNormalization", "PRelu", "Clip", "Pad", "Reshape", "Resize", "Upsample", "Slice", "Tile", "Expand",
+	"Squeeze", "Unsqueeze", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+	"ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "Split", "TopK", "OneHot", NULL,
+};
+
+/* Turn the graph inputs (with their data bound) that only feed parameter
+ * positions of param_ops into constants; act[] gets the data set's other
+ * inputs (shallow copies of in[]), in graph-input order. Returns their count. */
+static int freeze_params(loom_graph *g, const loom_tensor *in, int nin, loom_tensor *act)
+{
+	int keep[MAX_IO], nk = 0;
+	for (int i = 0; i < g->ninputs; i++) {
+		int t = g->inputs[i], param = 0, other = 0;
+		for (int k = 0; k < g->nnodes; k++) {
+			const loom_node *n = &g->nodes[k];
+			int pop = 0;
+			for (int j = 0; param_ops[j] && !pop; j++)
+				pop = !strcmp(param_ops[j], n->op_type);
+			for (int j = 0; j < n->ninputs; j++)
+				if (n->inputs[j] == t) {
+					if (pop && j > 0)
+						param = 1;
+					else
+						other = 1;
+				}
+		}
+		if (param && !other && g->tensors[t].data)
+			g->tensors[t].is_const = 1;
+		else
+			keep[nk++] = t;
+	}
+	int na = 0;
+	for (int i = 0; i < nk; i++) {
+		int found = -1;
+		for (int j = 0; j < nin && found < 0; j++)
+			if (in[j].name && !strcmp(in[j].name, g->tensors[keep[i]].name))
+				found = j;
+		for (int j = 0; j < nin && found < 0; j++) /* unnamed: by position */
+			if (g->inputs[j] == keep[i])
+				found = j;
+		if (found >= 0)
+			act[na++] = in[found];
+	}
+	for (int i = 0; i < nk; i++)
+		g->inputs[i] = keep[i];
+	g->ninputs = nk;
+	return na;
+}
+
 /* one data set of one case; 0 ok, -1 with a message */
-static int run_set(const char *model, const char *set, tol tl, char *err, size_t errlen)
+static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, char *err, size_t errlen)
 {
 	loom_tensor in[MAX_IO], want[MAX_IO];
 	memset(in, 0, sizeof in);
@@ -154,6 +231,8 @@ static int run_set(const char *model, const char *set, tol tl, char *err, size_t
 	}
 	int rc = -1;
 	loom_graph *g = NULL;
+	loom_model *m = NULL;
+	loom_exec *ex = NULL;
 	/* fix dynamic dims from the data set's named inputs */
 	loom_input_shape shp[MAX_IO];
 	int nshp = 0;
@@ -193,18 +272,59 @@ static int run_set(const char *model, const char *set, tol tl, char *err, size_t
 			goto out;
 		}
 	}
-	if (loom_ref_run(g, err, errlen))
-		goto out;
+	if (!npu) {
+		if (loom_ref_run(g, err, errlen))
+			goto out;
+	} else {
+		/* parameters given as graph inputs (Conv's W, Gemm's B, ...) become
+		 * constants of this data set; the model is compiled for it,
+		 * calibrated on its own inputs */
+		loom_tensor act[MAX_IO];
+		int nact = freeze_params(g, in, nin, act);
+		loom_compile_opts co = {.calib_inputs = act, .calib_ninputs = nact, .source = model,
+					.keep_float = npu->keep_float, .calib_method = npu->calib_method,
+					.percentile = npu->percentile};
+		loom_compile_report rep;
+		loom_graph *cg = g;
+		g = NULL;
+		if (loom_compile(cg, loom_dev_config(npu->dev), &co, &m, &rep, err, errlen))
+			goto out;
+		npu->on_npu = m->nlayers > 0;
+		loom_compile_report_free(&rep);
+		g = m->graph;
+		if (tool_bind_inputs(g, act, nact, set, err, errlen) || loom_exec_new(npu->dev, m, &ex, err, errlen) ||
+		    loom_exec_run(ex, err, errlen))
+			goto out;
+	}
 	if (nout != g->noutputs) {
 		snprintf(err, errlen, "%s: %d output files for %d graph outputs", set, nout, g->noutputs);
 		goto out;
 	}
-	for (int i = 0; i < nout; i++)
-		if (compare(&g->tensors[g->outputs[i]], &want[i], tl, err, errlen))
+	for (int i = 0; i < nout; i++) {
+		int t = g->outputs[i];
+		double q = m && m->mt[t].dev ? m->mt[t].scale : 0;
+		if (npu && npu->min_cos > 0) {
+			tool_metrics_t mt;
+			tool_metrics(&g->tensors[t], &want[i], &mt);
+			if (mt.cos < npu->cos)
+				npu->cos = mt.cos;
+			if (!(mt.cos >= npu->min_cos)) {
+				snprintf(err, errlen, "output '%s': cosine similarity %.6f < %g (max abs error %.6g)",
+					 want[i].name, mt.cos, npu->min_cos, mt.max_abs);
+				goto out;
+			}
+			continue;
+		}
+		if (compare(&g->tensors[t], &want[i], tl, q, npu ? &npu->worst : NULL, err, errlen))
 			goto out;
+	}
 	rc = 0;
 out:
-	loom_graph_free(g);
+	loom_exec_free(ex);
+	if (m)
+		loom_model_free(m);
+	else
+		loom_graph_free(g);
 	for (int i = 0; i < nin; i++)
 		loom_tensor_clear(&in[i]);
 	for (int i = 0; i < nout; i++)
@@ -213,7 +333,7 @@ out:
 }
 
 /* one case folder: every test_data_set_N; 0 ok (*nsets set), -1 */
-static int run_case(const char *dir, tol tl, int *nsets, char *err, size_t errlen)
+static int run_case(const char *dir, tol tl, npu_ctx *npu, int *nsets, char *err, size_t errlen)
 {
 	char model[PATHLEN + 32];
 	snprintf(model, sizeof model, "%s/model.onnx", dir);
@@ -227,7 +347,7 @@ static int run_case(const char *dir, tol tl, int *nsets, char *err, size_t errle
 		snprintf(set, sizeof set, "%s/test_data_set_%d", dir, k);
 		if (!is_dir(set))
 			break;
-		if (run_set(model, set, tl, err, errlen))
+		if (run_set(model, set, tl, npu, err, errlen))
 			return -1;
 		(*nsets)++;
 	}
@@ -272,11 +392,61 @@ static int read_expect(const char *path, char ***names)
 	return n;
 }
 
+/* per-operator counts: every op type of a case's model counts the case */
+#define MAX_OPS 256
+typedef struct opstat {
+	char op[48];
+	int pass, fail, npu;
+} opstat;
+
+static void count_ops(const char *dir, opstat *ops, int *nops, int ok, int npu)
+{
+	char model[PATHLEN + 32], err[256];
+	snprintf(model, sizeof model, "%s/model.onnx", dir);
+	loom_graph *g = NULL;
+	const char *types[64];
+	int nt = 0;
+	if (loom_onnx_load(model, NULL, 0, &g, err, sizeof err)) {
+		types[nt++] = "(not loaded)";
+	} else {
+		for (int i = 0; i < g->nnodes && nt < 64; i++) {
+			int seen = 0;
+			for (int k = 0; k < nt && !seen; k++)
+				seen = !strcmp(types[k], g->nodes[i].op_type);
+			if (!seen)
+				types[nt++] = g->nodes[i].op_type;
+		}
+	}
+	for (int k = 0; k < nt; k++) {
+		int j = 0;
+		while (j < *nops && strcmp(ops[j].op, types[k]))
+			j++;
+		if (j == *nops) {
+			if (*nops == MAX_OPS)
+				continue;
+			memset(&ops[j], 0, sizeof ops[j]);
+			snprintf(ops[j].op, sizeof ops[j].op, "%s", types[k]);
+			(*nops)++;
+		}
+		ops[j].pass += ok;
+		ops[j].fail += !ok;
+		ops[j].npu += ok && npu;
+	}
+	loom_graph_free(g);
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: loom test-onnx CASE_DIR... [--backend ref] [--expect FILE] [--atol A] [--rtol R] [-q]\n"
+	fprintf(f, "usage: loom test-onnx CASE_DIR... [--backend ref|cmodel|rtl] [--hw CFG] [--expect FILE]\n"
+		   "                 [--atol A] [--rtol R] [--per-op] [-q]\n"
 		   "  runs ONNX test-case folders (model.onnx + test_data_set_N/) and compares every\n"
 		   "  output; a CASE_DIR holding no model.onnx but case folders runs all of them.\n"
+		   "  cmodel, rtl: each case is compiled (calibrated on its own inputs) and run on the\n"
+		   "                 NPU; an output from the NPU may also differ by 4 quantization steps\n"
+		   "  --per-op       pass/fail counts per operator (every op type in a case's model)\n"
+		   "  --keep-float N,...  cmodel, rtl: nodes kept in float on the CPU\n"
+		   "  --min-cos C    cmodel, rtl: compare outputs by cosine similarity >= C instead\n"
+		   "                 (whole models)\n"
 		   "  --expect FILE  the cases that must pass (others are coverage only)\n"
 		   "  --atol, --rtol float tolerances (default 1e-5, 1e-3)\n"
 		   "  -q             print only failures of expected cases and the summary\n"
@@ -285,9 +455,15 @@ static void usage(FILE *f)
 
 int cmd_test_onnx(int argc, char **argv)
 {
-	const char *backend = "ref", *expect = NULL;
+	const char *backend = "ref", *expect = NULL, *hw = "default";
+	opstat ops[MAX_OPS];
+	int nops = 0;
 	tol tl = {1e-5, 1e-3};
-	int quiet = 0;
+	int quiet = 0, per_op = 0;
+	double min_cos = 0;
+	const char *keep_float = NULL;
+	int calib_method = 0;
+	double percentile = 99.99;
 	char **dirs = calloc((size_t)argc, sizeof *dirs);
 	int ndirs = 0;
 	if (!dirs)
@@ -300,6 +476,8 @@ int cmd_test_onnx(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--backend") && i + 1 < argc) {
 			backend = argv[++i];
+		} else if (!strcmp(a, "--hw") && i + 1 < argc) {
+			hw = argv[++i];
 		} else if (!strcmp(a, "--expect") && i + 1 < argc) {
 			expect = argv[++i];
 		} else if (!strcmp(a, "--atol") && i + 1 < argc) {
@@ -308,6 +486,17 @@ int cmd_test_onnx(int argc, char **argv)
 			tl.rtol = atof(argv[++i]);
 		} else if (!strcmp(a, "-q")) {
 			quiet = 1;
+		} else if (!strcmp(a, "--calib-method") && i + 1 < argc) {
+			const char *v = argv[++i];
+			calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : 0;
+		} else if (!strcmp(a, "--percentile") && i + 1 < argc) {
+			percentile = atof(argv[++i]);
+		} else if (!strcmp(a, "--keep-float") && i + 1 < argc) {
+			keep_float = argv[++i];
+		} else if (!strcmp(a, "--min-cos") && i + 1 < argc) {
+			min_cos = atof(argv[++i]);
+		} else if (!strcmp(a, "--per-op")) {
+			per_op = 1;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "loom test-onnx: unknown option '%s'\n", a);
 			usage(stderr);
@@ -317,11 +506,20 @@ int cmd_test_onnx(int argc, char **argv)
 			dirs[ndirs++] = argv[i];
 		}
 	}
+	npu_ctx npu = {.backend = backend, .hw = hw, .min_cos = min_cos, .keep_float = keep_float,
+		       .calib_method = calib_method, .percentile = percentile};
 	if (strcmp(backend, "ref")) {
-		fprintf(stderr, "loom test-onnx: backend '%s': only 'ref' runs ONNX models until `loom compile` exists\n",
-			backend);
-		free(dirs);
-		return 2;
+		char e2[1024];
+		if (strcmp(backend, "cmodel") && strcmp(backend, "rtl")) {
+			fprintf(stderr, "loom test-onnx: backend '%s': ref, cmodel or rtl\n", backend);
+			free(dirs);
+			return 2;
+		}
+		if (tool_dev_open(backend, hw, &npu.dev, e2, sizeof e2)) {
+			fprintf(stderr, "loom test-onnx: %s backend: %s\n", backend, e2);
+			free(dirs);
+			return 2;
+		}
 	}
 	if (!ndirs) {
 		usage(stderr);
@@ -367,10 +565,21 @@ int cmd_test_onnx(int argc, char **argv)
 			exp_seen += expect && must;
 			char err[1024];
 			int nsets = 0;
-			if (run_case(cdir, tl, &nsets, err, sizeof err) == 0) {
+			npu.on_npu = 0;
+			npu.worst = 0;
+			npu.cos = 1;
+			int ok = run_case(cdir, tl, npu.dev ? &npu : NULL, &nsets, err, sizeof err) == 0;
+			count_ops(cdir, ops, &nops, ok, npu.on_npu);
+			if (ok) {
 				pass++;
 				exp_pass += must;
-				if (!quiet)
+				if (!quiet && npu.dev && npu.min_cos > 0)
+					printf("ok   %s (%d data set%s, %s, cosine similarity %.6f)\n", name, nsets,
+					       nsets == 1 ? "" : "s", npu.on_npu ? "NPU" : "CPU only", npu.cos);
+				else if (!quiet && npu.dev)
+					printf("ok   %s (%d data set%s, %s, worst %.2f quantization steps)\n", name, nsets,
+					       nsets == 1 ? "" : "s", npu.on_npu ? "NPU" : "CPU only", npu.worst);
+				else if (!quiet)
 					printf("ok   %s (%d data set%s)\n", name, nsets, nsets == 1 ? "" : "s");
 			} else {
 				fail++;
@@ -391,6 +600,16 @@ int cmd_test_onnx(int argc, char **argv)
 		free(exp[k]);
 	free(exp);
 	free(dirs);
+	loom_close(npu.dev);
+	if (per_op) {
+		printf("%-26s %6s %6s %6s\n", "operator", "pass", "fail", npu.dev ? "on NPU" : "");
+		for (int k = 0; k < nops; k++) {
+			if (npu.dev)
+				printf("%-26s %6d %6d %6d\n", ops[k].op, ops[k].pass, ops[k].fail, ops[k].npu);
+			else
+				printf("%-26s %6d %6d\n", ops[k].op, ops[k].pass, ops[k].fail);
+		}
+	}
 	if (expect) {
 		printf("coverage: %d of %d cases pass on %s\n", pass, pass + fail, backend);
 		printf("%d passed, %d failed\n", exp_pass, exp_fail);
@@ -446,7 +665,7 @@ int cmd_run_onnx(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
-		if (run_set(model, data, tl, err, sizeof err)) {
+		if (run_set(model, data, tl, NULL, err, sizeof err)) {
 			printf("FAIL %s: %s\n", model, err);
 			return 1;
 		}

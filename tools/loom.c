@@ -10,8 +10,10 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *help;
 } cmds[] = {
+	{"compile", cmd_compile, "an ONNX model to a .loom file: quantized, lowered to the NPU, CPU fallback"},
 	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
 	{"demo", cmd_demo, "conv, GEMM and vector layers on the NPU, checked, with cycles and utilization"},
+	{"objdump", cmd_objdump, "a .loom model file: tensors, layers, steps, disassembled instructions"},
 	{"run", cmd_run, "a program as a job through libloom and the firmware, or MODEL.onnx on the reference executor"},
 	{"selftest", cmd_selftest, "the driver/firmware protocol suite through libloom"},
 	{"test-onnx", cmd_test_onnx, "ONNX test-case folders: run each model, compare with its outputs"},

@@ -11,4 +11,33 @@ int cmd_run(int argc, char **argv);      /* loom run [--backend B] --cosim-seed 
 int cmd_test_onnx(int argc, char **argv); /* loom test-onnx CASE_DIR... [--backend ref] */
 int cmd_run_onnx(int argc, char **argv);  /* loom run MODEL.onnx --backend ref (tools/cmd_test_onnx.c) */
 
+int cmd_compile(int argc, char **argv);   /* loom compile MODEL.onnx -o MODEL.loom [--hw CFG] ... */
+int cmd_objdump(int argc, char **argv);   /* loom objdump MODEL.loom */
+int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */
+
+/* tools/npu_session.c: shared by the model commands */
+#include <stddef.h>
+#include "loom/ir.h"
+#include "loom/loom.h"
+typedef struct tool_metrics_t {
+	double max_abs;     /* max |got - want| */
+	double cos;         /* cosine similarity */
+	double top1;        /* argmax agreement over the last dimension, per row (rows > 0) */
+	double ref_absmax;  /* max |want| */
+	long long rows;
+} tool_metrics_t;
+/* open a device, load build/firmware/loom_fw.elf and boot it: 0 or -1 + message */
+int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len);
+/* put input tensors (by name, else by position) into the graph inputs */
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len);
+/* "key=value,..." of every parameter: a loom_open spec for exactly this configuration */
+#include "loom/hwcfg.h"
+void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
+/* loom compile --sensitivity (tools/sensitivity.c) */
+#include <stdio.h>
+#include "loom/compile.h"
+#include "loom/onnx.h"
+int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
+		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
+void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m);
 #endif

@@ -1,0 +1,1890 @@
+/* modelfile.c - the .loom model file (include/loom/model.h): a compiled
+ * model written to and read from an ELF container with libelf.
+ *
+ * The file is ELF64, little endian, ET_REL (nothing is linked or loaded by
+ * an ELF loader: the runtime places the sections itself), e_machine EM_NONE
+ * (the NPU has no ELF machine number). No program headers. Sections:
+ *
+ *   .loom.text     PROGBITS  the instructions, 32 bytes each (8 little-endian
+ *                            words), every job back to back; sh_addr =
+ *                            text_base
+ *   .loom.const    PROGBITS  the const region's bytes; sh_addr = const_base
+ *   .loom.tensors  PROGBITS  the tensor table (per graph tensor: the tensor
+ *                            and its device image, loom_mtensor)
+ *   .loom.graph    PROGBITS  the CPU graph: name, path, opset, inputs,
+ *                            outputs, nodes with their attributes
+ *   .loom.cdata    PROGBITS  the values of the graph tensors that have data,
+ *                            in tensor order
+ *   .loom.layers   PROGBITS  the layers
+ *   .loom.steps    PROGBITS  the steps
+ *   .note.loom     NOTE      owner "Loom": the format version, the hardware
+ *                            configuration, the compile options, the source
+ *                            file, the DRAM map
+ *   .shstrtab      STRTAB
+ *
+ * The payload of the .loom.* sections is a plain little-endian byte stream
+ * (no host struct is ever dumped): u8/u32/u64 integers, i32/i64 in two's
+ * complement, f32 as its IEEE bits, strings as a u32 length and the bytes
+ * (no NUL; length 0xffffffff = a NULL pointer), tensor values element by
+ * element in their data type's size. Every section is parsed to its last
+ * byte: trailing bytes are an error. Records:
+ *
+ *   tensors   u32 n; n x { tensor; mtensor }
+ *   tensor    str name, u32 dtype, u32 rank, i64 dims[rank], u8 is_const,
+ *             u8 has_data (values: in .loom.cdata for graph tensors, inline
+ *             after the head for tensor attributes)
+ *   mtensor   u8 dev, u8 host, u32 h, w, c, stride, f32 scale, i32 zp, u64 addr
+ *   graph     str name, str path, i64 opset, u32 n + i32 inputs[n],
+ *             u32 n + i32 outputs[n], u32 nnodes; per node: str name,
+ *             op_type, domain, u32 n + i32 inputs[n] (-1: omitted),
+ *             u32 n + i32 outputs[n], u32 nattrs; per attribute: str name,
+ *             u32 type, the value of that type (f32 | i64 | str |
+ *             u8 present + tensor | u32 n + n x f32 / i64 / str)
+ *   layers    u32 n; per layer: u32 kind, str name, i32 nodes[4], i32 in[2],
+ *             i32 out, u32 insn_first, insn_count, mark_id, u64 macs,
+ *             est_cycles, dram_bytes, u32 tile_h, tile_w, tile_c, sp_bytes,
+ *             u64 const_off, const_bytes
+ *   steps     u32 n; per step: u32 kind, i32 node, i32 tensor, u32 layer,
+ *             nlayers, u64 insn_addr
+ *
+ * The notes (owner "Loom", types 0x4c4f0001..5) are readable text where
+ * they can be ("key=value" lines): 1 the format version (u32), 2 the
+ * configuration (config=NAME, fingerprint=0xHEX, then every parameter of
+ * hwparams.def by name), 3 the compile options, 4 the source file name (3
+ * and 4 absent for NULL), 5 the DRAM map (base, const_base, const_bytes,
+ * arena_base, arena_bytes, mark_base, text_base, text_bytes, dram_end,
+ * arena_bytes_noreuse). On reading, the configuration is rebuilt with
+ * loom_hwcfg_finish and its fingerprint must match the stored one.
+ *
+ * The reader trusts nothing: the raw ELF header is checked before libelf
+ * sees it, every section's type, offset and size, every count against the
+ * bytes left (no allocation larger than the file can justify), every index,
+ * data type, rank, dim, size, enum and address; a failure is -1 and one
+ * message "FILE: SECTION: ITEM: what is wrong". */
+#include "loom/model.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NOTE_OWNER "Loom"
+/* note types of owner "Loom": 0x4c4f00NN ("LO"), numbers no tool gives a
+ * meaning of its own (readelf -n calls 1, 2 and 4 NT_VERSION, NT_ARCH and GO
+ * BUILDID whatever the owner) */
+#define NT_LOOM(n) (0x4c4f0000u + (n))
+enum {
+	NT_LOOM_VERSION = 1, /* u32 LOOM_MODEL_VERSION */
+	NT_LOOM_HWCFG = 2,   /* text: config=NAME, fingerprint=0xHEX, PARAM=VALUE lines */
+	NT_LOOM_OPTIONS = 3, /* text: the compile options (absent: NULL) */
+	NT_LOOM_SOURCE = 4,  /* text: the source file name (absent: NULL) */
+	NT_LOOM_DRAM = 5,    /* text: KEY=VALUE lines of the DRAM map */
+	NT_LOOM_MAX = 5,
+};
+
+#define STR_NULL 0xffffffffu
+#define MAX_SECTIONS 64
+
+enum sec_id { S_TEXT, S_CONST, S_TENSORS, S_GRAPH, S_CDATA, S_LAYERS, S_STEPS, S_NOTE, S_COUNT };
+static const struct {
+	const char *name;
+	uint32_t type;
+} sec_info[S_COUNT] = {
+	[S_TEXT] = {".loom.text", SHT_PROGBITS},     [S_CONST] = {".loom.const", SHT_PROGBITS},
+	[S_TENSORS] = {".loom.tensors", SHT_PROGBITS}, [S_GRAPH] = {".loom.graph", SHT_PROGBITS},
+	[S_CDATA] = {".loom.cdata", SHT_PROGBITS},   [S_LAYERS] = {".loom.layers", SHT_PROGBITS},
+	[S_STEPS] = {".loom.steps", SHT_PROGBITS},   [S_NOTE] = {".note.loom", SHT_NOTE},
+};
+
+/* the hardware parameters, by name */
+static const struct {
+	const char *name;
+	size_t off;
+} hwparams[] = {
+#define LOOM_HWPARAM(n, sv, lo, hi, doc) {#n, offsetof(loom_hwcfg, n)},
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+};
+#define NHWPARAMS (sizeof hwparams / sizeof hwparams[0])
+
+static uint32_t hw_get(const loom_hwcfg *c, size_t i)
+{
+	uint32_t v;
+	memcpy(&v, (const char *)c + hwparams[i].off, sizeof v);
+	return v;
+}
+
+static void hw_set(loom_hwcfg *c, size_t i, uint32_t v) { memcpy((char *)c + hwparams[i].off, &v, sizeof v); }
+
+/* Parameters that change the compiled program: all but the simulated DRAM's
+ * latency and bandwidth (the ones common/hwcfg.c leaves out of the
+ * fingerprint). */
+static int hw_program(size_t i)
+{
+	return strcmp(hwparams[i].name, "dram_latency") && strcmp(hwparams[i].name, "dram_bw");
+}
+
+/* the DRAM map note's keys */
+#define DRAM_KEYS(X)                                                                                                   \
+	X(base) X(const_base) X(const_bytes) X(arena_base) X(arena_bytes) X(mark_base) X(text_base) X(text_bytes)     \
+		X(dram_end) X(arena_bytes_noreuse)
+static const char *const dram_keys[] = {
+#define X(k) #k,
+	DRAM_KEYS(X)
+#undef X
+};
+#define NDRAM_KEYS (sizeof dram_keys / sizeof dram_keys[0])
+
+static uint64_t *dram_slot(loom_model *m, size_t i)
+{
+	uint64_t *s[] = {
+#define X(k) &m->k,
+		DRAM_KEYS(X)
+#undef X
+	};
+	return s[i];
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *loom_layer_kind_name(int kind)
+{
+	switch (kind) {
+	case LOOM_LAYER_CONV: return "conv";
+	case LOOM_LAYER_GEMM: return "gemm";
+	case LOOM_LAYER_POOL: return "pool";
+	case LOOM_LAYER_DWCONV: return "dwconv";
+	case LOOM_LAYER_ELTWISE: return "eltwise";
+	case LOOM_LAYER_LUT: return "lut";
+	default: return NULL;
+	}
+}
+
+static const char *step_kind_name(int kind)
+{
+	switch (kind) {
+	case LOOM_STEP_CPU: return "cpu";
+	case LOOM_STEP_QUANT: return "quant";
+	case LOOM_STEP_DEQUANT: return "dequant";
+	case LOOM_STEP_NPU: return "npu";
+	default: return NULL;
+	}
+}
+
+int loom_mt_geom(int rank, const int64_t *dims, uint32_t *h, uint32_t *w, uint32_t *c)
+{
+	int64_t d[3] = {1, 1, 1}; /* h, w, c */
+	uint64_t sz;
+	if (rank < 0 || rank > 4 || (rank && !dims))
+		return -1;
+	for (int i = 0; i < rank; i++)
+		if (dims[i] < 0 || (uint64_t)dims[i] > UINT32_MAX)
+			return -1;
+	switch (rank) {
+	case 4:
+		if (dims[0] != 1)
+			return -1;
+		d[0] = dims[2], d[1] = dims[3], d[2] = dims[1];
+		break;
+	case 3:
+		if (dims[0] != 1)
+			return -1;
+		d[1] = dims[2], d[2] = dims[1];
+		break;
+	case 2:
+		d[1] = dims[0], d[2] = dims[1];
+		break;
+	case 1:
+		d[2] = dims[0];
+		break;
+	default:
+		break;
+	}
+	/* the image, channels rounded up to a 4-byte stride, must have a size */
+	if (__builtin_mul_overflow((uint64_t)d[0], (uint64_t)d[1], &sz) ||
+	    __builtin_mul_overflow(sz, (uint64_t)d[2] + 3, &sz))
+		return -1;
+	if (h)
+		*h = (uint32_t)d[0];
+	if (w)
+		*w = (uint32_t)d[1];
+	if (c)
+		*c = (uint32_t)d[2];
+	return 0;
+}
+
+/* ------------------------------------------------------------------ freeing */
+
+void loom_model_free(loom_model *m)
+{
+	if (!m)
+		return;
+	loom_graph_free(m->graph);
+	free(m->options);
+	free(m->source);
+	free(m->mt);
+	if (m->layers)
+		for (uint32_t i = 0; i < m->nlayers; i++)
+			free(m->layers[i].name);
+	free(m->layers);
+	free(m->steps);
+	free(m->insn);
+	free(m->consts);
+	free(m);
+}
+
+/* ------------------------------------------------------------------ writing */
+
+/* A growing little-endian byte stream; oom set on the first failed growth. */
+typedef struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int oom;
+} wbuf;
+
+static void w_bytes(wbuf *b, const void *src, size_t n)
+{
+	if (b->oom || !n)
+		return;
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				b->oom = 1;
+				return;
+			}
+			cap *= 2;
+		}
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void w_le(wbuf *b, uint64_t v, unsigned n)
+{
+	uint8_t t[8];
+	for (unsigned i = 0; i < n; i++)
+		t[i] = (uint8_t)(v >> (8 * i));
+	w_bytes(b, t, n);
+}
+
+static void w_u8(wbuf *b, unsigned v) { w_le(b, v & 0xffu, 1); }
+static void w_u32(wbuf *b, uint32_t v) { w_le(b, v, 4); }
+static void w_i32(wbuf *b, int32_t v) { w_le(b, (uint32_t)v, 4); }
+static void w_u64(wbuf *b, uint64_t v) { w_le(b, v, 8); }
+static void w_i64(wbuf *b, int64_t v) { w_le(b, (uint64_t)v, 8); }
+
+static void w_f32(wbuf *b, float f)
+{
+	uint32_t v;
+	memcpy(&v, &f, sizeof v);
+	w_u32(b, v);
+}
+
+static void w_str(wbuf *b, const char *s)
+{
+	if (!s) {
+		w_u32(b, STR_NULL);
+		return;
+	}
+	size_t n = strlen(s);
+	if (n >= STR_NULL) {
+		b->oom = 1;
+		return;
+	}
+	w_u32(b, (uint32_t)n);
+	w_bytes(b, s, n);
+}
+
+/* n elements of es bytes each, host order -> little endian */
+static void w_elems(wbuf *b, const void *data, size_t n, size_t es)
+{
+	const uint8_t *p = data;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 0;
+		switch (es) {
+		case 1: v = p[i]; break;
+		case 2: { uint16_t x; memcpy(&x, p + 2 * i, 2); v = x; break; }
+		case 4: { uint32_t x; memcpy(&x, p + 4 * i, 4); v = x; break; }
+		default: memcpy(&v, p + 8 * i, 8); break;
+		}
+		w_le(b, v, (unsigned)es);
+	}
+}
+
+/* A tensor: head into b, its values (if any) into data. */
+static void w_tensor(wbuf *b, wbuf *data, const loom_tensor *t)
+{
+	int rank = t->rank < 0 ? 0 : t->rank > LOOM_MAX_RANK ? LOOM_MAX_RANK : t->rank;
+	size_t es = loom_dtype_size(t->dtype);
+	int64_t n = loom_tensor_numel(t);
+	int has = t->data && es && n >= 0;
+	w_str(b, t->name);
+	w_u32(b, (uint32_t)t->dtype);
+	w_u32(b, (uint32_t)rank);
+	for (int d = 0; d < rank; d++)
+		w_i64(b, t->dims[d]);
+	w_u8(b, t->is_const != 0);
+	w_u8(b, has);
+	if (has)
+		w_elems(data, t->data, (size_t)n, es);
+}
+
+static void w_mtensor(wbuf *b, const loom_mtensor *mt)
+{
+	w_u8(b, mt->dev != 0);
+	w_u8(b, mt->host != 0);
+	w_u32(b, mt->h);
+	w_u32(b, mt->w);
+	w_u32(b, mt->c);
+	w_u32(b, mt->stride);
+	w_f32(b, mt->scale);
+	w_i32(b, mt->zp);
+	w_u64(b, mt->addr);
+}
+
+static void w_ints(wbuf *b, const int *v, int n)
+{
+	w_u32(b, (uint32_t)(n < 0 ? 0 : n));
+	for (int i = 0; i < n; i++)
+		w_i32(b, v[i]);
+}
+
+static void w_attr(wbuf *b, const loom_attr *a)
+{
+	int n = a->n < 0 ? 0 : a->n;
+	w_str(b, a->name);
+	w_u32(b, (uint32_t)a->type);
+	switch (a->type) {
+	case LOOM_ATTR_FLOAT: w_f32(b, a->f); break;
+	case LOOM_ATTR_INT: w_i64(b, a->i); break;
+	case LOOM_ATTR_STRING: w_str(b, a->s); break;
+	case LOOM_ATTR_TENSOR:
+		w_u8(b, a->t != NULL);
+		if (a->t)
+			w_tensor(b, b, a->t);
+		break;
+	case LOOM_ATTR_FLOATS:
+		w_u32(b, (uint32_t)n);
+		for (int i = 0; i < n; i++)
+			w_f32(b, a->floats[i]);
+		break;
+	case LOOM_ATTR_INTS:
+		w_u32(b, (uint32_t)n);
+		for (int i = 0; i < n; i++)
+			w_i64(b, a->ints[i]);
+		break;
+	case LOOM_ATTR_STRINGS:
+		w_u32(b, (uint32_t)n);
+		for (int i = 0; i < n; i++)
+			w_str(b, a->strings[i]);
+		break;
+	default: break;
+	}
+}
+
+static void w_graph(wbuf *b, const loom_graph *g)
+{
+	w_str(b, g->name);
+	w_str(b, g->path);
+	w_i64(b, g->opset);
+	w_ints(b, g->inputs, g->ninputs);
+	w_ints(b, g->outputs, g->noutputs);
+	w_u32(b, (uint32_t)g->nnodes);
+	for (int k = 0; k < g->nnodes; k++) {
+		const loom_node *n = &g->nodes[k];
+		w_str(b, n->name);
+		w_str(b, n->op_type);
+		w_str(b, n->domain);
+		w_ints(b, n->inputs, n->ninputs);
+		w_ints(b, n->outputs, n->noutputs);
+		w_u32(b, (uint32_t)(n->nattrs < 0 ? 0 : n->nattrs));
+		for (int i = 0; i < n->nattrs; i++)
+			w_attr(b, &n->attrs[i]);
+	}
+}
+
+static void w_layer(wbuf *b, const loom_layer *l)
+{
+	w_u32(b, (uint32_t)l->kind);
+	w_str(b, l->name);
+	for (int i = 0; i < LOOM_LAYER_MAX_NODES; i++)
+		w_i32(b, l->nodes[i]);
+	w_i32(b, l->in[0]);
+	w_i32(b, l->in[1]);
+	w_i32(b, l->out);
+	w_u32(b, l->insn_first);
+	w_u32(b, l->insn_count);
+	w_u32(b, l->mark_id);
+	w_u64(b, l->macs);
+	w_u64(b, l->est_cycles);
+	w_u64(b, l->dram_bytes);
+	w_u32(b, l->tile_h);
+	w_u32(b, l->tile_w);
+	w_u32(b, l->tile_c);
+	w_u32(b, l->sp_bytes);
+	w_u64(b, l->const_off);
+	w_u64(b, l->const_bytes);
+}
+
+static void w_step(wbuf *b, const loom_step *s)
+{
+	w_u32(b, (uint32_t)s->kind);
+	w_i32(b, s->node);
+	w_i32(b, s->tensor);
+	w_u32(b, s->layer);
+	w_u32(b, s->nlayers);
+	w_u64(b, s->insn_addr);
+}
+
+/* One ELF note (4-byte aligned name and descriptor). */
+static void w_note(wbuf *b, uint32_t type, const void *desc, size_t n)
+{
+	static const uint8_t zero[4];
+	w_u32(b, sizeof NOTE_OWNER);
+	w_u32(b, (uint32_t)n);
+	w_u32(b, NT_LOOM(type));
+	w_bytes(b, NOTE_OWNER, sizeof NOTE_OWNER);
+	w_bytes(b, zero, (4 - sizeof NOTE_OWNER % 4) % 4);
+	w_bytes(b, desc, n);
+	w_bytes(b, zero, (4 - n % 4) % 4);
+}
+
+/* "key=value\n" into a text buffer */
+static void w_kv(wbuf *t, const char *key, const char *fmt, uint64_t v)
+{
+	char line[128];
+	int n = snprintf(line, sizeof line, "%s=", key);
+	n += snprintf(line + n, sizeof line - (size_t)n, fmt, v);
+	w_bytes(t, line, (size_t)n);
+	w_bytes(t, "\n", 1);
+}
+
+static void w_notes(wbuf *b, const loom_model *m)
+{
+	wbuf t = {0};
+	uint8_t ver[4] = {LOOM_MODEL_VERSION & 0xff, (LOOM_MODEL_VERSION >> 8) & 0xff,
+			  (LOOM_MODEL_VERSION >> 16) & 0xff, (LOOM_MODEL_VERSION >> 24) & 0xffu};
+	w_note(b, NT_LOOM_VERSION, ver, sizeof ver);
+
+	w_bytes(&t, "config=", 7);
+	w_bytes(&t, m->cfg.name, strnlen(m->cfg.name, sizeof m->cfg.name));
+	w_bytes(&t, "\n", 1);
+	w_kv(&t, "fingerprint", "0x%08" PRIx64, m->cfg.fingerprint);
+	for (size_t i = 0; i < NHWPARAMS; i++)
+		w_kv(&t, hwparams[i].name, "%" PRIu64, hw_get(&m->cfg, i));
+	b->oom |= t.oom;
+	w_note(b, NT_LOOM_HWCFG, t.p, t.len);
+
+	if (m->options)
+		w_note(b, NT_LOOM_OPTIONS, m->options, strlen(m->options));
+	if (m->source)
+		w_note(b, NT_LOOM_SOURCE, m->source, strlen(m->source));
+
+	t.len = 0;
+	for (size_t i = 0; i < NDRAM_KEYS; i++)
+		w_kv(&t, dram_keys[i], "0x%" PRIx64, *dram_slot((loom_model *)m, i));
+	b->oom |= t.oom;
+	w_note(b, NT_LOOM_DRAM, t.p, t.len);
+	free(t.p);
+}
+
+/* Serialize every section of m: 0, or -1 on a model the format can not hold
+ * (message in err). */
+static int serialize(const loom_model *m, wbuf *sec, char *err, size_t errlen)
+{
+	const loom_graph *g = m->graph;
+	if (!g || g->ntensors < 0 || g->nnodes < 0 || (g->ntensors && (!g->tensors || !m->mt)))
+		return fail(err, errlen, "model has no graph or no tensor table");
+	if ((m->ninsn && !m->insn) || (m->const_bytes && !m->consts) || (m->nlayers && !m->layers) ||
+	    (m->nsteps && !m->steps))
+		return fail(err, errlen, "model has a count without its array");
+	if (m->const_bytes > SIZE_MAX)
+		return fail(err, errlen, "const region too large");
+	for (uint32_t i = 0; i < m->ninsn; i++)
+		for (int k = 0; k < LOOM_INSN_WORDS; k++)
+			w_u32(&sec[S_TEXT], m->insn[i].w[k]);
+	w_bytes(&sec[S_CONST], m->consts, (size_t)m->const_bytes);
+	w_u32(&sec[S_TENSORS], (uint32_t)g->ntensors);
+	for (int i = 0; i < g->ntensors; i++) {
+		w_tensor(&sec[S_TENSORS], &sec[S_CDATA], &g->tensors[i]);
+		w_mtensor(&sec[S_TENSORS], &m->mt[i]);
+	}
+	w_graph(&sec[S_GRAPH], g);
+	w_u32(&sec[S_LAYERS], m->nlayers);
+	for (uint32_t i = 0; i < m->nlayers; i++)
+		w_layer(&sec[S_LAYERS], &m->layers[i]);
+	w_u32(&sec[S_STEPS], m->nsteps);
+	for (uint32_t i = 0; i < m->nsteps; i++)
+		w_step(&sec[S_STEPS], &m->steps[i]);
+	w_notes(&sec[S_NOTE], m);
+	for (int s = 0; s < S_COUNT; s++)
+		if (sec[s].oom)
+			return fail(err, errlen, "out of memory");
+	return 0;
+}
+
+static int elf_write(const char *path, int fd, wbuf *sec, const loom_model *m, char *err, size_t errlen)
+{
+	static const char shstr_name[] = ".shstrtab";
+	wbuf shstr = {0};
+	uint32_t name_off[S_COUNT + 1];
+	uint8_t empty[1] = {0}; /* d_buf of an empty section */
+	int rc = -1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+	Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
+	Elf64_Ehdr *eh = e ? elf64_newehdr(e) : NULL;
+	if (!eh) {
+		fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh->e_type = ET_REL;
+	eh->e_machine = EM_NONE;
+	eh->e_version = EV_CURRENT;
+
+	w_bytes(&shstr, "", 1);
+	for (int s = 0; s <= S_COUNT; s++) {
+		const char *nm = s < S_COUNT ? sec_info[s].name : shstr_name;
+		name_off[s] = (uint32_t)shstr.len;
+		w_bytes(&shstr, nm, strlen(nm) + 1);
+	}
+	if (shstr.oom) {
+		fail(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	for (int s = 0; s <= S_COUNT; s++) {
+		wbuf *b = s < S_COUNT ? &sec[s] : &shstr;
+		Elf_Scn *scn = elf_newscn(e);
+		Elf_Data *d = scn ? elf_newdata(scn) : NULL;
+		Elf64_Shdr *sh = scn ? elf64_getshdr(scn) : NULL;
+		if (!d || !sh) {
+			fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+			goto out;
+		}
+		d->d_buf = b->len ? b->p : empty;
+		d->d_size = b->len;
+		d->d_type = ELF_T_BYTE;
+		d->d_version = EV_CURRENT;
+		d->d_align = s == S_TEXT ? LOOM_INSN_BYTES : s == S_CONST || s == S_COUNT ? 1 : 4;
+		sh->sh_name = name_off[s];
+		sh->sh_type = s < S_COUNT ? sec_info[s].type : SHT_STRTAB;
+		sh->sh_addralign = d->d_align;
+		if (s == S_TEXT) {
+			sh->sh_addr = m->text_base;
+			sh->sh_entsize = LOOM_INSN_BYTES;
+		} else if (s == S_CONST) {
+			sh->sh_addr = m->const_base;
+		}
+		if (s == S_COUNT)
+			eh->e_shstrndx = (Elf64_Half)elf_ndxscn(scn);
+	}
+	if (elf_update(e, ELF_C_WRITE) < 0) {
+		fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (e)
+		elf_end(e);
+	free(shstr.p);
+	return rc;
+}
+
+int loom_model_write(const loom_model *m, const char *path, char *err, size_t errlen)
+{
+	wbuf sec[S_COUNT];
+	int rc;
+	if (!m || !path)
+		return fail(err, errlen, "loom_model_write: NULL argument");
+	memset(sec, 0, sizeof sec);
+	rc = serialize(m, sec, err, errlen);
+	if (rc) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%s", err ? err : "");
+		fail(err, errlen, "%s: %s", path, msg);
+		goto out;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		rc = fail(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = elf_write(path, fd, sec, m, err, errlen);
+	if (close(fd) && !rc)
+		rc = fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (rc)
+		unlink(path);
+out:
+	for (int s = 0; s < S_COUNT; s++)
+		free(sec[s].p);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* A cursor over one section's bytes; errors name the file, the section and
+ * the item being read (where). */
+typedef struct rd {
+	const uint8_t *p;
+	size_t len, pos;
+	const char *file, *sec;
+	char where[192];
+	char *err;
+	size_t errlen;
+} rd;
+
+static int rfail(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rfail(rd *r, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (r->where[0])
+		return fail(r->err, r->errlen, "%s: %s: %s: %s", r->file, r->sec, r->where, msg);
+	return fail(r->err, r->errlen, "%s: %s: %s", r->file, r->sec, msg);
+}
+
+static void rwhere(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rwhere(rd *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->where, sizeof r->where, fmt, ap);
+	va_end(ap);
+}
+
+static size_t rleft(const rd *r) { return r->len - r->pos; }
+
+static int r_le(rd *r, uint64_t *v, unsigned n, const char *what)
+{
+	if (rleft(r) < n)
+		return rfail(r, "truncated: %s needs %u bytes at offset %zu, %zu left", what, n, r->pos, rleft(r));
+	uint64_t x = 0;
+	for (unsigned i = 0; i < n; i++)
+		x |= (uint64_t)r->p[r->pos + i] << (8 * i);
+	r->pos += n;
+	*v = x;
+	return 0;
+}
+
+static int r_u32(rd *r, uint32_t *v, const char *what)
+{
+	uint64_t x = 0;
+	if (r_le(r, &x, 4, what))
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static int r_i32(rd *r, int32_t *v, const char *what)
+{
+	uint32_t x = 0;
+	if (r_u32(r, &x, what))
+		return -1;
+	*v = (int32_t)x;
+	return 0;
+}
+
+static int r_u64(rd *r, uint64_t *v, const char *what) { return r_le(r, v, 8, what); }
+
+static int r_i64(rd *r, int64_t *v, const char *what)
+{
+	uint64_t x = 0;
+	if (r_le(r, &x, 8, what))
+		return -1;
+	*v = (int64_t)x;
+	return 0;
+}
+
+static int r_f32(rd *r, float *f, const char *what)
+{
+	uint32_t x = 0;
+	if (r_u32(r, &x, what))
+		return -1;
+	memcpy(f, &x, sizeof *f);
+	return 0;
+}
+
+/* a 0/1 flag */
+static int r_bool(rd *r, int *v, const char *what)
+{
+	uint64_t x = 0;
+	if (r_le(r, &x, 1, what))
+		return -1;
+	if (x > 1)
+		return rfail(r, "%s is %u, expected 0 or 1", what, (unsigned)x);
+	*v = (int)x;
+	return 0;
+}
+
+/* A count of items of at least min_each bytes each: never more than the
+ * bytes left can hold (no allocation a corrupted count could inflate). */
+static int r_count(rd *r, int *n, size_t min_each, const char *what)
+{
+	uint32_t v;
+	if (r_u32(r, &v, what))
+		return -1;
+	if (v > INT_MAX || (min_each && v > rleft(r) / min_each))
+		return rfail(r, "%s %u is more than the %zu bytes left can hold", what, v, rleft(r));
+	*n = (int)v;
+	return 0;
+}
+
+/* A string: *s is NULL (length STR_NULL) or a NUL-terminated copy. */
+static int r_str(rd *r, char **s, const char *what)
+{
+	uint32_t n;
+	*s = NULL;
+	if (r_u32(r, &n, what))
+		return -1;
+	if (n == STR_NULL)
+		return 0;
+	if (n > rleft(r))
+		return rfail(r, "%s: length %u passes the end of the section (%zu bytes left)", what, n, rleft(r));
+	if (memchr(r->p + r->pos, 0, n))
+		return rfail(r, "%s: NUL byte inside the string", what);
+	char *p = malloc((size_t)n + 1);
+	if (!p)
+		return rfail(r, "%s: out of memory", what);
+	memcpy(p, r->p + r->pos, n);
+	p[n] = 0;
+	r->pos += n;
+	*s = p;
+	return 0;
+}
+
+/* a string that must be present */
+static int r_name(rd *r, char **s, const char *what)
+{
+	if (r_str(r, s, what))
+		return -1;
+	if (!*s)
+		return rfail(r, "%s is missing (NULL)", what);
+	return 0;
+}
+
+static int r_end(rd *r)
+{
+	r->where[0] = 0;
+	if (r->pos != r->len)
+		return rfail(r, "%zu trailing bytes after offset %zu", rleft(r), r->pos);
+	return 0;
+}
+
+/* tensor index: -1 allowed when opt */
+static int r_index(rd *r, int *v, int n, int opt, const char *what)
+{
+	int32_t x = 0;
+	if (r_i32(r, &x, what))
+		return -1;
+	if (x < (opt ? -1 : 0) || x >= n)
+		return rfail(r, "%s %d is outside %s0..%d", what, x, opt ? "-1, " : "", n - 1);
+	*v = x;
+	return 0;
+}
+
+
+/* A tensor's head (from r) and values (from data, which may be r); label
+ * names it in messages ("tensor 12"), completed with its name once read. */
+static int r_tensor(rd *r, rd *data, loom_tensor *t, const char *label)
+{
+	uint32_t dtype, rank;
+	int has;
+	char lab[sizeof r->where];
+	snprintf(lab, sizeof lab, "%s", label);
+	rwhere(r, "%s", lab);
+	if (r_name(r, &t->name, "name"))
+		return -1;
+	rwhere(r, "%s (%.64s)", lab, t->name);
+	if (r_u32(r, &dtype, "dtype") || r_u32(r, &rank, "rank"))
+		return -1;
+	if (dtype > INT_MAX || !loom_dtype_size((int)dtype))
+		return rfail(r, "dtype %" PRIu32 " (%s) is not a data type Loom handles", dtype,
+			     loom_dtype_name(dtype > INT_MAX ? -1 : (int)dtype));
+	if (rank > LOOM_MAX_RANK)
+		return rfail(r, "rank %" PRIu32 " > %d", rank, LOOM_MAX_RANK);
+	t->dtype = (int)dtype;
+	t->rank = (int)rank;
+	for (uint32_t d = 0; d < rank; d++) {
+		if (r_i64(r, &t->dims[d], "dim"))
+			return -1;
+		if (t->dims[d] < 0)
+			return rfail(r, "dims[%" PRIu32 "] = %" PRId64 " < 0", d, t->dims[d]);
+	}
+	if (r_bool(r, &t->is_const, "is_const") || r_bool(r, &has, "has_data"))
+		return -1;
+	if (!has)
+		return 0;
+	int64_t n = loom_tensor_numel(t);
+	size_t es = loom_dtype_size(t->dtype), bytes = loom_tensor_bytes(t);
+	if (n < 0 || (n && !bytes))
+		return rfail(r, "element count of the shape overflows");
+	if (bytes > rleft(data)) {
+		if (data != r)
+			snprintf(data->where, sizeof data->where, "%s", r->where);
+		return rfail(data, "data: %" PRId64 " x %zu bytes at offset %zu pass the end (%zu bytes left)", n, es,
+			     data->pos, rleft(data));
+	}
+	uint8_t *p = malloc(bytes ? bytes : 1);
+	if (!p)
+		return rfail(r, "out of memory for %zu bytes of data", bytes);
+	const uint8_t *s = data->p + data->pos;
+	for (size_t i = 0; i < (size_t)n; i++) {
+		uint64_t v = 0;
+		for (size_t k = 0; k < es; k++)
+			v |= (uint64_t)s[i * es + k] << (8 * k);
+		switch (es) {
+		case 1: p[i] = (uint8_t)v; break;
+		case 2: { uint16_t x = (uint16_t)v; memcpy(p + 2 * i, &x, 2); break; }
+		case 4: { uint32_t x = (uint32_t)v; memcpy(p + 4 * i, &x, 4); break; }
+		default: memcpy(p + 8 * i, &v, 8); break;
+		}
+	}
+	data->pos += bytes;
+	t->data = p;
+	return 0;
+}
+
+/* smallest encodings, for r_count */
+#define MIN_TENSOR_BYTES (4 + 4 + 4 + 1 + 1)
+#define MTENSOR_BYTES (1 + 1 + 4 * 4 + 4 + 4 + 8)
+#define MIN_NODE_BYTES (3 * 4 + 4 + 4 + 4)
+#define MIN_ATTR_BYTES (4 + 4 + 1)
+#define LAYER_BYTES (4 + 4 + 4 * LOOM_LAYER_MAX_NODES + 3 * 4 + 3 * 4 + 3 * 8 + 4 * 4 + 2 * 8)
+#define STEP_BYTES (4 + 4 + 4 + 4 + 4 + 8)
+
+static int r_mtensor(rd *r, loom_mtensor *mt)
+{
+	uint32_t v[4];
+	int32_t zp;
+	if (r_bool(r, &mt->dev, "dev") || r_bool(r, &mt->host, "host") || r_u32(r, &v[0], "h") ||
+	    r_u32(r, &v[1], "w") || r_u32(r, &v[2], "c") || r_u32(r, &v[3], "stride") ||
+	    r_f32(r, &mt->scale, "scale") || r_i32(r, &zp, "zp") || r_u64(r, &mt->addr, "addr"))
+		return -1;
+	mt->h = v[0], mt->w = v[1], mt->c = v[2], mt->stride = v[3], mt->zp = zp;
+	return 0;
+}
+
+/* [a, a + n) inside [base, base + size) (the map is checked: no overflow there) */
+static int inside(uint64_t a, uint64_t n, uint64_t base, uint64_t size)
+{
+	return a >= base && a - base <= size && n <= size - (a - base);
+}
+
+/* A device image against the DRAM map (tensors without one: nothing to check). */
+static int check_mtensor(rd *r, const loom_model *m, const loom_mtensor *mt)
+{
+	uint64_t bytes;
+	if (!mt->dev)
+		return 0;
+	if (!mt->h || !mt->w || !mt->c)
+		return rfail(r, "device image %" PRIu32 " x %" PRIu32 " x %" PRIu32 " is empty", mt->h, mt->w, mt->c);
+	if (!mt->stride || mt->stride % 4 || mt->stride < mt->c)
+		return rfail(r, "stride %" PRIu32 " is not a positive multiple of 4 >= c = %" PRIu32, mt->stride, mt->c);
+	if (mt->zp < -128 || mt->zp > 127)
+		return rfail(r, "zp %" PRId32 " is outside -128..127", mt->zp);
+	if (!isfinite(mt->scale) || !(mt->scale > 0))
+		return rfail(r, "scale %g is not finite and > 0", (double)mt->scale);
+	/* in the arena (activations) or the const region (constant operands) */
+	if (__builtin_mul_overflow((uint64_t)mt->h * mt->w, (uint64_t)mt->stride, &bytes) ||
+	    (!inside(mt->addr, bytes, m->arena_base, m->arena_bytes) &&
+	     !inside(mt->addr, bytes, m->const_base, m->const_bytes)))
+		return rfail(r,
+			     "image at 0x%" PRIx64 " (%" PRIu32 " x %" PRIu32 " pixels of %" PRIu32
+			     " bytes) is inside neither the arena [0x%" PRIx64 ", +0x%" PRIx64 ") nor the const region [0x%" PRIx64
+			     ", +0x%" PRIx64 ")",
+			     mt->addr, mt->h, mt->w, mt->stride, m->arena_base, m->arena_bytes, m->const_base,
+			     m->const_bytes);
+	return 0;
+}
+
+/* .loom.tensors (with their values from .loom.cdata) */
+static int r_tensors(rd *r, rd *cd, loom_model *m)
+{
+	loom_graph *g = m->graph;
+	int n;
+	if (r_count(r, &n, MIN_TENSOR_BYTES + MTENSOR_BYTES, "tensor count"))
+		return -1;
+	g->tensors = calloc((size_t)n + 1, sizeof *g->tensors);
+	m->mt = calloc((size_t)n + 1, sizeof *m->mt);
+	if (!g->tensors || !m->mt)
+		return rfail(r, "out of memory for %d tensors", n);
+	g->ntensors = n;
+	for (int i = 0; i < n; i++) {
+		char lab[32];
+		snprintf(lab, sizeof lab, "tensor %d", i);
+		if (r_tensor(r, cd, &g->tensors[i], lab) || r_mtensor(r, &m->mt[i]) || check_mtensor(r, m, &m->mt[i]))
+			return -1;
+	}
+	if (r_end(r))
+		return -1;
+	return r_end(cd);
+}
+
+/* a list of tensor indices: *n entries (an array of at least one) */
+static int r_index_list(rd *r, int **v, int *n, int ntensors, int opt, const char *what)
+{
+	char cnt[64];
+	snprintf(cnt, sizeof cnt, "%s count", what);
+	if (r_count(r, n, 4, cnt))
+		return -1;
+	if (!(*v = calloc((size_t)*n + 1, sizeof **v)))
+		return rfail(r, "out of memory");
+	for (int i = 0; i < *n; i++) {
+		char wh[64];
+		snprintf(wh, sizeof wh, "%s[%d]", what, i);
+		if (r_index(r, &(*v)[i], ntensors, opt, wh))
+			return -1;
+	}
+	return 0;
+}
+
+static int r_attr(rd *r, loom_attr *a, const char *node_where)
+{
+	uint32_t type;
+	int n = 0;
+	if (r_name(r, &a->name, "attribute name"))
+		return -1;
+	rwhere(r, "%s: attribute '%.64s'", node_where, a->name);
+	if (r_u32(r, &type, "type"))
+		return -1;
+	a->type = (int)type;
+	switch (type) {
+	case LOOM_ATTR_FLOAT:
+		return r_f32(r, &a->f, "value");
+	case LOOM_ATTR_INT:
+		return r_i64(r, &a->i, "value");
+	case LOOM_ATTR_STRING:
+		return r_name(r, &a->s, "value");
+	case LOOM_ATTR_TENSOR: {
+		int has;
+		char lab[sizeof r->where];
+		if (r_bool(r, &has, "tensor present"))
+			return -1;
+		if (!has)
+			return 0;
+		if (!(a->t = calloc(1, sizeof *a->t)))
+			return rfail(r, "out of memory");
+		snprintf(lab, sizeof lab, "%.160s: tensor", r->where);
+		return r_tensor(r, r, a->t, lab);
+	}
+	case LOOM_ATTR_FLOATS:
+		if (r_count(r, &n, 4, "float count"))
+			return -1;
+		if (!(a->floats = calloc((size_t)n + 1, sizeof *a->floats)))
+			return rfail(r, "out of memory");
+		a->n = n;
+		for (int i = 0; i < n; i++)
+			if (r_f32(r, &a->floats[i], "float"))
+				return -1;
+		return 0;
+	case LOOM_ATTR_INTS:
+		if (r_count(r, &n, 8, "int count"))
+			return -1;
+		if (!(a->ints = calloc((size_t)n + 1, sizeof *a->ints)))
+			return rfail(r, "out of memory");
+		a->n = n;
+		for (int i = 0; i < n; i++)
+			if (r_i64(r, &a->ints[i], "int"))
+				return -1;
+		return 0;
+	case LOOM_ATTR_STRINGS:
+		if (r_count(r, &n, 4, "string count"))
+			return -1;
+		if (!(a->strings = calloc((size_t)n + 1, sizeof *a->strings)))
+			return rfail(r, "out of memory");
+		a->n = n;
+		for (int i = 0; i < n; i++)
+			if (r_name(r, &a->strings[i], "string"))
+				return -1;
+		return 0;
+	default:
+		return rfail(r, "attribute type %" PRIu32 " is not one Loom handles", type);
+	}
+}
+
+static int r_node(rd *r, loom_node *nd, int k, int ntensors)
+{
+	char wh[sizeof r->where];
+	rwhere(r, "node %d", k);
+	if (r_name(r, &nd->name, "name"))
+		return -1;
+	snprintf(wh, sizeof wh, "node %d (%.64s)", k, nd->name);
+	rwhere(r, "%s", wh);
+	if (r_name(r, &nd->op_type, "op_type") || r_name(r, &nd->domain, "domain") ||
+	    r_index_list(r, &nd->inputs, &nd->ninputs, ntensors, 1, "input") ||
+	    r_index_list(r, &nd->outputs, &nd->noutputs, ntensors, 1, "output"))
+		return -1;
+	int na;
+	if (r_count(r, &na, MIN_ATTR_BYTES, "attribute count"))
+		return -1;
+	if (!(nd->attrs = calloc((size_t)na + 1, sizeof *nd->attrs)))
+		return rfail(r, "out of memory");
+	nd->nattrs = na;
+	for (int i = 0; i < na; i++) {
+		rwhere(r, "%s: attribute %d", wh, i);
+		if (r_attr(r, &nd->attrs[i], wh))
+			return -1;
+	}
+	return 0;
+}
+
+/* .loom.graph (after the tensors) */
+static int r_graph(rd *r, loom_graph *g)
+{
+	int n;
+	if (r_str(r, &g->name, "graph name") || r_str(r, &g->path, "graph path") || r_i64(r, &g->opset, "opset") ||
+	    r_index_list(r, &g->inputs, &g->ninputs, g->ntensors, 0, "graph input") ||
+	    r_index_list(r, &g->outputs, &g->noutputs, g->ntensors, 0, "graph output") ||
+	    r_count(r, &n, MIN_NODE_BYTES, "node count"))
+		return -1;
+	if (!(g->nodes = calloc((size_t)n + 1, sizeof *g->nodes)))
+		return rfail(r, "out of memory for %d nodes", n);
+	g->nnodes = n;
+	for (int k = 0; k < n; k++)
+		if (r_node(r, &g->nodes[k], k, g->ntensors))
+			return -1;
+	return r_end(r);
+}
+
+/* a tensor index that must name a device tensor */
+static int r_dev_tensor(rd *r, const loom_model *m, int *v, int opt, const char *what)
+{
+	if (r_index(r, v, m->graph->ntensors, opt, what))
+		return -1;
+	if (*v >= 0 && !m->mt[*v].dev)
+		return rfail(r, "%s: tensor %d (%.64s) has no device image", what, *v, m->graph->tensors[*v].name);
+	return 0;
+}
+
+static int r_layer(rd *r, loom_model *m, loom_layer *l, uint32_t i)
+{
+	uint32_t kind;
+	rwhere(r, "layer %" PRIu32, i);
+	if (r_u32(r, &kind, "kind"))
+		return -1;
+	if (!loom_layer_kind_name((int)(kind > INT_MAX ? INT_MAX : kind)))
+		return rfail(r, "kind %" PRIu32 " is not a layer kind", kind);
+	l->kind = (int)kind;
+	if (r_name(r, &l->name, "name"))
+		return -1;
+	rwhere(r, "layer %" PRIu32 " (%.64s)", i, l->name);
+	for (int k = 0; k < LOOM_LAYER_MAX_NODES; k++)
+		if (r_index(r, &l->nodes[k], m->graph->nnodes, 1, "node"))
+			return -1;
+	if (r_dev_tensor(r, m, &l->in[0], 0, "in[0]") || r_dev_tensor(r, m, &l->in[1], 1, "in[1]") ||
+	    r_dev_tensor(r, m, &l->out, 0, "out") || r_u32(r, &l->insn_first, "insn_first") ||
+	    r_u32(r, &l->insn_count, "insn_count") || r_u32(r, &l->mark_id, "mark_id") || r_u64(r, &l->macs, "macs") ||
+	    r_u64(r, &l->est_cycles, "est_cycles") || r_u64(r, &l->dram_bytes, "dram_bytes") ||
+	    r_u32(r, &l->tile_h, "tile_h") || r_u32(r, &l->tile_w, "tile_w") || r_u32(r, &l->tile_c, "tile_c") ||
+	    r_u32(r, &l->sp_bytes, "sp_bytes") || r_u64(r, &l->const_off, "const_off") ||
+	    r_u64(r, &l->const_bytes, "const_bytes"))
+		return -1;
+	if (l->insn_first > m->ninsn || l->insn_count > m->ninsn - l->insn_first)
+		return rfail(r, "instructions [%" PRIu32 ", +%" PRIu32 ") pass the %" PRIu32 " in .loom.text",
+			     l->insn_first, l->insn_count, m->ninsn);
+	if (l->const_off > m->const_bytes || l->const_bytes > m->const_bytes - l->const_off)
+		return rfail(r, "const [%" PRIu64 ", +%" PRIu64 ") passes the %" PRIu64 "-byte const region",
+			     l->const_off, l->const_bytes, m->const_bytes);
+	return 0;
+}
+
+static int r_layers(rd *r, loom_model *m)
+{
+	int n;
+	if (r_count(r, &n, LAYER_BYTES, "layer count"))
+		return -1;
+	if (!(m->layers = calloc((size_t)n + 1, sizeof *m->layers)))
+		return rfail(r, "out of memory for %d layers", n);
+	m->nlayers = (uint32_t)n;
+	for (uint32_t i = 0; i < m->nlayers; i++)
+		if (r_layer(r, m, &m->layers[i], i))
+			return -1;
+	return r_end(r);
+}
+
+static int r_step(rd *r, loom_model *m, loom_step *s, uint32_t i)
+{
+	uint32_t kind;
+	int32_t node, tensor;
+	rwhere(r, "step %" PRIu32, i);
+	if (r_u32(r, &kind, "kind") || r_i32(r, &node, "node") || r_i32(r, &tensor, "tensor") ||
+	    r_u32(r, &s->layer, "layer") || r_u32(r, &s->nlayers, "nlayers") || r_u64(r, &s->insn_addr, "insn_addr"))
+		return -1;
+	if (!step_kind_name((int)(kind > INT_MAX ? INT_MAX : kind)))
+		return rfail(r, "kind %" PRIu32 " is not a step kind", kind);
+	s->kind = (int)kind;
+	s->node = node;
+	s->tensor = tensor;
+	rwhere(r, "step %" PRIu32 " (%s)", i, step_kind_name(s->kind));
+	const loom_graph *g = m->graph;
+	switch (s->kind) {
+	case LOOM_STEP_CPU:
+		if (node < 0 || node >= g->nnodes)
+			return rfail(r, "node %" PRId32 " is outside 0..%d", node, g->nnodes - 1);
+		if (!strcmp(g->nodes[node].op_type, LOOM_NPU_OP))
+			return rfail(r, "node %" PRId32 " (%.64s) is lowered to the NPU (%s)", node, g->nodes[node].name,
+				     LOOM_NPU_OP);
+		break;
+	case LOOM_STEP_QUANT:
+	case LOOM_STEP_DEQUANT:
+		if (tensor < 0 || tensor >= g->ntensors)
+			return rfail(r, "tensor %" PRId32 " is outside 0..%d", tensor, g->ntensors - 1);
+		if (!m->mt[tensor].dev)
+			return rfail(r, "tensor %" PRId32 " (%.64s) has no device image", tensor, g->tensors[tensor].name);
+		break;
+	default: /* NPU */
+		if (!s->nlayers || s->layer > m->nlayers || s->nlayers > m->nlayers - s->layer)
+			return rfail(r, "layers [%" PRIu32 ", +%" PRIu32 ") are not inside the %" PRIu32 " layers",
+				     s->layer, s->nlayers, m->nlayers);
+		if (s->insn_addr < m->text_base || (s->insn_addr - m->text_base) % LOOM_INSN_BYTES ||
+		    (s->insn_addr - m->text_base) / LOOM_INSN_BYTES >= m->ninsn)
+			return rfail(r, "insn_addr 0x%" PRIx64 " is not one of the %" PRIu32 " instructions at 0x%" PRIx64,
+				     s->insn_addr, m->ninsn, m->text_base);
+		break;
+	}
+	return 0;
+}
+
+static int r_steps(rd *r, loom_model *m)
+{
+	int n;
+	if (r_count(r, &n, STEP_BYTES, "step count"))
+		return -1;
+	if (!(m->steps = calloc((size_t)n + 1, sizeof *m->steps)))
+		return rfail(r, "out of memory for %d steps", n);
+	m->nsteps = (uint32_t)n;
+	for (uint32_t i = 0; i < m->nsteps; i++)
+		if (r_step(r, m, &m->steps[i], i))
+			return -1;
+	return r_end(r);
+}
+
+/* ---- .note.loom */
+
+/* the next "key=value" line of a text note: 1, 0 at its end, -1 on error */
+static int kv_next(rd *r, const char *txt, size_t n, size_t *pos, char *key, size_t klen, char *val, size_t vlen)
+{
+	if (*pos >= n)
+		return 0;
+	const char *line = txt + *pos;
+	const char *nl = memchr(line, '\n', n - *pos);
+	size_t ll = nl ? (size_t)(nl - line) : n - *pos;
+	*pos += ll + (nl != NULL);
+	const char *eq = memchr(line, '=', ll);
+	if (!eq)
+		return rfail(r, "line '%.*s' is not key=value", (int)(ll > 64 ? 64 : ll), line);
+	size_t kl = (size_t)(eq - line), vl = ll - kl - 1;
+	if (kl >= klen || vl >= vlen)
+		return rfail(r, "line '%.*s' is too long", (int)(ll > 64 ? 64 : ll), line);
+	memcpy(key, line, kl);
+	key[kl] = 0;
+	memcpy(val, eq + 1, vl);
+	val[vl] = 0;
+	return 1;
+}
+
+static int kv_num(rd *r, const char *key, const char *val, uint64_t max, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(val, &end, 0);
+	if (val[0] < '0' || val[0] > '9' || errno || *end || x > max)
+		return rfail(r, "%s = '%.64s' is not a number in 0..%" PRIu64, key, val, max);
+	*v = x;
+	return 0;
+}
+
+/* a text note's bytes (no NUL inside) */
+static int note_text(rd *r, const uint8_t *d, size_t n, char **out)
+{
+	if (memchr(d, 0, n))
+		return rfail(r, "NUL byte inside the text");
+	if (!(*out = malloc(n + 1)))
+		return rfail(r, "out of memory");
+	memcpy(*out, d, n);
+	(*out)[n] = 0;
+	return 0;
+}
+
+static int note_hwcfg(rd *r, loom_model *m, const char *txt, size_t n)
+{
+	unsigned seen[NHWPARAMS + 2] = {0}; /* params, config, fingerprint */
+	char key[64], val[128], msg[256];
+	uint64_t v = 0, fp = 0;
+	size_t pos = 0;
+	int rc;
+	memset(&m->cfg, 0, sizeof m->cfg);
+	while ((rc = kv_next(r, txt, n, &pos, key, sizeof key, val, sizeof val)) > 0) {
+		size_t i;
+		if (!strcmp(key, "config")) {
+			i = NHWPARAMS;
+			if (!val[0] || strlen(val) >= sizeof m->cfg.name)
+				return rfail(r, "config name '%.64s' is empty or longer than %zu", val, sizeof m->cfg.name - 1);
+			memcpy(m->cfg.name, val, strlen(val) + 1);
+		} else if (!strcmp(key, "fingerprint")) {
+			i = NHWPARAMS + 1;
+			if (kv_num(r, key, val, UINT32_MAX, &fp))
+				return -1;
+		} else {
+			for (i = 0; i < NHWPARAMS && strcmp(key, hwparams[i].name); i++)
+				;
+			if (i == NHWPARAMS)
+				return rfail(r, "unknown hardware parameter '%s'", key);
+			if (kv_num(r, key, val, UINT32_MAX, &v))
+				return -1;
+			hw_set(&m->cfg, i, (uint32_t)v);
+		}
+		if (seen[i]++)
+			return rfail(r, "'%s' is given twice", key);
+	}
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < NHWPARAMS + 2; i++)
+		if (!seen[i])
+			return rfail(r, "'%s' is missing",
+				     i < NHWPARAMS ? hwparams[i].name : i == NHWPARAMS ? "config" : "fingerprint");
+	if (loom_hwcfg_finish(&m->cfg, msg, sizeof msg))
+		return rfail(r, "%s", msg);
+	if (m->cfg.fingerprint != fp)
+		return rfail(r, "fingerprint 0x%08" PRIx64 " does not match the parameters' 0x%08" PRIx32, fp,
+			     m->cfg.fingerprint);
+	return 0;
+}
+
+static int note_dram(rd *r, loom_model *m, const char *txt, size_t n)
+{
+	unsigned seen[NDRAM_KEYS] = {0};
+	char key[64], val[128];
+	size_t pos = 0;
+	int rc;
+	while ((rc = kv_next(r, txt, n, &pos, key, sizeof key, val, sizeof val)) > 0) {
+		size_t i;
+		for (i = 0; i < NDRAM_KEYS && strcmp(key, dram_keys[i]); i++)
+			;
+		if (i == NDRAM_KEYS)
+			return rfail(r, "unknown key '%s'", key);
+		if (seen[i]++)
+			return rfail(r, "'%s' is given twice", key);
+		if (kv_num(r, key, val, UINT64_MAX, dram_slot(m, i)))
+			return -1;
+	}
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < NDRAM_KEYS; i++)
+		if (!seen[i])
+			return rfail(r, "'%s' is missing", dram_keys[i]);
+	return 0;
+}
+
+/* Every note of owner "Loom" (notes of other owners are skipped): first
+ * found, then the version checked, then the others parsed, so that a file of
+ * another format version is refused as such. */
+static int r_notes(rd *r, loom_model *m)
+{
+	struct {
+		const uint8_t *desc;
+		uint32_t size;
+		int seen, idx;
+	} nt[NT_LOOM_MAX + 1];
+	int idx = 0, bad_idx = -1;
+	uint32_t bad_type = 0;
+	memset(nt, 0, sizeof nt);
+	while (rleft(r)) {
+		uint32_t namesz, descsz, type;
+		rwhere(r, "note %d", idx++);
+		if (r_u32(r, &namesz, "namesz") || r_u32(r, &descsz, "descsz") || r_u32(r, &type, "type"))
+			return -1;
+		uint64_t npad = ((uint64_t)namesz + 3) & ~3ull, dpad = ((uint64_t)descsz + 3) & ~3ull;
+		if (npad > rleft(r) || dpad > rleft(r) - npad)
+			return rfail(r, "name (%" PRIu32 " bytes) and descriptor (%" PRIu32 " bytes) pass the end of the section",
+				     namesz, descsz);
+		const uint8_t *name = r->p + r->pos;
+		r->pos += (size_t)(npad + dpad);
+		if (namesz != sizeof NOTE_OWNER || memcmp(name, NOTE_OWNER, sizeof NOTE_OWNER))
+			continue;
+		if (type < NT_LOOM(1) || type > NT_LOOM(NT_LOOM_MAX)) {
+			if (bad_idx < 0)
+				bad_idx = idx - 1, bad_type = type;
+			continue;
+		}
+		type -= NT_LOOM(0);
+		if (nt[type].seen++)
+			return rfail(r, "note type 0x%" PRIx32 " appears twice", NT_LOOM(type));
+		nt[type].desc = name + npad;
+		nt[type].size = descsz;
+		nt[type].idx = idx - 1;
+	}
+	r->where[0] = 0;
+	if (!nt[NT_LOOM_VERSION].seen)
+		return rfail(r, "no version note (owner %s, type 0x%x)", NOTE_OWNER, NT_LOOM(NT_LOOM_VERSION));
+	const uint8_t *d = nt[NT_LOOM_VERSION].desc;
+	if (nt[NT_LOOM_VERSION].size != 4)
+		return rfail(r, "version note: descriptor is %" PRIu32 " bytes, expected 4", nt[NT_LOOM_VERSION].size);
+	m->version = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+	if (m->version != LOOM_MODEL_VERSION)
+		return rfail(r, "format version %" PRIu32 ", this loom reads version %d", m->version, LOOM_MODEL_VERSION);
+	if (bad_idx >= 0)
+		return rfail(r, "note %d: unknown note type 0x%" PRIx32, bad_idx, bad_type);
+	if (!nt[NT_LOOM_HWCFG].seen)
+		return rfail(r, "no hardware configuration note (type 0x%x)", NT_LOOM(NT_LOOM_HWCFG));
+	if (!nt[NT_LOOM_DRAM].seen)
+		return rfail(r, "no DRAM map note (type 0x%x)", NT_LOOM(NT_LOOM_DRAM));
+	for (int type = NT_LOOM_HWCFG; type <= NT_LOOM_MAX; type++) {
+		char *txt = NULL;
+		int rc = 0;
+		if (!nt[type].seen)
+			continue;
+		switch (type) {
+		case NT_LOOM_OPTIONS:
+			rwhere(r, "note %d (options)", nt[type].idx);
+			rc = note_text(r, nt[type].desc, nt[type].size, &m->options);
+			break;
+		case NT_LOOM_SOURCE:
+			rwhere(r, "note %d (source)", nt[type].idx);
+			rc = note_text(r, nt[type].desc, nt[type].size, &m->source);
+			break;
+		default:
+			rwhere(r, "%s", type == NT_LOOM_HWCFG ? "hardware configuration" : "DRAM map");
+			rc = note_text(r, nt[type].desc, nt[type].size, &txt);
+			if (!rc)
+				rc = type == NT_LOOM_HWCFG ? note_hwcfg(r, m, txt, nt[type].size)
+							   : note_dram(r, m, txt, nt[type].size);
+			free(txt);
+			break;
+		}
+		if (rc)
+			return -1;
+	}
+	r->where[0] = 0;
+	return 0;
+}
+
+/* The DRAM map: from base, consts, arena, MARK records and programs in this
+ * order, none overlapping, up to dram_end, inside the configuration's DRAM. */
+static int check_map(rd *r, const loom_model *m)
+{
+	const struct {
+		const char *name;
+		uint64_t start, size;
+	} reg[] = {
+		{"const", m->const_base, m->const_bytes},
+		{"arena", m->arena_base, m->arena_bytes},
+		{"marks", m->mark_base, (uint64_t)LOOM_MARK_BYTES * m->nlayers},
+		{"text", m->text_base, m->text_bytes},
+	};
+	uint64_t at = m->base;
+	rwhere(r, "DRAM map");
+	for (size_t i = 0; i < sizeof reg / sizeof reg[0]; i++) {
+		if (reg[i].start < at)
+			return rfail(r, "%s region at 0x%" PRIx64 " starts before 0x%" PRIx64 " (the end of the previous one)",
+				     reg[i].name, reg[i].start, at);
+		if (reg[i].size > UINT64_MAX - reg[i].start)
+			return rfail(r, "%s region 0x%" PRIx64 " + 0x%" PRIx64 " overflows", reg[i].name, reg[i].start,
+				     reg[i].size);
+		at = reg[i].start + reg[i].size;
+	}
+	if (at > m->dram_end)
+		return rfail(r, "regions end at 0x%" PRIx64 ", past dram_end 0x%" PRIx64, at, m->dram_end);
+	if (m->dram_end > m->cfg.dram_bytes)
+		return rfail(r, "dram_end 0x%" PRIx64 " is past the configuration's %" PRIu32 " MiB of DRAM", m->dram_end,
+			     m->cfg.dram_mib);
+	if ((uint64_t)m->ninsn * LOOM_INSN_BYTES > m->text_bytes)
+		return rfail(r, "%" PRIu32 " instructions do not fit text_bytes %" PRIu64, m->ninsn, m->text_bytes);
+	return 0;
+}
+
+static int cfg_cmp(const char *who, const loom_model *m, const loom_hwcfg *cfg, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < NHWPARAMS; i++) {
+		uint32_t a = hw_get(&m->cfg, i), b = hw_get(cfg, i);
+		if (hw_program(i) && a != b)
+			return fail(err, errlen, "%s compiled for %s = %" PRIu32 ", configuration '%s' has %s = %" PRIu32,
+				    who, hwparams[i].name, a, cfg->name, hwparams[i].name, b);
+	}
+	return 0;
+}
+
+int loom_model_check_cfg(const loom_model *m, const loom_hwcfg *cfg, char *err, size_t errlen)
+{
+	if (!m || !cfg)
+		return fail(err, errlen, "loom_model_check_cfg: NULL argument");
+	return cfg_cmp("model", m, cfg, err, errlen);
+}
+
+/* ---- the ELF container */
+
+static uint64_t le_at(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+#define EH(f) le_at(b + offsetof(Elf64_Ehdr, f), sizeof(((Elf64_Ehdr *)0)->f))
+
+/* The raw ELF header, before libelf sees the file. */
+static int check_ehdr(const char *file, const uint8_t *b, size_t len, char *err, size_t errlen)
+{
+	if (len < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG))
+		return fail(err, errlen, "%s: not an ELF file (%zu bytes, no \\177ELF magic)", file, len);
+	if (b[EI_CLASS] != ELFCLASS64)
+		return fail(err, errlen, "%s: ELF header: e_ident[EI_CLASS] is %u, expected ELFCLASS64", file, b[EI_CLASS]);
+	if (b[EI_DATA] != ELFDATA2LSB)
+		return fail(err, errlen, "%s: ELF header: e_ident[EI_DATA] is %u, expected ELFDATA2LSB (little endian)",
+			    file, b[EI_DATA]);
+	if (b[EI_VERSION] != EV_CURRENT)
+		return fail(err, errlen, "%s: ELF header: e_ident[EI_VERSION] is %u, expected %u", file, b[EI_VERSION],
+			    EV_CURRENT);
+	if (len < sizeof(Elf64_Ehdr))
+		return fail(err, errlen, "%s: truncated: %zu bytes, the ELF header alone is %zu", file, len,
+			    sizeof(Elf64_Ehdr));
+	if (EH(e_type) != ET_REL)
+		return fail(err, errlen, "%s: ELF header: e_type is %u, expected ET_REL (%u)", file, (unsigned)EH(e_type),
+			    ET_REL);
+	if (EH(e_machine) != EM_NONE)
+		return fail(err, errlen, "%s: ELF header: e_machine is %u, expected EM_NONE (0): not a Loom model", file,
+			    (unsigned)EH(e_machine));
+	if (EH(e_version) != EV_CURRENT)
+		return fail(err, errlen, "%s: ELF header: e_version is %u, expected %u", file, (unsigned)EH(e_version),
+			    EV_CURRENT);
+	if (EH(e_ehsize) != sizeof(Elf64_Ehdr) || EH(e_shentsize) != sizeof(Elf64_Shdr))
+		return fail(err, errlen, "%s: ELF header: e_ehsize %u / e_shentsize %u, expected %zu / %zu", file,
+			    (unsigned)EH(e_ehsize), (unsigned)EH(e_shentsize), sizeof(Elf64_Ehdr), sizeof(Elf64_Shdr));
+	if (EH(e_phnum) != 0)
+		return fail(err, errlen, "%s: ELF header: e_phnum is %u, a model has no program headers", file,
+			    (unsigned)EH(e_phnum));
+	uint64_t shoff = EH(e_shoff), shnum = EH(e_shnum), shstrndx = EH(e_shstrndx);
+	if (shnum < 2 || shnum > MAX_SECTIONS)
+		return fail(err, errlen, "%s: ELF header: e_shnum is %" PRIu64 ", expected 2..%d", file, shnum,
+			    MAX_SECTIONS);
+	if (shstrndx == SHN_UNDEF || shstrndx >= shnum)
+		return fail(err, errlen, "%s: ELF header: e_shstrndx %" PRIu64 " is not a section (1..%" PRIu64 ")", file,
+			    shstrndx, shnum - 1);
+	if (shoff > len || shnum * sizeof(Elf64_Shdr) > len - shoff)
+		return fail(err, errlen,
+			    "%s: truncated: section headers [e_shoff 0x%" PRIx64 ", +%" PRIu64 " x %zu) pass the end of the %zu-byte file",
+			    file, shoff, shnum, sizeof(Elf64_Shdr), len);
+	return 0;
+}
+
+typedef struct secref {
+	const uint8_t *p;
+	size_t size;
+	uint64_t addr;
+	int found;
+} secref;
+
+/* Find our sections through libelf: each once, of its type, inside the file. */
+static int find_sections(const char *file, Elf *e, const uint8_t *b, size_t len, secref *sec, char *err,
+			 size_t errlen)
+{
+	size_t shstrndx, shnum;
+	if (elf_getshdrstrndx(e, &shstrndx) || elf_getshdrnum(e, &shnum))
+		return fail(err, errlen, "%s: libelf: %s", file, elf_errmsg(-1));
+	/* bounds first: libelf reads .shstrtab for the names */
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(e, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return fail(err, errlen, "%s: section %zu: unreadable header: %s", file, i, elf_errmsg(-1));
+		if (sh.sh_type != SHT_NOBITS && (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset))
+			return fail(err, errlen,
+				    "%s: section %zu: sh_offset 0x%" PRIx64 " + sh_size 0x%" PRIx64 " pass the end of the %zu-byte file (truncated?)",
+				    file, i, (uint64_t)sh.sh_offset, (uint64_t)sh.sh_size, len);
+		if (i == shstrndx && sh.sh_type != SHT_STRTAB)
+			return fail(err, errlen, "%s: section %zu (e_shstrndx) is of type %u, not SHT_STRTAB", file, i,
+				    (unsigned)sh.sh_type);
+	}
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(e, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return fail(err, errlen, "%s: section %zu: unreadable header: %s", file, i, elf_errmsg(-1));
+		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!nm)
+			return fail(err, errlen, "%s: section %zu: sh_name %u is not a name in .shstrtab", file, i,
+				    (unsigned)sh.sh_name);
+		for (int s = 0; s < S_COUNT; s++) {
+			if (strcmp(nm, sec_info[s].name))
+				continue;
+			if (sec[s].found)
+				return fail(err, errlen, "%s: %s: the section appears twice", file, nm);
+			if (sh.sh_type != sec_info[s].type)
+				return fail(err, errlen, "%s: %s: sh_type is %u, expected %u", file, nm,
+					    (unsigned)sh.sh_type, sec_info[s].type);
+			sec[s].found = 1;
+			sec[s].p = b + sh.sh_offset;
+			sec[s].size = (size_t)sh.sh_size;
+			sec[s].addr = sh.sh_addr;
+		}
+	}
+	for (int s = 0; s < S_COUNT; s++)
+		if (!sec[s].found)
+			return fail(err, errlen, "%s: no %s section", file, sec_info[s].name);
+	return 0;
+}
+
+static void rinit(rd *r, const secref *s, const char *file, const char *name, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->p = s->p;
+	r->len = s->size;
+	r->file = file;
+	r->sec = name;
+	r->err = err;
+	r->errlen = errlen;
+}
+
+/* Every section, in dependency order, into m. */
+static int parse(const char *file, secref *sec, const loom_hwcfg *cfg, loom_model *m, char *err, size_t errlen)
+{
+	rd r, cd;
+	rinit(&r, &sec[S_NOTE], file, sec_info[S_NOTE].name, err, errlen);
+	if (r_notes(&r, m))
+		return -1;
+	if (cfg && cfg_cmp(file, m, cfg, err, errlen))
+		return -1;
+
+	rinit(&r, &sec[S_TEXT], file, sec_info[S_TEXT].name, err, errlen);
+	if (r.len % LOOM_INSN_BYTES)
+		return rfail(&r, "size %zu is not a multiple of %d", r.len, LOOM_INSN_BYTES);
+	if (r.len / LOOM_INSN_BYTES > UINT32_MAX)
+		return rfail(&r, "more than 2^32 instructions");
+	if (sec[S_TEXT].addr != m->text_base)
+		return rfail(&r, "sh_addr 0x%" PRIx64 " is not text_base 0x%" PRIx64, sec[S_TEXT].addr, m->text_base);
+	m->ninsn = (uint32_t)(r.len / LOOM_INSN_BYTES);
+	if (!(m->insn = calloc((size_t)m->ninsn + 1, sizeof *m->insn)))
+		return rfail(&r, "out of memory");
+	for (uint32_t i = 0; i < m->ninsn; i++)
+		for (int k = 0; k < LOOM_INSN_WORDS; k++)
+			if (r_u32(&r, &m->insn[i].w[k], "instruction word"))
+				return -1;
+
+	rinit(&r, &sec[S_CONST], file, sec_info[S_CONST].name, err, errlen);
+	if (r.len != m->const_bytes)
+		return rfail(&r, "size %zu is not const_bytes %" PRIu64 " of the DRAM map", r.len, m->const_bytes);
+	if (sec[S_CONST].addr != m->const_base)
+		return rfail(&r, "sh_addr 0x%" PRIx64 " is not const_base 0x%" PRIx64, sec[S_CONST].addr,
+			     m->const_base);
+	if (!(m->consts = malloc(r.len ? r.len : 1)))
+		return rfail(&r, "out of memory");
+	if (r.len)
+		memcpy(m->consts, r.p, r.len);
+
+	/* the region order needs nlayers: checked again once they are read */
+	rinit(&r, &sec[S_NOTE], file, sec_info[S_NOTE].name, err, errlen);
+	if (check_map(&r, m))
+		return -1;
+
+	rinit(&r, &sec[S_TENSORS], file, sec_info[S_TENSORS].name, err, errlen);
+	rinit(&cd, &sec[S_CDATA], file, sec_info[S_CDATA].name, err, errlen);
+	if (r_tensors(&r, &cd, m))
+		return -1;
+	rinit(&r, &sec[S_GRAPH], file, sec_info[S_GRAPH].name, err, errlen);
+	if (r_graph(&r, m->graph))
+		return -1;
+	rinit(&r, &sec[S_LAYERS], file, sec_info[S_LAYERS].name, err, errlen);
+	if (r_layers(&r, m))
+		return -1;
+	rinit(&r, &sec[S_NOTE], file, sec_info[S_NOTE].name, err, errlen);
+	if (check_map(&r, m))
+		return -1;
+	rinit(&r, &sec[S_STEPS], file, sec_info[S_STEPS].name, err, errlen);
+	return r_steps(&r, m);
+}
+
+int loom_model_read_mem(const void *buf, size_t len, const char *name, const loom_hwcfg *cfg, loom_model **out,
+			char *err, size_t errlen)
+{
+	const char *file = name ? name : "(memory)";
+	secref sec[S_COUNT];
+	loom_model *m = NULL;
+	uint8_t *copy = NULL;
+	Elf *e = NULL;
+	int rc = -1;
+	if (!out)
+		return fail(err, errlen, "%s: loom_model_read_mem: NULL out", file);
+	*out = NULL;
+	if (!buf && len)
+		return fail(err, errlen, "%s: loom_model_read_mem: NULL buffer", file);
+	if (check_ehdr(file, buf, len, err, errlen))
+		return -1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return fail(err, errlen, "%s: libelf: %s", file, elf_errmsg(-1));
+	/* elf_memory wants a writable image; it is only read */
+	if (!(copy = malloc(len)))
+		return fail(err, errlen, "%s: out of memory", file);
+	memcpy(copy, buf, len);
+	e = elf_memory((char *)copy, len);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		fail(err, errlen, "%s: libelf can not read it: %s", file, elf_errmsg(-1));
+		goto out;
+	}
+	memset(sec, 0, sizeof sec);
+	if (find_sections(file, e, copy, len, sec, err, errlen))
+		goto out;
+	m = calloc(1, sizeof *m);
+	if (!m || !(m->graph = calloc(1, sizeof *m->graph))) {
+		fail(err, errlen, "%s: out of memory", file);
+		goto out;
+	}
+	if (parse(file, sec, cfg, m, err, errlen))
+		goto out;
+	*out = m;
+	m = NULL;
+	rc = 0;
+out:
+	loom_model_free(m);
+	if (e)
+		elf_end(e);
+	free(copy);
+	return rc;
+}
+
+int loom_model_read(const char *path, const loom_hwcfg *cfg, loom_model **out, char *err, size_t errlen)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	int rc = -1;
+	if (out)
+		*out = NULL;
+	if (!path || !out)
+		return fail(err, errlen, "loom_model_read: NULL argument");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX / 2) {
+		fail(err, errlen, "%s: not a regular file of a readable size", path);
+		goto out;
+	}
+	size_t len = (size_t)st.st_size;
+	if (!(buf = malloc(len ? len : 1))) {
+		fail(err, errlen, "%s: out of memory for %zu bytes", path, len);
+		goto out;
+	}
+	if (fread(buf, 1, len, f) != len) {
+		fail(err, errlen, "%s: short read", path);
+		goto out;
+	}
+	rc = loom_model_read_mem(buf, len, path, cfg, out, err, errlen);
+out:
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ dump */
+
+static void dump_shape(FILE *f, const loom_tensor *t)
+{
+	fputc('[', f);
+	for (int d = 0; d < t->rank && d < LOOM_MAX_RANK; d++)
+		fprintf(f, "%s%" PRId64, d ? "," : "", t->dims[d]);
+	fputc(']', f);
+}
+
+static const char *tname(const loom_model *m, int t)
+{
+	if (t < 0 || !m->graph || t >= m->graph->ntensors)
+		return "-";
+	return m->graph->tensors[t].name ? m->graph->tensors[t].name : "?";
+}
+
+static const char *nname(const loom_model *m, int n)
+{
+	if (n < 0 || !m->graph || n >= m->graph->nnodes)
+		return "-";
+	return m->graph->nodes[n].name ? m->graph->nodes[n].name : "?";
+}
+
+static void dump_header(const loom_model *m, FILE *f)
+{
+	const loom_graph *g = m->graph;
+	fprintf(f, "loom model, format version %" PRIu32 "\n", m->version);
+	fprintf(f, "  source:   %s\n", m->source ? m->source : "-");
+	fprintf(f, "  options:  %s\n", m->options ? m->options : "-");
+	fprintf(f, "  config:   %s (fingerprint %08" PRIx32 "):", m->cfg.name, m->cfg.fingerprint);
+	for (size_t i = 0; i < NHWPARAMS; i++)
+		fprintf(f, " %s=%" PRIu32, hwparams[i].name, hw_get(&m->cfg, i));
+	fprintf(f, "\n  DRAM:     base   0x%08" PRIx64 "\n", m->base);
+	fprintf(f, "            const  [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes\n", m->const_base,
+		m->const_base + m->const_bytes, m->const_bytes);
+	fprintf(f, "            arena  [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes (%" PRIu64 " without reuse)\n",
+		m->arena_base, m->arena_base + m->arena_bytes, m->arena_bytes, m->arena_bytes_noreuse);
+	fprintf(f, "            marks  [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes\n", m->mark_base,
+		m->mark_base + (uint64_t)LOOM_MARK_BYTES * m->nlayers, (uint64_t)LOOM_MARK_BYTES * m->nlayers);
+	fprintf(f, "            text   [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes (%" PRIu32 " instructions)\n",
+		m->text_base, m->text_base + m->text_bytes, m->text_bytes, m->ninsn);
+	fprintf(f, "            end    0x%08" PRIx64 " (%" PRIu64 " bytes from base)\n", m->dram_end, m->dram_end - m->base);
+	if (!g)
+		return;
+	int ncpu = 0;
+	for (int k = 0; k < g->nnodes; k++)
+		ncpu += g->nodes[k].op_type && strcmp(g->nodes[k].op_type, LOOM_NPU_OP);
+	fprintf(f, "  graph:    %s, opset %" PRId64 ", %d tensors, %d nodes (%d on the CPU)\n", g->name ? g->name : "-",
+		g->opset, g->ntensors, g->nnodes, ncpu);
+	fprintf(f, "  inputs: ");
+	for (int i = 0; i < g->ninputs; i++)
+		fprintf(f, " %s", tname(m, g->inputs[i]));
+	fprintf(f, "\n  outputs:");
+	for (int i = 0; i < g->noutputs; i++)
+		fprintf(f, " %s", tname(m, g->outputs[i]));
+	fprintf(f, "\n");
+}
+
+static void dump_tensors(const loom_model *m, FILE *f)
+{
+	const loom_graph *g = m->graph;
+	fprintf(f, "\ntensors:\n  %4s  %-24s %-18s %-7s %-5s %-22s %-12s %4s  %s\n", "idx", "name", "shape", "dtype", "where",
+		"image hxwxc/stride", "scale", "zp", "addr");
+	for (int i = 0; g && i < g->ntensors; i++) {
+		const loom_tensor *t = &g->tensors[i];
+		const loom_mtensor *mt = &m->mt[i];
+		char shape[128], img[64];
+		FILE *s = fmemopen(shape, sizeof shape, "w");
+		if (s) {
+			dump_shape(s, t);
+			fclose(s);
+		} else {
+			snprintf(shape, sizeof shape, "?");
+		}
+		const char *where = mt->dev ? (mt->host ? "both" : "dev") : "host";
+		fprintf(f, "  %4d  %-24s %-18s %-7s %s", i, t->name ? t->name : "?", shape, loom_dtype_name(t->dtype),
+			where);
+		if (mt->dev) {
+			snprintf(img, sizeof img, "%" PRIu32 "x%" PRIu32 "x%" PRIu32 "/%" PRIu32, mt->h, mt->w, mt->c,
+				 mt->stride);
+			fprintf(f, "%*s%-22s %-12g %4" PRId32 "  0x%08" PRIx64, 6 - (int)strlen(where), "", img,
+				(double)mt->scale, mt->zp, mt->addr);
+		}
+		if (t->is_const)
+			fprintf(f, "  const%s", t->data ? " (data)" : "");
+		fprintf(f, "\n");
+	}
+}
+
+static void dump_layers(const loom_model *m, FILE *f)
+{
+	fprintf(f, "\nlayers:\n");
+	for (uint32_t i = 0; i < m->nlayers; i++) {
+		const loom_layer *l = &m->layers[i];
+		const char *kn = loom_layer_kind_name(l->kind);
+		fprintf(f, "  %3" PRIu32 "  %-7s %s\n", i, kn ? kn : "?", l->name ? l->name : "?");
+		fprintf(f, "       nodes:");
+		for (int k = 0; k < LOOM_LAYER_MAX_NODES; k++)
+			if (l->nodes[k] >= 0)
+				fprintf(f, " %s", nname(m, l->nodes[k]));
+		fprintf(f, "\n       tensors: %s", tname(m, l->in[0]));
+		if (l->in[1] >= 0)
+			fprintf(f, ", %s", tname(m, l->in[1]));
+		fprintf(f, " -> %s\n", tname(m, l->out));
+		fprintf(f, "       insns %" PRIu32 "..%" PRIu32 " (%" PRIu32 "), mark %" PRIu32 ", tile %" PRIu32 "x%" PRIu32
+			   "x%" PRIu32 ", sp %" PRIu32 " bytes, const [+0x%" PRIx64 ", %" PRIu64 " bytes]\n",
+			l->insn_first, l->insn_first + l->insn_count - (l->insn_count > 0), l->insn_count, l->mark_id,
+			l->tile_h, l->tile_w, l->tile_c, l->sp_bytes, l->const_off, l->const_bytes);
+		fprintf(f, "       %" PRIu64 " MACs, est %" PRIu64 " cycles, %" PRIu64 " DRAM bytes\n", l->macs,
+			l->est_cycles, l->dram_bytes);
+	}
+}
+
+static void dump_steps(const loom_model *m, FILE *f)
+{
+	fprintf(f, "\nsteps:\n");
+	for (uint32_t i = 0; i < m->nsteps; i++) {
+		const loom_step *s = &m->steps[i];
+		fprintf(f, "  %3" PRIu32 "  ", i);
+		switch (s->kind) {
+		case LOOM_STEP_CPU:
+			fprintf(f, "cpu     %s (%s)\n", nname(m, s->node),
+				s->node >= 0 && m->graph && s->node < m->graph->nnodes ? m->graph->nodes[s->node].op_type : "?");
+			break;
+		case LOOM_STEP_QUANT:
+			fprintf(f, "quant   %s -> dev\n", tname(m, s->tensor));
+			break;
+		case LOOM_STEP_DEQUANT:
+			fprintf(f, "dequant %s -> host\n", tname(m, s->tensor));
+			break;
+		case LOOM_STEP_NPU:
+			fprintf(f, "npu     job layers %" PRIu32 "..%" PRIu32 " @0x%" PRIx64 "\n", s->layer,
+				s->layer + s->nlayers - (s->nlayers > 0), s->insn_addr);
+			break;
+		default:
+			fprintf(f, "?       kind %d\n", s->kind);
+			break;
+		}
+	}
+}
+
+/* The instructions of each NPU job: from its address to the next job's (or
+ * the end), the layer names as labels. */
+static void dump_disasm(const loom_model *m, FILE *f)
+{
+	char buf[256];
+	fprintf(f, "\ndisassembly:\n");
+	for (uint32_t i = 0; i < m->nsteps; i++) {
+		const loom_step *s = &m->steps[i];
+		if (s->kind != LOOM_STEP_NPU || s->insn_addr < m->text_base)
+			continue;
+		uint64_t first = (s->insn_addr - m->text_base) / LOOM_INSN_BYTES, end = m->ninsn;
+		for (uint32_t j = 0; j < m->nsteps; j++) {
+			const loom_step *o = &m->steps[j];
+			if (o->kind != LOOM_STEP_NPU || o->insn_addr < m->text_base)
+				continue;
+			uint64_t st = (o->insn_addr - m->text_base) / LOOM_INSN_BYTES;
+			if (st > first && st < end)
+				end = st;
+		}
+		fprintf(f, "\njob (step %" PRIu32 ", layers %" PRIu32 "..%" PRIu32 ") @0x%" PRIx64 ":\n", i, s->layer,
+			s->layer + s->nlayers - (s->nlayers > 0), s->insn_addr);
+		for (uint64_t k = first; k < end; k++) {
+			for (uint32_t l = 0; l < m->nlayers; l++)
+				if (m->layers[l].insn_first == k && m->layers[l].insn_count)
+					fprintf(f, "%s:\n", m->layers[l].name ? m->layers[l].name : "?");
+			loom_insn_disasm(&m->insn[k], buf, sizeof buf);
+			fprintf(f, "  %08" PRIx64 ":  %s\n", m->text_base + LOOM_INSN_BYTES * k, buf);
+		}
+	}
+}
+
+void loom_model_dump(const loom_model *m, FILE *f)
+{
+	if (!m || !f)
+		return;
+	dump_header(m, f);
+	dump_tensors(m, f);
+	dump_layers(m, f);
+	dump_steps(m, f);
+	dump_disasm(m, f);
+}

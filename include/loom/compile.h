@@ -1,0 +1,72 @@
+/* compile.h - `loom compile` as a library (compiler/compile.c): an imported
+ * ONNX graph (include/loom/ir.h) -> simplification and fusion (passes.h) ->
+ * calibration (calib.h) -> INT8 quantization and lowering of every node the
+ * NPU can run to a kernel layer (include/loom/kernels.h), the rest kept in
+ * float for the CPU -> steps (CPU nodes, quantize / dequantize at the
+ * boundaries, NPU jobs) -> device memory planning by liveness -> program
+ * emission and static verification -> a loom_model (include/loom/model.h).
+ * A report says, per node, where it runs and why. */
+#ifndef LOOM_COMPILE_H
+#define LOOM_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loom/hwcfg.h"
+#include "loom/ir.h"
+#include "loom/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct loom_compile_opts {
+	const char *calib_dir;   /* --calib DIR; NULL: random N(0, 1) inputs (a warning in the report) */
+	int calib_method;        /* enum loom_calib_method */
+	double percentile;       /* LOOM_CALIB_PERCENTILE */
+	int random_samples;      /* without calib_dir or calib_inputs; 0: 4 */
+	const loom_tensor *calib_inputs; /* without calib_dir: one sample in memory (loom_calib_bind) */
+	int calib_ninputs;
+	const char *keep_float;  /* comma-separated node names kept in float on the CPU, or NULL */
+	uint64_t base;           /* DRAM address of the model image; 0: 0x10000 */
+	const char *options;     /* the command line options, stored in the model */
+	const char *source;      /* the ONNX file name, stored in the model */
+} loom_compile_opts;
+
+enum loom_where { LOOM_WHERE_CPU = 0, LOOM_WHERE_NPU = 1, LOOM_WHERE_FUSED = 2 };
+
+typedef struct loom_node_report {
+	char name[96], op_type[32];
+	int where;               /* enum loom_where */
+	char why[160];           /* CPU: the fallback reason; FUSED: "into NAME" */
+	int layer;               /* NPU: the layer index, else -1 */
+	uint64_t macs;           /* multiply-accumulates of the node (Conv/Gemm/MatMul) */
+} loom_node_report;
+
+typedef struct loom_compile_report {
+	loom_node_report *nodes; /* one per node of the simplified graph */
+	int nnodes;
+	int nodes_onnx;          /* before simplification */
+	int folded, identities_removed, dead_removed, bn_folded;
+	int calib_samples;
+	int calib_random;        /* calibrated on random inputs */
+	uint64_t macs_npu, macs_cpu;
+	int nodes_cpu, nodes_npu;
+	uint64_t est_cycles;     /* NPU layers */
+} loom_compile_report;
+
+/* Compile g (takes ownership: freed on failure, owned by *out on success)
+ * for cfg. rep may be NULL; otherwise free it with loom_compile_report_free.
+ * 0, or -1 with a message naming the node, op type and opset / the file. */
+int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *o, loom_model **out,
+		 loom_compile_report *rep, char *err, size_t errlen);
+void loom_compile_report_free(loom_compile_report *rep);
+
+/* Host float (ONNX order) <-> device int8 image of a tensor (runtime/model.c). */
+void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img);
+void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

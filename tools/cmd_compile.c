@@ -1,0 +1,516 @@
+/* cmd_compile.c - `loom compile MODEL.onnx -o MODEL.loom`: imports the ONNX
+ * model, compiles it for a hardware configuration (include/loom/compile.h),
+ * writes the .loom file, prints the compile report (a table; JSON with
+ * --report FILE) and keeps the result in a compile cache keyed by a content
+ * hash of everything the result depends on: the loom executable itself,
+ * the model file, the calibration files, the configuration's parameters
+ * and the options. A second compile with the same key copies the cached
+ * file and report and says so. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loom.h"
+#include "loom/calib.h"
+#include "loom/compile.h"
+#include "loom/hwcfg.h"
+#include "loom/model.h"
+#include "loom/onnx.h"
+
+#define MAX_SHAPES 32
+
+typedef struct copts {
+	const char *model, *out, *hw, *calib, *keep, *report, *method;
+	double pct;
+	int no_cache, quiet, sensitivity;
+	const char *data;
+	loom_input_shape shp[MAX_SHAPES];
+	int nshp;
+	char canon[4096]; /* the options that shape the result, canonical */
+} copts;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: loom compile MODEL.onnx -o MODEL.loom [--hw CONFIG] [--calib DIR]\n"
+		"         [--calib-method minmax|percentile|mse] [--percentile P] [--keep-float NODE,...]\n"
+		"         [--input-shape NAME=D0xD1x...]... [--report FILE.json] [--no-cache] [-q]\n"
+		"         [--sensitivity [--data DIR]]\n"
+		"  --calib DIR       calibration inputs: .pb files, or test_data_set_N/ folders\n"
+		"                    (without it: random N(0,1) inputs, with a warning)\n"
+		"  --keep-float      nodes (names after simplification) kept in float on the CPU\n"
+		"  --report FILE     the compile report as JSON\n"
+		"  --no-cache        compile even when the cache holds the result\n"
+		"  --sensitivity     per NPU node, the output error (C model, one sample of --data DIR\n"
+		"                    or --calib DIR) when that node alone stays in float, sorted\n"
+		"The cache is $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom.\n");
+}
+
+static int parse(int argc, char **argv, copts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->hw = "default";
+	o->method = "minmax";
+	o->pct = 99.99;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "-o") && v) {
+			o->out = v, i++;
+		} else if (!strcmp(a, "--hw") && v) {
+			o->hw = v, i++;
+		} else if (!strcmp(a, "--calib") && v) {
+			o->calib = v, i++;
+		} else if (!strcmp(a, "--calib-method") && v) {
+			o->method = v, i++;
+			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse")) {
+				fprintf(stderr, "loom compile: --calib-method %s: minmax, percentile or mse\n", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--percentile") && v) {
+			char *e;
+			o->pct = strtod(v, &e);
+			i++;
+			if (*e || !(o->pct >= 50 && o->pct <= 100)) {
+				fprintf(stderr, "loom compile: --percentile %s: a number in [50, 100]\n", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--keep-float") && v) {
+			o->keep = v, i++;
+		} else if (!strcmp(a, "--report") && v) {
+			o->report = v, i++;
+		} else if (!strcmp(a, "--input-shape") && v) {
+			char err[512];
+			if (o->nshp == MAX_SHAPES || loom_parse_input_shape(v, &o->shp[o->nshp], err, sizeof err)) {
+				fprintf(stderr, "loom compile: --input-shape %s: %s\n", v,
+					o->nshp == MAX_SHAPES ? "too many" : err);
+				return -1;
+			}
+			o->nshp++, i++;
+		} else if (!strcmp(a, "--sensitivity")) {
+			o->sensitivity = 1;
+		} else if (!strcmp(a, "--data") && v) {
+			o->data = v, i++;
+		} else if (!strcmp(a, "--no-cache")) {
+			o->no_cache = 1;
+		} else if (!strcmp(a, "-q")) {
+			o->quiet = 1;
+		} else if (a[0] != '-' && !o->model) {
+			o->model = a;
+		} else {
+			fprintf(stderr, "loom compile: unexpected argument '%s'\n", a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!o->model || !o->out) {
+		usage(stderr);
+		return -1;
+	}
+	snprintf(o->canon, sizeof o->canon, "hw=%s calib=%s method=%s pct=%g keep-float=%s", o->hw,
+		 o->calib ? o->calib : "(random)", o->method, o->pct, o->keep ? o->keep : "");
+	for (int i = 0; i < o->nshp; i++) {
+		size_t n = strlen(o->canon);
+		snprintf(o->canon + n, sizeof o->canon - n, " input-shape=%s:", o->shp[i].name);
+		for (int d = 0; d < o->shp[i].rank; d++) {
+			n = strlen(o->canon);
+			snprintf(o->canon + n, sizeof o->canon - n, "%s%lld", d ? "x" : "", (long long)o->shp[i].dims[d]);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static const char *where_name(int w) { return w == LOOM_WHERE_NPU ? "npu" : w == LOOM_WHERE_FUSED ? "fused" : "cpu"; }
+
+/* compute- or memory-bound by the layer's own numbers */
+static const char *bound(const loom_hwcfg *cfg, const loom_layer *l)
+{
+	double comp = (double)l->macs / ((double)cfg->array_rows * cfg->array_cols);
+	if (l->kind != LOOM_LAYER_CONV && l->kind != LOOM_LAYER_GEMM)
+		comp = (double)l->macs / cfg->array_rows;
+	double mem = (double)l->dram_bytes / cfg->dram_bw;
+	return comp >= mem ? "compute" : "memory";
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void report_table(FILE *f, const loom_model *m, const loom_compile_report *r)
+{
+	fprintf(f, "%-28s %-18s %-5s %-10s %-11s %10s %8s %5s  %s\n", "node", "op", "where", "layer", "tile hxwxc",
+		"est cyc", "bound", "SP%", "why / fused with");
+	for (int i = 0; i < r->nnodes; i++) {
+		const loom_node_report *n = &r->nodes[i];
+		char tile[32] = "-", cyc[24] = "-", kind[16] = "-", sp[8] = "-";
+		const char *bd = "-";
+		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
+			const loom_layer *l = &m->layers[n->layer];
+			snprintf(kind, sizeof kind, "%s", loom_layer_kind_name(l->kind));
+			snprintf(tile, sizeof tile, "%ux%ux%u", l->tile_h, l->tile_w, l->tile_c);
+			uint64_t est = 0;
+			for (uint32_t k = (uint32_t)n->layer; k < m->nlayers && m->layers[k].nodes[0] == m->layers[n->layer].nodes[0]; k++)
+				est += m->layers[k].est_cycles;
+			snprintf(cyc, sizeof cyc, "%" PRIu64, est);
+			snprintf(sp, sizeof sp, "%.0f", 100.0 * l->sp_bytes / m->cfg.sp_bytes);
+			bd = bound(&m->cfg, l);
+		}
+		fprintf(f, "%-28.28s %-18.18s %-5s %-10s %-11s %10s %8s %5s  %s\n", n->name, n->op_type,
+			where_name(n->where), kind, tile, cyc, bd, sp, n->where == LOOM_WHERE_NPU ? "" : n->why);
+	}
+	uint64_t macs = r->macs_npu + r->macs_cpu;
+	double cpu_share = macs ? 100.0 * r->macs_cpu / macs : 0;
+	fprintf(f, "\nnodes: %d in the ONNX graph, %d after simplification (%d folded, %d Identity/Dropout, "
+		   "%d dead, %d BatchNorm folded)\n",
+		r->nodes_onnx, r->nnodes, r->folded, r->identities_removed, r->dead_removed, r->bn_folded);
+	fprintf(f, "placement: %d nodes on the NPU (incl. fused), %d on the CPU (%.1f%% of nodes); "
+		   "MACs %" PRIu64 " on the NPU, %" PRIu64 " on the CPU (%.2f%%)\n",
+		r->nodes_npu, r->nodes_cpu, r->nnodes ? 100.0 * r->nodes_cpu / r->nnodes : 0.0, r->macs_npu,
+		r->macs_cpu, cpu_share);
+	uint32_t jobs = 0;
+	for (uint32_t s = 0; s < m->nsteps; s++)
+		jobs += m->steps[s].kind == LOOM_STEP_NPU;
+	fprintf(f, "program: %u layers in %u jobs, %u instructions, %" PRIu64 " estimated NPU cycles\n", m->nlayers,
+		jobs, m->ninsn, r->est_cycles);
+	fprintf(f, "device memory: weights %" PRIu64 " B, activations %" PRIu64 " B with buffer reuse (%" PRIu64
+		   " B without), peak %" PRIu64 " B (%" PRIu64 " B without reuse)\n",
+		m->const_bytes, m->arena_bytes, m->arena_bytes_noreuse, m->dram_end - m->base,
+		m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
+	fprintf(f, "calibration: %d sample%s%s\n", r->calib_samples, r->calib_samples == 1 ? "" : "s",
+		r->calib_random ? " of random N(0,1) inputs" : "");
+	if (r->calib_random)
+		fprintf(f, "warning: no --calib DIR: activation ranges come from random inputs; accuracy on real data "
+			   "will suffer\n");
+	if (macs ? cpu_share > 5.0 : r->nodes_cpu * 20 > r->nnodes)
+		fprintf(f, "warning: %.1f%% of the work runs on the CPU (more than 5%%): see the fallback reasons "
+			   "above\n", macs ? cpu_share : 100.0 * r->nodes_cpu / (r->nnodes ? r->nnodes : 1));
+}
+
+static void report_json(FILE *f, const loom_model *m, const loom_compile_report *r)
+{
+	fprintf(f, "{\n  \"source\": ");
+	json_str(f, m->source);
+	fprintf(f, ",\n  \"config\": ");
+	json_str(f, m->cfg.name);
+	fprintf(f, ",\n  \"fingerprint\": \"%08x\",\n  \"options\": ", m->cfg.fingerprint);
+	json_str(f, m->options);
+	fprintf(f, ",\n  \"nodes\": [\n");
+	for (int i = 0; i < r->nnodes; i++) {
+		const loom_node_report *n = &r->nodes[i];
+		fprintf(f, "    {\"name\": ");
+		json_str(f, n->name);
+		fprintf(f, ", \"op\": ");
+		json_str(f, n->op_type);
+		fprintf(f, ", \"where\": \"%s\", \"macs\": %" PRIu64, where_name(n->where), n->macs);
+		if (n->where != LOOM_WHERE_NPU) {
+			fprintf(f, ", \"%s\": ", n->where == LOOM_WHERE_CPU ? "fallback_reason" : "fused");
+			json_str(f, n->why);
+		}
+		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
+			const loom_layer *l = &m->layers[n->layer];
+			fprintf(f, ", \"layer\": %d, \"kind\": \"%s\", \"tile\": [%u, %u, %u], \"est_cycles\": %" PRIu64
+				   ", \"bound\": \"%s\", \"sp_bytes\": %u, \"dram_bytes\": %" PRIu64,
+				n->layer, loom_layer_kind_name(l->kind), l->tile_h, l->tile_w, l->tile_c, l->est_cycles,
+				bound(&m->cfg, l), l->sp_bytes, l->dram_bytes);
+			fprintf(f, ", \"fused_with\": [");
+			int first = 1;
+			for (int k = 1; k < LOOM_LAYER_MAX_NODES; k++)
+				if (l->nodes[k] >= 0) {
+					fprintf(f, "%s", first ? "" : ", ");
+					json_str(f, r->nodes[l->nodes[k]].name);
+					first = 0;
+				}
+			fprintf(f, "]");
+		}
+		fprintf(f, "}%s\n", i + 1 < r->nnodes ? "," : "");
+	}
+	uint64_t macs = r->macs_npu + r->macs_cpu;
+	fprintf(f, "  ],\n  \"nodes_onnx\": %d, \"nodes_simplified\": %d, \"nodes_npu\": %d, \"nodes_cpu\": %d,\n", r->nodes_onnx,
+		r->nnodes, r->nodes_npu, r->nodes_cpu);
+	fprintf(f, "  \"macs_npu\": %" PRIu64 ", \"macs_cpu\": %" PRIu64 ", \"cpu_mac_share\": %.6f,\n", r->macs_npu,
+		r->macs_cpu, macs ? (double)r->macs_cpu / macs : 0.0);
+	fprintf(f, "  \"layers\": %u, \"instructions\": %u, \"est_cycles\": %" PRIu64 ",\n", m->nlayers, m->ninsn,
+		r->est_cycles);
+	fprintf(f, "  \"weights_bytes\": %" PRIu64 ", \"activation_bytes\": %" PRIu64
+		   ", \"activation_bytes_no_reuse\": %" PRIu64 ",\n",
+		m->const_bytes, m->arena_bytes, m->arena_bytes_noreuse);
+	fprintf(f, "  \"peak_device_bytes\": %" PRIu64 ", \"peak_device_bytes_no_reuse\": %" PRIu64 ",\n",
+		m->dram_end - m->base, m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
+	fprintf(f, "  \"calib_samples\": %d, \"calib_random\": %s\n}\n", r->calib_samples,
+		r->calib_random ? "true" : "false");
+}
+
+/* ------------------------------------------------------------------ cache */
+
+typedef struct hash {
+	uint64_t a, b; /* two FNV-1a 64 lanes with different bases: a 128-bit key */
+} hash;
+
+static void h_bytes(hash *h, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	for (size_t i = 0; i < n; i++) {
+		h->a = (h->a ^ s[i]) * 0x100000001b3ull;
+		h->b = (h->b ^ s[i]) * 0x100000001b3ull;
+		h->b ^= h->b >> 29;
+	}
+}
+
+static void h_str(hash *h, const char *s) { h_bytes(h, s, strlen(s) + 1); }
+
+static int h_file(hash *h, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	uint8_t buf[65536];
+	size_t n;
+	h_str(h, path);
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		h_bytes(h, buf, n);
+	int bad = ferror(f);
+	fclose(f);
+	return bad ? -1 : 0;
+}
+
+/* every regular file under dir, in name order */
+static int h_tree(hash *h, const char *dir, int depth)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0)
+		return h_file(h, dir);
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.' && !rc) {
+			char p[4096];
+			snprintf(p, sizeof p, "%s/%s", dir, ents[i]->d_name);
+			struct stat st;
+			if (!stat(p, &st) && S_ISDIR(st.st_mode))
+				rc = depth < 3 ? h_tree(h, p, depth + 1) : 0;
+			else if (!stat(p, &st) && S_ISREG(st.st_mode) && strstr(p, ".pb"))
+				rc = h_file(h, p);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return rc;
+}
+
+static int cache_dir(char *buf, size_t len)
+{
+	const char *d = getenv("LOOM_CACHE_DIR");
+	if (d && *d)
+		snprintf(buf, len, "%s", d);
+	else if ((d = getenv("XDG_CACHE_HOME")) && *d)
+		snprintf(buf, len, "%s/loom", d);
+	else if ((d = getenv("HOME")) && *d)
+		snprintf(buf, len, "%s/.cache/loom", d);
+	else
+		return -1;
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s", buf);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	mkdir(tmp, 0755);
+	struct stat st;
+	return stat(buf, &st) || !S_ISDIR(st.st_mode) ? -1 : 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *a = fopen(from, "rb");
+	if (!a)
+		return -1;
+	FILE *b = fopen(to, "wb");
+	if (!b) {
+		fclose(a);
+		return -1;
+	}
+	char buf[65536];
+	size_t n;
+	int bad = 0;
+	while ((n = fread(buf, 1, sizeof buf, a)) > 0)
+		if (fwrite(buf, 1, n, b) != n)
+			bad = 1;
+	bad |= ferror(a);
+	fclose(a);
+	if (fclose(b))
+		bad = 1;
+	return bad ? -1 : 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static int write_text(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t n = strlen(s);
+	int bad = fwrite(s, 1, n, f) != n;
+	return fclose(f) || bad ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ command */
+
+int cmd_compile(int argc, char **argv)
+{
+	copts o;
+	if (parse(argc, argv, &o))
+		return 2;
+	char err[2048];
+	loom_hwcfg cfg;
+	if (loom_hwcfg_load(&cfg, o.hw, NULL, err, sizeof err)) {
+		fprintf(stderr, "loom compile: %s\n", err);
+		return 2;
+	}
+	/* the cache key */
+	hash h = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+	char exe[4096], cdir[4096], key[40], cpath[4400], jpath[4400], tpath[4400];
+	ssize_t en = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int cacheable = !o.no_cache && !o.sensitivity && en > 0 && cache_dir(cdir, sizeof cdir) == 0;
+	if (cacheable) {
+		exe[en] = 0;
+		h_str(&h, "loom compile cache v1");
+		cacheable = !h_file(&h, exe) && !h_file(&h, o.model) && (!o.calib || !h_tree(&h, o.calib, 0));
+		h_str(&h, o.canon);
+#define LOOM_HWPARAM(n, sv, lo, hi, doc) h_bytes(&h, &cfg.n, sizeof cfg.n);
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+		snprintf(key, sizeof key, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
+		snprintf(cpath, sizeof cpath, "%s/%s.loom", cdir, key);
+		snprintf(jpath, sizeof jpath, "%s/%s.json", cdir, key);
+		snprintf(tpath, sizeof tpath, "%s/%s.txt", cdir, key);
+		struct stat st;
+		if (cacheable && !stat(cpath, &st) && !stat(jpath, &st) && !stat(tpath, &st)) {
+			/* a hit only when the cached file still reads back */
+			loom_model *cm = NULL;
+			char *table = slurp(tpath);
+			if (table && !loom_model_read(cpath, &cfg, &cm, err, sizeof err) && !copy_file(cpath, o.out) &&
+			    (!o.report || !copy_file(jpath, o.report))) {
+				if (!o.quiet)
+					fputs(table, stdout);
+				printf("cache: hit %s (same model, calibration data, options, configuration and "
+				       "compiler): %s copied from %s\n", key, o.out, cpath);
+				free(table);
+				loom_model_free(cm);
+				return 0;
+			}
+			free(table);
+			loom_model_free(cm);
+		}
+	}
+	double t0 = (double)clock() / CLOCKS_PER_SEC;
+	loom_graph *g = NULL;
+	if (loom_onnx_load(o.model, o.nshp ? o.shp : NULL, o.nshp, &g, err, sizeof err)) {
+		fprintf(stderr, "loom compile: %s\n", err);
+		return 1;
+	}
+	loom_compile_opts co = {
+		.calib_dir = o.calib,
+		.calib_method = !strcmp(o.method, "mse") ? LOOM_CALIB_MSE
+				: !strcmp(o.method, "percentile") ? LOOM_CALIB_PERCENTILE : LOOM_CALIB_MINMAX,
+		.percentile = o.pct,
+		.keep_float = o.keep,
+		.options = o.canon,
+		.source = o.model,
+	};
+	loom_model *m = NULL;
+	loom_compile_report rep;
+	if (loom_compile(g, &cfg, &co, &m, &rep, err, sizeof err)) {
+		fprintf(stderr, "loom compile: %s: %s\n", o.model, err);
+		return 1;
+	}
+	double t1 = (double)clock() / CLOCKS_PER_SEC;
+	int rc = 1;
+	char *table = NULL, *json = NULL;
+	size_t tl = 0, jl = 0;
+	FILE *tf = open_memstream(&table, &tl), *jf = open_memstream(&json, &jl);
+	if (!tf || !jf) {
+		fprintf(stderr, "loom compile: out of memory\n");
+		goto out;
+	}
+	report_table(tf, m, &rep);
+	report_json(jf, m, &rep);
+	fclose(tf);
+	fclose(jf);
+	tf = jf = NULL;
+	if (loom_model_write(m, o.out, err, sizeof err)) {
+		fprintf(stderr, "loom compile: %s\n", err);
+		goto out;
+	}
+	if (o.report && write_text(o.report, json)) {
+		fprintf(stderr, "loom compile: %s: %s\n", o.report, strerror(errno));
+		goto out;
+	}
+	if (!o.quiet)
+		fputs(table, stdout);
+	printf("compiled %s -> %s for %s in %.2f s (CPU time)\n", o.model, o.out, cfg.name, t1 - t0);
+	if (o.sensitivity && tool_sensitivity(o.model, o.shp, o.nshp, &cfg, &co, o.data, stdout, err, sizeof err)) {
+		fprintf(stderr, "loom compile: --sensitivity: %s\n", err);
+		goto out;
+	}
+	if (cacheable) {
+		char tmp[4500];
+		snprintf(tmp, sizeof tmp, "%s.tmp%d", cpath, (int)getpid());
+		if (!copy_file(o.out, tmp) && !rename(tmp, cpath) && !write_text(jpath, json) && !write_text(tpath, table))
+			printf("cache: stored as %s\n", key);
+		else
+			remove(tmp);
+	}
+	rc = 0;
+out:
+	if (tf)
+		fclose(tf);
+	if (jf)
+		fclose(jf);
+	free(table);
+	free(json);
+	loom_compile_report_free(&rep);
+	loom_model_free(m);
+	return rc;
+}

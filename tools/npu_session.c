@@ -1,0 +1,112 @@
+/* npu_session.c - what the model commands of the loom CLI share (compile,
+ * run MODEL.loom, test-onnx on the NPU backends): opening and booting a
+ * device with the firmware, binding input tensors to a model, running it
+ * through the runtime (include/loom/exec.h), and the accuracy metrics of
+ * an output against a reference (max absolute error, cosine similarity,
+ * top-1 agreement). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loom.h"
+#include "loom/cpu_ops.h"
+#include "loom/exec.h"
+#include "loom/loom.h"
+
+int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len)
+{
+	char fw[2048];
+	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
+	loom_dev *d = NULL;
+	int rc = loom_open(&(loom_open_opts){.backend = backend, .hw = hw}, &d, err, len);
+	if (rc)
+		return -1;
+	if ((rc = loom_load_firmware(d, fw)) || (rc = loom_boot(d, NULL))) {
+		snprintf(err, len, "%s: %s: %s", fw, loom_strerror(rc), loom_errmsg(d));
+		loom_close(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len)
+{
+	if (nin != g->ninputs) {
+		snprintf(err, len, "%s: %d input tensors for %d graph inputs", where, nin, g->ninputs);
+		return -1;
+	}
+	for (int i = 0; i < nin; i++) {
+		int k = -1;
+		for (int j = 0; in[i].name && in[i].name[0] && j < g->ninputs && k < 0; j++)
+			if (!strcmp(g->tensors[g->inputs[j]].name, in[i].name))
+				k = g->inputs[j];
+		if (k < 0)
+			k = g->inputs[i];
+		loom_tensor *t = &g->tensors[k];
+		if (t->dtype != in[i].dtype || loom_tensor_bytes(t) != loom_tensor_bytes(&in[i])) {
+			snprintf(err, len, "%s: input %d ('%s') does not fit graph input '%s' (%s)", where, i,
+				 in[i].name ? in[i].name : "", t->name, loom_dtype_name(t->dtype));
+			return -1;
+		}
+		if (loom_tensor_set_data(t, in[i].data, loom_tensor_bytes(&in[i]))) {
+			snprintf(err, len, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m)
+{
+	memset(m, 0, sizeof *m);
+	int64_t n = loom_tensor_numel(want);
+	if (got->dtype != LOOM_DT_FLOAT || want->dtype != LOOM_DT_FLOAT || loom_tensor_numel(got) != n ||
+	    !got->data || !want->data) {
+		m->max_abs = INFINITY;
+		m->cos = -1;
+		return;
+	}
+	const float *a = got->data, *b = want->data;
+	double dot = 0, na = 0, nb = 0;
+	for (int64_t i = 0; i < n; i++) {
+		double d = fabs((double)a[i] - b[i]);
+		if (!(d <= m->max_abs))
+			m->max_abs = d;
+		dot += (double)a[i] * b[i];
+		na += (double)a[i] * a[i];
+		nb += (double)b[i] * b[i];
+		if (fabs(b[i]) > m->ref_absmax)
+			m->ref_absmax = fabs(b[i]);
+	}
+	m->cos = na > 0 && nb > 0 ? dot / sqrt(na * nb) : (na == nb ? 1.0 : 0.0);
+	/* top-1 over the last dimension, per row */
+	int64_t cols = want->rank ? want->dims[want->rank - 1] : 1;
+	if (cols > 1 && n % cols == 0) {
+		int64_t rows = n / cols, agree = 0;
+		for (int64_t r = 0; r < rows; r++) {
+			int64_t ia = 0, ib = 0;
+			for (int64_t c = 1; c < cols; c++) {
+				if (a[r * cols + c] > a[r * cols + ia])
+					ia = c;
+				if (b[r * cols + c] > b[r * cols + ib])
+					ib = c;
+			}
+			agree += ia == ib;
+		}
+		m->rows = rows;
+		m->top1 = (double)agree / (double)rows;
+	}
+}
+
+void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+#define LOOM_HWPARAM(nm, sv, lo, hi, doc) \
+	if (n < len) \
+		n += (size_t)snprintf(buf + n, len - n, "%s%s=%u", n ? "," : "", #nm, c->nm);
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+}
