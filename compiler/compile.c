@@ -421,6 +421,9 @@ static const char *quant_channels(double s_in, double s_out, const float *w, int
 }
 
 /* ---- Conv ---- */
+static const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
+			     int64_t grp, const struct loom_cpu_geo *gp);
+
 static const char *lower_conv(cc *c, int ni)
 {
 	loom_graph *g = c->g;
@@ -450,6 +453,23 @@ static const char *lower_conv(cc *c, int ni)
 	int64_t cout = wt->dims[0], cin = x->dims[1], cpg = wt->dims[1];
 	if (grp < 1 || cin != cpg * grp || cout % grp)
 		return "group does not divide the channels";
+	return conv_core(c, ni, in, w, bias, cout, cpg, grp, &geo);
+}
+
+/* A convolution of `in` (device image, [N,C,H,W] or [N,C,L]) with float
+ * weights w [cout][cpg][kh][kw] and bias (NULL: none) in geometry geo,
+ * writing node ni's first output (or its fused Relu/Clip's): CONV, or
+ * DWCONV when depthwise. Also the lowering of standalone BatchNormalization
+ * and zero Pad (depthwise convolutions of constant weights). */
+static const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
+			     int64_t grp, const struct loom_cpu_geo *gp)
+{
+	loom_graph *g = c->g;
+	const loom_node *n = &g->nodes[ni];
+	loom_tensor *x = &g->tensors[in];
+	struct loom_cpu_geo geo = *gp;
+	int64_t cin = x->dims[1];
+	const char *r;
 	int act;
 	int out = find_act(c, n->outputs[0], &act);
 	if ((r = dev_tensor(c, out)))
@@ -868,6 +888,8 @@ static const char *lower_eltwise(cc *c, int ni)
 	}
 	if (ta->is_const)
 		return "both inputs constant";
+	if (!c->on_dev[a] && c->prod[a] >= 0 && (tb->is_const || (!c->on_dev[b] && c->prod[b] >= 0)))
+		return "inputs are computed on the CPU (nothing gained on the NPU)";
 	if (ta->rank != ty->rank || memcmp(ta->dims, ty->dims, sizeof(int64_t) * (size_t)ta->rank)) {
 		if (tb->rank == ty->rank && !memcmp(tb->dims, ty->dims, sizeof(int64_t) * (size_t)tb->rank) &&
 		    !tb->is_const) {
@@ -957,11 +979,14 @@ static const char *lower_eltwise(cc *c, int ni)
 }
 
 /* ---- unary elementwise functions as a 256-entry table ---- */
+/* continuous, well-conditioned functions only: a steep (Log, Sqrt,
+ * Reciprocal, Exp) or discontinuous (Round, Sign, ThresholdedRelu) one
+ * turns the input's quantization error into large output errors; those
+ * stay in float on the CPU */
 static const char *const lut_ops[] = {
-	"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Exp", "Log",
-	"Sqrt", "Neg", "Abs", "Elu", "Selu", "Softplus", "Softsign", "Celu", "ThresholdedRelu", "Reciprocal",
-	"Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Gelu", "Mish", "Shrink", "PRelu", "Add", "Sub",
-	"Mul", "Div", "Pow", "Max", "Min", NULL,
+	"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Neg", "Abs",
+	"Elu", "Selu", "Softplus", "Softsign", "Celu", "Gelu", "Mish", "PRelu", "Add", "Sub", "Mul", "Div",
+	"Max", "Min", NULL,
 };
 
 static const char *lower_lut(cc *c, int ni)
@@ -992,6 +1017,10 @@ static const char *lower_lut(cc *c, int ni)
 	}
 	if (x < 0 || !is_float_act(c, x))
 		return "no float activation input";
+	if (!strcmp(n->op_type, "Div") && x != n->inputs[0])
+		return "division by the activation";
+	if (!c->on_dev[x] && c->prod[x] >= 0)
+		return "input is computed on the CPU (nothing gained on the NPU)";
 	loom_tensor *tx = &g->tensors[x], *ty = loom_node_out(g, n, 0);
 	if (ty->dtype != LOOM_DT_FLOAT || tx->rank != ty->rank ||
 	    memcmp(tx->dims, ty->dims, sizeof(int64_t) * (size_t)tx->rank))
@@ -1152,6 +1181,95 @@ static const char *lower_concat(cc *c, int ni)
 	if (r)
 		while (c->nlw > first)
 			drop_layer(c);
+	return r;
+}
+
+static int const_ints(cc *c, const loom_node *n, int i, const char *name, int64_t *v, int max);
+
+/* ---- standalone BatchNormalization: a depthwise 1x1 convolution ---- */
+static const char *lower_bn(cc *c, int ni)
+{
+	loom_graph *g = c->g;
+	const loom_node *n = &g->nodes[ni];
+	loom_tensor *x = loom_node_in(g, n, 0);
+	if (n->ninputs != 5 || (n->noutputs > 1 && n->outputs[1] >= 0) || (x->rank != 4 && x->rank != 3))
+		return "training-mode or non-image BatchNormalization";
+	const float *sc = const_f(c, n, 1), *bi = const_f(c, n, 2), *mean = const_f(c, n, 3), *var = const_f(c, n, 4);
+	if (!sc || !bi || !mean || !var)
+		return "parameters are not constant float tensors";
+	int in = n->inputs[0];
+	const char *r = dev_tensor(c, in);
+	if (r)
+		return r;
+	int64_t ch = x->dims[1];
+	double eps = loom_attr_float(n, "epsilon", 1e-5f);
+	float *w = malloc(sizeof(float) * (size_t)(2 * ch + 1));
+	if (!w)
+		return "out of memory";
+	for (int64_t k = 0; k < ch; k++) {
+		double s = sc[k] / sqrt((double)var[k] + eps);
+		w[k] = (float)s;
+		w[ch + k] = (float)(bi[k] - mean[k] * s);
+	}
+	struct loom_cpu_geo geo;
+	memset(&geo, 0, sizeof geo);
+	for (int i = 0; i < 3; i++)
+		geo.k[i] = geo.s[i] = geo.d[i] = 1;
+	r = conv_core(c, ni, in, w, w + ch, ch, 1, ch, &geo);
+	free(w);
+	return r;
+}
+
+/* ---- Pad with zeros of H and W: a depthwise convolution whose one tap at
+ * (pad_bottom, pad_right) is 1, padding (top + bottom, left + right) on
+ * each side; the copy is exact ---- */
+static const char *lower_pad(cc *c, int ni)
+{
+	loom_graph *g = c->g;
+	const loom_node *n = &g->nodes[ni];
+	loom_tensor *x = loom_node_in(g, n, 0);
+	if (x->rank != 4)
+		return "only [N,C,H,W] tensors";
+	if (strcmp(loom_attr_str(n, "mode", "constant"), "constant"))
+		return "reflect or edge padding";
+	int64_t pads[8];
+	int np = g->opset >= 11 ? const_ints(c, n, 1, "", pads, 8) : const_ints(c, n, 99, "pads", pads, 8);
+	if (np != 8)
+		return "pads not constant (or with axes)";
+	if (g->opset >= 11 && n->ninputs > 2 && n->inputs[2] >= 0) {
+		const float *v = const_f(c, n, 2);
+		if (!v || v[0] != 0)
+			return "a padding value other than 0";
+	} else if (g->opset < 11 && loom_attr_float(n, "value", 0) != 0) {
+		return "a padding value other than 0";
+	}
+	if (pads[0] || pads[1] || pads[4] || pads[5])
+		return "padding of the batch or channel axes";
+	for (int i = 0; i < 8; i++)
+		if (pads[i] < 0)
+			return "negative pads (cropping)";
+	int64_t pt = pads[2], pl = pads[3], pb = pads[6], pr = pads[7];
+	int64_t kh = pt + pb + 1, kw = pl + pr + 1, ch = x->dims[1];
+	if (kh > 15 || kw > 15)
+		return "more than 14 pads on an axis";
+	int in = n->inputs[0];
+	const char *r = dev_tensor(c, in);
+	if (r)
+		return r;
+	float *w = calloc((size_t)(ch * kh * kw + 1), sizeof *w);
+	if (!w)
+		return "out of memory";
+	for (int64_t k = 0; k < ch; k++)
+		w[k * kh * kw + pb * kw + pr] = 1.0f;
+	struct loom_cpu_geo geo;
+	memset(&geo, 0, sizeof geo);
+	for (int i = 0; i < 3; i++)
+		geo.s[i] = geo.d[i] = 1;
+	geo.k[0] = 1, geo.k[1] = kh, geo.k[2] = kw;
+	geo.pb[1] = pt + pb, geo.pe[1] = pt + pb, geo.pb[2] = pl + pr, geo.pe[2] = pl + pr;
+	quant_copy(c, n->outputs[0], in);
+	r = conv_core(c, ni, in, w, NULL, ch, 1, ch, &geo);
+	free(w);
 	return r;
 }
 
@@ -1772,6 +1890,10 @@ static const char *lower_node(cc *c, int ni)
 		return lower_alias(c, ni);
 	if (!strcmp(op, "Slice"))
 		return lower_slice(c, ni);
+	if (!strcmp(op, "BatchNormalization"))
+		return lower_bn(c, ni);
+	if (!strcmp(op, "Pad"))
+		return lower_pad(c, ni);
 	if (!strcmp(op, "ReduceMean"))
 		return lower_reducemean(c, ni);
 	if (!strcmp(op, "Add") || !strcmp(op, "Mul")) {
@@ -1896,6 +2018,8 @@ static int make_cpu_graph(cc *c)
 			return fail(c, "out of memory");
 		}
 	}
+	for (int i = 0; i < g->noutputs; i++)
+		needed[g->outputs[i]] = 1;
 	for (int t = 0; t < c->nt; t++)
 		if (g->tensors[t].is_const && !needed[t]) {
 			free(g->tensors[t].data);
@@ -2031,6 +2155,13 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		goto done;
 	if (lower_all(&c))
 		goto done;
+	/* tensors that stay on the host keep the int8 step they would have had
+	 * (reports, tolerances of test runners); dev = 0 */
+	for (int t = 0; t < c.nt; t++)
+		if (!m->mt[t].dev && is_float_act(&c, t) && !g->tensors[t].is_const && !quant_of(&c, t)) {
+			m->mt[t].scale = c.scale[t];
+			m->mt[t].zp = c.zp[t];
+		}
 	/* layers of the model */
 	m->nlayers = (uint32_t)c.nlw;
 	m->layers = calloc((size_t)c.nlw + 1, sizeof *m->layers);

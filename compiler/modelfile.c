@@ -199,15 +199,11 @@ int loom_mt_geom(int rank, const int64_t *dims, uint32_t *h, uint32_t *w, uint32
 		if (dims[i] < 0 || (uint64_t)dims[i] > UINT32_MAX)
 			return -1;
 	switch (rank) {
-	case 4:
-		if (dims[0] != 1)
-			return -1;
-		d[0] = dims[2], d[1] = dims[3], d[2] = dims[1];
+	case 4: /* the batch's images stacked vertically */
+		d[0] = dims[0] * dims[2], d[1] = dims[3], d[2] = dims[1];
 		break;
 	case 3:
-		if (dims[0] != 1)
-			return -1;
-		d[1] = dims[2], d[2] = dims[1];
+		d[0] = dims[0], d[1] = dims[2], d[2] = dims[1];
 		break;
 	case 2:
 		d[1] = dims[0], d[2] = dims[1];
@@ -219,7 +215,7 @@ int loom_mt_geom(int rank, const int64_t *dims, uint32_t *h, uint32_t *w, uint32
 		break;
 	}
 	/* the image, channels rounded up to a 4-byte stride, must have a size */
-	if (__builtin_mul_overflow((uint64_t)d[0], (uint64_t)d[1], &sz) ||
+	if ((uint64_t)d[0] > UINT32_MAX || __builtin_mul_overflow((uint64_t)d[0], (uint64_t)d[1], &sz) ||
 	    __builtin_mul_overflow(sz, (uint64_t)d[2] + 3, &sz))
 		return -1;
 	if (h)

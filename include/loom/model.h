@@ -23,9 +23,10 @@
  *    and the programs [text_base, + text_bytes) (each region 64-byte
  *    aligned).
  *
- * Logical shape -> device image (loom_mt_geom): rank 4 [1,C,H,W] -> h=H, w=W,
- * c=C; rank 3 [1,C,L] -> 1, L, C; rank 2 [M,K] -> 1, M, K; rank 1 [K] and
- * rank 0 -> 1, 1, K. Batch > 1 and rank > 4 have no device image. */
+ * Logical shape -> device image (loom_mt_geom): rank 4 [N,C,H,W] -> h=N*H,
+ * w=W, c=C (the batch's images stacked vertically: windowed layers run per
+ * image); rank 3 [N,C,L] -> N, L, C; rank 2 [M,K] -> 1, M, K; rank 1 [K]
+ * and rank 0 -> 1, 1, K. Rank > 4 has no device image. */
 #ifndef LOOM_MODEL_H
 #define LOOM_MODEL_H
 

@@ -424,7 +424,7 @@ static void test_geom(void)
 	check(!loom_mt_geom(2, d2, &h, &w, &c) && h == 1 && w == 4 && c == 10, "geom rank 2");
 	check(!loom_mt_geom(1, d1, &h, &w, &c) && h == 1 && w == 1 && c == 11, "geom rank 1");
 	check(!loom_mt_geom(0, NULL, &h, &w, &c) && h == 1 && w == 1 && c == 1, "geom rank 0");
-	check(loom_mt_geom(4, b4, &h, &w, &c) == -1, "geom batch 2");
+	check(!loom_mt_geom(4, b4, &h, &w, &c) && h == 10 && w == 7 && c == 3, "geom batch 2: images stacked");
 	check(loom_mt_geom(5, b4, &h, &w, &c) == -1, "geom rank 5");
 	check(loom_mt_geom(2, big, &h, &w, &c) == -1, "geom dim > UINT32_MAX");
 	check(loom_mt_geom(2, neg, &h, &w, &c) == -1, "geom negative dim");
