@@ -253,8 +253,9 @@ PYTHON3      := /usr/bin/python3
 MODELS_STAMP := $(BUILD)/models/.exported
 .PHONY: models
 models: $(MODELS_STAMP)
-$(MODELS_STAMP): scripts/export_models.py | $(SETUP)
+$(MODELS_STAMP): scripts/export_models.py scripts/make_bad_models.py | $(SETUP)
 	$(PYTHON3) scripts/export_models.py --out $(BUILD)/models $(if $(wildcard $@),--force)
+	$(PYTHON3) scripts/make_bad_models.py $(BUILD)/models-bad
 	@touch $@
 
 test: tests-built

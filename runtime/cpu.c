@@ -132,6 +132,52 @@ static const loom_cpu_op *node_kernel(loom_graph *g, const loom_node *n, char *e
 
 /* ------------------------------------------------------------------ inference */
 
+/* Attribute names whose type is the same in every ONNX operator that has
+ * them: an attribute of another type is refused (a kernel reading it with
+ * loom_attr_ints & co. would silently take the default instead). */
+static const struct {
+	const char *name;
+	int type;
+} attr_types[] = {
+	{"strides", LOOM_ATTR_INTS}, {"pads", LOOM_ATTR_INTS}, {"dilations", LOOM_ATTR_INTS},
+	{"kernel_shape", LOOM_ATTR_INTS}, {"output_padding", LOOM_ATTR_INTS}, {"output_shape", LOOM_ATTR_INTS},
+	{"perm", LOOM_ATTR_INTS}, {"axes", LOOM_ATTR_INTS}, {"starts", LOOM_ATTR_INTS}, {"ends", LOOM_ATTR_INTS},
+	{"group", LOOM_ATTR_INT}, {"axis", LOOM_ATTR_INT}, {"keepdims", LOOM_ATTR_INT}, {"transA", LOOM_ATTR_INT},
+	{"transB", LOOM_ATTR_INT}, {"ceil_mode", LOOM_ATTR_INT}, {"count_include_pad", LOOM_ATTR_INT},
+	{"storage_order", LOOM_ATTR_INT}, {"to", LOOM_ATTR_INT}, {"largest", LOOM_ATTR_INT},
+	{"sorted", LOOM_ATTR_INT}, {"select_last_index", LOOM_ATTR_INT}, {"noop_with_empty_axes", LOOM_ATTR_INT},
+	{"blocksize", LOOM_ATTR_INT}, {"exclude_outside", LOOM_ATTR_INT}, {"alpha", LOOM_ATTR_FLOAT},
+	{"beta", LOOM_ATTR_FLOAT}, {"epsilon", LOOM_ATTR_FLOAT}, {"gamma", LOOM_ATTR_FLOAT},
+	{"lambd", LOOM_ATTR_FLOAT}, {"cubic_coeff_a", LOOM_ATTR_FLOAT}, {"extrapolation_value", LOOM_ATTR_FLOAT},
+	{"auto_pad", LOOM_ATTR_STRING}, {"mode", LOOM_ATTR_STRING},
+	{"coordinate_transformation_mode", LOOM_ATTR_STRING}, {"nearest_mode", LOOM_ATTR_STRING},
+};
+
+static const char *attr_type_name(int t)
+{
+	switch (t) {
+	case LOOM_ATTR_FLOAT: return "FLOAT";
+	case LOOM_ATTR_INT: return "INT";
+	case LOOM_ATTR_STRING: return "STRING";
+	case LOOM_ATTR_TENSOR: return "TENSOR";
+	case LOOM_ATTR_FLOATS: return "FLOATS";
+	case LOOM_ATTR_INTS: return "INTS";
+	case LOOM_ATTR_STRINGS: return "STRINGS";
+	default: return "?";
+	}
+}
+
+static int check_attr_types(const loom_graph *g, const loom_node *n, char *err, size_t errlen)
+{
+	for (int a = 0; a < n->nattrs; a++)
+		for (size_t k = 0; k < sizeof attr_types / sizeof attr_types[0]; k++)
+			if (!strcmp(n->attrs[a].name, attr_types[k].name) && n->attrs[a].type != attr_types[k].type)
+				return loom_cpu_fail(g, n, err, errlen, "attribute '%s' is %s, expected %s",
+						     n->attrs[a].name, attr_type_name(n->attrs[a].type),
+						     attr_type_name(attr_types[k].type));
+	return 0;
+}
+
 int loom_graph_infer(loom_graph *g, char *err, size_t errlen)
 {
 	for (int i = 0; i < g->ninputs; i++) {
@@ -142,7 +188,7 @@ int loom_graph_infer(loom_graph *g, char *err, size_t errlen)
 	for (int i = 0; i < g->nnodes; i++) {
 		const loom_node *n = &g->nodes[i];
 		const loom_cpu_op *op = node_kernel(g, n, err, errlen);
-		if (!op)
+		if (!op || check_attr_types(g, n, err, errlen))
 			return -1;
 		for (int j = 0; j < n->ninputs; j++) {
 			const loom_tensor *t = loom_node_in(g, n, j);

@@ -1,0 +1,86 @@
+#!/bin/sh
+# compile_cli.sh - loom compile / objdump / run as users meet them: the
+# report (table and JSON), the compile cache, the .loom file under readelf
+# and loom objdump, refusal of a model compiled for another configuration,
+# of corrupted model files, and the errors for broken ONNX models
+# (scripts/make_bad_models.py: each message must name the node, op type or
+# tensor listed in BAD_DIR/expect.txt). "N passed, M failed" at the end.
+#   sh tests/models/compile_cli.sh LOOM MODELS_DIR BAD_DIR
+LOOM=$1
+DIR=$2
+BAD=$3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pass=0
+fail=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+	d=$1
+	shift
+	if "$@" >"$out/log" 2>&1; then ok "$d"; else bad "$d: $(tail -n 3 "$out/log")"; fi
+}
+export LOOM_CACHE_DIR="$out/cache"
+m="$DIR/squeezenet1_1_opset13"
+
+# report, JSON, cache
+check "compile squeezenet with a report" "$LOOM" compile "$m/model.onnx" -o "$out/sq.loom" --calib "$m/calib" --report "$out/sq.json"
+cp "$out/log" "$out/first.txt"
+grep -q "cache: stored" "$out/first.txt" && ok "first compile stores the result in the cache" || bad "no 'cache: stored' line"
+grep -Eq "^/features/features.0/Conv +Conv +npu +conv" "$out/first.txt" && ok "the table shows the first conv on the NPU" ||
+	bad "table: $(head -n 3 "$out/first.txt")"
+grep -q "peak .* B (.* B without reuse)" "$out/first.txt" && ok "the table reports peak memory with and without reuse" ||
+	bad "no peak memory line"
+for k in '"nodes": \[' '"where": "npu"' '"fused": "into' '"tile": \[' '"est_cycles"' '"bound": "' '"sp_bytes"' \
+	'"cpu_mac_share"' '"peak_device_bytes_no_reuse"'; do
+	grep -q "$k" "$out/sq.json" && ok "JSON has $k" || bad "JSON lacks $k"
+done
+check "compile again" "$LOOM" compile "$m/model.onnx" -o "$out/sq2.loom" --calib "$m/calib"
+grep -q "cache: hit" "$out/log" && ok "the second compile is a cache hit and says so" || bad "no cache hit: $(tail -n 2 "$out/log")"
+cmp -s "$out/sq.loom" "$out/sq2.loom" && ok "the cached file is the same file" || bad "cached file differs"
+check "compile with another option" "$LOOM" compile "$m/model.onnx" -o "$out/sq3.loom" --calib "$m/calib" \
+	--keep-float /features/features.0/Conv
+grep -q "cache: hit" "$out/log" && bad "a different option hit the cache" || ok "a different option misses the cache"
+grep -Eq "^/features/features.0/Conv +Conv +cpu .*--keep-float" "$out/log" && ok "--keep-float keeps the node on the CPU" ||
+	bad "--keep-float: $(grep features.0/Conv "$out/log")"
+check "run the mixed-precision model" "$LOOM" run "$out/sq3.loom" --backend cmodel --data "$m/test_data_set_0" --check
+
+# the ELF
+if command -v readelf >/dev/null; then
+	readelf -S "$out/sq.loom" >"$out/log" 2>&1
+	for s in .loom.text .loom.const .loom.tensors .loom.graph .loom.layers .loom.steps .note.loom; do
+		grep -q "$s" "$out/log" && ok "readelf -S lists $s" || bad "readelf -S lacks $s"
+	done
+	readelf -n "$out/sq.loom" | grep -Eq "Loom .*0x4c4f0002" && ok "readelf -n lists the Loom configuration note" ||
+		bad "no Loom note"
+fi
+check "objdump" "$LOOM" objdump "$out/sq.loom"
+grep -q "/features/features.0/Conv" "$out/log" && grep -Eq "MATMUL|LOAD" "$out/log" &&
+	ok "objdump disassembles with layer names" || bad "objdump output"
+if "$LOOM" objdump "$out/sq.loom" --hw small >"$out/log" 2>&1; then bad "objdump --hw small accepted the model"; else
+	grep -q "array_rows" "$out/log" && ok "a model for another config is refused naming array_rows" ||
+		bad "config refusal: $(cat "$out/log")"
+fi
+# corrupted files: refused with a message naming the file, never a crash
+cp "$out/sq.loom" "$out/cut.loom"
+truncate -s 5000 "$out/cut.loom"
+"$LOOM" run "$out/cut.loom" --backend cmodel >"$out/log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "cut.loom" "$out/log" && ok "a truncated .loom is refused naming the file" || bad "truncated: rc $rc $(cat "$out/log")"
+
+# broken ONNX models: a clear error naming the node, op type or tensor
+while IFS="$(printf '\t')" read -r f want; do
+	"$LOOM" compile "$BAD/$f" -o "$out/bad.loom" --no-cache >"$out/log" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && grep -qF "$want" "$out/log"; then ok "$f: $(tail -n 1 "$out/log")"; else
+		bad "$f: exit $rc, wanted '$want': $(tail -n 2 "$out/log")"; fi
+done <"$BAD/expect.txt"
+
+# an operator with neither lowering nor kernel is reported at compile time; one
+# on the CPU appears in the report with its reason
+"$LOOM" compile "$DIR/tiny_transformer_opset13/model.onnx" -o "$out/tt.loom" --no-cache >"$out/log" 2>&1
+grep -Eq "Softmax +cpu .*no NPU lowering" "$out/log" && ok "Softmax runs on the CPU with its reason" ||
+	bad "transformer report: $(grep Softmax "$out/log")"
+grep -q "warning: .*CPU" "$out/log" && ok "more than 5% CPU work is warned about" || bad "no CPU-share warning"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
