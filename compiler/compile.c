@@ -93,9 +93,12 @@ typedef struct cc {
 	int *tdef, *tlast;
 	int *keep;               /* per node: --keep-float */
 	int *done;               /* per node: handled */
+	int *deferred;           /* per node: a Flatten waiting for its Gemm (lower_alias) */
 	lw *lws;
 	int nlw, caplw;
 	int time;
+	struct forced_q *forced; /* quantization given by the model's Q/DQ pairs */
+	int nforced;
 	uint8_t *cregion;        /* const region being built */
 	uint64_t cbytes, ccap;
 	char *err;
@@ -619,13 +622,14 @@ static const char *lower_gemm(cc *c, int ni)
 	int in = n->inputs[0];
 	uint32_t fh = 1, fw = 1, fc = 0;
 	int flat = -1;
-	if (M == 1 && c->prod[in] >= 0 && c->ncons[in] == 1) {
+	/* (each image of the batch is one row of A: rows of fh*fw pixels) */
+	if (c->prod[in] >= 0 && c->ncons[in] == 1) {
 		const loom_node *p = &g->nodes[c->prod[in]];
 		if ((!strcmp(p->op_type, "Flatten") || !strcmp(p->op_type, "Reshape")) && !c->keep[c->prod[in]]) {
 			int src = p->inputs[0];
 			loom_tensor *st = &g->tensors[src];
-			if (st->rank == 4 && st->dims[0] == 1 && !geom(c, src, &fh, &fw, &fc) &&
-			    (int64_t)fh * fw * fc == K && (fh > 1 || fw > 1)) {
+			if (st->rank == 4 && st->dims[0] == M && !geom(c, src, &fh, &fw, &fc) &&
+			    (fh /= (uint32_t)M, (int64_t)fh * fw * fc == K) && (fh > 1 || fw > 1)) {
 				flat = c->prod[in];
 				in = src;
 			}
@@ -682,10 +686,10 @@ static const char *lower_gemm(cc *c, int ni)
 	l->nodes[3] = flat;
 	loom_gemm_params *p = &l->gp;
 	loom_gemm_init(p);
-	p->m = flat >= 0 ? 1 : (uint32_t)M;
+	p->m = (uint32_t)M;
 	p->k = kk;
 	p->n = (uint32_t)N;
-	p->a_stride = flat >= 0 ? round4(kk) : c->m->mt[in].stride;
+	p->a_stride = flat >= 0 ? kk : c->m->mt[in].stride;
 	p->out_stride = c->m->mt[out].stride;
 	p->a_zp = (int8_t)c->zp[in], p->out_zp = (int8_t)c->zp[out];
 	p->clip_lo = lo, p->clip_hi = hi;
@@ -1505,8 +1509,19 @@ static const char *lower_alias(cc *c, int ni)
 		return "constant input";
 	if (geom(c, in, &h1, &w1, &c1) || geom(c, out, &h2, &w2, &c2))
 		return "no NHWC image for this shape";
-	if (h1 != h2 || w1 != w2 || c1 != c2)
+	if (h1 != h2 || w1 != w2 || c1 != c2) {
+		/* a Flatten into a Gemm / MatMul: the consumer reads the image
+		 * itself with its weight rows reordered (lower_gemm); deferred
+		 * until it is lowered (materialized on the CPU if it is not) */
+		int s = sole_consumer(c, out);
+		const loom_node *u = s >= 0 ? &c->g->nodes[s] : NULL;
+		if (u && !c->keep[s] && c->on_dev[in] && u->inputs[0] == out &&
+		    (!strcmp(u->op_type, "Gemm") || !strcmp(u->op_type, "MatMul"))) {
+			c->deferred[ni] = 1;
+			return NULL;
+		}
 		return "changes the NHWC byte order";
+	}
 	if (c->g->tensors[out].dtype != LOOM_DT_FLOAT)
 		return "not float";
 	if (!c->on_dev[in] && !c->on_host[in])
@@ -1611,6 +1626,120 @@ static int place_layers(cc *c, int first)
 		m->steps[s].nlayers++;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ QDQ models */
+
+/* a per-tensor scale and zero point of a Q/DQ node (inputs 1, 2), as
+ * constants; 0 or -1 */
+static int qdq_params(const loom_graph *g, const loom_node *n, float *s, int32_t *zp, int *is_u8)
+{
+	if (n->ninputs < 2 || n->inputs[1] < 0)
+		return -1;
+	const loom_tensor *st = &g->tensors[n->inputs[1]];
+	if (!st->is_const || !st->data || st->dtype != LOOM_DT_FLOAT || loom_tensor_numel(st) != 1)
+		return -1;
+	*s = *(const float *)st->data;
+	*zp = 0;
+	*is_u8 = 1; /* ONNX: no zero point means uint8 0 */
+	if (n->ninputs > 2 && n->inputs[2] >= 0) {
+		const loom_tensor *zt = &g->tensors[n->inputs[2]];
+		if (!zt->is_const || !zt->data || loom_tensor_numel(zt) != 1)
+			return -1;
+		if (zt->dtype == LOOM_DT_UINT8)
+			*zp = *(const uint8_t *)zt->data;
+		else if (zt->dtype == LOOM_DT_INT8)
+			*zp = *(const int8_t *)zt->data, *is_u8 = 0;
+		else
+			return -1;
+	}
+	return isfinite(*s) && *s > 0 ? 0 : -1;
+}
+
+typedef struct forced_q {
+	int t;
+	float scale;
+	int32_t zp;
+} forced_q;
+
+/* QuantizeLinear -> DequantizeLinear pairs on activations (a QDQ model, as
+ * ONNX Runtime's quantization tool or a QAT export writes it): the pair
+ * becomes an Identity (removed by the passes) and the tensor keeps the
+ * pair's scale and zero point (uint8 zero points shifted by -128: the same
+ * grid in int8) instead of a calibrated range. Weights' pairs are constants
+ * and fold; their int8 values come back from the per-channel max|w|/127
+ * scales the NPU uses, which is how those tools choose them. Returns the
+ * number of pairs, or -1 (out of memory). */
+static int fold_qdq(loom_graph *g, forced_q **out, int *nout)
+{
+	int n = 0, cap = 0;
+	forced_q *f = NULL;
+	for (int i = 0; i < g->nnodes; i++) {
+		loom_node *q = &g->nodes[i];
+		float s;
+		int32_t zp;
+		int u8;
+		if (strcmp(q->op_type, "QuantizeLinear") || q->domain[0] || q->ninputs < 1 || q->noutputs != 1 ||
+		    q->inputs[0] < 0 || g->tensors[q->inputs[0]].is_const || qdq_params(g, q, &s, &zp, &u8))
+			continue;
+		int x = q->inputs[0], t = q->outputs[0], users = 0, ok = 1;
+		for (int k = 0; k < g->noutputs; k++)
+			ok &= g->outputs[k] != t;
+		for (int j = 0; j < g->nnodes && ok; j++) {
+			const loom_node *d = &g->nodes[j];
+			for (int k = 0; k < d->ninputs; k++)
+				if (d->inputs[k] == t) {
+					float s2;
+					int32_t zp2;
+					int u82;
+					users++;
+					ok &= k == 0 && !strcmp(d->op_type, "DequantizeLinear") && !d->domain[0] &&
+					      !qdq_params(g, d, &s2, &zp2, &u82) && s2 == s && zp2 == zp && u82 == u8;
+				}
+		}
+		if (!ok || !users)
+			continue;
+		for (int j = 0; j < g->nnodes; j++) {
+			loom_node *d = &g->nodes[j];
+			if (d->ninputs < 1 || d->inputs[0] != t || strcmp(d->op_type, "DequantizeLinear"))
+				continue;
+			char *name = d->name;
+			int *outs = d->outputs, no = d->noutputs;
+			d->name = NULL;
+			d->outputs = NULL;
+			loom_node_clear(d);
+			d->name = name;
+			d->outputs = outs;
+			d->noutputs = no;
+			d->op_type = strdup("Identity");
+			d->domain = strdup("");
+			d->inputs = malloc(sizeof(int));
+			if (!d->op_type || !d->domain || !d->inputs) {
+				free(f);
+				return -1;
+			}
+			d->inputs[0] = x;
+			d->ninputs = 1;
+			for (int k = 0; k < 2; k++) {
+				if (n + 2 > cap) {
+					cap = cap ? 2 * cap : 16;
+					forced_q *p = realloc(f, (size_t)cap * sizeof *p);
+					if (!p) {
+						free(f);
+						return -1;
+					}
+					f = p;
+				}
+				f[n].t = k ? outs[0] : x;
+				f[n].scale = s;
+				f[n].zp = u8 ? zp - 128 : zp;
+				n++;
+			}
+		}
+	}
+	*out = f;
+	*nout = n;
+	return n / 2;
 }
 
 /* ------------------------------------------------------------------ calibration */
@@ -1952,12 +2081,17 @@ static int lower_all(cc *c)
 			const loom_node *n = &g->nodes[ni];
 			for (int k = 0; k < n->ninputs; k++)
 				if (n->inputs[k] >= 0 && !g->tensors[n->inputs[k]].is_const &&
-				    !c->on_host[n->inputs[k]] && !c->on_dev[n->inputs[k]])
+				    !c->on_host[n->inputs[k]] && !c->on_dev[n->inputs[k]] &&
+				    !(c->prod[n->inputs[k]] >= 0 && c->deferred[c->prod[n->inputs[k]]]))
 					all_ready = 0;
 			reason = all_ready ? lower_node(c, ni) : "an input is computed later";
 		}
 		if (!reason) {
 			c->done[ni] = 1;
+			if (c->deferred[ni]) {
+				why(c, ni, LOOM_WHERE_FUSED, "deferred into its consumer");
+				continue;
+			}
 			if (c->nlw == first) { /* an alias */
 				c->on_dev[g->nodes[ni].outputs[0]] = 1;
 				why(c, ni, LOOM_WHERE_FUSED, "alias of %s (same NHWC image)",
@@ -1972,6 +2106,15 @@ static int lower_all(cc *c)
 			continue;
 		}
 		c->done[ni] = 1;
+		const loom_node *n = &g->nodes[ni];
+		for (int k = 0; k < n->ninputs; k++) { /* a deferred producer runs on the CPU first */
+			int d = n->inputs[k] >= 0 ? c->prod[n->inputs[k]] : -1;
+			if (d >= 0 && c->deferred[d]) {
+				c->deferred[d] = 0;
+				if (cpu_node(c, d, "its consumer runs on the CPU"))
+					return -1;
+			}
+		}
 		if (cpu_node(c, ni, reason))
 			return -1;
 	}
@@ -2045,10 +2188,12 @@ static void cc_free(cc *c)
 	free(c->tlast);
 	free(c->keep);
 	free(c->done);
+	free(c->deferred);
 	for (int i = 0; i < c->nlw; i++)
 		free(c->lws[i].cbuf);
 	free(c->lws);
 	free(c->cregion);
+	free(c->forced);
 	loom_calib_free(c->calib);
 }
 
@@ -2074,8 +2219,18 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		fail(&c, "out of memory");
 		goto done;
 	}
+	forced_q *forced = NULL;
+	int nforced = 0, npairs = fold_qdq(g, &forced, &nforced);
+	if (npairs < 0) {
+		fail(&c, "out of memory");
+		goto done;
+	}
+	c.forced = forced;
+	c.nforced = nforced;
 	if (loom_simplify(g, &st, err, errlen))
 		goto done;
+	if (rep)
+		rep->qdq_pairs = npairs;
 	if (rep) {
 		rep->nodes_onnx = st.nodes_before;
 		rep->folded = st.folded;
@@ -2100,11 +2255,12 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	c.tlast = malloc(nt * sizeof(int));
 	c.keep = calloc(nn, sizeof(int));
 	c.done = calloc(nn, sizeof(int));
+	c.deferred = calloc(nn, sizeof(int));
 	m->mt = calloc(nt, sizeof *m->mt);
 	if (rep)
 		rep->nodes = calloc(nn, sizeof *rep->nodes);
 	if (!c.ncons || !c.prod || !c.hasq || !c.scale || !c.zp || !c.alias || !c.on_host || !c.on_dev ||
-	    !c.is_cdev || !c.tdef || !c.tlast || !c.keep || !c.done || !m->mt || (rep && !rep->nodes)) {
+	    !c.is_cdev || !c.tdef || !c.tlast || !c.keep || !c.done || !c.deferred || !m->mt || (rep && !rep->nodes)) {
 		fail(&c, "out of memory");
 		goto done;
 	}
@@ -2151,6 +2307,12 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 			rep->nodes[i].macs = node_macs(g, &g->nodes[i]);
 		}
 	}
+	for (int i = 0; i < c.nforced; i++)
+		if (c.forced[i].t >= 0 && c.forced[i].t < c.nt) {
+			c.scale[c.forced[i].t] = c.forced[i].scale;
+			c.zp[c.forced[i].t] = c.forced[i].zp;
+			c.hasq[c.forced[i].t] = 1;
+		}
 	if (calibrate(&c))
 		goto done;
 	if (lower_all(&c))

@@ -200,7 +200,10 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 		m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
 	fprintf(f, "calibration: %d sample%s%s\n", r->calib_samples, r->calib_samples == 1 ? "" : "s",
 		r->calib_random ? " of random N(0,1) inputs" : "");
-	if (r->calib_random)
+	if (r->qdq_pairs)
+		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
+			r->qdq_pairs);
+	if (r->calib_random && !r->qdq_pairs)
 		fprintf(f, "warning: no --calib DIR: activation ranges come from random inputs; accuracy on real data "
 			   "will suffer\n");
 	if (macs ? cpu_share > 5.0 : r->nodes_cpu * 20 > r->nnodes)
@@ -258,8 +261,8 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 		m->const_bytes, m->arena_bytes, m->arena_bytes_noreuse);
 	fprintf(f, "  \"peak_device_bytes\": %" PRIu64 ", \"peak_device_bytes_no_reuse\": %" PRIu64 ",\n",
 		m->dram_end - m->base, m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
-	fprintf(f, "  \"calib_samples\": %d, \"calib_random\": %s\n}\n", r->calib_samples,
-		r->calib_random ? "true" : "false");
+	fprintf(f, "  \"calib_samples\": %d, \"calib_random\": %s, \"qdq_pairs\": %d\n}\n", r->calib_samples,
+		r->calib_random ? "true" : "false", r->qdq_pairs);
 }
 
 /* ------------------------------------------------------------------ cache */

@@ -76,6 +76,16 @@ while IFS="$(printf '\t')" read -r f want; do
 		bad "$f: exit $rc, wanted '$want': $(tail -n 2 "$out/log")"; fi
 done <"$BAD/expect.txt"
 
+# a QDQ model (QuantizeLinear/DequantizeLinear pairs) compiles with its own scales, no calibration data
+q="$DIR/digits_qdq_opset13"
+check "compile the QDQ model without --calib" "$LOOM" compile "$q/model.onnx" -o "$out/q.loom" --no-cache
+grep -q "5 QuantizeLinear/DequantizeLinear pairs of the model kept their scales" "$out/log" &&
+	ok "the QDQ pairs' scales are used" || bad "QDQ: $(tail -n 4 "$out/log")"
+grep -Eq "^/Flatten.* fused .*NHWC order" "$out/log" && ok "Flatten of a batch folded into the Gemm's weights" ||
+	bad "flatten: $(grep Flatten "$out/log")"
+check "the QDQ model matches PyTorch's fake-quantized output" "$LOOM" run "$out/q.loom" --backend cmodel \
+	--data "$q/test_data_set_0" --check --min-cos 0.9999 --min-top1 1
+
 # an operator with neither lowering nor kernel is reported at compile time; one
 # on the CPU appears in the report with its reason
 "$LOOM" compile "$DIR/tiny_transformer_opset13/model.onnx" -o "$out/tt.loom" --no-cache >"$out/log" 2>&1
