@@ -240,6 +240,58 @@ def digits_qdq(arch):
     return q, x, info
 
 
+class NpuOps(nn.Module):
+    """one small net with every operator the NPU lowering claims: zero Pad,
+    Conv + BatchNorm (folded), SiLU, dilated depthwise Conv, HardSwish,
+    grouped Conv, LeakyRelu, AveragePool, a standalone BatchNorm, a
+    squeeze-excitation gate (GlobalAveragePool, Relu, HardSigmoid, Mul per
+    channel), channel Slice, Clip (ReLU6), Concat, channel shuffle (Reshape,
+    Transpose, Reshape), MaxPool with ceil_mode, Add, Sigmoid, Flatten, Gemm"""
+
+    def __init__(self):
+        super().__init__()
+        self.pad = nn.ZeroPad2d((1, 2, 1, 0))
+        self.c1 = nn.Conv2d(3, 16, 3)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.dw = nn.Conv2d(16, 16, 3, padding=2, dilation=2, groups=16)
+        self.g = nn.Conv2d(16, 32, 3, padding=1, stride=2, groups=4)
+        self.bn2 = nn.BatchNorm2d(32)
+        self.se1 = nn.Conv2d(32, 8, 1)
+        self.se2 = nn.Conv2d(8, 32, 1)
+        self.b1 = nn.Conv2d(16, 16, 1)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.pad(x)
+        x = F.silu(self.bn1(self.c1(x)))
+        x = F.hardswish(self.dw(x))
+        x = F.leaky_relu(self.g(x), 0.1)
+        x = self.bn2(F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=True))
+        s = F.hardsigmoid(self.se2(F.relu(self.se1(F.adaptive_avg_pool2d(x, 1)))))
+        x = x * s
+        a, b = x[:, :16], x[:, 16:]
+        x = torch.cat([a, F.relu6(self.b1(b))], 1)
+        n, c, h, w = x.shape
+        x = x.view(n, 2, c // 2, h, w).transpose(1, 2).reshape(n, c, h, w)
+        x = F.max_pool2d(x, 3, stride=2, ceil_mode=True)
+        x = torch.sigmoid(x + F.max_pool2d(x, 3, stride=1, padding=1))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def npu_ops(arch):
+    gen = torch.Generator().manual_seed(seed_of(arch) + 1)
+    torch.manual_seed(seed_of(arch))
+    m = NpuOps()
+    calibrate_batchnorm(m, (1, 3, 32, 32), gen)
+    photos = sample_photos()
+    small = lambda t: F.interpolate(t, size=(32, 32), mode="bilinear", align_corners=False)
+    x = small(photo_crop(photos[0], 0.5, 0.5, 1.0))
+    extra = [small(photo_crop(photos[1], 0.5, 0.5, 1.0))]
+    calib = [small(photo_crop(photos[k % 2], float(u), float(v), float(z))) for k, (u, v, z) in
+             enumerate(torch.rand((8, 3), generator=gen).tolist())]
+    return m, x, {"_extra_inputs": extra, "_calib_inputs": calib}
+
+
 class TinyTransformer(nn.Module):
     """one pre-norm encoder block: LayerNorm, 2-head self-attention (Linear,
     Reshape, Transpose, MatMul, Softmax), residual, LayerNorm, ReLU MLP,
@@ -292,6 +344,7 @@ ARCHS = [
     ("shufflenet_v2_x0_5", torchvision_model(TV.shufflenet_v2_x0_5), (13, 17)),
     ("digits_cnn", digits_cnn, (13, 17)),
     ("digits_qdq", digits_qdq, (13,)),
+    ("npu_ops", npu_ops, (11, 13)),
     ("tiny_transformer", tiny_transformer, (11, 13, 17)),
 ]
 

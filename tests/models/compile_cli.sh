@@ -86,6 +86,12 @@ grep -Eq "^/Flatten.* fused .*NHWC order" "$out/log" && ok "Flatten of a batch f
 check "the QDQ model matches PyTorch's fake-quantized output" "$LOOM" run "$out/q.loom" --backend cmodel \
 	--data "$q/test_data_set_0" --check --min-cos 0.9999 --min-top1 1
 
+# every operator the NPU claims, in one PyTorch export: all of it on the NPU
+check "compile npu_ops" "$LOOM" compile "$DIR/npu_ops_opset13/model.onnx" -o "$out/o.loom" \
+	--calib "$DIR/npu_ops_opset13/calib" --no-cache
+grep -q "on the CPU (0.0% of nodes)" "$out/log" && ok "npu_ops: no node on the CPU" ||
+	bad "npu_ops: $(grep -E ' cpu ' "$out/log")"
+
 # an operator with neither lowering nor kernel is reported at compile time; one
 # on the CPU appears in the report with its reason
 "$LOOM" compile "$DIR/tiny_transformer_opset13/model.onnx" -o "$out/tt.loom" --no-cache >"$out/log" 2>&1
