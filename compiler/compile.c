@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../runtime/cpu_internal.h"
 #include "loom/calib.h"
@@ -2197,9 +2198,17 @@ static void cc_free(cc *c)
 	loom_calib_free(c->calib);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *o, loom_model **out,
 		 loom_compile_report *rep, char *err, size_t errlen)
 {
+	double t0 = now_s(), t1;
 	cc c;
 	memset(&c, 0, sizeof c);
 	c.g = g;
@@ -2229,8 +2238,11 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	c.nforced = nforced;
 	if (loom_simplify(g, &st, err, errlen))
 		goto done;
-	if (rep)
+	t1 = now_s();
+	if (rep) {
 		rep->qdq_pairs = npairs;
+		rep->simplify_s = t1 - t0;
+	}
 	if (rep) {
 		rep->nodes_onnx = st.nodes_before;
 		rep->folded = st.folded;
@@ -2315,6 +2327,9 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		}
 	if (calibrate(&c))
 		goto done;
+	t0 = now_s();
+	if (rep)
+		rep->calib_s = t0 - t1;
 	if (lower_all(&c))
 		goto done;
 	/* tensors that stay on the host keep the int8 step they would have had
@@ -2376,8 +2391,13 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	if (plan_arena(&c))
 		goto done;
 	m->mark_base = m->arena_base + align64(m->arena_bytes);
+	t1 = now_s();
 	if (emit(&c))
 		goto done;
+	if (rep) {
+		rep->lower_s = t1 - t0;
+		rep->emit_s = now_s() - t1;
+	}
 	m->consts = c.cregion;
 	c.cregion = NULL;
 	if (make_cpu_graph(&c))

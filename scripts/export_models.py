@@ -349,6 +349,12 @@ ARCHS = [
 ]
 
 
+# exported only when named with --only (make bench: compile time of ResNet-50)
+BENCH_ARCHS = [
+    ("resnet50", torchvision_model(TV.resnet50), (13,)),
+]
+
+
 # ------------------------------------------------------------------ export
 
 def write_tensor(path, array, name):
@@ -448,6 +454,7 @@ def main():
 
     cases = [(a, b, o, "%s_opset%d" % (a, o)) for a, b, ops in ARCHS for o in ops]
     if args.only:
+        cases += [(a, b, o, "%s_opset%d" % (a, o)) for a, b, ops in BENCH_ARCHS for o in ops]
         unknown = [n for n in args.only if not any(n in (c[0], c[3]) for c in cases)]
         if unknown:
             sys.exit("export_models.py: unknown case(s) %s; --list shows them" % " ".join(unknown))

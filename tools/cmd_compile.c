@@ -200,6 +200,8 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 		m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
 	fprintf(f, "calibration: %d sample%s%s\n", r->calib_samples, r->calib_samples == 1 ? "" : "s",
 		r->calib_random ? " of random N(0,1) inputs" : "");
+	fprintf(f, "time: simplification %.2f s, calibration %.2f s, quantization, lowering and planning %.2f s, "
+		   "emission %.2f s\n", r->simplify_s, r->calib_s, r->lower_s, r->emit_s);
 	if (r->qdq_pairs)
 		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
 			r->qdq_pairs);

@@ -54,6 +54,7 @@ typedef struct loom_compile_report {
 	uint64_t macs_npu, macs_cpu;
 	int nodes_cpu, nodes_npu;
 	uint64_t est_cycles;     /* NPU layers */
+	double simplify_s, calib_s, lower_s, emit_s; /* wall-clock seconds per stage */
 } loom_compile_report;
 
 /* Compile g (takes ownership: freed on failure, owned by *out on success)
