@@ -1118,8 +1118,23 @@ int loom_onnx_load(const char *path, const loom_input_shape *shapes, int nshapes
 	size_t len;
 	if (read_file(&c.s, &buf, &len))
 		return -1;
-	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+	int rc = loom_onnx_load_mem(buf, len, path, shapes, nshapes, out, err, errlen);
 	free(buf);
+	return rc;
+}
+
+int loom_onnx_load_mem(const void *buf, size_t len, const char *path, const loom_input_shape *shapes,
+		       int nshapes, loom_graph **out, char *err, size_t errlen)
+{
+	if (!path)
+		path = "(memory)";
+	ctx c = {{path, err, errlen}, NULL, 0, {0}, NULL};
+	if (!out)
+		return fail(&c.s, "no place for the graph");
+	*out = NULL;
+	if (!buf && len)
+		return fail(&c.s, "no data");
+	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
 	if (!m)
 		return fail(&c.s, "not an ONNX model (protobuf parse failed: truncated or not a ModelProto)");
 	int rc = -1;

@@ -29,6 +29,13 @@ have_hdr /usr/share/libonnx-testdata/data/node || need="$need libonnx-testdata"
 if ! /usr/bin/python3 -c 'import torch, torchvision, onnx, sklearn' >/dev/null 2>&1; then
 	need="$need python3 python3-torch python3-torchvision python3-onnx python3-sklearn"
 fi
+# `sh scripts/setup.sh fuzz` (make fuzz, make test-full): clang and its
+# libFuzzer runtime for the fuzz targets of tests/fuzz
+if [ "$1" = fuzz ]; then
+	have_cmd clang || need="$need clang"
+	[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
+		need="$need libclang-rt-14-dev"
+fi
 if [ -n "$need" ]; then
 	echo "setup: installing$need"
 	if [ "$(id -u)" != 0 ]; then

@@ -137,6 +137,24 @@ if [ -n "$FULL" ]; then
 	suite yosys-synth sh scripts/synth.sh "$B/hw/small"
 fi
 
+# libFuzzer on the ONNX reader and the .loom reader, a few minutes each
+# (test-full only), from seed corpora of real files
+if [ -n "$FULL" ]; then
+	corp=$(mktemp -d)
+	mkdir -p "$corp/onnx" "$corp/loom"
+	for c in test_conv_with_strides_padding test_gemm_all_attributes test_maxpool_2d_pads test_concat_3d_axis_1 \
+		test_resize_upsample_scales_linear test_slice test_softmax_axis_1; do
+		[ -f "$d/node/$c/model.onnx" ] && cp "$d/node/$c/model.onnx" "$corp/onnx/$c.onnx"
+	done
+	cp "$B/models/digits_cnn_opset13/model.onnx" "$B/models/tiny_transformer_opset13/model.onnx" "$corp/onnx/" 2>/dev/null
+	cp "$B/models/digits_cnn_opset13/model.onnx" "$corp/onnx/digits.onnx"
+	"$LOOM" compile "$B/models/digits_cnn_opset13/model.onnx" -o "$corp/loom/digits.loom" --no-cache -q >/dev/null
+	"$LOOM" compile "$B/models/tiny_transformer_opset13/model.onnx" -o "$corp/loom/tt.loom" --no-cache -q >/dev/null
+	suite fuzz-onnx "$B/fuzz/fuzz_onnx" -max_total_time=180 -seed=1 -rss_limit_mb=4096 "$corp/onnx"
+	suite fuzz-model "$B/fuzz/fuzz_model" -max_total_time=120 -seed=1 -rss_limit_mb=4096 "$corp/loom"
+	rm -rf "$corp"
+fi
+
 echo
 if [ -n "$failed_suites" ]; then echo "failed suites:$failed_suites"; fi
 echo "$total_p passed, $total_f failed"

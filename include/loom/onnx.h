@@ -64,6 +64,9 @@ int loom_onnx_load(const char *path, const loom_input_shape *shapes, int nshapes
 /* Read a TensorProto file into *t (name from the proto, "" if none; data
  * owned by t, is_const 0). 0, or -1 with t zeroed and a message naming the
  * file. */
+/* The same from a buffer; name (may be NULL) is what messages call it. */
+int loom_onnx_load_mem(const void *buf, size_t len, const char *name, const loom_input_shape *shapes,
+		       int nshapes, loom_graph **out, char *err, size_t errlen);
 int loom_onnx_load_tensor(const char *path, loom_tensor *t, char *err, size_t errlen);
 
 /* Free what a loaded tensor owns (name, data) and zero it. */
