@@ -22,12 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "loom.h"
 #include "loom/calib.h"
 #include "loom/compile.h"
 #include "loom/cpu_ops.h"
 #include "loom/exec.h"
+#include "loom/hwcfg.h"
+#include "loom/model.h"
 #include "loom/ir.h"
 #include "loom/onnx.h"
 
@@ -634,14 +637,15 @@ int cmd_test_onnx(int argc, char **argv)
 	return exp_fail || (!expect && fail) ? 1 : 0;
 }
 
-/* ---- loom run MODEL.onnx --backend ref ----
- * Runs the model's float graph on the reference executor: inputs from
+/* ---- loom run MODEL.onnx --backend ref|cmodel|rtl ----
+ * ref: runs the model's float graph on the reference executor: inputs from
  * --data DIR (input_K.pb, a test_data_set_N folder), or zeros; prints every
  * output's shape and first values; --check compares with DIR's
- * output_K.pb like test-onnx. */
+ * output_K.pb like test-onnx. cmodel, rtl: compiles the model first (like
+ * loom compile, into a temporary file) and runs it like loom run MODEL.loom. */
 int cmd_run_onnx(int argc, char **argv)
 {
-	const char *model = NULL, *data = NULL, *backend = "ref";
+	const char *model = NULL, *data = NULL, *backend = "ref", *calib = NULL, *hw = "default";
 	int check = 0;
 	loom_input_shape shp[MAX_IO];
 	int nshp = 0;
@@ -654,6 +658,10 @@ int cmd_run_onnx(int argc, char **argv)
 			data = argv[++i];
 		} else if (!strcmp(a, "--check")) {
 			check = 1;
+		} else if (!strcmp(a, "--calib") && i + 1 < argc) {
+			calib = argv[++i];
+		} else if (!strcmp(a, "--hw") && i + 1 < argc) {
+			hw = argv[++i];
 		} else if (!strcmp(a, "--input-shape") && i + 1 < argc && nshp < MAX_IO) {
 			char err[512];
 			if (loom_parse_input_shape(argv[++i], &shp[nshp], err, sizeof err)) {
@@ -664,17 +672,60 @@ int cmd_run_onnx(int argc, char **argv)
 		} else if (a[0] != '-' && !model) {
 			model = a;
 		} else {
-			fprintf(stderr, "usage: loom run MODEL.onnx --backend ref [--data DIR [--check]] "
-					"[--input-shape NAME=D0xD1x...]...\n");
+			fprintf(stderr, "usage: loom run MODEL.onnx [--backend ref|cmodel|rtl] [--data DIR [--check]] "
+					"[--input-shape NAME=D0xD1x...]... [--hw CFG] [--calib DIR]\n");
 			return 2;
 		}
 	}
-	if (strcmp(backend, "ref")) {
-		fprintf(stderr, "loom run: %s: backend '%s' needs a compiled model (loom compile is not there yet); "
-				"an ONNX model runs on --backend ref\n", model, backend);
-		return 2;
-	}
 	char err[1024];
+	if (strcmp(backend, "ref")) {
+		/* the NPU backends: compile (calibrating on --calib DIR, else on the
+		 * --data inputs, else random inputs) into a temporary .loom and run
+		 * it as `loom run MODEL.loom` does */
+		if (strcmp(backend, "cmodel") && strcmp(backend, "rtl")) {
+			fprintf(stderr, "loom run: backend '%s': ref, cmodel or rtl\n", backend);
+			return 2;
+		}
+		loom_graph *g = NULL;
+		loom_model *m = NULL;
+		loom_hwcfg cfg;
+		if (loom_hwcfg_load(&cfg, hw, NULL, err, sizeof err) ||
+		    loom_onnx_load(model, nshp ? shp : NULL, nshp, &g, err, sizeof err)) {
+			fprintf(stderr, "loom run: %s\n", err);
+			return 1;
+		}
+		loom_compile_opts co = {.calib_dir = calib ? calib : data, .source = model};
+		if (loom_compile(g, &cfg, &co, &m, NULL, err, sizeof err)) {
+			fprintf(stderr, "loom run: %s: %s\n", model, err);
+			return 1;
+		}
+		char tmp[] = "/tmp/loom-run-XXXXXX.loom";
+		int fd = mkstemps(tmp, 5);
+		if (fd < 0 || (close(fd), loom_model_write(m, tmp, err, sizeof err))) {
+			fprintf(stderr, "loom run: %s: %s\n", tmp, fd < 0 ? "cannot create" : err);
+			loom_model_free(m);
+			if (fd >= 0)
+				remove(tmp);
+			return 1;
+		}
+		loom_model_free(m);
+		char *av[8];
+		int ac = 0;
+		av[ac++] = "run";
+		av[ac++] = tmp;
+		av[ac++] = "--backend";
+		av[ac++] = (char *)backend;
+		if (data) {
+			av[ac++] = "--data";
+			av[ac++] = (char *)data;
+		}
+		if (check)
+			av[ac++] = "--check";
+		av[ac] = NULL;
+		int rc = cmd_run_model(ac, av);
+		remove(tmp);
+		return rc;
+	}
 	if (check && !data) {
 		fprintf(stderr, "loom run: --check needs --data DIR\n");
 		return 2;
