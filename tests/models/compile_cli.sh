@@ -45,6 +45,9 @@ grep -Eq "^/features/features.0/Conv +Conv +cpu .*--keep-float" "$out/log" && ok
 	bad "--keep-float: $(grep features.0/Conv "$out/log")"
 check "run the mixed-precision model" "$LOOM" run "$out/sq3.loom" --backend cmodel --data "$m/test_data_set_0" --check
 
+check "loom run MODEL.onnx --backend cmodel compiles and runs it" "$LOOM" run "$m/model.onnx" --backend cmodel \
+	--data "$m/test_data_set_1" --check
+
 # the ELF
 if command -v readelf >/dev/null; then
 	readelf -S "$out/sq.loom" >"$out/log" 2>&1
