@@ -95,6 +95,14 @@ check "compile npu_ops" "$LOOM" compile "$DIR/npu_ops_opset13/model.onnx" -o "$o
 grep -q "on the CPU (0.0% of nodes)" "$out/log" && ok "npu_ops: no node on the CPU" ||
 	bad "npu_ops: $(grep -E ' cpu ' "$out/log")"
 
+# --sensitivity: one line per NPU node, sorted by the gain of returning it to float
+check "--sensitivity on npu_ops" "$LOOM" compile "$DIR/npu_ops_opset13/model.onnx" -o "$out/s.loom" \
+	--calib "$DIR/npu_ops_opset13/calib" --sensitivity -q
+n=$(grep -cE '^/[^ ]+ +[A-Za-z]+ +[0-9.]+ +[-+][0-9.]+ ' "$out/log")
+sorted=$(grep -E '^/[^ ]+ +[A-Za-z]+ +[0-9.]+ +[-+][0-9.]+ ' "$out/log" | awk '{print $3}' | sort -rn -c 2>&1 && echo yes)
+[ "$n" -ge 20 ] && grep -q "all layers int8: cosine" "$out/log" && [ "$sorted" = yes ] &&
+	ok "--sensitivity ranks $n NPU nodes" || bad "--sensitivity: $n lines, sorted: $sorted"
+
 # an operator with neither lowering nor kernel is reported at compile time; one
 # on the CPU appears in the report with its reason
 "$LOOM" compile "$DIR/tiny_transformer_opset13/model.onnx" -o "$out/tt.loom" --no-cache >"$out/log" 2>&1
