@@ -601,7 +601,7 @@ static const char *lower_gemm(cc *c, int ni)
 		if (!(bias = const_f(c, n, 2)))
 			return "C is not a constant float tensor";
 		nbias = loom_tensor_numel(ct);
-		if (!(nbias == 1 || (nbias == N && ct->dims[ct->rank - 1] == N && nbias == N)))
+		if (!(nbias == 1 || (nbias == N && ct->dims[ct->rank - 1] == N)))
 			return "C is not per column";
 	}
 	if (is_mm) { /* MatMul + Add(constant [N]) */
@@ -1777,11 +1777,11 @@ static int calibrate(cc *c)
 			for (int i = 0; i < g->ninputs; i++) {
 				loom_tensor *t = &g->tensors[g->inputs[i]];
 				size_t bytes = loom_tensor_bytes(t);
-				uint8_t *d = calloc(1, bytes + 1);
+				void *d = calloc(1, bytes + 1);
 				if (!d)
 					return fail(c, "out of memory (calibration)");
 				if (t->dtype == LOOM_DT_FLOAT) {
-					float *f = (float *)d;
+					float *f = d;
 					for (int64_t e = 0; e < loom_tensor_numel(t); e++) {
 						double u1 = ((rng_next(&s) >> 11) + 1.0) / 9007199254740993.0;
 						double u2 = (rng_next(&s) >> 11) / 9007199254740992.0;

@@ -471,12 +471,19 @@ static void w_note(wbuf *b, uint32_t type, const void *desc, size_t n)
 	w_bytes(b, zero, (4 - n % 4) % 4);
 }
 
-/* "key=value\n" into a text buffer */
-static void w_kv(wbuf *t, const char *key, const char *fmt, uint64_t v)
+/* "key=value\n" into a text buffer; the value in decimal, hex (0x...) or
+ * as 8 hex digits */
+enum { KV_DEC, KV_HEX, KV_HEX8 };
+static void w_kv(wbuf *t, const char *key, int form, uint64_t v)
 {
 	char line[128];
-	int n = snprintf(line, sizeof line, "%s=", key);
-	n += snprintf(line + n, sizeof line - (size_t)n, fmt, v);
+	int n;
+	if (form == KV_HEX8)
+		n = snprintf(line, sizeof line, "%s=0x%08" PRIx64, key, v);
+	else if (form == KV_HEX)
+		n = snprintf(line, sizeof line, "%s=0x%" PRIx64, key, v);
+	else
+		n = snprintf(line, sizeof line, "%s=%" PRIu64, key, v);
 	w_bytes(t, line, (size_t)n);
 	w_bytes(t, "\n", 1);
 }
@@ -491,9 +498,9 @@ static void w_notes(wbuf *b, const loom_model *m)
 	w_bytes(&t, "config=", 7);
 	w_bytes(&t, m->cfg.name, strnlen(m->cfg.name, sizeof m->cfg.name));
 	w_bytes(&t, "\n", 1);
-	w_kv(&t, "fingerprint", "0x%08" PRIx64, m->cfg.fingerprint);
+	w_kv(&t, "fingerprint", KV_HEX8, m->cfg.fingerprint);
 	for (size_t i = 0; i < NHWPARAMS; i++)
-		w_kv(&t, hwparams[i].name, "%" PRIu64, hw_get(&m->cfg, i));
+		w_kv(&t, hwparams[i].name, KV_DEC, hw_get(&m->cfg, i));
 	b->oom |= t.oom;
 	w_note(b, NT_LOOM_HWCFG, t.p, t.len);
 
@@ -504,7 +511,7 @@ static void w_notes(wbuf *b, const loom_model *m)
 
 	t.len = 0;
 	for (size_t i = 0; i < NDRAM_KEYS; i++)
-		w_kv(&t, dram_keys[i], "0x%" PRIx64, *dram_slot((loom_model *)m, i));
+		w_kv(&t, dram_keys[i], KV_HEX, *dram_slot((loom_model *)m, i));
 	b->oom |= t.oom;
 	w_note(b, NT_LOOM_DRAM, t.p, t.len);
 	free(t.p);
