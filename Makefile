@@ -45,7 +45,7 @@ CORE_SRCS += compiler/passes.c
 # INT8 calibration statistics (include/loom/calib.h)
 CORE_SRCS += compiler/calib.c
 # the CPU kernels and the reference executor (include/loom/cpu_ops.h)
-CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c runtime/ops_quant.c
+CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c runtime/ops_quant.c runtime/gemm.c
 # loom compile: quantization, lowering, planning, emission (include/loom/model.h);
 # the .loom ELF file (written and read with libelf); running a compiled model
 CORE_SRCS += compiler/compile.c compiler/modelfile.c runtime/model.c
@@ -54,7 +54,7 @@ SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
 # the ONNX protobuf code, generated into build/gen (rules below); read with libprotobuf-c
 CORE_OBJS += $(BUILD)/obj/gen/onnx.pb-c.o
 SAN_OBJS  += $(BUILD)/san/gen/onnx.pb-c.o
-LDLIBS    += -lprotobuf-c -lelf
+LDLIBS    += -lprotobuf-c -lelf -lpthread
 LOOM      := $(BUILD)/bin/loom
 LOOM_SAN  := $(BUILD)/bin/loom-san
 LIBLOOM   := $(BUILD)/libloom.a
@@ -75,7 +75,7 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run test test-full bench lint rtl block clean setup cli tests-built synth bench-array
+.PHONY: all run test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz
 all: cli rtl firmware
 
 setup: $(SETUP)
@@ -234,6 +234,31 @@ $(STUB_FW): tests/driver/stub_fw/build.sh tests/driver/stub_fw/start.S tests/dri
             include/loom/fw_abi.h include/loom/core.h include/loom/core.def tests/rv32/link.ld | $(SETUP)
 	sh tests/driver/stub_fw/build.sh $@
 
+# libFuzzer targets (tests/fuzz; make test-full): the ONNX and .loom readers,
+# built with clang, ASan and UBSan over the same sources
+FUZZ_CC    := clang
+FUZZ_FLAGS := -std=c11 -O1 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools -I$(BUILD)/gen \
+              -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS  := $(CORE_SRCS) $(BUILD)/gen/onnx.pb-c.c
+FUZZ_OBJS  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(subst $(BUILD)/gen/,gen/,$(FUZZ_SRCS)))
+FUZZ_BINS  := $(BUILD)/fuzz/fuzz_onnx $(BUILD)/fuzz/fuzz_model
+FUZZ_SETUP := $(BUILD)/.fuzz-setup-stamp
+$(FUZZ_SETUP): scripts/setup.sh | $(SETUP)
+	sh scripts/setup.sh fuzz
+	@touch $@
+$(BUILD)/fuzz/obj/gen/%.o: $(BUILD)/gen/%.c | $(FUZZ_SETUP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(BUILD)/fuzz/obj/%.o: %.c $(BUILD)/gen/onnx.pb-c.h | $(FUZZ_SETUP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(BUILD)/fuzz/libloomcore.a: $(FUZZ_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libloomcore.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+fuzz: $(FUZZ_BINS)
+
 TEST_CONFIGS := small default large odd
 # test_rv_iss loads the rv32 ELFs with libelf
 $(BUILD)/tests/test_rv_iss $(BUILD)/tests/san_test_rv_iss: LDLIBS += -lelf
@@ -261,13 +286,13 @@ $(MODELS_STAMP): scripts/export_models.py scripts/make_bad_models.py | $(SETUP)
 test: tests-built
 	LOOM_ROOT=$(CURDIR) sh tests/run.sh
 
-test-full: tests-built
+test-full: tests-built fuzz
 	LOOM_ROOT=$(CURDIR) FULL=1 sh tests/run.sh
 
 run: cli rtl
 	LOOM_ROOT=$(CURDIR) $(LOOM) demo --hw default --backend rtl
 
-bench: cli rtl bench-array
+bench: cli rtl bench-array models
 	LOOM_ROOT=$(CURDIR) sh scripts/bench.sh
 
 lint: cli

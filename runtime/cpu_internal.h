@@ -1,8 +1,9 @@
 /* cpu_internal.h - helpers shared by Loom's CPU kernel files (runtime/cpu.c,
- * runtime/ops_nn.c, runtime/ops_shape.c, runtime/ops_quant.c); not a public
- * header. Everything here is prefixed loom_cpu_ / LOOM_CPU_ so that it
- * never clashes with a kernel file's own static helpers. The small helpers are static inline;
- * loom_cpu_fail is defined in runtime/cpu.c. No global state.
+ * runtime/ops_nn.c, runtime/ops_shape.c, runtime/ops_quant.c,
+ * runtime/gemm.c); not a public header. Everything here is prefixed
+ * loom_cpu_ / LOOM_CPU_ so that it never clashes with a kernel file's own
+ * static helpers. The small helpers are static inline; loom_cpu_fail is
+ * defined in runtime/cpu.c. No global state.
  *
  *  - loom_cpu_fail: the kernels' error message,
  *    "node 'NAME' (OP, opset N): problem".
@@ -16,7 +17,8 @@
  *  - loom_cpu_bcast: numpy-style broadcasting iteration over one to three
  *    operands (e.g. Add's A and B, Where's condition, X and Y): for each
  *    element of the output, in row-major order, the element offset of each
- *    operand. */
+ *    operand.
+ *  - loom_cpu_gemm_f: the float32 GEMM (runtime/gemm.c). */
 #ifndef LOOM_CPU_INTERNAL_H
 #define LOOM_CPU_INTERNAL_H
 
@@ -272,5 +274,15 @@ struct loom_cpu_geo {
  * dropped). Defined in runtime/ops_nn.c; 0, or -1 with a message. */
 int loom_cpu_geo_fwd(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor *x,
 		     const int64_t *ks, int pool, struct loom_cpu_geo *p);
+
+/* ------------------------------------------------------------------ GEMM */
+
+/* C[M x N] += op(A) op(B), float32, row-major with leading dimensions; op(A)
+ * is M x K (A is K x M when ta), op(B) K x N (B is N x K when tb). Cache
+ * and register blocked, AVX2+FMA when the CPU has it, large products split
+ * over threads; the result does not depend on the number of threads.
+ * Defined in runtime/gemm.c. */
+void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+		     const float *B, int64_t ldb, float *C, int64_t ldc);
 
 #endif

@@ -106,40 +106,11 @@ static void from_float(loom_tensor *t, const float *p)
 }
 
 /* C[M x N] += op(A) op(B), row-major with leading dimensions; op(A) is
- * M x K. float accumulation. */
+ * M x K. float accumulation (runtime/gemm.c). */
 static void gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 		   const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-	const int64_t JB = 1024; /* keep a slice of C's row in L1 */
-	if (!tb) {
-		for (int64_t i = 0; i < M; i++) {
-			float *c = C + i * ldc;
-			for (int64_t j0 = 0; j0 < N; j0 += JB) {
-				int64_t j1 = j0 + JB < N ? j0 + JB : N;
-				for (int64_t k = 0; k < K; k++) {
-					float a = ta ? A[k * lda + i] : A[i * lda + k];
-					const float *b = B + k * ldb;
-					for (int64_t j = j0; j < j1; j++)
-						c[j] += a * b[j];
-				}
-			}
-		}
-		return;
-	}
-	for (int64_t i = 0; i < M; i++)
-		for (int64_t j = 0; j < N; j++) {
-			const float *b = B + j * ldb;
-			float s = 0;
-			if (!ta) {
-				const float *a = A + i * lda;
-				for (int64_t k = 0; k < K; k++)
-					s += a[k] * b[k];
-			} else {
-				for (int64_t k = 0; k < K; k++)
-					s += A[k * lda + i] * b[k];
-			}
-			C[i * ldc + j] += s;
-		}
+	loom_cpu_gemm_f(ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 /* ================================================================== elementwise: unary */

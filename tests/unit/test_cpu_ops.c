@@ -8,11 +8,12 @@
  * Part 2: one-node graphs built here with hand-computed results for every
  * operator of runtime/ops_nn.c and its attributes (Conv's group, strides,
  * dilations, pads and auto_pad in 1-D, 2-D and 3-D; ConvTranspose; Gemm;
- * MatMul's batch broadcasting and 1-D cases; pooling with ceil_mode,
- * count_include_pad and MaxPool's Indices; the normalizations; the
- * activations; broadcasting arithmetic in float and int64; comparisons,
- * logic, Where, Clip before and after opset 11; the variadic Max/Min/Sum/
- * Mean; Dropout).
+ * MatMul's batch broadcasting and 1-D cases; Gemm and MatMul of odd sizes
+ * (1x1x1 to 300x257x191, every transpose) against a double-precision sum;
+ * pooling with ceil_mode, count_include_pad and MaxPool's Indices; the
+ * normalizations; the activations; broadcasting arithmetic in float and
+ * int64; comparisons, logic, Where, Clip before and after opset 11; the
+ * variadic Max/Min/Sum/Mean; Dropout).
  * Part 3: ONNX's own node test cases (test_<op>.../model.onnx with
  * test_data_set_0, from Debian's libonnx-testdata under
  * /usr/share/libonnx-testdata/data/node, or the directory given as the
@@ -525,6 +526,72 @@ static void test_gemm_matmul(void)
 	expect_run(g, "MatMul int64", INT64, 2, D(1, 1), I64(11));
 	g = binary_graph(13, "MatMul", FL, 2, D(2, 3), F(1, 2, 3, 4, 5, 6), FL, 2, D(2, 2), F(5, 6, 7, 8), &n);
 	expect_fail(g, "MatMul [2,3] x [2,2] fails", "'t'", "MatMul", "inner dimensions", NULL);
+}
+
+/* Gemm (each transA/transB, C [N] added) and MatMul of odd sizes, small
+ * to large enough for the blocked and threaded paths of runtime/gemm.c,
+ * against a double-precision sum: |y - ref| <= 1e-5 * (sum |a b| + |c|). */
+static void gemm_size(int64_t M, int64_t N, int64_t K, int ta, int tb, int matmul)
+{
+	char label[96], why[160] = "";
+	loom_graph *g = gnew(13);
+	loom_node *n;
+	float *pa = malloc((size_t)(M * K + 1) * sizeof(float));
+	float *pb = malloc((size_t)(K * N + 1) * sizeof(float));
+	float *pc = malloc((size_t)(N + 1) * sizeof(float));
+	uint32_t seed = (uint32_t)(M * 131 + N * 17 + K);
+	int a, b, c;
+	OC_MUST(pa && pb && pc ? 0 : -1);
+	for (int64_t i = 0; i < M * K; i++)
+		pa[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+	for (int64_t i = 0; i < K * N; i++)
+		pb[i] = (float)((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+	for (int64_t i = 0; i < N; i++)
+		pc[i] = (float)(i % 7) - 3.0f;
+	snprintf(label, sizeof label, "%s %lldx%lldx%lld%s%s", matmul ? "MatMul" : "Gemm", (long long)M,
+		 (long long)N, (long long)K, ta ? " transA" : "", tb ? " transB" : "");
+	a = ginput(g, "a", FL, 2, ta ? D(K, M) : D(M, K), pa);
+	b = gconst(g, "b", FL, 2, tb ? D(N, K) : D(K, N), pb);
+	if (matmul) {
+		gnode(g, "MatMul", "t", (int[]){a, b}, 2, 1);
+	} else {
+		c = gconst(g, "c", FL, 1, D(N), pc);
+		n = gnode(g, "Gemm", "t", (int[]){a, b, c}, 3, 1);
+		attr_i(n, "transA", ta);
+		attr_i(n, "transB", tb);
+	}
+	if (!grun(g, label)) {
+		const float *y = g->tensors[g->nodes[0].outputs[0]].data;
+		for (int64_t i = 0; i < M && !why[0]; i++)
+			for (int64_t j = 0; j < N && !why[0]; j++) {
+				double s = matmul ? 0.0 : pc[j], mag = fabs(s);
+				for (int64_t k = 0; k < K; k++) {
+					double p = (double)(ta ? pa[k * M + i] : pa[i * K + k]) *
+						   (tb ? pb[j * K + k] : pb[k * N + j]);
+					s += p;
+					mag += fabs(p);
+				}
+				if (!(fabs(y[i * N + j] - s) <= 1e-5 * mag + 1e-30))
+					snprintf(why, sizeof why, "y[%lld,%lld] = %.9g, expected %.9g", (long long)i,
+						 (long long)j, y[i * N + j], s);
+			}
+		check(!why[0], "%s%s%s", label, why[0] ? ": " : "", why);
+	}
+	loom_graph_free(g);
+	free(pa);
+	free(pb);
+	free(pc);
+}
+
+static void test_gemm_sizes(void)
+{
+	static const int64_t sizes[][3] = {{1, 1, 1}, {7, 13, 5}, {67, 129, 33}, {300, 257, 191},
+					   {1, 1000, 600}};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		for (int t = 0; t < 4; t++)
+			gemm_size(sizes[s][0], sizes[s][1], sizes[s][2], t & 1, t >> 1, 0);
+		gemm_size(sizes[s][0], sizes[s][1], sizes[s][2], 0, 0, 1);
+	}
 }
 
 static void test_pool(void)
@@ -1187,6 +1254,7 @@ int main(int argc, char **argv)
 	test_executor();
 	test_conv();
 	test_gemm_matmul();
+	test_gemm_sizes();
 	test_pool();
 	test_norm();
 	test_unary();
