@@ -79,12 +79,12 @@ int loom_calib_samples(const loom_calib *c)
 /* the bin of x in a histogram over [-range, range] (range > 0) */
 static int bin_of(double x, double range)
 {
-	double f = floor((x + range) / (2.0 * range) * LOOM_CALIB_BINS);
-	if (f < 0)
+	double f = (x + range) / (2.0 * range) * LOOM_CALIB_BINS;
+	if (!(f >= 0)) /* below the range, or NaN */
 		return 0;
-	if (f > LOOM_CALIB_BINS - 1)
+	if (f >= LOOM_CALIB_BINS - 1)
 		return LOOM_CALIB_BINS - 1;
-	return (int)f;
+	return (int)f; /* f >= 0: truncation is floor (no libm call in the hot loop) */
 }
 
 /* Grow the histogram of s to cover [-nr, nr] (nr = range * 2^k): every old
@@ -138,11 +138,19 @@ static void observe_one(calib_tensor *s, const float *x, int64_t n)
 			rebin(s, nr);
 		}
 	}
+	/* bin = floor((v + range) * BINS / (2 range)) by one multiplication (the
+	 * hot loop of calibration); 0 is exactly the edge of bin BINS/2 */
+	double inv = s->range > 0 ? LOOM_CALIB_BINS / (2.0 * s->range) : 0;
 	for (int64_t i = 0; i < n; i++) {
 		float v = x[i];
 		if (!isfinite(v))
 			continue;
-		s->hist[s->range > 0 ? bin_of(v, s->range) : LOOM_CALIB_BINS / 2]++;
+		int b = LOOM_CALIB_BINS / 2;
+		if (v != 0 && s->range > 0) {
+			double f = ((double)v + s->range) * inv;
+			b = f >= LOOM_CALIB_BINS - 1 ? LOOM_CALIB_BINS - 1 : f > 0 ? (int)f : 0;
+		}
+		s->hist[b]++;
 	}
 	s->count += cnt;
 }

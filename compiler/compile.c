@@ -1806,6 +1806,7 @@ static int calibrate(cc *c)
 		if (!g->tensors[t].is_const) {
 			free(g->tensors[t].data);
 			g->tensors[t].data = NULL;
+			g->tensors[t].cap = 0;
 		}
 	return 0;
 }

@@ -70,6 +70,10 @@ int loom_tensor_set_data(loom_tensor *t, const void *data, size_t n)
 	void *p;
 	if (!t || n != loom_tensor_bytes(t) || (n && !data))
 		return -1;
+	if (t->data && t->cap == n && n && t->data != data) { /* reuse the buffer */
+		memmove(t->data, data, n);
+		return 0;
+	}
 	p = malloc(n ? n : 1);
 	if (!p)
 		return -1;
@@ -77,6 +81,7 @@ int loom_tensor_set_data(loom_tensor *t, const void *data, size_t n)
 		memcpy(p, data, n);
 	free(t->data);
 	t->data = p;
+	t->cap = n;
 	return 0;
 }
 
@@ -94,8 +99,13 @@ static int alloc_outputs(loom_graph *g, const loom_node *n, char *err, size_t er
 		if (!t)
 			continue;
 		bytes = loom_tensor_bytes(t);
+		if (t->data && t->cap == bytes && bytes) { /* the buffer of the last run */
+			memset(t->data, 0, bytes);
+			continue;
+		}
 		free(t->data);
 		t->data = calloc(1, bytes ? bytes : 1);
+		t->cap = t->data ? bytes : 0;
 		if (!t->data)
 			return loom_cpu_fail(g, n, err, errlen, "out of memory for output '%s' (%zu bytes)",
 					     t->name, bytes);

@@ -221,7 +221,7 @@ int loom_exec_run(loom_exec *e, char *err, size_t errlen)
 					    n->op_type, (long long)g->opset);
 			for (int k = 0; k < n->noutputs; k++) {
 				loom_tensor *t = loom_node_out(g, n, k);
-				if (t && !t->data && !(t->data = calloc(1, loom_tensor_bytes(t) + 1)))
+				if (t && !t->data && !(t->cap = 0, t->data = calloc(1, loom_tensor_bytes(t) + 1)))
 					return fail(err, errlen, "out of memory");
 			}
 			for (int k = 0; k < n->ninputs; k++) {
@@ -244,7 +244,7 @@ int loom_exec_run(loom_exec *e, char *err, size_t errlen)
 				loom_mt_quantize(t, mt, t->data, e->img);
 				rc = loom_bo_write(e->bo, mt->addr - m->base, e->img, n);
 			} else {
-				if (!t->data && !(t->data = calloc(1, loom_tensor_bytes(t) + 1)))
+				if (!t->data && !(t->cap = 0, t->data = calloc(1, loom_tensor_bytes(t) + 1)))
 					return fail(err, errlen, "out of memory");
 				rc = loom_bo_read(e->bo, mt->addr - m->base, e->img, n);
 				if (!rc)

@@ -1084,6 +1084,7 @@ static int fold_now(loom_graph *g, const loom_node *n, loom_tensor *y, char *err
 	size_t b = loom_tensor_bytes(y);
 	free(y->data);
 	y->data = calloc(1, b ? b : 1);
+	y->cap = 0;
 	if (!y->data)
 		return ERR("out of memory");
 	if (!strcmp(n->op_type, "Shape"))

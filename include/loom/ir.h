@@ -43,6 +43,8 @@ typedef struct loom_tensor {
 	void *data;                    /* owned; the values of an initializer or a
 					  computed tensor; NULL while unknown */
 	int is_const;                  /* an initializer or Constant output */
+	size_t cap;                    /* bytes of data when the reference executor allocated it
+					  (it reuses the buffer on the next run), else 0 */
 } loom_tensor;
 
 /* ONNX AttributeProto.AttributeType values */
