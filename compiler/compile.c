@@ -395,6 +395,39 @@ static void act_clip(cc *c, int act, int out, int8_t *lo, int8_t *hi)
 		*hi = qval(fh, c->scale[out], c->zp[out]);
 }
 
+/* A vector-unit layer of node ni from image `in` to image `out` with the
+ * fields every kind shares (whole images, strides, zero points, the clamp
+ * of the fused activation act); the caller sets the rest, then vec_plan.
+ * NULL when out of memory. */
+static lw *vec_layer(cc *c, int ni, int lkind, int vkind, int in, int out, int act)
+{
+	lw *l = new_layer(c, lkind, ni);
+	if (!l)
+		return NULL;
+	l->in[0] = in;
+	l->out = out;
+	l->nodes[1] = act;
+	loom_vec_params *p = &l->vp;
+	const loom_mtensor *mi = &c->m->mt[in];
+	loom_vec_init(p, vkind);
+	p->h = mi->h, p->w = mi->w, p->c = mi->c;
+	p->in_stride = mi->stride, p->out_stride = c->m->mt[out].stride;
+	p->in_zp = (int8_t)c->zp[in], p->out_zp = (int8_t)c->zp[out];
+	act_clip(c, act, out, &p->clip_lo, &p->clip_hi);
+	return l;
+}
+
+/* Plan the last layer (made by vec_layer); when the planner refuses it the
+ * layer is dropped and why is returned. */
+static const char *vec_plan(cc *c, const char *why)
+{
+	lw *l = &c->lws[c->nlw - 1];
+	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
+		return NULL;
+	drop_layer(c);
+	return why;
+}
+
 /* per-output-channel symmetric int8 weights, int32 bias, multiplier/shift:
  * wq[i] for i in channel co's elements (n_per elements each, stride given
  * by idx); returns a reason or NULL */
@@ -792,34 +825,23 @@ static const char *lower_pool(cc *c, int ni)
 	}
 	if ((r = dev_tensor(c, out)))
 		return r;
-	int8_t lo, hi;
-	act_clip(c, act, out, &lo, &hi);
-	lw *l = new_layer(c, LOOM_LAYER_POOL, ni);
+	lw *l = vec_layer(c, ni, LOOM_LAYER_POOL, LOOM_VEC_POOL, in, out, act);
 	if (!l)
 		return "out of memory";
-	l->in[0] = in;
-	l->out = out;
-	l->nodes[1] = act;
 	loom_vec_params *p = &l->vp;
-	loom_vec_init(p, LOOM_VEC_POOL);
 	p->func = max ? LOOM_POOL_MAX : LOOM_POOL_AVG;
-	p->h = c->m->mt[in].h / (uint32_t)x->dims[0], p->w = c->m->mt[in].w, p->c = c->m->mt[in].c;
-	p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
+	p->h /= (uint32_t)x->dims[0]; /* per image */
 	p->kh = (uint32_t)geo.k[1], p->kw = (uint32_t)geo.k[2];
 	p->sh = (uint32_t)geo.s[1], p->sw = (uint32_t)geo.s[2], p->dh = (uint32_t)geo.d[1], p->dw = (uint32_t)geo.d[2];
 	p->pad_top = (uint32_t)geo.pb[1], p->pad_left = (uint32_t)geo.pb[2];
 	p->pad_bottom = (uint32_t)pe[1], p->pad_right = (uint32_t)pe[2];
-	p->in_zp = (int8_t)c->zp[in], p->out_zp = (int8_t)c->zp[out];
-	p->clip_lo = lo, p->clip_hi = hi;
 	if (!max &&
 	    loom_quant_mult(c->scale[in] / ((double)c->scale[out] * (double)(geo.k[1] * geo.k[2])), &p->mult, &p->shift)) {
 		drop_layer(c);
 		return "average-pool scale >= 1";
 	}
-	if (loom_vec_plan_make(c->cfg, p, &l->vplan, c->err, c->errlen)) {
-		drop_layer(c);
-		return "vector-unit planner refused the pooling";
-	}
+	if ((r = vec_plan(c, "vector-unit planner refused the pooling")))
+		return r;
 	int first = c->nlw - 1;
 	if ((r = replicate_batch(c, first, x->dims[0]))) {
 		while (c->nlw > first)
@@ -948,34 +970,23 @@ static const char *lower_eltwise(cc *c, int ni)
 	int out = find_act(c, n->outputs[0], &act);
 	if ((r = dev_tensor(c, out)))
 		return r;
-	int8_t lo, hi;
-	act_clip(c, act, out, &lo, &hi);
-	lw *l = new_layer(c, LOOM_LAYER_ELTWISE, ni);
+	lw *l = vec_layer(c, ni, LOOM_LAYER_ELTWISE, LOOM_VEC_ELTWISE, a, out, act);
 	if (!l)
 		return "out of memory";
-	l->in[0] = a;
 	l->in[1] = b;
-	l->out = out;
-	l->nodes[1] = act;
 	loom_vec_params *p = &l->vp;
-	loom_vec_init(p, LOOM_VEC_ELTWISE);
 	p->func = mul ? LOOM_ELT_MUL : LOOM_ELT_ADD;
 	p->bcast = bcast;
-	p->h = c->m->mt[a].h, p->w = c->m->mt[a].w, p->c = c->m->mt[a].c;
-	p->in_stride = c->m->mt[a].stride, p->out_stride = c->m->mt[out].stride;
 	p->in2_stride = bcast == LOOM_BCAST_NONE ? c->m->mt[b].stride : 0;
-	p->in_zp = (int8_t)c->zp[a], p->in2_zp = (int8_t)c->zp[b], p->out_zp = (int8_t)c->zp[out];
-	p->clip_lo = lo, p->clip_hi = hi;
+	p->in2_zp = (int8_t)c->zp[b];
 	int bad = mul ? loom_quant_mult((double)c->scale[a] * c->scale[b] / c->scale[out], &p->mult, &p->shift)
 		      : loom_quant_add(c->scale[a], c->scale[b], c->scale[out], p);
 	if (bad) {
 		drop_layer(c);
 		return "requantization scale >= 1";
 	}
-	if (loom_vec_plan_make(c->cfg, p, &l->vplan, c->err, c->errlen)) {
-		drop_layer(c);
-		return "vector-unit planner refused the layer";
-	}
+	if ((r = vec_plan(c, "vector-unit planner refused the layer")))
+		return r;
 	if (act >= 0) {
 		c->done[act] = 1;
 		why(c, act, LOOM_WHERE_FUSED, "into %s", n->name);
@@ -1086,19 +1097,13 @@ static const char *lower_lut(cc *c, int ni)
 	loom_graph_free(t);
 	if (bad)
 		return "the table could not be computed";
-	lw *l = new_layer(c, LOOM_LAYER_LUT, ni);
+	lw *l = vec_layer(c, ni, LOOM_LAYER_LUT, LOOM_VEC_LUT, x, out, -1);
 	if (!l)
 		return "out of memory";
-	l->in[0] = x;
-	l->out = out;
+	if ((r = vec_plan(c, "vector-unit planner refused the table")))
+		return r;
+	l = &c->lws[c->nlw - 1];
 	loom_vec_params *p = &l->vp;
-	loom_vec_init(p, LOOM_VEC_LUT);
-	p->h = c->m->mt[x].h, p->w = c->m->mt[x].w, p->c = c->m->mt[x].c;
-	p->in_stride = c->m->mt[x].stride, p->out_stride = c->m->mt[out].stride;
-	if (loom_vec_plan_make(c->cfg, p, &l->vplan, c->err, c->errlen)) {
-		drop_layer(c);
-		return "vector-unit planner refused the table";
-	}
 	l->wbytes = l->vplan.const_bytes;
 	l->cbuf = calloc(1, l->wbytes + 1);
 	if (!l->cbuf || loom_vec_pack(c->cfg, p, NULL, NULL, NULL, NULL, table, l->cbuf, c->err, c->errlen)) {
@@ -1151,19 +1156,13 @@ static const char *lower_concat(cc *c, int ni)
 			r = "a channel slice not at a multiple of 4 channels";
 			break;
 		}
-		lw *l = new_layer(c, LOOM_LAYER_POOL, ni);
+		lw *l = vec_layer(c, ni, LOOM_LAYER_POOL, LOOM_VEC_POOL, t, out, -1);
 		if (!l) {
 			r = "out of memory";
 			break;
 		}
-		l->in[0] = t;
-		l->out = out;
 		l->out_off = off;
 		loom_vec_params *p = &l->vp;
-		loom_vec_init(p, LOOM_VEC_POOL);
-		p->h = mi->h, p->w = mi->w, p->c = mi->c;
-		p->in_stride = mi->stride, p->out_stride = c->m->mt[out].stride;
-		p->in_zp = (int8_t)mi->zp, p->out_zp = (int8_t)c->zp[out];
 		if (mi->scale == c->scale[out] && mi->zp == c->zp[out]) {
 			p->func = LOOM_POOL_MAX;
 		} else {
@@ -1177,10 +1176,8 @@ static const char *lower_concat(cc *c, int ni)
 			r = "a channel slice not at a multiple of 4 channels";
 			break;
 		}
-		if (loom_vec_plan_make(c->cfg, p, &l->vplan, c->err, c->errlen)) {
-			r = "vector-unit planner refused the copy";
+		if ((r = vec_plan(c, "vector-unit planner refused the copy")))
 			break;
-		}
 		off += mi->c;
 	}
 	if (r)
@@ -1305,25 +1302,15 @@ static int const_ints(cc *c, const loom_node *n, int i, const char *name, int64_
  * channels [0, nch) of `out` (same quantization): MAX over a 1x1 window */
 static const char *copy_layer(cc *c, int ni, int in, int out, uint32_t ch0, uint32_t nch)
 {
-	loom_mtensor *mi = &c->m->mt[in];
 	if (ch0 % 4)
 		return "a channel slice not at a multiple of 4 channels";
-	lw *l = new_layer(c, LOOM_LAYER_POOL, ni);
+	lw *l = vec_layer(c, ni, LOOM_LAYER_POOL, LOOM_VEC_POOL, in, out, -1);
 	if (!l)
 		return "out of memory";
-	l->in[0] = in;
-	l->out = out;
 	l->in_off = ch0;
-	loom_vec_params *p = &l->vp;
-	loom_vec_init(p, LOOM_VEC_POOL);
-	p->func = LOOM_POOL_MAX;
-	p->h = mi->h, p->w = mi->w, p->c = nch;
-	p->in_stride = mi->stride, p->out_stride = c->m->mt[out].stride;
-	if (loom_vec_plan_make(c->cfg, p, &l->vplan, c->err, c->errlen)) {
-		drop_layer(c);
-		return "vector-unit planner refused the copy";
-	}
-	return NULL;
+	l->vp.func = LOOM_POOL_MAX;
+	l->vp.c = nch;
+	return vec_plan(c, "vector-unit planner refused the copy");
 }
 
 /* ---- Slice of channels ---- */
@@ -1396,27 +1383,17 @@ static const char *lower_reducemean(cc *c, int ni)
 	const char *r = dev_tensor(c, in);
 	if (r || (r = dev_tensor(c, out)))
 		return r;
-	lw *l = new_layer(c, LOOM_LAYER_POOL, ni);
+	lw *l = vec_layer(c, ni, LOOM_LAYER_POOL, LOOM_VEC_POOL, in, out, -1);
 	if (!l)
 		return "out of memory";
-	l->in[0] = in;
-	l->out = out;
 	loom_vec_params *p = &l->vp;
-	loom_vec_init(p, LOOM_VEC_POOL);
 	p->func = LOOM_POOL_AVG;
-	p->h = c->m->mt[in].h, p->w = c->m->mt[in].w, p->c = c->m->mt[in].c;
 	p->kh = p->h, p->kw = p->w;
-	p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
-	p->in_zp = (int8_t)c->zp[in], p->out_zp = (int8_t)c->zp[out];
 	if (loom_quant_mult(c->scale[in] / ((double)c->scale[out] * p->kh * p->kw), &p->mult, &p->shift)) {
 		drop_layer(c);
 		return "average scale >= 1";
 	}
-	if (loom_vec_plan_make(c->cfg, p, &l->vplan, c->err, c->errlen)) {
-		drop_layer(c);
-		return "vector-unit planner refused the pooling";
-	}
-	return NULL;
+	return vec_plan(c, "vector-unit planner refused the pooling");
 }
 
 /* ---- channel shuffle: Reshape [1,C,H,W] -> [1,G,C/G,H,W], Transpose

@@ -52,7 +52,7 @@ best_compile() { # best_compile NAME MODEL_DIR: wall seconds of the faster of tw
 	for k in 1 2; do
 		t0=$(date +%s.%N)
 		"$LOOM" compile "$2/model.onnx" -o "$tmp/$1.loom" --calib "$2/calib" --no-cache --report "$tmp/$1.json" \
-			-q > "$tmp/$1.txt"
+			> "$tmp/$1.txt"
 		t1=$(date +%s.%N)
 		b=$(awk -v a="$t0" -v c="$t1" -v b="$b" 'BEGIN{t=c-a; if (b == "" || t < b) b=t; printf "%.2f", b}')
 	done
@@ -60,7 +60,7 @@ best_compile() { # best_compile NAME MODEL_DIR: wall seconds of the faster of tw
 }
 json_num() { sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$tmp/$1.json" | head -n1; }
 r50_s=$(best_compile r50 "$r50")
-cat "$tmp/r50.txt"
+tail -n 8 "$tmp/r50.txt"
 r18_s=$(best_compile r18 "$B/models/resnet18_opset13")
 mb2_s=$(best_compile mb2 "$B/models/mobilenet_v2_opset13")
 model_row() { # model_row NAME TITLE SECONDS DATA: a table row, with the C model's cycles per inference
@@ -244,7 +244,9 @@ Default configuration from scratch, ccache off
 ## Raw output
 
 \`\`\`
-$(cat "$tmp/demo.txt" "$tmp/demo2.txt" "$tmp/array.txt" "$tmp/demo_cm.txt" "$tmp/job_cm1.txt" "$tmp/job_cm64.txt" "$tmp/job_rtl.txt" "$tmp/r50.txt" "$tmp/r50.run")
+$(cat "$tmp/demo.txt" "$tmp/demo2.txt" "$tmp/array.txt" "$tmp/demo_cm.txt" "$tmp/job_cm1.txt" "$tmp/job_cm64.txt" "$tmp/job_rtl.txt")
+$(tail -n 8 "$tmp/r50.txt")
+$(cat "$tmp/r50.run")
 \`\`\`
 EOM
 echo "bench: wrote $OUT"
