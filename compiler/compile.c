@@ -706,9 +706,11 @@ static const char *lower_gemm(cc *c, int ni)
 	int32_t *mult = bq + N, *shift = mult + N;
 	if ((r = quant_channels(c->scale[in], c->scale[out], bn, N, kk, kk, 1, bias ? bb : NULL, wq, bq, mult, shift)))
 		goto out;
-	for (int64_t j = 0; j < N; j++)
-		for (uint32_t k = 0; k < kk; k++)
-			wkn[(int64_t)k * N + j] = wq[j * kk + k];
+	for (int64_t j0 = 0; j0 < N; j0 += 64) /* transpose in 64x64 blocks (big FC layers) */
+		for (int64_t k0 = 0; k0 < kk; k0 += 64)
+			for (int64_t j = j0; j < N && j < j0 + 64; j++)
+				for (int64_t k = k0; k < kk && k < k0 + 64; k++)
+					wkn[k * N + j] = wq[j * kk + k];
 	if (!(l = new_layer(c, LOOM_LAYER_GEMM, ni))) {
 		r = "out of memory";
 		goto out;
@@ -814,6 +816,9 @@ static const char *lower_pool(cc *c, int ni)
 	int cip = (int)loom_attr_int(n, "count_include_pad", 0);
 	if (!max && !cip && (geo.pb[1] || geo.pb[2] || pe[1] || pe[2]))
 		return "average pooling with padding excluded from the count";
+	/* an average over one element (e.g. AdaptiveAvgPool to the same size) is a copy */
+	if (!max && geo.k[1] * geo.k[2] == 1 && !geo.pb[1] && !geo.pb[2] && !pe[1] && !pe[2])
+		max = 1;
 	int act;
 	int out = find_act(c, n->outputs[0], &act);
 	if (max) {
@@ -835,8 +840,14 @@ static const char *lower_pool(cc *c, int ni)
 	p->sh = (uint32_t)geo.s[1], p->sw = (uint32_t)geo.s[2], p->dh = (uint32_t)geo.d[1], p->dw = (uint32_t)geo.d[2];
 	p->pad_top = (uint32_t)geo.pb[1], p->pad_left = (uint32_t)geo.pb[2];
 	p->pad_bottom = (uint32_t)pe[1], p->pad_right = (uint32_t)pe[2];
-	if (!max &&
-	    loom_quant_mult(c->scale[in] / ((double)c->scale[out] * (double)(geo.k[1] * geo.k[2])), &p->mult, &p->shift)) {
+	double kvol = (double)(geo.k[1] * geo.k[2]);
+	if (!max && c->scale[in] / ((double)c->scale[out] * kvol) >= 1.0) {
+		/* the output grid finer than the averaged input's: widen it */
+		c->scale[out] = (float)(c->scale[in] / kvol * 1.001);
+		c->m->mt[out].scale = c->scale[out];
+		p->out_zp = (int8_t)c->zp[out];
+	}
+	if (!max && loom_quant_mult(c->scale[in] / ((double)c->scale[out] * kvol), &p->mult, &p->shift)) {
 		drop_layer(c);
 		return "average-pool scale >= 1";
 	}

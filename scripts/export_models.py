@@ -73,7 +73,7 @@ def calibrate_batchnorm(model, shape, gen):
     # weights) ends at cosine 0.985 with its float output; with 0.1..0.5, 0.998
     branch_end = set()
     for mod in model.modules():
-        if getattr(mod, "use_res_connect", False):  # torchvision InvertedResidual (v2, v3)
+        if getattr(mod, "use_res_connect", False) or getattr(mod, "apply_residual", False):  # InvertedResidual (v2, v3, mnasnet)
             branch_end.add(id([b for b in mod.modules() if isinstance(b, nn.BatchNorm2d)][-1]))
         if type(mod).__name__ in ("BasicBlock", "Bottleneck"):  # torchvision ResNet
             branch_end.add(id(mod.bn3 if hasattr(mod, "bn3") else mod.bn2))
