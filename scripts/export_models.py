@@ -344,7 +344,7 @@ ARCHS = [
     ("shufflenet_v2_x0_5", torchvision_model(TV.shufflenet_v2_x0_5), (13, 17)),
     ("digits_cnn", digits_cnn, (13, 17)),
     ("digits_qdq", digits_qdq, (13,)),
-    ("npu_ops", npu_ops, (11, 13)),
+    ("npu_ops", npu_ops, (9, 11, 13)),
     ("tiny_transformer", tiny_transformer, (11, 13, 17)),
 ]
 

@@ -79,6 +79,11 @@ suite models-npu-cmodel sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel
 # the second one (cosine 0.96 / 0.986 there, >= 0.995 on the first): >= 0.95
 suite models-npu-cmodel-loose sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.95 \
 	mobilenet_v3_small_opset13 mobilenet_v3_small_opset17 shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17
+# other configurations: the same int8 results whatever the array and SRAM sizes
+for c in small odd; do
+	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 \
+		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
+done
 suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 digits_cnn_opset13 squeezenet1_1_opset13 npu_ops_opset13
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"

@@ -5,7 +5,7 @@
 # without one), then `loom run --check` runs every test_data_set_N through
 # libloom and the firmware on BACKEND and requires cosine similarity >= MIN
 # with PyTorch's output. One line per data set, then "N passed, M failed".
-#   sh tests/models/npu_models.sh LOOM MODELS_DIR BACKEND MIN [CASE...]
+#   [HW=CONFIG] sh tests/models/npu_models.sh LOOM MODELS_DIR BACKEND MIN [CASE...]
 LOOM=$1
 DIR=$2
 BACKEND=$3
@@ -22,7 +22,7 @@ for c in $cases; do
 	[ -f "$m/model.onnx" ] || continue
 	calib="$m/calib"
 	[ -d "$calib" ] || calib="$m/test_data_set_0"
-	if ! "$LOOM" compile "$m/model.onnx" -o "$out/$c.loom" --calib "$calib" --no-cache -q >"$out/log" 2>&1; then
+	if ! "$LOOM" compile "$m/model.onnx" -o "$out/$c.loom" --hw "${HW:-default}" --calib "$calib" --no-cache -q >"$out/log" 2>&1; then
 		echo "FAIL $c: compile: $(tail -n 3 "$out/log")"
 		fail=$((fail + 1))
 		continue
