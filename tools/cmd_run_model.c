@@ -21,25 +21,6 @@
 #include "loom/model.h"
 #include "loom/onnx.h"
 
-#define MAX_IO 64
-
-static int load_set(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len)
-{
-	int n = 0;
-	for (; n < MAX_IO; n++) {
-		char p[4200];
-		struct stat st;
-		snprintf(p, sizeof p, "%s/%s_%d.pb", dir, prefix, n);
-		if (stat(p, &st))
-			break;
-		if (loom_onnx_load_tensor(p, &t[n], err, len)) {
-			for (int i = 0; i < n; i++)
-				loom_tensor_clear(&t[i]);
-			return -1;
-		}
-	}
-	return n;
-}
 
 static void usage(FILE *f)
 {
@@ -96,15 +77,15 @@ int cmd_run_model(int argc, char **argv)
 		fprintf(stderr, "loom run: %s\n", err);
 		return 1;
 	}
-	loom_tensor in[MAX_IO], want[MAX_IO];
+	loom_tensor in[TOOL_MAX_IO], want[TOOL_MAX_IO];
 	memset(in, 0, sizeof in);
 	memset(want, 0, sizeof want);
 	int nin = 0, nwant = 0, rc = 1;
 	loom_dev *dev = NULL;
 	loom_exec *ex = NULL;
 	loom_graph *g = m->graph;
-	if (data && ((nin = load_set(data, "input", in, err, sizeof err)) < 0 ||
-		     (check && (nwant = load_set(data, "output", want, err, sizeof err)) < 0))) {
+	if (data && ((nin = tool_load_tensors(data, "input", in, err, sizeof err)) < 0 ||
+		     (check && (nwant = tool_load_tensors(data, "output", want, err, sizeof err)) < 0))) {
 		fprintf(stderr, "loom run: %s\n", err);
 		goto out;
 	}

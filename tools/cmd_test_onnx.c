@@ -34,7 +34,6 @@
 #include "loom/ir.h"
 #include "loom/onnx.h"
 
-#define MAX_IO 64
 #define PATHLEN 4096 /* a case folder's path; derived paths get room for their suffixes */
 
 typedef struct tol {
@@ -78,24 +77,6 @@ static const char *base_name(const char *p)
 	while (b > p && b[-1] != '/')
 		b--;
 	return b;
-}
-
-/* the tensors dir/PREFIX_0.pb, PREFIX_1.pb, ... into t[]; count or -1 */
-static int load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t errlen)
-{
-	int n = 0;
-	for (; n < MAX_IO; n++) {
-		char p[PATHLEN + 192];
-		snprintf(p, sizeof p, "%s/%s_%d.pb", dir, prefix, n);
-		if (!file_exists(p))
-			break;
-		if (loom_onnx_load_tensor(p, &t[n], err, errlen)) {
-			for (int i = 0; i < n; i++)
-				loom_tensor_clear(&t[i]);
-			return -1;
-		}
-	}
-	return n;
 }
 
 static double elem_f(const loom_tensor *t, int64_t i)
@@ -179,7 +160,7 @@ static const char *const param_ops[] = {
  * inputs (shallow copies of in[]), in graph-input order. Returns their count. */
 static int freeze_params(loom_graph *g, const loom_tensor *in, int nin, loom_tensor *act)
 {
-	int keep[MAX_IO], nk = 0;
+	int keep[TOOL_MAX_IO], nk = 0;
 	for (int i = 0; i < g->ninputs; i++) {
 		int t = g->inputs[i], param = 0, other = 0;
 		for (int k = 0; k < g->nnodes; k++) {
@@ -221,13 +202,13 @@ static int freeze_params(loom_graph *g, const loom_tensor *in, int nin, loom_ten
 /* one data set of one case; 0 ok, -1 with a message */
 static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, char *err, size_t errlen)
 {
-	loom_tensor in[MAX_IO], want[MAX_IO];
+	loom_tensor in[TOOL_MAX_IO], want[TOOL_MAX_IO];
 	memset(in, 0, sizeof in);
 	memset(want, 0, sizeof want);
-	int nin = load_tensors(set, "input", in, err, errlen);
+	int nin = tool_load_tensors(set, "input", in, err, errlen);
 	if (nin < 0)
 		return -1;
-	int nout = load_tensors(set, "output", want, err, errlen);
+	int nout = tool_load_tensors(set, "output", want, err, errlen);
 	if (nout < 0) {
 		for (int i = 0; i < nin; i++)
 			loom_tensor_clear(&in[i]);
@@ -238,7 +219,7 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 	loom_model *m = NULL;
 	loom_exec *ex = NULL;
 	/* fix dynamic dims from the data set's named inputs */
-	loom_input_shape shp[MAX_IO];
+	loom_input_shape shp[TOOL_MAX_IO];
 	int nshp = 0;
 	for (int i = 0; i < nin; i++) {
 		if (!in[i].name || !in[i].name[0] || strlen(in[i].name) >= LOOM_INPUT_NAME_MAX)
@@ -283,7 +264,7 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 		/* parameters given as graph inputs (Conv's W, Gemm's B, ...) become
 		 * constants of this data set; the model is compiled for it,
 		 * calibrated on its own inputs */
-		loom_tensor act[MAX_IO];
+		loom_tensor act[TOOL_MAX_IO];
 		int nact = freeze_params(g, in, nin, act);
 		loom_compile_opts co = {.calib_inputs = act, .calib_ninputs = nact, .source = model,
 					.keep_float = npu->keep_float, .calib_method = npu->calib_method,
@@ -647,7 +628,7 @@ int cmd_run_onnx(int argc, char **argv)
 {
 	const char *model = NULL, *data = NULL, *backend = "ref", *calib = NULL, *hw = "default";
 	int check = 0;
-	loom_input_shape shp[MAX_IO];
+	loom_input_shape shp[TOOL_MAX_IO];
 	int nshp = 0;
 	tol tl = {1e-5, 1e-3};
 	for (int i = 1; i < argc; i++) {
@@ -662,7 +643,7 @@ int cmd_run_onnx(int argc, char **argv)
 			calib = argv[++i];
 		} else if (!strcmp(a, "--hw") && i + 1 < argc) {
 			hw = argv[++i];
-		} else if (!strcmp(a, "--input-shape") && i + 1 < argc && nshp < MAX_IO) {
+		} else if (!strcmp(a, "--input-shape") && i + 1 < argc && nshp < TOOL_MAX_IO) {
 			char err[512];
 			if (loom_parse_input_shape(argv[++i], &shp[nshp], err, sizeof err)) {
 				fprintf(stderr, "loom run: --input-shape: %s\n", err);
@@ -743,10 +724,10 @@ int cmd_run_onnx(int argc, char **argv)
 		fprintf(stderr, "loom run: %s\n", err);
 		return 1;
 	}
-	loom_tensor in[MAX_IO];
+	loom_tensor in[TOOL_MAX_IO];
 	memset(in, 0, sizeof in);
 	int nin = 0, rc = 1;
-	if (data && (nin = load_tensors(data, "input", in, err, sizeof err)) < 0) {
+	if (data && (nin = tool_load_tensors(data, "input", in, err, sizeof err)) < 0) {
 		fprintf(stderr, "loom run: %s\n", err);
 		goto out;
 	}

@@ -26,6 +26,10 @@ typedef struct tool_metrics_t {
 	double ref_absmax;  /* max |want| */
 	long long rows;
 } tool_metrics_t;
+/* the tensors DIR/PREFIX_0.pb, PREFIX_1.pb, ... (ONNX test data) into t[]
+ * (TOOL_MAX_IO entries): their count, or -1 with a message */
+#define TOOL_MAX_IO 64
+int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len);
 /* open a device, load build/firmware/loom_fw.elf and boot it: 0 or -1 + message */
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len);
 /* put input tensors (by name, else by position) into the graph inputs */

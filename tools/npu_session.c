@@ -3,16 +3,18 @@
  * device with the firmware, binding input tensors to a model, running it
  * through the runtime (include/loom/exec.h), and the accuracy metrics of
  * an output against a reference (max absolute error, cosine similarity,
- * top-1 agreement). */
+ * top-1 agreement), reading a data set's tensors (ONNX test-data layout). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "loom.h"
 #include "loom/cpu_ops.h"
 #include "loom/exec.h"
 #include "loom/loom.h"
+#include "loom/onnx.h"
 
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len)
 {
@@ -109,4 +111,22 @@ void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s=%u", n ? "," : "", #nm, c->nm);
 #include "loom/hwparams.def"
 #undef LOOM_HWPARAM
+}
+
+int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len)
+{
+	int n = 0;
+	for (; n < TOOL_MAX_IO; n++) {
+		char p[4200];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s_%d.pb", dir, prefix, n);
+		if (stat(p, &st) || !S_ISREG(st.st_mode))
+			break;
+		if (loom_onnx_load_tensor(p, &t[n], err, len)) {
+			for (int i = 0; i < n; i++)
+				loom_tensor_clear(&t[i]);
+			return -1;
+		}
+	}
+	return n;
 }
