@@ -98,6 +98,12 @@ suite asan-passes "$B/tests/san_test_passes"
 suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
+# compile, model file and runtime under the sanitizers: the ONNX cases and
+# models through loom compile and loom run on the C model
+suite asan-onnx-npu "$B/bin/loom-san" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
+	--backend cmodel --expect tests/onnx/ref_expect.txt -q
+suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel 0.99 npu_ops_opset13 \
+	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
 # libloom: ELF validation and calls without firmware; the protocol suite
