@@ -98,6 +98,8 @@ typedef struct cc {
 	lw *lws;
 	int nlw, caplw;
 	int time;
+	struct rawout *raws;     /* graph outputs that may leave the NPU as int32 (prepare_raw) */
+	int nraw;
 	struct forced_q *forced; /* quantization given by the model's Q/DQ pairs */
 	int nforced;
 	uint8_t *cregion;        /* const region being built */
@@ -428,12 +430,150 @@ static const char *vec_plan(cc *c, const char *why)
 	return why;
 }
 
+/* A graph output computed by a Conv or Gemm (MatMul + bias) that nothing
+ * else reads leaves the NPU as the int32 accumulators of its layer (the
+ * kernels' raw mode) and is dequantized per channel on the host by two CPU
+ * nodes the compiler appends: out = acc * S + O with S[c] = s_in * s_w[c],
+ * O[c] = bias[c] - in_zp * S[c] * sum(w_q[c]). No int8 step on the output,
+ * whose range may differ a lot between inputs (logits). The tensors are made
+ * before calibration (prepare_raw); a candidate unused stays unused. */
+struct rawout {
+	int out, acc, tmp, s, o; /* the graph output, the int32 image, acc * S, the constants */
+	int used;
+	int node;                /* the Conv / Gemm */
+	int64_t ch;
+	float *sv;               /* 2 * ch: S then O */
+};
+
+static struct rawout *raw_of(cc *c, int out, int act)
+{
+	if (act >= 0)
+		return NULL;
+	for (int i = 0; i < c->nraw; i++)
+		if (c->raws[i].out == out && !c->raws[i].used)
+			return &c->raws[i];
+	return NULL;
+}
+
+/* the layer just made writes ro's int32 image */
+static void raw_image(cc *c, struct rawout *ro)
+{
+	loom_mtensor *mt = &c->m->mt[ro->acc];
+	geom(c, ro->acc, &mt->h, &mt->w, &mt->c);
+	mt->stride = 4 * mt->c;
+	mt->raw = 1;
+	mt->scale = 1.0f;
+	mt->zp = 0;
+	c->scale[ro->acc] = 1.0f;
+	c->zp[ro->acc] = 0;
+	c->hasq[ro->acc] = 1;
+}
+
+/* S and O of ro from the quantized weights wq [ch][per] and their scales */
+static const char *raw_params(cc *c, struct rawout *ro, int ni, int in, const int8_t *wq, int64_t per,
+			      const double *sw, const float *bias)
+{
+	ro->sv = malloc(sizeof(float) * (size_t)(2 * ro->ch + 1));
+	if (!ro->sv)
+		return "out of memory";
+	for (int64_t k = 0; k < ro->ch; k++) {
+		int64_t sum = 0;
+		for (int64_t e = 0; e < per; e++)
+			sum += wq[k * per + e];
+		double sc = c->scale[in] * sw[k];
+		ro->sv[k] = (float)sc;
+		ro->sv[ro->ch + k] = (float)((bias ? bias[k] : 0) - c->zp[in] * sc * (double)sum);
+	}
+	ro->used = 1;
+	ro->node = ni;
+	return NULL;
+}
+
+static int prepare_raw(cc *c)
+{
+	loom_graph *g = c->g;
+	for (int i = 0; i < g->noutputs; i++) {
+		int t = g->outputs[i], p = -1, readers = 0;
+		for (int k = 0; k < g->nnodes; k++) {
+			const loom_node *n = &g->nodes[k];
+			for (int j = 0; j < n->noutputs; j++)
+				p = n->outputs[j] == t ? k : p;
+			for (int j = 0; j < n->ninputs; j++)
+				readers += n->inputs[j] == t;
+		}
+		loom_tensor *x = &g->tensors[t];
+		if (p < 0 || readers || x->dtype != LOOM_DT_FLOAT || x->rank < 2 || x->rank > 4)
+			continue;
+		const char *op = g->nodes[p].op_type;
+		if (strcmp(op, "Conv") && strcmp(op, "Gemm") && strcmp(op, "Add"))
+			continue;
+		int64_t ch = x->dims[1], d[LOOM_MAX_RANK];
+		int rank = x->rank - 1; /* [C,1,1], [C,1] or [N] */
+		for (int k = 0; k < rank; k++)
+			d[k] = k ? 1 : ch;
+		struct rawout *r = realloc(c->raws, (size_t)(c->nraw + 1) * sizeof *r);
+		if (!r)
+			return -1;
+		c->raws = r;
+		r = &c->raws[c->nraw];
+		memset(r, 0, sizeof *r);
+		r->out = t;
+		r->ch = ch;
+		/* copies: adding tensors moves g->tensors */
+		char name[512], base[400];
+		int64_t dims[LOOM_MAX_RANK];
+		int xr = x->rank;
+		memcpy(dims, x->dims, sizeof dims);
+		snprintf(base, sizeof base, "%s", x->name);
+		snprintf(name, sizeof name, "%s.int32", base);
+		r->acc = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, xr, dims, NULL, 1);
+		snprintf(name, sizeof name, "%s.scaled", base);
+		r->tmp = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, xr, dims, NULL, 1);
+		snprintf(name, sizeof name, "%s.scale", base);
+		r->s = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, rank, d, NULL, 1);
+		snprintf(name, sizeof name, "%s.offset", base);
+		r->o = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, rank, d, NULL, 1);
+		if (r->acc < 0 || r->tmp < 0 || r->s < 0 || r->o < 0)
+			return -1;
+		c->nraw++;
+	}
+	return 0;
+}
+
+/* after lowering: the int32 images to the host and the two CPU nodes */
+static int cpu_node(cc *c, int ni, const char *reason);
+static int finish_raw(cc *c)
+{
+	loom_graph *g = c->g;
+	for (int i = 0; i < c->nraw; i++) {
+		struct rawout *r = &c->raws[i];
+		g->tensors[r->acc].is_const = g->tensors[r->tmp].is_const = 0;
+		if (!r->used)
+			continue;
+		if (loom_tensor_set_data(&g->tensors[r->s], r->sv, sizeof(float) * (size_t)r->ch) ||
+		    loom_tensor_set_data(&g->tensors[r->o], r->sv + r->ch, sizeof(float) * (size_t)r->ch))
+			return fail(c, "out of memory");
+		char name[512];
+		int in1[2] = {r->acc, r->s}, in2[2] = {r->tmp, r->o};
+		snprintf(name, sizeof name, "%s.dequant_scale", g->nodes[r->node].name);
+		int m1 = loom_graph_add_node(g, "Mul", name, in1, 2, &r->tmp, 1);
+		snprintf(name, sizeof name, "%s.dequant_offset", g->nodes[r->node].name);
+		int m2 = m1 < 0 ? -1 : loom_graph_add_node(g, "Add", name, in2, 2, &r->out, 1);
+		if (m2 < 0)
+			return fail(c, "out of memory");
+		if (cpu_node(c, m1, "int32 output, dequantized per channel") ||
+		    cpu_node(c, m2, "int32 output, dequantized per channel"))
+			return -1;
+	}
+	return 0;
+}
+
 /* per-output-channel symmetric int8 weights, int32 bias, multiplier/shift:
  * wq[i] for i in channel co's elements (n_per elements each, stride given
  * by idx); returns a reason or NULL */
 static const char *quant_channels(double s_in, double s_out, const float *w, int64_t cout, int64_t per,
 				  int64_t ch_stride, int64_t el_stride, const float *bias, int8_t *wq,
-				  int32_t *bq, int32_t *mult, int32_t *shift)
+				  int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out)
 {
 	for (int64_t co = 0; co < cout; co++) {
 		double amax = 0;
@@ -444,6 +584,8 @@ static const char *quant_channels(double s_in, double s_out, const float *w, int
 			amax = v > amax ? v : amax;
 		}
 		double sw = amax > 0 ? amax / 127.0 : 1.0;
+		if (sw_out)
+			sw_out[co] = sw;
 		for (int64_t k = 0; k < per; k++)
 			wq[co * ch_stride + k * el_stride] = (int8_t)clampi(lround(w[co * ch_stride + k * el_stride] / sw), -127, 127);
 		double b = bias ? bias[co] / (s_in * sw) : 0;
@@ -451,6 +593,8 @@ static const char *quant_channels(double s_in, double s_out, const float *w, int
 			return "bias out of int32 range at this scale";
 		bq[co] = (int32_t)lround(b);
 		double ms = s_in * sw / s_out;
+		if (sw_out) /* an int32 output: no requantization */
+			continue;
 		if (loom_quant_mult(ms, &mult[co], &shift[co]))
 			return "requantization scale s_in*s_w/s_out >= 1";
 	}
@@ -528,7 +672,14 @@ static const char *conv_core(cc *c, int ni, int in, const float *w, const float 
 		return "out of memory";
 	}
 	int32_t *mult = bq + cout, *shift = mult + cout;
-	r = quant_channels(c->scale[in], c->scale[out], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift);
+	struct rawout *ro = dw ? NULL : raw_of(c, out, act);
+	double *wsc = ro ? calloc((size_t)cout + 1, sizeof *wsc) : NULL;
+	if (ro && !wsc) {
+		free(wq);
+		free(bq);
+		return "out of memory";
+	}
+	r = quant_channels(c->scale[in], c->scale[out], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
 	lw *l = NULL;
 	if (!r && !(l = new_layer(c, dw ? LOOM_LAYER_DWCONV : LOOM_LAYER_CONV, ni)))
 		r = "out of memory";
@@ -563,8 +714,13 @@ static const char *conv_core(cc *c, int ni, int in, const float *w, const float 
 		} else {
 			loom_conv_params *p = &l->cp;
 			loom_conv_init(p);
+			if (ro) {
+				raw_image(c, ro);
+				l->out = ro->acc;
+				p->raw = 1;
+			}
 			p->h = ih, p->w = c->m->mt[in].w, p->cin = (uint32_t)cin, p->cout = (uint32_t)cout;
-			p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
+			p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[l->out].stride;
 			p->kh = (uint32_t)kh, p->kw = (uint32_t)kw, p->sh = sh, p->sw = sw, p->dh = dh, p->dw = dwl;
 			p->pad_top = (uint32_t)geo.pb[1], p->pad_bottom = (uint32_t)geo.pe[1];
 			p->pad_left = (uint32_t)geo.pb[2], p->pad_right = (uint32_t)geo.pe[2];
@@ -586,9 +742,11 @@ static const char *conv_core(cc *c, int ni, int in, const float *w, const float 
 				l->wbytes = l->cplan.wgt_bytes;
 				l->pbytes = l->cplan.param_bytes;
 				l->cbuf = calloc(1, l->wbytes + l->pbytes + 1);
-				if (!l->cbuf || loom_conv_pack(c->cfg, p, wk, bq, mult, shift, l->cbuf, l->cbuf + l->wbytes,
-							   e, c->errlen))
+				if (!l->cbuf || loom_conv_pack(c->cfg, p, wk, ro ? NULL : bq, ro ? NULL : mult,
+							   ro ? NULL : shift, l->cbuf, l->cbuf + l->wbytes, e, c->errlen))
 					r = "packing the weights failed";
+				else if (ro)
+					r = raw_params(c, ro, ni, in, wq, kvol, wsc, bias);
 				free(wk);
 			}
 		}
@@ -601,6 +759,7 @@ static const char *conv_core(cc *c, int ni, int in, const float *w, const float 
 	}
 	free(wq);
 	free(bq);
+	free(wsc);
 	if (!r && act >= 0) {
 		c->done[act] = 1;
 		why(c, act, LOOM_WHERE_FUSED, "into %s", n->name);
@@ -687,6 +846,8 @@ static const char *lower_gemm(cc *c, int ni)
 	int8_t *wkn = malloc((size_t)N * kk + 1);
 	int32_t *bq = malloc((size_t)N * 12 + 4);
 	lw *l = NULL;
+	struct rawout *ro = NULL;
+	double *sw = NULL;
 	if (!bn || !bb || !wq || !wkn || !bq) {
 		r = "out of memory";
 		goto out;
@@ -704,7 +865,13 @@ static const char *lower_gemm(cc *c, int ni)
 		bb[j] = bias ? beta * bias[nbias == 1 ? 0 : j] : 0;
 	}
 	int32_t *mult = bq + N, *shift = mult + N;
-	if ((r = quant_channels(c->scale[in], c->scale[out], bn, N, kk, kk, 1, bias ? bb : NULL, wq, bq, mult, shift)))
+	ro = raw_of(c, out, act);
+	if (ro && !(sw = calloc((size_t)N + 1, sizeof *sw))) {
+		r = "out of memory";
+		goto out;
+	}
+	if ((r = quant_channels(c->scale[in], c->scale[out], bn, N, kk, kk, 1, bias ? bb : NULL, wq, bq, mult, shift,
+				sw)))
 		goto out;
 	for (int64_t j0 = 0; j0 < N; j0 += 64) /* transpose in 64x64 blocks (big FC layers) */
 		for (int64_t k0 = 0; k0 < kk; k0 += 64)
@@ -722,11 +889,16 @@ static const char *lower_gemm(cc *c, int ni)
 	l->nodes[3] = flat;
 	loom_gemm_params *p = &l->gp;
 	loom_gemm_init(p);
+	if (ro) {
+		raw_image(c, ro);
+		l->out = ro->acc;
+		p->raw = 1;
+	}
 	p->m = (uint32_t)M;
 	p->k = kk;
 	p->n = (uint32_t)N;
 	p->a_stride = flat >= 0 ? kk : c->m->mt[in].stride;
-	p->out_stride = c->m->mt[out].stride;
+	p->out_stride = c->m->mt[l->out].stride;
 	p->a_zp = (int8_t)c->zp[in], p->out_zp = (int8_t)c->zp[out];
 	p->clip_lo = lo, p->clip_hi = hi;
 	loom_gemm_to_conv(p, &l->cp);
@@ -736,9 +908,11 @@ static const char *lower_gemm(cc *c, int ni)
 		l->wbytes = l->cplan.wgt_bytes;
 		l->pbytes = l->cplan.param_bytes;
 		l->cbuf = calloc(1, l->wbytes + l->pbytes + 1);
-		if (!l->cbuf || loom_gemm_pack(c->cfg, p, wkn, bq, mult, shift, l->cbuf, l->cbuf + l->wbytes, c->err,
-					       c->errlen))
+		if (!l->cbuf || loom_gemm_pack(c->cfg, p, wkn, ro ? NULL : bq, ro ? NULL : mult, ro ? NULL : shift,
+					       l->cbuf, l->cbuf + l->wbytes, c->err, c->errlen))
 			r = "packing the weights failed";
+		else if (ro)
+			r = raw_params(c, ro, ni, in, wq, kk, sw, bias ? bb : NULL);
 	}
 	if (r)
 		drop_layer(c);
@@ -748,6 +922,7 @@ out:
 	free(wq);
 	free(wkn);
 	free(bq);
+	free(sw);
 	if (!r) {
 		if (bias_node >= 0) {
 			c->done[bias_node] = 1;
@@ -2108,6 +2283,8 @@ static int lower_all(cc *c)
 		if (cpu_node(c, ni, reason))
 			return -1;
 	}
+	if (finish_raw(c))
+		return -1;
 	for (int i = 0; i < g->noutputs; i++) {
 		c->time++;
 		if (ensure_host(c, g->outputs[i]))
@@ -2121,8 +2298,8 @@ static int lower_all(cc *c)
 static int make_cpu_graph(cc *c)
 {
 	loom_graph *g = c->g;
-	int *is_cpu = calloc((size_t)c->nn + 1, sizeof *is_cpu);
-	int *needed = calloc((size_t)c->nt + 1, sizeof *needed);
+	int *is_cpu = calloc((size_t)g->nnodes + 1, sizeof *is_cpu);
+	int *needed = calloc((size_t)g->ntensors + 1, sizeof *needed);
 	if (!is_cpu || !needed) {
 		free(is_cpu);
 		free(needed);
@@ -2131,7 +2308,7 @@ static int make_cpu_graph(cc *c)
 	for (uint32_t s = 0; s < c->m->nsteps; s++)
 		if (c->m->steps[s].kind == LOOM_STEP_CPU)
 			is_cpu[c->m->steps[s].node] = 1;
-	for (int i = 0; i < c->nn; i++) {
+	for (int i = 0; i < g->nnodes; i++) {
 		loom_node *n = &g->nodes[i];
 		if (is_cpu[i]) {
 			for (int k = 0; k < n->ninputs; k++)
@@ -2153,7 +2330,7 @@ static int make_cpu_graph(cc *c)
 	}
 	for (int i = 0; i < g->noutputs; i++)
 		needed[g->outputs[i]] = 1;
-	for (int t = 0; t < c->nt; t++)
+	for (int t = 0; t < g->ntensors; t++)
 		if (g->tensors[t].is_const && !needed[t]) {
 			free(g->tensors[t].data);
 			g->tensors[t].data = NULL;
@@ -2184,6 +2361,9 @@ static void cc_free(cc *c)
 	free(c->lws);
 	free(c->cregion);
 	free(c->forced);
+	for (int i = 0; i < c->nraw; i++)
+		free(c->raws[i].sv);
+	free(c->raws);
 	loom_calib_free(c->calib);
 }
 
@@ -2238,6 +2418,10 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		rep->identities_removed = st.identities_removed;
 		rep->dead_removed = st.dead_removed;
 		rep->bn_folded = st.bn_folded;
+	}
+	if (prepare_raw(&c)) {
+		fail(&c, "out of memory");
+		goto done;
 	}
 	/* compact away nothing: the passes keep g->nodes dense */
 	c.nt = g->ntensors;

@@ -54,8 +54,14 @@ void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8
 	for (uint32_t y = 0; y < mt->h; y++)
 		for (uint32_t x = 0; x < mt->w; x++) {
 			const int8_t *px = img + ((size_t)y * mt->w + x) * mt->stride;
-			for (uint32_t ch = 0; ch < mt->c; ch++)
-				dst[logical_index(t, mt, y, x, ch)] = mt->scale * (float)(px[ch] - mt->zp);
+			const uint8_t *pu = (const uint8_t *)px;
+			for (uint32_t ch = 0; ch < mt->c; ch++) {
+				int64_t v = px[ch];
+				if (mt->raw) /* int32, little endian */
+					v = (int32_t)((uint32_t)pu[4 * ch] | (uint32_t)pu[4 * ch + 1] << 8 |
+						      (uint32_t)pu[4 * ch + 2] << 16 | (uint32_t)pu[4 * ch + 3] << 24);
+				dst[logical_index(t, mt, y, x, ch)] = mt->scale * (float)(v - mt->zp);
+			}
 		}
 }
 

@@ -53,6 +53,9 @@ typedef struct loom_mtensor {
 	int32_t zp;                /* -128..127 */
 	uint64_t addr;             /* DRAM address of pixel (0, 0) */
 	int host;                  /* also needed in float on the host (CPU input / graph output) */
+	int raw;                   /* 1: the image holds int32 accumulators (little endian, channel
+				      ch at byte 4 * ch of a pixel; stride >= 4 * c), dequantized as
+				      scale * (value - zp) like int8 ones (the compiler uses 1, 0) */
 } loom_mtensor;
 
 enum loom_layer_kind {
