@@ -270,6 +270,62 @@ static const char *dev_tensor(cc *c, int t)
 	return NULL;
 }
 
+/* The row layout of a tensor of rank >= 3 (mt->rows): h = the product of
+ * the leading dims, w = dims[rank-2], c = dims[rank-1]. */
+static int rows_geom(cc *c, int t, uint32_t *h, uint32_t *w, uint32_t *ch)
+{
+	loom_tensor *x = &c->g->tensors[t];
+	uint64_t hh = 1;
+	if (x->rank < 3)
+		return geom(c, t, h, w, ch);
+	for (int i = 0; i < x->rank - 2; i++)
+		hh *= (uint64_t)x->dims[i];
+	uint64_t ww = (uint64_t)x->dims[x->rank - 2], cc_ = (uint64_t)x->dims[x->rank - 1];
+	if (!hh || !ww || !cc_ || hh > UINT32_MAX || ww > UINT32_MAX || cc_ > UINT32_MAX / 4 ||
+	    hh * ww * (cc_ + 3) > ((uint64_t)1 << 40))
+		return -1;
+	*h = (uint32_t)hh, *w = (uint32_t)ww, *ch = (uint32_t)cc_;
+	return 0;
+}
+
+/* rank <= 2, or rows: element order is row-major */
+static int row_major(cc *c, int t) { return c->g->tensors[t].rank < 3 || c->m->mt[t].rows; }
+
+/* Give t (rank >= 3) the row layout before its device image is fixed:
+ * NULL, or why not (it is an [N,C,H,W] image already). */
+static const char *set_rows(cc *c, int t)
+{
+	loom_mtensor *mt = &c->m->mt[t];
+	if (c->g->tensors[t].rank < 3)
+		return NULL;
+	if (mt->h)
+		return mt->rows ? NULL : "the tensor is an [N,C,H,W] image already";
+	if (rows_geom(c, t, &mt->h, &mt->w, &mt->c))
+		return "no row layout for this shape";
+	mt->rows = 1;
+	mt->stride = round4(mt->c);
+	return NULL;
+}
+
+/* an elementwise result (or operand) in the layout of `like` */
+static const char *follow_layout(cc *c, int t, int like)
+{
+	if (!c->m->mt[like].rows || c->g->tensors[t].rank < 3)
+		return NULL;
+	const loom_tensor *a = &c->g->tensors[t], *b = &c->g->tensors[like];
+	if (a->rank != b->rank || memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank))
+		return NULL; /* a broadcast operand: checked by the caller */
+	return set_rows(c, t);
+}
+
+/* an input of a windowed or channel layer: an [N,C,H,W] image */
+static const char *img_tensor(cc *c, int t)
+{
+	if (c->m->mt[t].rows)
+		return "a row-layout tensor (a MatMul's) read as an image";
+	return dev_tensor(c, t);
+}
+
 /* ------------------------------------------------------------------ layers */
 
 static lw *new_layer(cc *c, int kind, int node)
@@ -459,7 +515,11 @@ static struct rawout *raw_of(cc *c, int out, int act)
 static void raw_image(cc *c, struct rawout *ro)
 {
 	loom_mtensor *mt = &c->m->mt[ro->acc];
-	geom(c, ro->acc, &mt->h, &mt->w, &mt->c);
+	mt->rows = c->m->mt[ro->out].rows;
+	if (mt->rows)
+		rows_geom(c, ro->acc, &mt->h, &mt->w, &mt->c);
+	else
+		geom(c, ro->acc, &mt->h, &mt->w, &mt->c);
 	mt->stride = 4 * mt->c;
 	mt->raw = 1;
 	mt->scale = 1.0f;
@@ -619,7 +679,7 @@ static const char *lower_conv(cc *c, int ni)
 	if (x->rank != 4 && x->rank != 3)
 		return "only 1-D and 2-D convolutions";
 	int in = n->inputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
 	int64_t ks[3] = {1, 1, 1};
@@ -777,14 +837,16 @@ static const char *lower_gemm(cc *c, int ni)
 	const float *b = const_f(c, n, 1);
 	if (!b || bt->rank != 2)
 		return "B is not a constant rank-2 float tensor";
-	if (a->rank != 2)
+	if (a->rank != 2 && !(is_mm && a->rank >= 3))
 		return "A is not rank 2";
 	int transb = !is_mm && loom_attr_int(n, "transB", 0);
 	if (!is_mm && loom_attr_int(n, "transA", 0))
 		return "transA";
 	float alpha = is_mm ? 1.0f : loom_attr_float(n, "alpha", 1.0f);
 	float beta = is_mm ? 1.0f : loom_attr_float(n, "beta", 1.0f);
-	int64_t K = a->dims[1], M = a->dims[0], N = transb ? bt->dims[0] : bt->dims[1];
+	/* A [..., M', K]: M = every row of every leading index (row layout) */
+	int64_t K = a->dims[a->rank - 1], M = K ? loom_tensor_numel(a) / K : 0,
+		N = transb ? bt->dims[0] : bt->dims[1];
 	const float *bias = NULL;
 	int64_t nbias = 0;
 	int bias_node = -1, out_t = n->outputs[0];
@@ -821,19 +883,20 @@ static const char *lower_gemm(cc *c, int ni)
 		if ((!strcmp(p->op_type, "Flatten") || !strcmp(p->op_type, "Reshape")) && !c->keep[c->prod[in]]) {
 			int src = p->inputs[0];
 			loom_tensor *st = &g->tensors[src];
-			if (st->rank == 4 && st->dims[0] == M && !geom(c, src, &fh, &fw, &fc) &&
+			if (a->rank == 2 && st->rank == 4 && st->dims[0] == M && !c->m->mt[src].rows &&
+			    !geom(c, src, &fh, &fw, &fc) &&
 			    (fh /= (uint32_t)M, (int64_t)fh * fw * fc == K) && (fh > 1 || fw > 1)) {
 				flat = c->prod[in];
 				in = src;
 			}
 		}
 	}
-	const char *r = dev_tensor(c, in);
-	if (r)
+	const char *r = flat < 0 ? set_rows(c, in) : NULL;
+	if (r || (r = dev_tensor(c, in)))
 		return r;
 	int act;
 	int out = find_act(c, out_t, &act);
-	if ((r = dev_tensor(c, out)))
+	if ((r = set_rows(c, out)) || (r = dev_tensor(c, out)))
 		return r;
 	int8_t lo, hi;
 	act_clip(c, act, out, &lo, &hi);
@@ -953,7 +1016,7 @@ static const char *lower_pool(cc *c, int ni)
 	if (n->noutputs > 1 && n->outputs[1] >= 0)
 		return "MaxPool indices output";
 	int in = n->inputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
 	struct loom_cpu_geo geo;
@@ -1121,12 +1184,16 @@ static const char *lower_eltwise(cc *c, int ni)
 	int bcast;
 	if (tb->rank == ta->rank && !memcmp(tb->dims, ta->dims, sizeof(int64_t) * (size_t)ta->rank)) {
 		bcast = LOOM_BCAST_NONE;
-		r = tb->is_const ? const_dev(c, b, -1) : dev_tensor(c, b);
+		r = follow_layout(c, b, a);
+		if (!r)
+			r = tb->is_const ? const_dev(c, b, -1) : dev_tensor(c, b);
+		if (!r && c->m->mt[b].rows != c->m->mt[a].rows)
+			r = "operands in different layouts";
 	} else {
 		/* per channel: b is [C,1,1] / [1,C,1,1] against [1,C,H,W], or [C] against [M,C] */
 		int64_t cb = loom_tensor_numel(tb);
 		int ok = cb == c->m->mt[a].c && cb > 1;
-		if (ok && ta->rank >= 3) {
+		if (ok && ta->rank >= 3 && !c->m->mt[a].rows) {
 			int ax = ta->rank - tb->rank; /* dims of b aligned right */
 			for (int i = 0; i < tb->rank; i++) {
 				int d = ax + i;
@@ -1154,7 +1221,7 @@ static const char *lower_eltwise(cc *c, int ni)
 		return r;
 	int act;
 	int out = find_act(c, n->outputs[0], &act);
-	if ((r = dev_tensor(c, out)))
+	if ((r = follow_layout(c, out, a)) || (r = dev_tensor(c, out)))
 		return r;
 	lw *l = vec_layer(c, ni, LOOM_LAYER_ELTWISE, LOOM_VEC_ELTWISE, a, out, act);
 	if (!l)
@@ -1231,7 +1298,7 @@ static const char *lower_lut(cc *c, int ni)
 	if (r)
 		return r;
 	int out = n->outputs[0];
-	if ((r = dev_tensor(c, out)))
+	if ((r = follow_layout(c, out, x)) || (r = dev_tensor(c, out)))
 		return r;
 	/* the table: the node's own CPU kernel on the 256 dequantized values */
 	loom_graph *t = loom_graph_new(g->opset, "lut");
@@ -1320,7 +1387,7 @@ static const char *lower_concat(cc *c, int ni)
 		int t = n->inputs[i];
 		if (t < 0 || g->tensors[t].is_const)
 			return "constant input";
-		if ((r = dev_tensor(c, t)))
+		if ((r = img_tensor(c, t)))
 			return r;
 		/* the output covers what every input can represent: copies only shrink */
 		float ilo = c->scale[t] * (float)(-128 - c->zp[t]), ihi = c->scale[t] * (float)(127 - c->zp[t]);
@@ -1386,7 +1453,7 @@ static const char *lower_bn(cc *c, int ni)
 	if (!sc || !bi || !mean || !var)
 		return "parameters are not constant float tensors";
 	int in = n->inputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
 	int64_t ch = x->dims[1];
@@ -1441,7 +1508,7 @@ static const char *lower_pad(cc *c, int ni)
 	if (kh > 15 || kw > 15)
 		return "more than 14 pads on an axis";
 	int in = n->inputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
 	float *w = calloc((size_t)(ch * kh * kw + 1), sizeof *w);
@@ -1537,7 +1604,7 @@ static const char *lower_slice(cc *c, int ni)
 		}
 	}
 	int in = n->inputs[0], out = n->outputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
 	quant_copy(c, out, in);
@@ -1566,7 +1633,7 @@ static const char *lower_reducemean(cc *c, int ni)
 	if (x->dims[2] > 255 || x->dims[3] > 255)
 		return "window over 255";
 	int in = n->inputs[0], out = n->outputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r || (r = dev_tensor(c, out)))
 		return r;
 	lw *l = vec_layer(c, ni, LOOM_LAYER_POOL, LOOM_VEC_POOL, in, out, -1);
@@ -1609,7 +1676,7 @@ static const char *lower_shuffle(cc *c, int ni)
 	if (y->rank != 4 || memcmp(y->dims, x->dims, sizeof(int64_t) * 4))
 		return "changes the NHWC byte order";
 	int in = r1->inputs[0], out = r2->outputs[0];
-	const char *r = dev_tensor(c, in);
+	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
 	quant_copy(c, out, in);
@@ -1671,8 +1738,14 @@ static const char *lower_alias(cc *c, int ni)
 	uint32_t h1, w1, c1, h2, w2, c2;
 	if (c->g->tensors[in].is_const)
 		return "constant input";
-	if (geom(c, in, &h1, &w1, &c1) || geom(c, out, &h2, &w2, &c2))
+	/* the same bytes: both row-major (rank <= 2 or rows) or both images with
+	 * the same geometry, or a single pixel per row (e.g. [1,C,1,1] -> [1,C]) */
+	int in_rows = row_major(c, in), out_rank = c->g->tensors[out].rank;
+	if ((in_rows ? rows_geom(c, in, &h1, &w1, &c1) : geom(c, in, &h1, &w1, &c1)) ||
+	    (in_rows ? rows_geom(c, out, &h2, &w2, &c2) : geom(c, out, &h2, &w2, &c2)))
 		return "no NHWC image for this shape";
+	if (!in_rows && out_rank < 3 && (h1 != 1 || w1 != 1))
+		h2 = 0; /* an image read as rows: another byte order */
 	if (h1 != h2 || w1 != w2 || c1 != c2) {
 		/* a Flatten into a Gemm / MatMul: the consumer reads the image
 		 * itself with its weight rows reordered (lower_gemm); deferred
@@ -1699,6 +1772,7 @@ static const char *lower_alias(cc *c, int ni)
 	c->alias[out] = root;
 	quant_copy(c, out, in);
 	c->m->mt[out] = c->m->mt[in];
+	c->m->mt[out].rows = in_rows && out_rank >= 3;
 	return NULL;
 }
 
@@ -2035,8 +2109,10 @@ static int plan_arena(cc *c)
 			m->mt[t].addr += m->const_base;
 		else if (c->alias[t] >= 0) {
 			uint64_t a = m->mt[c->alias[t]].addr;
+			int rows = m->mt[t].rows; /* its own: it may differ in rank from the root */
 			m->mt[t] = m->mt[c->alias[t]];
 			m->mt[t].addr = a;
+			m->mt[t].rows = rows;
 			m->mt[t].host = c->on_host[t];
 		}
 	}

@@ -33,7 +33,7 @@
  *   tensor    str name, u32 dtype, u32 rank, i64 dims[rank], u8 is_const,
  *             u8 has_data (values: in .loom.cdata for graph tensors, inline
  *             after the head for tensor attributes)
- *   mtensor   u8 dev, u8 host, u8 raw, u32 h, w, c, stride, f32 scale, i32 zp, u64 addr
+ *   mtensor   u8 dev, u8 host, u8 raw, u8 rows, u32 h, w, c, stride, f32 scale, i32 zp, u64 addr
  *   graph     str name, str path, i64 opset, u32 n + i32 inputs[n],
  *             u32 n + i32 outputs[n], u32 nnodes; per node: str name,
  *             op_type, domain, u32 n + i32 inputs[n] (-1: omitted),
@@ -356,6 +356,7 @@ static void w_mtensor(wbuf *b, const loom_mtensor *mt)
 	w_u8(b, mt->dev != 0);
 	w_u8(b, mt->host != 0);
 	w_u8(b, mt->raw != 0);
+	w_u8(b, mt->rows != 0);
 	w_u32(b, mt->h);
 	w_u32(b, mt->w);
 	w_u32(b, mt->c);
@@ -881,7 +882,7 @@ static int r_tensor(rd *r, rd *data, loom_tensor *t, const char *label)
 
 /* smallest encodings, for r_count */
 #define MIN_TENSOR_BYTES (4 + 4 + 4 + 1 + 1)
-#define MTENSOR_BYTES (1 + 1 + 1 + 4 * 4 + 4 + 4 + 8)
+#define MTENSOR_BYTES (1 + 1 + 1 + 1 + 4 * 4 + 4 + 4 + 8)
 #define MIN_NODE_BYTES (3 * 4 + 4 + 4 + 4)
 #define MIN_ATTR_BYTES (4 + 4 + 1)
 #define LAYER_BYTES (4 + 4 + 4 * LOOM_LAYER_MAX_NODES + 3 * 4 + 3 * 4 + 3 * 8 + 4 * 4 + 2 * 8)
@@ -892,7 +893,7 @@ static int r_mtensor(rd *r, loom_mtensor *mt)
 	uint32_t v[4];
 	int32_t zp;
 	if (r_bool(r, &mt->dev, "dev") || r_bool(r, &mt->host, "host") || r_bool(r, &mt->raw, "raw") ||
-	    r_u32(r, &v[0], "h") ||
+	    r_bool(r, &mt->rows, "rows") || r_u32(r, &v[0], "h") ||
 	    r_u32(r, &v[1], "w") || r_u32(r, &v[2], "c") || r_u32(r, &v[3], "stride") ||
 	    r_f32(r, &mt->scale, "scale") || r_i32(r, &zp, "zp") || r_u64(r, &mt->addr, "addr"))
 		return -1;
@@ -1792,7 +1793,7 @@ static void dump_tensors(const loom_model *m, FILE *f)
 			where);
 		if (mt->dev) {
 			snprintf(img, sizeof img, "%" PRIu32 "x%" PRIu32 "x%" PRIu32 "/%" PRIu32 "%s", mt->h, mt->w, mt->c,
-				 mt->stride, mt->raw ? " int32" : "");
+				 mt->stride, mt->raw ? " int32" : mt->rows ? " rows" : "");
 			fprintf(f, "%*s%-22s %-12g %4" PRId32 "  0x%08" PRIx64, 6 - (int)strlen(where), "", img,
 				(double)mt->scale, mt->zp, mt->addr);
 		}

@@ -18,10 +18,11 @@
 /* ------------------------------------------------------------------ conversions */
 
 /* element index of logical tensor t for pixel (y, x), channel ch; rank 3
- * and 4 images stack the batch's images vertically (y = n * H + yy) */
+ * and 4 images stack the batch's images vertically (y = n * H + yy); row
+ * layouts (rank <= 2, or mt->rows) are row-major */
 static int64_t logical_index(const loom_tensor *t, const loom_mtensor *mt, uint32_t y, uint32_t x, uint32_t ch)
 {
-	if (t->rank >= 3) {
+	if (t->rank >= 3 && !mt->rows) {
 		int64_t hs = t->rank == 4 ? t->dims[2] : 1;
 		int64_t n = y / hs, yy = y % hs;
 		return ((n * mt->c + ch) * hs + yy) * mt->w + x;

@@ -84,7 +84,8 @@ for c in small odd; do
 	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 \
 		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
 done
-suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 digits_cnn_opset13 squeezenet1_1_opset13 npu_ops_opset13
+suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 digits_cnn_opset13 squeezenet1_1_opset13 npu_ops_opset13 \
+	tiny_transformer_opset13
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer

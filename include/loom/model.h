@@ -53,6 +53,9 @@ typedef struct loom_mtensor {
 	int32_t zp;                /* -128..127 */
 	uint64_t addr;             /* DRAM address of pixel (0, 0) */
 	int host;                  /* also needed in float on the host (CPU input / graph output) */
+	int rows;                  /* 1: a rank >= 3 tensor laid out as rows (a MatMul's operand):
+				      h = product of the leading dims, w = dims[rank-2], c = dims[rank-1],
+				      element order as rank 2; 0: loom_mt_geom's [N,C,H,W] image */
 	int raw;                   /* 1: the image holds int32 accumulators (little endian, channel
 				      ch at byte 4 * ch of a pixel; stride >= 4 * c), dequantized as
 				      scale * (value - zp) like int8 ones (the compiler uses 1, 0) */
