@@ -137,6 +137,15 @@ static void why(cc *c, int node, int where, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* node k (-1: none) was folded into node `into`'s layer: done, and reported */
+static void fused(cc *c, int k, int into, const char *how)
+{
+	if (k < 0)
+		return;
+	c->done[k] = 1;
+	why(c, k, LOOM_WHERE_FUSED, "into %s%s", c->g->nodes[into].name, how);
+}
+
 static uint64_t node_macs(loom_graph *g, const loom_node *n)
 {
 	loom_tensor *y = loom_node_out(g, n, 0);
@@ -820,10 +829,8 @@ static const char *conv_core(cc *c, int ni, int in, const float *w, const float 
 	free(wq);
 	free(bq);
 	free(wsc);
-	if (!r && act >= 0) {
-		c->done[act] = 1;
-		why(c, act, LOOM_WHERE_FUSED, "into %s", n->name);
-	}
+	if (!r)
+		fused(c, act, ni, "");
 	return r;
 }
 
@@ -987,18 +994,9 @@ out:
 	free(bq);
 	free(sw);
 	if (!r) {
-		if (bias_node >= 0) {
-			c->done[bias_node] = 1;
-			why(c, bias_node, LOOM_WHERE_FUSED, "into %s (bias)", n->name);
-		}
-		if (act >= 0) {
-			c->done[act] = 1;
-			why(c, act, LOOM_WHERE_FUSED, "into %s", n->name);
-		}
-		if (flat >= 0) {
-			c->done[flat] = 1;
-			why(c, flat, LOOM_WHERE_FUSED, "into %s (weight rows in NHWC order)", n->name);
-		}
+		fused(c, bias_node, ni, " (bias)");
+		fused(c, act, ni, "");
+		fused(c, flat, ni, " (weight rows in NHWC order)");
 	}
 	return r;
 }
@@ -1097,10 +1095,7 @@ static const char *lower_pool(cc *c, int ni)
 			drop_layer(c);
 		return r;
 	}
-	if (act >= 0) {
-		c->done[act] = 1;
-		why(c, act, LOOM_WHERE_FUSED, "into %s", n->name);
-	}
+	fused(c, act, ni, "");
 	return NULL;
 }
 
@@ -1240,10 +1235,7 @@ static const char *lower_eltwise(cc *c, int ni)
 	}
 	if ((r = vec_plan(c, "vector-unit planner refused the layer")))
 		return r;
-	if (act >= 0) {
-		c->done[act] = 1;
-		why(c, act, LOOM_WHERE_FUSED, "into %s", n->name);
-	}
+	fused(c, act, ni, "");
 	return NULL;
 }
 

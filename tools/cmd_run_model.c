@@ -122,17 +122,7 @@ int cmd_run_model(int argc, char **argv)
 			goto out;
 		}
 	const loom_exec_stats *st = loom_exec_get_stats(ex);
-	for (int i = 0; i < g->noutputs; i++) {
-		const loom_tensor *t = &g->tensors[g->outputs[i]];
-		printf("output %s: %s [", t->name, loom_dtype_name(t->dtype));
-		for (int d = 0; d < t->rank; d++)
-			printf("%s%lld", d ? "x" : "", (long long)t->dims[d]);
-		printf("]:");
-		int64_t n = loom_tensor_numel(t);
-		for (int64_t k = 0; k < n && k < 8 && t->dtype == LOOM_DT_FLOAT; k++)
-			printf(" %.6g", ((const float *)t->data)[k]);
-		printf("%s\n", n > 8 ? " ..." : "");
-	}
+	tool_print_outputs(g);
 	printf("%s on %s (%s): %" PRIu64 " NPU jobs, %" PRIu64 " device cycles per run (engine %" PRIu64
 	       "); host: simulation %.3f s, CPU nodes %.3f s, (de)quantization %.3f s\n",
 	       path, backend, m->cfg.name, st->jobs / (uint64_t)repeat, st->npu_cycles / (uint64_t)repeat,

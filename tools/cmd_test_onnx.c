@@ -79,24 +79,6 @@ static const char *base_name(const char *p)
 	return b;
 }
 
-static double elem_f(const loom_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case LOOM_DT_FLOAT: return ((const float *)t->data)[i];
-	case LOOM_DT_DOUBLE: return ((const double *)t->data)[i];
-	case LOOM_DT_INT8: return ((const int8_t *)t->data)[i];
-	case LOOM_DT_UINT8: return ((const uint8_t *)t->data)[i];
-	case LOOM_DT_INT16: return ((const int16_t *)t->data)[i];
-	case LOOM_DT_UINT16: return ((const uint16_t *)t->data)[i];
-	case LOOM_DT_INT32: return ((const int32_t *)t->data)[i];
-	case LOOM_DT_UINT32: return ((const uint32_t *)t->data)[i];
-	case LOOM_DT_INT64: return (double)((const int64_t *)t->data)[i];
-	case LOOM_DT_UINT64: return (double)((const uint64_t *)t->data)[i];
-	case LOOM_DT_BOOL: return ((const uint8_t *)t->data)[i] != 0;
-	default: return NAN;
-	}
-}
-
 /* 0 if got matches want; else -1 with the first difference in err */
 static int compare(const loom_tensor *got, const loom_tensor *want, tol tl, double qstep, double *worst, char *err,
 		   size_t errlen)
@@ -126,7 +108,7 @@ static int compare(const loom_tensor *got, const loom_tensor *want, tol tl, doub
 	}
 	int fp = want->dtype == LOOM_DT_FLOAT || want->dtype == LOOM_DT_DOUBLE;
 	for (int64_t i = 0; i < nw; i++) {
-		double g = elem_f(got, i), w = elem_f(want, i);
+		double g = tool_elem_f(got, i), w = tool_elem_f(want, i);
 		int ok;
 		if (!fp)
 			ok = g == w;
@@ -750,17 +732,7 @@ int cmd_run_onnx(int argc, char **argv)
 		fprintf(stderr, "loom run: %s\n", err);
 		goto out;
 	}
-	for (int i = 0; i < g->noutputs; i++) {
-		const loom_tensor *t = &g->tensors[g->outputs[i]];
-		printf("output %s: %s [", t->name, loom_dtype_name(t->dtype));
-		for (int d = 0; d < t->rank; d++)
-			printf("%s%lld", d ? "x" : "", (long long)t->dims[d]);
-		printf("]:");
-		int64_t n = loom_tensor_numel(t);
-		for (int64_t k = 0; k < n && k < 8; k++)
-			printf(" %.6g", elem_f(t, k));
-		printf("%s\n", n > 8 ? " ..." : "");
-	}
+	tool_print_outputs(g);
 	rc = 0;
 out:
 	for (int i = 0; i < nin; i++)

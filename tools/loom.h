@@ -43,5 +43,8 @@ void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
 #include "loom/onnx.h"
 int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
 		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
+/* element i of t as a double; every output's shape and first values */
+double tool_elem_f(const loom_tensor *t, int64_t i);
+void tool_print_outputs(const loom_graph *g);
 void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m);
 #endif

@@ -130,3 +130,37 @@ int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char 
 	}
 	return n;
 }
+
+/* element i of t as a double (any dtype Loom handles; NaN for others) */
+double tool_elem_f(const loom_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case LOOM_DT_FLOAT: return ((const float *)t->data)[i];
+	case LOOM_DT_DOUBLE: return ((const double *)t->data)[i];
+	case LOOM_DT_INT8: return ((const int8_t *)t->data)[i];
+	case LOOM_DT_UINT8: return ((const uint8_t *)t->data)[i];
+	case LOOM_DT_INT16: return ((const int16_t *)t->data)[i];
+	case LOOM_DT_UINT16: return ((const uint16_t *)t->data)[i];
+	case LOOM_DT_INT32: return ((const int32_t *)t->data)[i];
+	case LOOM_DT_UINT32: return ((const uint32_t *)t->data)[i];
+	case LOOM_DT_INT64: return (double)((const int64_t *)t->data)[i];
+	case LOOM_DT_UINT64: return (double)((const uint64_t *)t->data)[i];
+	case LOOM_DT_BOOL: return ((const uint8_t *)t->data)[i] != 0;
+	default: return NAN;
+	}
+}
+
+void tool_print_outputs(const loom_graph *g)
+{
+	for (int i = 0; i < g->noutputs; i++) {
+		const loom_tensor *t = &g->tensors[g->outputs[i]];
+		printf("output %s: %s [", t->name, loom_dtype_name(t->dtype));
+		for (int d = 0; d < t->rank; d++)
+			printf("%s%lld", d ? "x" : "", (long long)t->dims[d]);
+		printf("]:");
+		int64_t n = loom_tensor_numel(t);
+		for (int64_t k = 0; k < n && k < 8 && t->data; k++)
+			printf(" %.6g", tool_elem_f(t, k));
+		printf("%s\n", n > 8 ? " ..." : "");
+	}
+}
