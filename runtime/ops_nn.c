@@ -1162,31 +1162,31 @@ static void geo_out_dims(const struct loom_cpu_geo *p, const loom_tensor *x, int
 		dims[2 + i] = p->out[3 - p->nd + i];
 }
 
-/* ================================================================== Conv */
-
-static int conv_infer(KARGS)
+/* Conv and ConvTranspose: X, W and the optional B, float, X and W of the
+ * same rank >= 3 */
+static int conv_operands(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor **x,
+			 const loom_tensor **w, const loom_tensor **b)
 {
-	const loom_tensor *x, *w, *b;
-	int64_t G = loom_attr_int(n, "group", 1), C, M;
-	int cks;
-	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
-	struct loom_cpu_geo p;
-	int64_t dims[LOOM_MAX_RANK];
 	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
-	x = IN(0);
-	w = IN(1);
-	b = n->ninputs > 2 ? IN(2) : NULL;
-	if (need_float(g, n, err, errlen, x, "X") || need_float(g, n, err, errlen, w, "W") ||
-	    (b && need_float(g, n, err, errlen, b, "B")))
+	*x = IN(0);
+	*w = IN(1);
+	*b = n->ninputs > 2 ? IN(2) : NULL;
+	if (need_float(g, n, err, errlen, *x, "X") || need_float(g, n, err, errlen, *w, "W") ||
+	    (*b && need_float(g, n, err, errlen, *b, "B")))
 		return -1;
-	if (x->rank < 3 || w->rank != x->rank)
-		return FAIL("X (rank %d) and W (rank %d) must have the same rank >= 3", x->rank, w->rank);
-	C = x->dims[1];
-	M = w->dims[0];
-	if (G < 1 || C % G || M % G || w->dims[1] * G != C)
-		return FAIL("group=%lld does not fit X's %lld channels and W's [%lld, %lld, ...]",
-			    (long long)G, (long long)C, (long long)M, (long long)w->dims[1]);
+	if ((*x)->rank < 3 || (*w)->rank != (*x)->rank)
+		return FAIL("X (rank %d) and W (rank %d) must have the same rank >= 3", (*x)->rank, (*w)->rank);
+	return 0;
+}
+
+/* kernel_shape, when given, equal to W's spatial dims; B one value per
+ * output channel (M) */
+static int conv_kernel_bias(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor *x,
+			    const loom_tensor *w, const loom_tensor *b, int64_t M)
+{
+	int cks;
+	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
 	if (ks) {
 		if (cks != x->rank - 2)
 			return FAIL("kernel_shape has %d values for %d spatial dims", cks, x->rank - 2);
@@ -1198,6 +1198,26 @@ static int conv_infer(KARGS)
 	if (b && loom_tensor_numel(b) != M)
 		return FAIL("B has %lld values for %lld output channels", (long long)loom_tensor_numel(b),
 			    (long long)M);
+	return 0;
+}
+
+/* ================================================================== Conv */
+
+static int conv_infer(KARGS)
+{
+	const loom_tensor *x, *w, *b;
+	int64_t G = loom_attr_int(n, "group", 1), C, M;
+	struct loom_cpu_geo p;
+	int64_t dims[LOOM_MAX_RANK];
+	if (conv_operands(g, n, err, errlen, &x, &w, &b))
+		return -1;
+	C = x->dims[1];
+	M = w->dims[0];
+	if (G < 1 || C % G || M % G || w->dims[1] * G != C)
+		return FAIL("group=%lld does not fit X's %lld channels and W's [%lld, %lld, ...]",
+			    (long long)G, (long long)C, (long long)M, (long long)w->dims[1]);
+	if (conv_kernel_bias(g, n, err, errlen, x, w, b, M))
+		return -1;
 	if (loom_cpu_geo_fwd(g, n, err, errlen, x, w->dims + 2, 0, &p))
 		return -1;
 	geo_out_dims(&p, x, M, dims);
@@ -1341,36 +1361,17 @@ static int convt_infer(KARGS)
 {
 	const loom_tensor *x, *w, *b;
 	int64_t G = loom_attr_int(n, "group", 1), C, M;
-	int cks;
-	const int64_t *ks = loom_attr_ints(n, "kernel_shape", &cks);
 	struct loom_cpu_geo p;
 	int64_t dims[LOOM_MAX_RANK];
-	if (need_io(g, n, err, errlen, 2, 3))
+	if (conv_operands(g, n, err, errlen, &x, &w, &b))
 		return -1;
-	x = IN(0);
-	w = IN(1);
-	b = n->ninputs > 2 ? IN(2) : NULL;
-	if (need_float(g, n, err, errlen, x, "X") || need_float(g, n, err, errlen, w, "W") ||
-	    (b && need_float(g, n, err, errlen, b, "B")))
-		return -1;
-	if (x->rank < 3 || w->rank != x->rank)
-		return FAIL("X (rank %d) and W (rank %d) must have the same rank >= 3", x->rank, w->rank);
 	C = x->dims[1];
 	if (G < 1 || C % G || w->dims[0] != C)
 		return FAIL("group=%lld does not fit X's %lld channels and W's [%lld, %lld, ...]",
 			    (long long)G, (long long)C, (long long)w->dims[0], (long long)w->dims[1]);
 	M = w->dims[1] * G;
-	if (ks) {
-		if (cks != x->rank - 2)
-			return FAIL("kernel_shape has %d values for %d spatial dims", cks, x->rank - 2);
-		for (int i = 0; i < cks; i++)
-			if (ks[i] != w->dims[2 + i])
-				return FAIL("kernel_shape[%d]=%lld differs from W's dim %lld", i,
-					    (long long)ks[i], (long long)w->dims[2 + i]);
-	}
-	if (b && loom_tensor_numel(b) != M)
-		return FAIL("B has %lld values for %lld output channels", (long long)loom_tensor_numel(b),
-			    (long long)M);
+	if (conv_kernel_bias(g, n, err, errlen, x, w, b, M))
+		return -1;
 	if (convt_geo(g, n, err, errlen, &p))
 		return -1;
 	geo_out_dims(&p, x, M, dims);
