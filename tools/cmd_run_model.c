@@ -90,7 +90,7 @@ int cmd_run_model(int argc, char **argv)
 		goto out;
 	}
 	if (nin) {
-		if (tool_bind_inputs(g, in, nin, data, err, sizeof err)) {
+		if (tool_bind_inputs(g, in, nin, data, 0, err, sizeof err)) {
 			fprintf(stderr, "loom run: %s\n", err);
 			goto out;
 		}

@@ -214,31 +214,8 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 	}
 	if (loom_onnx_load(model, NULL, 0, &g, err, errlen) && (!nshp || loom_onnx_load(model, shp, nshp, &g, err, errlen)))
 		goto out;
-	if (nin != g->ninputs) {
-		snprintf(err, errlen, "%s: %d input files for %d graph inputs", set, nin, g->ninputs);
+	if (tool_bind_inputs(g, in, nin, set, 1, err, errlen))
 		goto out;
-	}
-	for (int i = 0; i < nin; i++) {
-		/* by name when the data set names its inputs, else by position */
-		int k = in[i].name && in[i].name[0] ? -1 : g->inputs[i];
-		for (int j = 0; k < 0 && j < g->ninputs; j++)
-			if (!strcmp(g->tensors[g->inputs[j]].name, in[i].name))
-				k = g->inputs[j];
-		if (k < 0)
-			k = g->inputs[i];
-		loom_tensor *t = &g->tensors[k];
-		if (t->dtype != in[i].dtype || loom_tensor_bytes(t) != loom_tensor_bytes(&in[i])) {
-			snprintf(err, errlen, "%s: input %d ('%s') does not fit graph input '%s' (%s)", set, i, in[i].name,
-				 t->name, loom_dtype_name(t->dtype));
-			goto out;
-		}
-		t->rank = in[i].rank;
-		memcpy(t->dims, in[i].dims, sizeof t->dims);
-		if (loom_tensor_set_data(t, in[i].data, loom_tensor_bytes(&in[i]))) {
-			snprintf(err, errlen, "%s: out of memory", set);
-			goto out;
-		}
-	}
 	if (!npu) {
 		if (loom_ref_run(g, err, errlen))
 			goto out;
@@ -267,7 +244,7 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 		}
 		loom_compile_report_free(&rep);
 		g = m->graph;
-		if (tool_bind_inputs(g, act, nact, set, err, errlen) || loom_exec_new(npu->dev, m, &ex, err, errlen) ||
+		if (tool_bind_inputs(g, act, nact, set, 0, err, errlen) || loom_exec_new(npu->dev, m, &ex, err, errlen) ||
 		    loom_exec_run(ex, err, errlen))
 			goto out;
 	}

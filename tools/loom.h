@@ -32,8 +32,10 @@ typedef struct tool_metrics_t {
 int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len);
 /* open a device, load build/firmware/loom_fw.elf and boot it: 0 or -1 + message */
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len);
-/* put input tensors (by name, else by position) into the graph inputs */
-int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len);
+/* put input tensors (by name, else by position) into the graph inputs;
+ * take_shape: the input tensors' shapes replace the graph's (same size) */
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
+		     size_t len);
 /* "key=value,..." of every parameter: a loom_open spec for exactly this configuration */
 #include "loom/hwcfg.h"
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);

@@ -33,7 +33,8 @@ int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err
 	return 0;
 }
 
-int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len)
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
+		     size_t len)
 {
 	if (nin != g->ninputs) {
 		snprintf(err, len, "%s: %d input tensors for %d graph inputs", where, nin, g->ninputs);
@@ -51,6 +52,10 @@ int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *
 			snprintf(err, len, "%s: input %d ('%s') does not fit graph input '%s' (%s)", where, i,
 				 in[i].name ? in[i].name : "", t->name, loom_dtype_name(t->dtype));
 			return -1;
+		}
+		if (take_shape) { /* the data set fixes the input's shape (same size) */
+			t->rank = in[i].rank;
+			memcpy(t->dims, in[i].dims, sizeof t->dims);
 		}
 		if (loom_tensor_set_data(t, in[i].data, loom_tensor_bytes(&in[i]))) {
 			snprintf(err, len, "out of memory");

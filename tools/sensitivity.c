@@ -64,7 +64,7 @@ static int trial(const char *path, const loom_input_shape *shp, int nshp, const 
 		return -1;
 	if (loom_compile(g, cfg, &co, &m, rep, err, len))
 		return -1;
-	if (tool_bind_inputs(m->graph, s->t, s->n, "sample", err, len) || loom_exec_new(dev, m, &ex, err, len) ||
+	if (tool_bind_inputs(m->graph, s->t, s->n, "sample", 0, err, len) || loom_exec_new(dev, m, &ex, err, len) ||
 	    loom_exec_run(ex, err, len))
 		goto out;
 	*cos = 1;
@@ -101,7 +101,7 @@ int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, co
 	memset(&rep, 0, sizeof rep);
 	char spec[1024];
 	tool_cfg_spec(cfg, spec, sizeof spec);
-	if (loom_onnx_load(path, shp, nshp, &ref, err, len) || tool_bind_inputs(ref, s.t, s.n, dir, err, len) ||
+	if (loom_onnx_load(path, shp, nshp, &ref, err, len) || tool_bind_inputs(ref, s.t, s.n, dir, 0, err, len) ||
 	    loom_ref_run(ref, err, len) || tool_dev_open("cmodel", spec, &dev, err, len))
 		goto out;
 	double cos0, abs0;
