@@ -1294,27 +1294,27 @@ static const char *lower_lut(cc *c, int ni)
 		return r;
 	/* the table: the node's own CPU kernel on the 256 dequantized values */
 	loom_graph *t = loom_graph_new(g->opset, "lut");
-	int8_t table[256];
+	int8_t table[LOOM_LUT_ENTRIES];
 	if (!t)
 		return "out of memory";
 	int ins[8], k = 0, outs[1];
-	int64_t d256 = 256;
-	float xs[256];
-	for (int i = 0; i < 256; i++)
+	int64_t nent = LOOM_LUT_ENTRIES; /* entry i holds the result for the int8 input i - 128 */
+	float xs[LOOM_LUT_ENTRIES];
+	for (int i = 0; i < LOOM_LUT_ENTRIES; i++)
 		xs[i] = c->scale[x] * (float)(i - 128 - c->zp[x]);
 	for (int i = 0; i < n->ninputs && i < 8; i++) {
 		int ti = n->inputs[i];
 		if (ti < 0) {
 			ins[k++] = -1;
 		} else if (ti == x) {
-			ins[k] = loom_graph_add_tensor(t, "x", LOOM_DT_FLOAT, 1, &d256, NULL, 0);
+			ins[k] = loom_graph_add_tensor(t, "x", LOOM_DT_FLOAT, 1, &nent, NULL, 0);
 			loom_graph_add_input(t, ins[k++]);
 		} else {
 			loom_tensor *ct = &g->tensors[ti];
 			ins[k++] = loom_graph_add_tensor(t, ct->name, ct->dtype, ct->rank, ct->dims, ct->data, 1);
 		}
 	}
-	outs[0] = loom_graph_add_tensor(t, "y", LOOM_DT_FLOAT, 1, &d256, NULL, 0);
+	outs[0] = loom_graph_add_tensor(t, "y", LOOM_DT_FLOAT, 1, &nent, NULL, 0);
 	loom_graph_add_output(t, outs[0]);
 	int nn = loom_graph_add_node(t, n->op_type, n->name, ins, k, outs, 1);
 	int bad = nn < 0;
@@ -1336,7 +1336,7 @@ static const char *lower_lut(cc *c, int ni)
 		bad = loom_tensor_set_data(&t->tensors[xi], xs, sizeof xs) || loom_ref_run(t, e2, sizeof e2);
 	if (!bad) {
 		const float *ys = t->tensors[outs[0]].data;
-		for (int i = 0; i < 256; i++)
+		for (int i = 0; i < LOOM_LUT_ENTRIES; i++)
 			table[i] = qval(isnan(ys[i]) ? 0.0 : ys[i], c->scale[out], c->zp[out]);
 	}
 	loom_graph_free(t);
@@ -1689,7 +1689,7 @@ static const char *lower_shuffle(cc *c, int ni)
 			w[(size_t)(a * G + b) * C + b * K + a] = 2;
 	int32_t *mult = pz + C, *shift = mult + C;
 	for (uint32_t k = 0; k < C; k++)
-		mult[k] = 1 << 30, shift[k] = 0;
+		loom_quant_mult(0.5, &mult[k], &shift[k]); /* exactly 1/2 */
 	l->in[0] = in;
 	l->out = out;
 	l->nodes[1] = ti;
