@@ -1099,6 +1099,24 @@ static const char *lower_pool(cc *c, int ni)
 	return NULL;
 }
 
+/* bytes more of the const region, 64-byte aligned and zeroed: the offset,
+ * or -1 when out of memory */
+static int64_t const_alloc(cc *c, uint64_t bytes)
+{
+	uint64_t off = align64(c->cbytes);
+	if (off + bytes > c->ccap) {
+		uint64_t cap = (off + bytes) * 2 + 4096;
+		uint8_t *p = realloc(c->cregion, cap);
+		if (!p)
+			return -1;
+		memset(p + c->ccap, 0, cap - c->ccap);
+		c->cregion = p;
+		c->ccap = cap;
+	}
+	c->cbytes = off + bytes;
+	return (int64_t)off;
+}
+
 /* a constant operand placed in the const region as a device image */
 static const char *const_dev(cc *c, int t, int per_channel_of)
 {
@@ -1122,19 +1140,11 @@ static const char *const_dev(cc *c, int t, int per_channel_of)
 	mt->scale = c->scale[t];
 	mt->zp = c->zp[t];
 	uint64_t bytes = (uint64_t)mt->h * mt->w * mt->stride;
-	uint64_t off = align64(c->cbytes);
-	if (off + bytes > c->ccap) {
-		uint64_t cap = (off + bytes) * 2 + 4096;
-		uint8_t *p = realloc(c->cregion, cap);
-		if (!p)
-			return "out of memory";
-		memset(p + c->ccap, 0, cap - c->ccap);
-		c->cregion = p;
-		c->ccap = cap;
-	}
+	int64_t off = const_alloc(c, bytes);
+	if (off < 0)
+		return "out of memory";
 	loom_mt_quantize(x, mt, x->data, (int8_t *)(c->cregion + off));
-	mt->addr = off; /* relative until the layout is fixed */
-	c->cbytes = off + bytes;
+	mt->addr = (uint64_t)off; /* relative until the layout is fixed */
 	c->is_cdev[t] = 1;
 	mt->dev = 1;
 	return NULL;
@@ -2603,28 +2613,15 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 			continue;
 		}
 		uint64_t bytes = l->wbytes + l->pbytes;
-		uint64_t off = align64(c.cbytes);
-		if (!L->name) {
+		int64_t off = L->name ? const_alloc(&c, bytes) : -1;
+		if (off < 0) {
 			fail(&c, "out of memory");
 			goto done;
 		}
-		if (off + bytes > c.ccap) {
-			uint64_t cap = (off + bytes) * 2 + 4096;
-			uint8_t *p = realloc(c.cregion, cap);
-			if (!p) {
-				fail(&c, "out of memory");
-				goto done;
-			}
-			memset(p + c.ccap, 0, cap - c.ccap);
-			c.cregion = p;
-			c.ccap = cap;
-		}
 		if (bytes)
 			memcpy(c.cregion + off, l->cbuf, bytes);
-		l->const_off = off;
-		L->const_off = off;
+		l->const_off = L->const_off = (uint64_t)off;
 		L->const_bytes = bytes;
-		c.cbytes = off + bytes;
 	}
 	m->const_base = o->base ? o->base : DEFAULT_BASE;
 	m->const_bytes = align64(c.cbytes);
