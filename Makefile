@@ -15,40 +15,41 @@ HWDIR   := $(BUILD)/hw/$(HW)
 CC      := gcc
 CXX     := g++
 WARN    := -Wall -Wextra -Werror
-CFLAGS  := -std=c11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools -MMD -MP
+CFLAGS  := -std=c11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude -I. -MMD -MP
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS  := -ldl -lm
 CCACHE  := $(shell command -v ccache 2>/dev/null)
 SETUP   := $(BUILD)/.setup-stamp
 
 # the control-core firmware: build/firmware/loom_fw.elf (make firmware)
+.DEFAULT_GOAL := all
 include firmware/firmware.mk
 
 # ------------------------------------------------------------------ sources
-CORE_SRCS := common/isa.c common/hwcfg.c common/hw.c cmodel/cmodel.c cmodel/rv_iss.c \
-             tools/kernels.c tools/ref.c tools/cosim_gen.c
-LOOM_SRCS := tools/loom.c tools/cmd_cosim.c tools/cmd_demo.c tools/cmd_selftest.c tools/cmd_run.c \
-             tools/cmd_test_onnx.c tools/cmd_compile.c tools/cmd_objdump.c \
-             tools/cmd_run_model.c tools/npu_session.c tools/sensitivity.c
+# One folder per layer (docs/ARCHITECTURE.md); every .c file of a folder is
+# part of its layer, so splitting a file needs no change here.
+#   common/   configurations, ISA encodings and checks, the timing model
+#   hw/       the hardware-access interface: opening a backend (include/loom/hw.h)
+#   cmodel/   the C model backend and the control core's ISS
+#   ir/       the graph IR and the .loom model file
+#   runtime/  the float CPU kernels, the reference executor, running a model
+#   compiler/ ONNX import, passes, calibration, quantization, lowering;
+#   compiler/npu/  the NPU back end: tiling, instruction emission, verifier
+#   cosim/    the random program generator and the int8 golden layers
+#   driver/   libloom (include/loom/loom.h)
+#   tools/    the loom CLI, one file per subcommand
+GEN_HW_SRC := common/gen_hw.c
+CORE_SRCS := $(filter-out $(GEN_HW_SRC),$(sort $(wildcard common/*.c))) $(sort $(wildcard hw/*.c cmodel/*.c ir/*.c \
+             runtime/*.c compiler/*.c compiler/npu/*.c cosim/*.c))
+LOOM_SRCS := $(sort $(wildcard tools/*.c))
 # libloom, the driver (include/loom/loom.h); it reads firmware ELFs with libelf
-DRIVER_SRCS := driver/dev.c driver/bo.c driver/fw_elf.c driver/boot.c driver/job.c
+DRIVER_SRCS := $(sort $(wildcard driver/*.c))
 DRIVER_LDLIBS := -lelf -lpthread
 # the RTL file list (the generated package comes first, from build/hw/NAME)
 RTL_SRCS  := $(shell cat rtl/npu.f)
 TB_SRCS   := verilator_tb/tb_dram.sv verilator_tb/tb_top.sv
 TB_CPP    := verilator_tb/sim.cpp
 
-# loom compile: the ONNX importer and the graph IR
-CORE_SRCS += compiler/ir.c compiler/onnx.c
-# the graph passes of loom compile (include/loom/passes.h)
-CORE_SRCS += compiler/passes.c
-# INT8 calibration statistics (include/loom/calib.h)
-CORE_SRCS += compiler/calib.c
-# the CPU kernels and the reference executor (include/loom/cpu_ops.h)
-CORE_SRCS += runtime/cpu.c runtime/ops_nn.c runtime/ops_shape.c runtime/ops_quant.c runtime/gemm.c
-# loom compile: quantization, lowering, planning, emission (include/loom/model.h);
-# the .loom ELF file (written and read with libelf); running a compiled model
-CORE_SRCS += compiler/compile.c compiler/modelfile.c runtime/model.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/san/%.o)
 # the ONNX protobuf code, generated into build/gen (rules below); read with libprotobuf-c
@@ -133,7 +134,7 @@ $(LOOM_SAN): $(LOOM_SRCS:%.c=$(BUILD)/san/%.o) $(LIBLOOM_SAN) $(BUILD)/libloomco
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
 
-$(GEN_HW): $(BUILD)/obj/tools/gen_hw.o $(BUILD)/obj/common/isa.o $(BUILD)/obj/common/hwcfg.o
+$(GEN_HW): $(BUILD)/obj/common/gen_hw.o $(BUILD)/obj/common/isa.o $(BUILD)/obj/common/hwcfg.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^)
 
@@ -215,6 +216,9 @@ $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
 ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
+# loom_model_dump is part of loom objdump (tools/cmd_objdump.c)
+$(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/cmd_objdump.o
+$(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/cmd_objdump.o
 $(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
@@ -225,10 +229,10 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloo
 # libloom's own tests: ELF validation on hand-made files, calls without firmware
 $(BUILD)/tests/test_driver: tests/driver/test_driver.c $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Idriver -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
 $(BUILD)/tests/san_test_driver: tests/driver/test_driver.c $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -Idriver -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
 # a protocol stand-in for firmware/ (docs/FIRMWARE.md), to test libloom on its own
 $(STUB_FW): tests/driver/stub_fw/build.sh tests/driver/stub_fw/start.S tests/driver/stub_fw/stub_fw.c \
             include/loom/fw_abi.h include/loom/core.h include/loom/core.def tests/rv32/link.ld | $(SETUP)
@@ -237,7 +241,7 @@ $(STUB_FW): tests/driver/stub_fw/build.sh tests/driver/stub_fw/start.S tests/dri
 # libFuzzer targets (tests/fuzz; make test-full): the ONNX and .loom readers,
 # built with clang, ASan and UBSan over the same sources
 FUZZ_CC    := clang
-FUZZ_FLAGS := -std=c11 -O1 -g $(WARN) -D_GNU_SOURCE -Iinclude -Itools -I$(BUILD)/gen \
+FUZZ_FLAGS := -std=c11 -O1 -g $(WARN) -D_GNU_SOURCE -Iinclude -I. -I$(BUILD)/gen \
               -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS  := $(CORE_SRCS) $(BUILD)/gen/onnx.pb-c.c
 FUZZ_OBJS  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(subst $(BUILD)/gen/,gen/,$(FUZZ_SRCS)))
@@ -256,7 +260,8 @@ $(BUILD)/fuzz/libloomcore.a: $(FUZZ_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libloomcore.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
+$(BUILD)/fuzz/fuzz_model: $(BUILD)/fuzz/obj/tools/cmd_objdump.o
 fuzz: $(FUZZ_BINS)
 
 TEST_CONFIGS := small default large odd
@@ -298,8 +303,8 @@ bench: cli rtl bench-array models
 lint: cli
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
 	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
-	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -Itools \
-	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common cmodel driver compiler runtime tools tests
+	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -I. \
+	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common hw cmodel driver ir runtime compiler cosim tools tests
 
 synth: $(GEN_HW)
 	$(MAKE) --no-print-directory $(BUILD)/hw/small/npu_pkg.sv HW=small

@@ -70,7 +70,7 @@
 #include "loom/hw.h"
 #include "loom/isa.h"
 #include "loom/core.h"
-#include "loom/rv_iss.h"
+#include "cmodel/rv_iss.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* rv_iss.c - the instruction-set simulator of the Loom control core:
  * RV32IM + Zicsr + ECALL/EBREAK/MRET/WFI, machine mode only, exactly as
  * docs/CONTROL.md specifies. The interface, the bus and interrupt
- * conventions and the cycle model are described in include/loom/rv_iss.h.
+ * conventions and the cycle model are described in cmodel/rv_iss.h.
  *
  * Decoding is strict: every encoding CONTROL.md does not list is an illegal
  * instruction (mtval = the 32 fetched bits), in particular anything whose low
@@ -15,7 +15,7 @@
  * An instruction that raises an exception changes nothing but the trap state:
  * each exec_* function checks everything that can fault before it writes rd.
  */
-#include "loom/rv_iss.h"
+#include "cmodel/rv_iss.h"
 
 #include <string.h>
 

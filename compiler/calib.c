@@ -1,13 +1,13 @@
 /* calib.c - calibration statistics for INT8 post-training quantization
- * (include/loom/calib.h): per-tensor min / max and growing histograms of
+ * (compiler/calib.h): per-tensor min / max and growing histograms of
  * the float activations of a graph, the min-max / percentile / MSE range of
  * each, per-channel symmetric weight scales, the enumeration of a --calib
  * DIR (.pb files, test_data_set_N folders) and the loop that runs every
  * sample on the reference executor. No global state; out of memory is
  * reported, never fatal. */
-#include "loom/calib.h"
-#include "loom/cpu_ops.h"
-#include "loom/onnx.h"
+#include "compiler/calib.h"
+#include "runtime/cpu_ops.h"
+#include "compiler/onnx.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,12 +1,12 @@
-/* compile.c - loom compile (include/loom/compile.h): from an imported ONNX
- * graph to a loom_model (include/loom/model.h).
+/* compile.c - loom compile (compiler/compile.h): from an imported ONNX
+ * graph to a loom_model (ir/model.h).
  *
  * Stages:
  *  1. loom_simplify (passes.h): shapes, constant folding, Identity/Dropout,
  *     dead nodes, BatchNorm folding, the fusion table.
  *  2. Calibration (calib.h) on --calib DIR, or on random inputs.
  *  3. Lowering, node by node in topological order. A node goes to the NPU
- *     when a kernel (include/loom/kernels.h) implements it and its
+ *     when a kernel (compiler/npu/npu.h) implements it and its
  *     quantization is representable; otherwise (or with --keep-float) it
  *     stays a float CPU node, and the report says why. Activations are
  *     quantized per tensor (asymmetric int8 over the calibrated range,
@@ -37,7 +37,7 @@
  *  6. Emission: each job's layers built with the kernels' planners at their
  *     final addresses, FINISH, loom_prog_verify.
  * No global state. */
-#include "loom/compile.h"
+#include "compiler/compile.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -46,11 +46,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../runtime/cpu_internal.h"
-#include "loom/calib.h"
-#include "loom/cpu_ops.h"
-#include "loom/kernels.h"
-#include "loom/passes.h"
+#include "runtime/cpu_internal.h"
+#include "compiler/calib.h"
+#include "runtime/cpu_ops.h"
+#include "compiler/npu/npu.h"
+#include "compiler/passes.h"
 
 #define DEFAULT_BASE 0x10000u
 #define ALIGN 64u

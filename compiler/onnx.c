@@ -1,8 +1,8 @@
 /* onnx.c - the ONNX importer of `loom compile`: reads a ModelProto with
  * protobuf-c (build/gen/onnx.pb-c.c, generated at build time from Debian's
  * /usr/include/onnx/onnx.proto) and converts its graph into the IR of
- * include/loom/ir.h; also reads single TensorProto files (test data).
- * include/loom/onnx.h says what the loaded graph looks like and what is not
+ * ir/ir.h; also reads single TensorProto files (test data).
+ * compiler/onnx.h says what the loaded graph looks like and what is not
  * supported.
  *
  * Every check on the file is made here, before anything trusts it: protobuf
@@ -11,7 +11,7 @@
  * values), names (duplicates, inputs nothing produces), cycles. Errors are
  * one message starting with the file's path and naming the node, tensor,
  * attribute or input at fault. */
-#include "loom/onnx.h"
+#include "compiler/onnx.h"
 
 #include "onnx.pb-c.h"
 

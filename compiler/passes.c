@@ -1,4 +1,4 @@
-/* passes.c - Loom's graph passes (include/loom/passes.h): constant folding
+/* passes.c - Loom's graph passes (compiler/passes.h): constant folding
  * (through loom_graph_infer, which evaluates nodes whose inputs are all
  * constant), Identity / inference Dropout removal, dead-node elimination,
  * BatchNormalization folding into Conv / Gemm / MatMul + Add, and fusion
@@ -8,8 +8,8 @@
  * so the graph stays topologically sorted); tensors are never removed, so
  * every tensor index stays valid. New initializers (folded weights) are
  * appended to g->tensors. No global state. */
-#include "loom/passes.h"
-#include "loom/cpu_ops.h"
+#include "compiler/passes.h"
+#include "runtime/cpu_ops.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* cpu.c - Loom's CPU kernel registry and reference executor
- * (include/loom/cpu_ops.h): finds an operator's kernel in the arrays of
+ * (runtime/cpu_ops.h): finds an operator's kernel in the arrays of
  * runtime/ops_nn.c, runtime/ops_shape.c and runtime/ops_quant.c, infers
  * the shapes of a whole graph (folding nodes whose inputs are all constant,
  * so that shape inputs such as Reshape's carry their values), and runs a
@@ -8,7 +8,7 @@
  * Errors name the node, its op type and the opset; a node without a kernel
  * fails with "node NAME: operator OP (opset N) has no CPU kernel". No
  * global state: everything lives in the loom_graph. */
-#include "loom/cpu_ops.h"
+#include "runtime/cpu_ops.h"
 #include "cpu_internal.h"
 
 #include <stdarg.h>

@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "loom/cpu_ops.h"
+#include "runtime/cpu_ops.h"
 
 /* Format "node 'NAME' (OP, opset N): <fmt...>" into err; returns -1. */
 int loom_cpu_fail(const loom_graph *g, const loom_node *n, char *err, size_t errlen,

@@ -1,5 +1,5 @@
 /* ops_nn.c - Loom's CPU kernels for the neural-network operators (the
- * loom_cpu_ops_nn array of include/loom/cpu_ops.h): Conv and ConvTranspose
+ * loom_cpu_ops_nn array of runtime/cpu_ops.h): Conv and ConvTranspose
  * (1 to 3 spatial dims, groups, strides, dilations, pads, auto_pad,
  * output_padding / output_shape), Gemm and MatMul (batched, broadcast,
  * 1-D), MaxPool (with Indices) / AveragePool / GlobalAveragePool /
@@ -24,7 +24,7 @@
  *
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
-#include "loom/cpu_ops.h"
+#include "runtime/cpu_ops.h"
 #include "cpu_internal.h"
 
 #include <float.h>

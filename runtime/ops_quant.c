@@ -1,5 +1,5 @@
 /* ops_quant.c - Loom's CPU kernels for the ONNX quantization operators (the
- * loom_cpu_ops_quant array of include/loom/cpu_ops.h): QuantizeLinear and
+ * loom_cpu_ops_quant array of runtime/cpu_ops.h): QuantizeLinear and
  * DequantizeLinear (opset 10 per-tensor; from opset 13 also per-axis with
  * the axis attribute), DynamicQuantizeLinear (uint8), MatMulInteger and
  * ConvInteger (int32 results), QLinearMatMul and QLinearConv. These are what
@@ -24,7 +24,7 @@
  *
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
-#include "loom/cpu_ops.h"
+#include "runtime/cpu_ops.h"
 #include "cpu_internal.h"
 
 #include <math.h>

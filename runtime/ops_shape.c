@@ -1,6 +1,6 @@
 /* ops_shape.c - Loom's CPU kernels for data movement and shape operators,
  * reductions, Softmax/LogSoftmax/Hardmax, Resize/Upsample, Cast and
- * friends: the loom_cpu_ops_shape array of include/loom/cpu_ops.h.
+ * friends: the loom_cpu_ops_shape array of runtime/cpu_ops.h.
  *
  * Every operator covers opsets 7 to 17 (and older ones where nothing
  * differs): where ONNX moved an attribute to an input (Reshape's shape,
@@ -19,7 +19,7 @@
  * Element access, axes, shapes, broadcasting and the error message
  * ("node 'NAME' (OP, opset N): problem") come from cpu_internal.h.
  * No global state. */
-#include "loom/cpu_ops.h"
+#include "runtime/cpu_ops.h"
 #include "cpu_internal.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* cmd_compile.c - `loom compile MODEL.onnx -o MODEL.loom`: imports the ONNX
- * model, compiles it for a hardware configuration (include/loom/compile.h),
+ * model, compiles it for a hardware configuration (compiler/compile.h),
  * writes the .loom file, prints the compile report (a table; JSON with
  * --report FILE) and keeps the result in a compile cache keyed by a content
  * hash of everything the result depends on: the loom executable itself,
@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loom.h"
-#include "loom/calib.h"
-#include "loom/compile.h"
+#include "cli.h"
+#include "compiler/calib.h"
+#include "compiler/compile.h"
 #include "loom/hwcfg.h"
-#include "loom/model.h"
-#include "loom/onnx.h"
+#include "ir/model.h"
+#include "compiler/onnx.h"
 
 #define MAX_SHAPES 32
 

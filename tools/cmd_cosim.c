@@ -1,5 +1,5 @@
 /* cmd_cosim.c - `loom cosim`: random co-simulation of two backends (by
- * default the RTL against the C model) on programs from tools/cosim_gen.c.
+ * default the RTL against the C model) on programs from cosim/gen.c.
  *
  * For program i (seed S+i) every region is written into both DRAMs, the
  * program runs on both with loom_hw_exec and a cycle bound, both must finish
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "loom.h"
-#include "loom/cosim.h"
+#include "cli.h"
+#include "cosim/cosim.h"
 #include "loom/hw.h"
 #include "loom/isa.h"
 

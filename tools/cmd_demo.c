@@ -1,6 +1,6 @@
 /* cmd_demo.c - `loom demo`: runs benchmark layers with random int8 data
  * (fixed seed) on a backend (RTL by default), checks every output byte
- * against the plain C reference (tools/ref.c) and prints per layer the
+ * against the plain C reference (cosim/golden.c) and prints per layer the
  * cycles from START to FINISH (perf counter CYCLES; an estimate on the C
  * model), DRAM bytes read/written and scratchpad bank conflicts (perf
  * counters), a utilization, wall time and simulated cycles per second.
@@ -26,11 +26,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "loom.h"
+#include "cli.h"
 #include "loom/hw.h"
 #include "loom/isa.h"
-#include "loom/kernels.h"
-#include "loom/ref.h"
+#include "compiler/npu/npu.h"
+#include "cosim/golden.h"
 
 typedef struct demo_rng {
 	uint64_t s;
@@ -120,9 +120,9 @@ static int run_layer(loom_hw *hw, const char *title, const loom_conv_params *cp,
 		goto out;
 	}
 	if (gp)
-		loom_ref_gemm(gp, in, w, bias, mult, shift, want);
+		loom_golden_gemm(gp, in, w, bias, mult, shift, want);
 	else
-		loom_ref_conv(cp, in, w, bias, mult, shift, want);
+		loom_golden_conv(cp, in, w, bias, mult, shift, want);
 	size_t bad = 0, rowb = (size_t)cp->cout * (cp->raw ? 4 : 1);
 	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
 		for (size_t b = 0; b < rowb; b++)
@@ -224,9 +224,9 @@ static int run_vec_layer(loom_hw *hw, const char *title, const loom_vec_params *
 		goto out;
 	}
 	switch (p->kind) {
-	case LOOM_VEC_POOL: loom_ref_pool(p, in, want); break;
-	case LOOM_VEC_DWCONV: loom_ref_dwconv(p, in, w, bias, mult, shift, want); break;
-	default: loom_ref_eltwise(p, in, in2, want); break;
+	case LOOM_VEC_POOL: loom_golden_pool(p, in, want); break;
+	case LOOM_VEC_DWCONV: loom_golden_dwconv(p, in, w, bias, mult, shift, want); break;
+	default: loom_golden_eltwise(p, in, in2, want); break;
 	}
 	size_t npx = (size_t)pl.oh * pl.ow, bad = 0;
 	for (size_t px = 0; px < npx; px++)

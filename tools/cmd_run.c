@@ -3,7 +3,7 @@
  * error cause and perf counters, and the firmware's cycles and
  * instructions for it. The program is either
  *   --cosim-seed S      a random program of the co-simulation generator
- *                       (include/loom/cosim.h): its DRAM regions are
+ *                       (cosim/cosim.h): its DRAM regions are
  *                       loaded at their addresses, nothing is compared;
  *   --insns FILE        a raw instruction stream (32-byte instructions),
  *                       at --insn-addr ADDR or anywhere, with data files
@@ -19,8 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "loom.h"
-#include "loom/cosim.h"
+#include "cli.h"
+#include "cosim/cosim.h"
 #include "loom/isa.h"
 #include "loom/loom.h"
 

@@ -1,7 +1,7 @@
 /* cmd_run_model.c - `loom run MODEL.loom --backend cmodel|rtl`: loads a
  * compiled model (validated, refused for another configuration), boots a
  * device of the model's configuration with the firmware, runs the model
- * through the runtime (include/loom/exec.h) on the inputs of --data DIR
+ * through the runtime (runtime/exec.h) on the inputs of --data DIR
  * (input_K.pb, e.g. a test_data_set_N folder; zeros without it) and prints
  * the outputs, the time split and, with --profile, the per-layer profile
  * from the layers' MARK records. --check compares every output with DIR's
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "loom.h"
-#include "loom/cpu_ops.h"
-#include "loom/exec.h"
-#include "loom/model.h"
-#include "loom/onnx.h"
+#include "cli.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/exec.h"
+#include "ir/model.h"
+#include "compiler/onnx.h"
 
 
 static void usage(FILE *f)

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loom.h"
+#include "cli.h"
 #include "loom/isa.h"
 #include "loom/loom.h"
 

@@ -11,7 +11,7 @@
  * per line, '#' comments): the exit status is then non-zero only when one
  * of them fails, and the other cases are reported as coverage. Without it,
  * any failure is. Backends: ref (the float reference executor,
- * runtime/cpu.c); cmodel and rtl compile each case (include/loom/compile.h,
+ * runtime/cpu.c); cmodel and rtl compile each case (compiler/compile.h,
  * calibrated on the case's own data sets), run it through libloom and the
  * firmware, and accept an output the NPU produced within QTOL of its
  * quantization steps besides atol + rtol. --per-op prints pass/fail counts
@@ -24,15 +24,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loom.h"
-#include "loom/calib.h"
-#include "loom/compile.h"
-#include "loom/cpu_ops.h"
-#include "loom/exec.h"
+#include "cli.h"
+#include "compiler/calib.h"
+#include "compiler/compile.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/exec.h"
 #include "loom/hwcfg.h"
-#include "loom/model.h"
-#include "loom/ir.h"
-#include "loom/onnx.h"
+#include "ir/model.h"
+#include "ir/ir.h"
+#include "compiler/onnx.h"
 
 #define PATHLEN 4096 /* a case folder's path; derived paths get room for their suffixes */
 

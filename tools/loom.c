@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "loom.h"
+#include "cli.h"
 
 static const struct {
 	const char *name;

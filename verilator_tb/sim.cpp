@@ -1,6 +1,6 @@
 // sim.cpp - the Verilator harness of the Loom NPU and the "rtl" backend of
 // include/loom/hw.h. Built once per hardware configuration into
-// build/hw/NAME/libloom_rtl.so (see the Makefile), loaded by common/hw.c.
+// build/hw/NAME/libloom_rtl.so (see the Makefile), loaded by hw/hw.c.
 //
 // A Sim owns one verilated tb_top (NPU + simulated DRAM) in its own
 // VerilatedContext, so several can live in one process. It does reset,
@@ -139,7 +139,7 @@ const loom_hw_ops ops = {mmio_read, mmio_write, dram_read, dram_write, run, irq,
 
 extern "C" {
 
-// the configuration this library was built for, checked by common/hw.c
+// the configuration this library was built for, checked by hw/hw.c
 extern const uint32_t loom_rtl_fingerprint;
 const uint32_t loom_rtl_fingerprint = LOOM_CFG_FINGERPRINT;
 

@@ -1,7 +1,7 @@
 /* test_directed.c - directed int8 conv2d / GEMM layers and vector-unit
  * layers (max/avg pooling, depthwise conv, elementwise add/mul, LUT) run on
  * a Loom backend (rtl or cmodel) through loom_hw_exec, every output byte
- * compared with the plain C reference (tools/ref.c). Each case's program is also statically
+ * compared with the plain C reference (cosim/golden.c). Each case's program is also statically
  * verified (loom_prog_verify: decoder checks, tokens, races), its MARK record
  * and counters checked (MACS exact), and the bytes around the output must
  * stay untouched. One line per case; the last line is "N passed, M failed".
@@ -17,8 +17,8 @@
 
 #include "loom/hw.h"
 #include "loom/isa.h"
-#include "loom/kernels.h"
-#include "loom/ref.h"
+#include "compiler/npu/npu.h"
+#include "cosim/golden.h"
 
 typedef struct rng {
 	uint64_t s;
@@ -128,9 +128,9 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 	memset(want, CANARY, pl.out_bytes + GUARD);
 	if (tc->gemm) {
 		const int8_t *b = w; /* the GEMM's B is [k][n]: w was drawn in that order */
-		loom_ref_gemm(&gp, in, b, bias, mult, shift, want);
+		loom_golden_gemm(&gp, in, b, bias, mult, shift, want);
 	} else {
-		loom_ref_conv(&cp, in, w, bias, mult, shift, want);
+		loom_golden_conv(&cp, in, w, bias, mult, shift, want);
 	}
 	if (loom_hw_dram_read(hw, lay.out_addr, got, pl.out_bytes + GUARD)) {
 		snprintf(why, wlen, "dram read: %s", loom_hw_error(hw));
@@ -491,10 +491,10 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 	}
 	memset(want, CANARY, pl.out_bytes + GUARD);
 	switch (p.kind) {
-	case LOOM_VEC_POOL: loom_ref_pool(&p, in, (int8_t *)want); break;
-	case LOOM_VEC_DWCONV: loom_ref_dwconv(&p, in, w, bias, mult, shift, (int8_t *)want); break;
-	case LOOM_VEC_ELTWISE: loom_ref_eltwise(&p, in, in2, (int8_t *)want); break;
-	default: loom_ref_lut(&p, in, table, (int8_t *)want); break;
+	case LOOM_VEC_POOL: loom_golden_pool(&p, in, (int8_t *)want); break;
+	case LOOM_VEC_DWCONV: loom_golden_dwconv(&p, in, w, bias, mult, shift, (int8_t *)want); break;
+	case LOOM_VEC_ELTWISE: loom_golden_eltwise(&p, in, in2, (int8_t *)want); break;
+	default: loom_golden_lut(&p, in, table, (int8_t *)want); break;
 	}
 	if (loom_hw_dram_read(hw, lay.out_addr, got, pl.out_bytes + GUARD)) {
 		snprintf(why, wlen, "dram read: %s", loom_hw_error(hw));

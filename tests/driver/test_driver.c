@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_elf.h"
+#include "driver/fw_elf.h"
 #include "loom/core.h"
 #include "loom/loom.h"
 

@@ -1,5 +1,5 @@
 /* fuzz_model.c - libFuzzer target for the .loom model reader
- * (compiler/modelfile.c): any byte string is read and validated without a
+ * (ir/modelfile.c): any byte string is read and validated without a
  * crash, leak or out-of-bounds access, or refused with a message; a model
  * that reads is dumped (loom objdump's path) to /dev/null. */
 #include <stddef.h>
@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "loom/model.h"
+#include "ir/model.h"
+#include "tools/cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

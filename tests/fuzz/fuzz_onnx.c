@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "loom/cpu_ops.h"
-#include "loom/onnx.h"
+#include "runtime/cpu_ops.h"
+#include "compiler/onnx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

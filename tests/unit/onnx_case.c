@@ -3,8 +3,8 @@
  * their test_data_set_0 tensors, comparing a run's outputs with them. */
 #include "onnx_case.h"
 
-#include "loom/cpu_ops.h"
-#include "loom/onnx.h"
+#include "runtime/cpu_ops.h"
+#include "compiler/onnx.h"
 
 #include <dirent.h>
 #include <math.h>

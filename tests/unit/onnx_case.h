@@ -1,13 +1,13 @@
 /* onnx_case.h - what the unit tests test_cpu_ops, test_cpu_shape and
  * test_passes share: exit-on-out-of-memory wrappers around the graph
- * builder of include/loom/ir.h (test code only: the library reports -1 /
+ * builder of ir/ir.h (test code only: the library reports -1 /
  * NULL), listing ONNX test case folders, loading their
  * test_data_set_0/{input,output}_<k>.pb tensors and comparing the outputs
  * of a run with them. */
 #ifndef LOOM_TEST_ONNX_CASE_H
 #define LOOM_TEST_ONNX_CASE_H
 
-#include "loom/ir.h"
+#include "ir/ir.h"
 
 #include <stddef.h>
 #include <stdint.h>

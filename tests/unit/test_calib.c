@@ -1,5 +1,5 @@
 /* test_calib.c - unit tests of the INT8 calibration statistics
- * (compiler/calib.c, include/loom/calib.h).
+ * (compiler/calib.c, compiler/calib.h).
  *
  * Part 1: hand-made data on a tiny graph x -> Relu -> y: a uniform ramp
  * (known min / max / percentiles, MSE keeps about the full range), a ramp
@@ -23,10 +23,10 @@
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
-#include "loom/calib.h"
-#include "loom/cpu_ops.h"
-#include "loom/ir.h"
-#include "loom/onnx.h"
+#include "compiler/calib.h"
+#include "runtime/cpu_ops.h"
+#include "ir/ir.h"
+#include "compiler/onnx.h"
 #include "onnx_case.h"
 
 #include <math.h>

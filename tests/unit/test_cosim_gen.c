@@ -1,5 +1,5 @@
 /* test_cosim_gen.c - unit tests of the co-simulation program generator
- * (tools/cosim_gen.c, include/loom/cosim.h), checked independently of it:
+ * (cosim/gen.c, cosim/cosim.h), checked independently of it:
  *   - the same seed gives the same program (instructions, regions, bytes);
  *   - every instruction of a legal program passes loom_insn_check, the
  *     program ends with its only FINISH, regions are in DRAM and disjoint and
@@ -23,7 +23,7 @@
  * Four configurations x 200 seeds (and every bad kind). Prints failures,
  * a summary per configuration, and ends with "N passed, M failed"; exit
  * status 1 on any failure. */
-#include "loom/cosim.h"
+#include "cosim/cosim.h"
 #include "loom/hwcfg.h"
 #include "loom/isa.h"
 

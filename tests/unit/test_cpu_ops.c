@@ -1,6 +1,6 @@
 /* test_cpu_ops.c - unit tests of the neural-network CPU kernels
  * (runtime/ops_nn.c) and of the registry and reference executor
- * (runtime/cpu.c) of include/loom/cpu_ops.h.
+ * (runtime/cpu.c) of runtime/cpu_ops.h.
  *
  * Part 1: the registry (highest min_opset <= opset), loom_broadcast_shape,
  * loom_tensor_set_data, constant folding in loom_graph_infer, and error
@@ -26,9 +26,9 @@
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
-#include "loom/cpu_ops.h"
-#include "loom/ir.h"
-#include "loom/onnx.h"
+#include "runtime/cpu_ops.h"
+#include "ir/ir.h"
+#include "compiler/onnx.h"
 #include "onnx_case.h"
 
 #include <math.h>
@@ -1148,7 +1148,7 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 		}
 	snprintf(path, sizeof path, "%s/%s/model.onnx", root, name);
 	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
-		/* what the importer rejects by design (include/loom/onnx.h) */
+		/* what the importer rejects by design (compiler/onnx.h) */
 		static const char *const by_design[] = {"float16", "bfloat16", "string", "sequence", "optional",
 							"subgraph", "opsets 7 to 17", "domain", NULL};
 		int skip = oc_err_has_any(err, by_design);

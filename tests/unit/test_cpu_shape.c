@@ -1,6 +1,6 @@
 /* test_cpu_shape.c - unit tests of the shape, data movement, reduction,
  * softmax, Cast and Resize kernels (runtime/ops_shape.c) through the
- * reference executor (loom_ref_run of include/loom/cpu_ops.h).
+ * reference executor (loom_ref_run of runtime/cpu_ops.h).
  *
  * Part 1: one-node graphs built here, with hand-computed results, for every
  * operator and the opset variants where attributes became inputs or the
@@ -16,9 +16,9 @@
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
-#include "loom/cpu_ops.h"
-#include "loom/ir.h"
-#include "loom/onnx.h"
+#include "runtime/cpu_ops.h"
+#include "ir/ir.h"
+#include "compiler/onnx.h"
 #include "onnx_case.h"
 
 #include <math.h>
@@ -907,7 +907,7 @@ static void run_case(const char *root, const char *name)
 	snprintf(dir, sizeof dir, "%s/%s", root, name);
 	snprintf(path, sizeof path, "%s/%s/model.onnx", root, name);
 	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
-		/* what the importer rejects by design (include/loom/onnx.h) */
+		/* what the importer rejects by design (compiler/onnx.h) */
 		static const char *const by_design[] = {
 			"float16", "bfloat16", "string", "sequence", "optional", "subgraph",
 			"opsets 7 to 17", NULL};

@@ -1,5 +1,5 @@
 /* test_modelfile.c - unit tests of the .loom model file
- * (compiler/modelfile.c, include/loom/model.h).
+ * (ir/modelfile.c, ir/model.h).
  *
  * A small model is built by hand: a graph of eight tensors (a const int64
  * shape, const int32 and uint8 tensors with data), two nodes lowered to the
@@ -21,9 +21,10 @@
  * Prints a line per failed check and ends with "N passed, M failed"; exit
  * status 1 on any failure. */
 #include "loom/hwcfg.h"
-#include "loom/ir.h"
+#include "ir/ir.h"
 #include "loom/isa.h"
-#include "loom/model.h"
+#include "ir/model.h"
+#include "tools/cli.h"
 
 #include <gelf.h>
 #include <libelf.h>

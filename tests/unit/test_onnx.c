@@ -1,5 +1,5 @@
 /* test_onnx.c - unit tests of the ONNX importer (compiler/onnx.c) and the
- * graph IR helpers (compiler/ir.c):
+ * graph IR helpers (ir/ir.c):
  *  - every model.onnx of Debian's ONNX test data (libonnx-testdata: data/node,
  *    pytorch-converted, pytorch-operator, simple, real) loads or is refused
  *    with a clean message naming the file; loaded graphs keep the IR's
@@ -17,8 +17,8 @@
  * Prints one line per check (the test data sweep: one per directory, and one
  * per refused model) and ends with "N passed, M failed"; exit status 1 on any
  * failure. `test_onnx --dump FILE [NAME=DIMS...]` prints a model's graph. */
-#include "loom/ir.h"
-#include "loom/onnx.h"
+#include "ir/ir.h"
+#include "compiler/onnx.h"
 
 #include "onnx.pb-c.h"
 

@@ -1,5 +1,5 @@
 /* test_passes.c - unit tests of the graph passes of loom compile
- * (compiler/passes.c, include/loom/passes.h).
+ * (compiler/passes.c, compiler/passes.h).
  *
  * Part 1: tiny graphs built here, one per pass, checking the structure
  * after the pass (node count, op types, rewired inputs and outputs, graph
@@ -20,11 +20,11 @@
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
-#include "loom/cpu_ops.h"
-#include "loom/ir.h"
-#include "loom/onnx.h"
+#include "runtime/cpu_ops.h"
+#include "ir/ir.h"
+#include "compiler/onnx.h"
 #include "onnx_case.h"
-#include "loom/passes.h"
+#include "compiler/passes.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -25,7 +25,7 @@
  *
  * Prints one line per check and ends with "N passed, M failed"; exit status
  * 1 on any failure. */
-#include "loom/rv_iss.h"
+#include "cmodel/rv_iss.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
 //   /tmp/ctb/Vcompute_tb_top [seed (default 1)] [random_cases (default 60)]
 // (the C/C++ files need absolute paths: make runs in the -Mdir; lint.vlt only
 // waives UNUSEDPARAM in the generated package.) Other configurations: build
-// the package with tools/gen_hw (e.g. `gen_hw odd /tmp/odd_pkg`), pass
+// the package with common/gen_hw (e.g. `gen_hw odd /tmp/odd_pkg`), pass
 // /tmp/odd_pkg/npu_pkg.sv instead of build/t/npu_pkg.sv and use another
 // -Mdir; the test reads R, C and the memory sizes from the wrapper.
 #include <cinttypes>

@@ -1,8 +1,8 @@
-/* loom.h - shared declarations of the loom CLI: one function per
+/* cli.h - shared declarations of the loom CLI: one function per
  * subcommand (tools/cmd_NAME.c), each taking the arguments after the
  * subcommand name and returning the process exit status. */
-#ifndef LOOM_TOOLS_H
-#define LOOM_TOOLS_H
+#ifndef LOOM_TOOLS_CLI_H
+#define LOOM_TOOLS_CLI_H
 
 int cmd_cosim(int argc, char **argv);  /* loom cosim --hw CFG --count N --seed S */
 int cmd_demo(int argc, char **argv);   /* loom demo [--hw CFG] [--backend B] */
@@ -15,9 +15,9 @@ int cmd_compile(int argc, char **argv);   /* loom compile MODEL.onnx -o MODEL.lo
 int cmd_objdump(int argc, char **argv);   /* loom objdump MODEL.loom */
 int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */
 
-/* tools/npu_session.c: shared by the model commands */
+/* tools/cli.c: shared by the model commands */
 #include <stddef.h>
-#include "loom/ir.h"
+#include "ir/ir.h"
 #include "loom/loom.h"
 typedef struct tool_metrics_t {
 	double max_abs;     /* max |got - want| */
@@ -39,14 +39,18 @@ int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *
 /* "key=value,..." of every parameter: a loom_open spec for exactly this configuration */
 #include "loom/hwcfg.h"
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
-/* loom compile --sensitivity (tools/sensitivity.c) */
+/* loom compile --sensitivity (tools/cmd_compile_sens.c) */
 #include <stdio.h>
-#include "loom/compile.h"
-#include "loom/onnx.h"
+#include "compiler/compile.h"
+#include "compiler/onnx.h"
 int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
 		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
 /* element i of t as a double; every output's shape and first values */
 double tool_elem_f(const loom_tensor *t, int64_t i);
 void tool_print_outputs(const loom_graph *g);
 void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m);
+/* loom objdump (tools/cmd_objdump.c): a model's header, tensors, layers,
+ * steps and disassembly */
+#include "ir/model.h"
+void loom_model_dump(const loom_model *m, FILE *f);
 #endif

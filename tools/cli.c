@@ -1,7 +1,7 @@
-/* npu_session.c - what the model commands of the loom CLI share (compile,
+/* cli.c - what the model commands of the loom CLI share (compile,
  * run MODEL.loom, test-onnx on the NPU backends): opening and booting a
  * device with the firmware, binding input tensors to a model, running it
- * through the runtime (include/loom/exec.h), and the accuracy metrics of
+ * through the runtime (runtime/exec.h), and the accuracy metrics of
  * an output against a reference (max absolute error, cosine similarity,
  * top-1 agreement), reading a data set's tensors (ONNX test-data layout). */
 #include <math.h>
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "loom.h"
-#include "loom/cpu_ops.h"
-#include "loom/exec.h"
+#include "cli.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/exec.h"
 #include "loom/loom.h"
-#include "loom/onnx.h"
+#include "compiler/onnx.h"
 
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len)
 {

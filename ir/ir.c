@@ -1,10 +1,10 @@
-/* ir.c - the helpers of Loom's graph IR (include/loom/ir.h): data type sizes
+/* ir.c - the helpers of Loom's graph IR (ir/ir.h): data type sizes
  * and names, element and byte counts of tensors, attribute lookup on nodes,
  * a node's input/output tensors, tensor lookup by name, a builder API
  * (loom_graph_new, loom_graph_add_*, loom_node_set_attr_*), loom_node_clear
  * and loom_graph_free, which releases everything a graph owns. None of them
  * exits: out of memory is reported as -1 / NULL. */
-#include "loom/ir.h"
+#include "ir/ir.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* model.h - a compiled Loom model: what `loom compile` (compiler/compile.c)
- * produces from an ONNX graph, what the .loom ELF file (compiler/modelfile.c)
- * stores, and what the runtime (runtime/model.c) runs through libloom.
+ * produces from an ONNX graph, what the .loom ELF file (ir/modelfile.c)
+ * stores, and what the runtime (runtime/exec.c) runs through libloom.
  *
  * A model is
- *  - the CPU graph: the simplified float graph (include/loom/ir.h) with every
+ *  - the CPU graph: the simplified float graph (ir/ir.h) with every
  *    tensor of the model (names, logical ONNX shapes) and the nodes that run
  *    on the CPU; nodes lowered to the NPU stay in it only as names (op type
  *    "loom.npu", no inputs), so indices of tensors and nodes are shared with
@@ -35,7 +35,7 @@
 #include <stdio.h>
 
 #include "loom/hwcfg.h"
-#include "loom/ir.h"
+#include "ir/ir.h"
 #include "loom/isa.h"
 
 #ifdef __cplusplus
@@ -70,6 +70,8 @@ enum loom_layer_kind {
 	LOOM_LAYER_LUT = 5,
 };
 const char *loom_layer_kind_name(int kind);
+/* "cpu", "quant", "dequant", "npu", or NULL */
+const char *loom_step_kind_name(int kind);
 
 #define LOOM_LAYER_MAX_NODES 4
 typedef struct loom_layer {
@@ -127,7 +129,7 @@ int loom_mt_geom(int rank, const int64_t *dims, uint32_t *h, uint32_t *w, uint32
 
 void loom_model_free(loom_model *m);
 
-/* ---- the .loom file (compiler/modelfile.c) ---- */
+/* ---- the .loom file (ir/modelfile.c) ---- */
 /* Write m as an ELF file: 0 or -1 + message. */
 int loom_model_write(const loom_model *m, const char *path, char *err, size_t errlen);
 /* Read and validate a .loom file. cfg non-NULL: refuse a model compiled
@@ -137,8 +139,9 @@ int loom_model_read_mem(const void *buf, size_t len, const char *name, const loo
 			char *err, size_t errlen);
 /* Check that a model fits the configuration: -1 + "compiled for X = a, configuration has b". */
 int loom_model_check_cfg(const loom_model *m, const loom_hwcfg *cfg, char *err, size_t errlen);
-/* `loom objdump`: header, tensors, layers, steps, disassembly. */
-void loom_model_dump(const loom_model *m, FILE *f);
+/* Host float (ONNX order) <-> device int8 image of a tensor (ir/model.c). */
+void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img);
+void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst);
 
 #ifdef __cplusplus
 }

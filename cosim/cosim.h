@@ -1,4 +1,4 @@
-/* cosim.h - random programs for co-simulation (tools/cosim_gen.c): a seeded
+/* cosim.h - random programs for co-simulation (cosim/gen.c): a seeded
  * generator of legal, race-free tensor-engine programs for any configuration,
  * and of bad programs whose error the decoder must report.
  *

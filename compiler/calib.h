@@ -2,7 +2,7 @@
  * loom compile (compiler/calib.c): per-tensor ranges of the float
  * activations of a graph (graph inputs and node outputs, never constants)
  * collected over calibration samples run on the reference executor
- * (include/loom/cpu_ops.h), per-channel symmetric weight scales, and the
+ * (runtime/cpu_ops.h), per-channel symmetric weight scales, and the
  * enumeration of a --calib DIR. No global state: everything lives in a
  * loom_calib the caller owns.
  *
@@ -38,7 +38,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "loom/ir.h"
+#include "ir/ir.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* onnx.h - Loom's ONNX importer (compiler/onnx.c): reads an ONNX model
  * (ModelProto, opsets 7 to 17 of the default domain) into the graph IR of
- * include/loom/ir.h, and single tensors (TensorProto .pb files, as in the
+ * ir/ir.h, and single tensors (TensorProto .pb files, as in the
  * test_data_set_N directories of ONNX test cases) into a loom_tensor.
  *
  * What the loaded graph looks like:
@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "loom/ir.h"
+#include "ir/ir.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,15 +1,15 @@
-/* ref.c - the plain C reference of Loom's int8 conv2d, GEMM and the
+/* golden.c - the golden (plain C reference) layers of Loom's int8 conv2d, GEMM and the
  * vector-unit layers (pooling, depthwise conv, elementwise, LUT)
- * (include/loom/ref.h): deliberately naive loops over the mathematical
+ * (cosim/golden.h): deliberately naive loops over the mathematical
  * definition, sharing nothing with the program builders but the layer
  * description and loom_requant(). */
-#include "loom/ref.h"
+#include "cosim/golden.h"
 
 #include <string.h>
 
 #include "loom/isa.h"
 
-uint32_t loom_ref_out_size(uint32_t in, uint32_t k, uint32_t s, uint32_t d, uint32_t pad_lo, uint32_t pad_hi)
+uint32_t loom_golden_out_size(uint32_t in, uint32_t k, uint32_t s, uint32_t d, uint32_t pad_lo, uint32_t pad_hi)
 {
 	int64_t ext = (int64_t)(k - 1) * d + 1;
 	int64_t span = (int64_t)in + pad_lo + pad_hi;
@@ -18,11 +18,11 @@ uint32_t loom_ref_out_size(uint32_t in, uint32_t k, uint32_t s, uint32_t d, uint
 	return (uint32_t)((span - ext) / s + 1);
 }
 
-int loom_ref_conv(const loom_conv_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+int loom_golden_conv(const loom_conv_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
 		  const int32_t *mult, const int32_t *shift, void *out)
 {
-	uint32_t oh = loom_ref_out_size(p->h, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom);
-	uint32_t ow = loom_ref_out_size(p->w, p->kw, p->sw, p->dw, p->pad_left, p->pad_right);
+	uint32_t oh = loom_golden_out_size(p->h, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom);
+	uint32_t ow = loom_golden_out_size(p->w, p->kw, p->sw, p->dw, p->pad_left, p->pad_right);
 	if (!oh || !ow)
 		return -1;
 	size_t is = p->in_stride ? p->in_stride : (p->cin + 3) / 4 * 4;
@@ -58,7 +58,7 @@ int loom_ref_conv(const loom_conv_params *p, const int8_t *in, const int8_t *w, 
 	return 0;
 }
 
-int loom_ref_gemm(const loom_gemm_params *g, const int8_t *a, const int8_t *b, const int32_t *bias,
+int loom_golden_gemm(const loom_gemm_params *g, const int8_t *a, const int8_t *b, const int32_t *bias,
 		  const int32_t *mult, const int32_t *shift, void *out)
 {
 	if (!g->m || !g->k || !g->n)
@@ -103,10 +103,10 @@ static int32_t tap(const loom_vec_params *p, const int8_t *in, uint32_t oy, uint
 	return in[((size_t)iy * p->w + (size_t)ix) * vstride(p->in_stride, p->c) + ch];
 }
 
-int loom_ref_pool(const loom_vec_params *p, const int8_t *in, int8_t *out)
+int loom_golden_pool(const loom_vec_params *p, const int8_t *in, int8_t *out)
 {
-	uint32_t oh = loom_ref_out_size(p->h, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom);
-	uint32_t ow = loom_ref_out_size(p->w, p->kw, p->sw, p->dw, p->pad_left, p->pad_right);
+	uint32_t oh = loom_golden_out_size(p->h, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom);
+	uint32_t ow = loom_golden_out_size(p->w, p->kw, p->sw, p->dw, p->pad_left, p->pad_right);
 	if (!oh || !ow)
 		return -1;
 	size_t os = vstride(p->out_stride, p->c);
@@ -138,11 +138,11 @@ int loom_ref_pool(const loom_vec_params *p, const int8_t *in, int8_t *out)
 	return 0;
 }
 
-int loom_ref_dwconv(const loom_vec_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+int loom_golden_dwconv(const loom_vec_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
 		    const int32_t *mult, const int32_t *shift, int8_t *out)
 {
-	uint32_t oh = loom_ref_out_size(p->h, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom);
-	uint32_t ow = loom_ref_out_size(p->w, p->kw, p->sw, p->dw, p->pad_left, p->pad_right);
+	uint32_t oh = loom_golden_out_size(p->h, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom);
+	uint32_t ow = loom_golden_out_size(p->w, p->kw, p->sw, p->dw, p->pad_left, p->pad_right);
 	if (!oh || !ow)
 		return -1;
 	size_t os = vstride(p->out_stride, p->c);
@@ -164,7 +164,7 @@ int loom_ref_dwconv(const loom_vec_params *p, const int8_t *in, const int8_t *w,
 	return 0;
 }
 
-int loom_ref_eltwise(const loom_vec_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+int loom_golden_eltwise(const loom_vec_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
 	if (!p->h || !p->w || !p->c)
 		return -1;
@@ -181,7 +181,7 @@ int loom_ref_eltwise(const loom_vec_params *p, const int8_t *a, const int8_t *b,
 	return 0;
 }
 
-int loom_ref_lut(const loom_vec_params *p, const int8_t *in, const int8_t *lut, int8_t *out)
+int loom_golden_lut(const loom_vec_params *p, const int8_t *in, const int8_t *lut, int8_t *out)
 {
 	if (!p->h || !p->w || !p->c)
 		return -1;

@@ -1,10 +1,10 @@
 /* compile.h - `loom compile` as a library (compiler/compile.c): an imported
- * ONNX graph (include/loom/ir.h) -> simplification and fusion (passes.h) ->
+ * ONNX graph (ir/ir.h) -> simplification and fusion (passes.h) ->
  * calibration (calib.h) -> INT8 quantization and lowering of every node the
- * NPU can run to a kernel layer (include/loom/kernels.h), the rest kept in
+ * NPU can run to a kernel layer (compiler/npu/npu.h), the rest kept in
  * float for the CPU -> steps (CPU nodes, quantize / dequantize at the
  * boundaries, NPU jobs) -> device memory planning by liveness -> program
- * emission and static verification -> a loom_model (include/loom/model.h).
+ * emission and static verification -> a loom_model (ir/model.h).
  * A report says, per node, where it runs and why. */
 #ifndef LOOM_COMPILE_H
 #define LOOM_COMPILE_H
@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "loom/hwcfg.h"
-#include "loom/ir.h"
-#include "loom/model.h"
+#include "ir/ir.h"
+#include "ir/model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,9 +64,6 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		 loom_compile_report *rep, char *err, size_t errlen);
 void loom_compile_report_free(loom_compile_report *rep);
 
-/* Host float (ONNX order) <-> device int8 image of a tensor (runtime/model.c). */
-void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img);
-void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* cpu_ops.h - Loom's float CPU kernels (runtime/): for each ONNX operator a
  * shape/type inference function and a reference implementation, and the
- * reference executor that runs a whole loom_graph (include/loom/ir.h) with
+ * reference executor that runs a whole loom_graph (ir/ir.h) with
  * them. The same kernels are the CPU fallback of compiled models and what
  * the compiler uses to fold constants and to calibrate.
  *
@@ -23,7 +23,7 @@
 #define LOOM_CPU_OPS_H
 
 #include <stddef.h>
-#include "loom/ir.h"
+#include "ir/ir.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,67 +1,8 @@
-/* modelfile.c - the .loom model file (include/loom/model.h): a compiled
- * model written to and read from an ELF container with libelf.
- *
- * The file is ELF64, little endian, ET_REL (nothing is linked or loaded by
- * an ELF loader: the runtime places the sections itself), e_machine EM_NONE
- * (the NPU has no ELF machine number). No program headers. Sections:
- *
- *   .loom.text     PROGBITS  the instructions, 32 bytes each (8 little-endian
- *                            words), every job back to back; sh_addr =
- *                            text_base
- *   .loom.const    PROGBITS  the const region's bytes; sh_addr = const_base
- *   .loom.tensors  PROGBITS  the tensor table (per graph tensor: the tensor
- *                            and its device image, loom_mtensor)
- *   .loom.graph    PROGBITS  the CPU graph: name, path, opset, inputs,
- *                            outputs, nodes with their attributes
- *   .loom.cdata    PROGBITS  the values of the graph tensors that have data,
- *                            in tensor order
- *   .loom.layers   PROGBITS  the layers
- *   .loom.steps    PROGBITS  the steps
- *   .note.loom     NOTE      owner "Loom": the format version, the hardware
- *                            configuration, the compile options, the source
- *                            file, the DRAM map
- *   .shstrtab      STRTAB
- *
- * The payload of the .loom.* sections is a plain little-endian byte stream
- * (no host struct is ever dumped): u8/u32/u64 integers, i32/i64 in two's
- * complement, f32 as its IEEE bits, strings as a u32 length and the bytes
- * (no NUL; length 0xffffffff = a NULL pointer), tensor values element by
- * element in their data type's size. Every section is parsed to its last
- * byte: trailing bytes are an error. Records:
- *
- *   tensors   u32 n; n x { tensor; mtensor }
- *   tensor    str name, u32 dtype, u32 rank, i64 dims[rank], u8 is_const,
- *             u8 has_data (values: in .loom.cdata for graph tensors, inline
- *             after the head for tensor attributes)
- *   mtensor   u8 dev, u8 host, u8 raw, u8 rows, u32 h, w, c, stride, f32 scale, i32 zp, u64 addr
- *   graph     str name, str path, i64 opset, u32 n + i32 inputs[n],
- *             u32 n + i32 outputs[n], u32 nnodes; per node: str name,
- *             op_type, domain, u32 n + i32 inputs[n] (-1: omitted),
- *             u32 n + i32 outputs[n], u32 nattrs; per attribute: str name,
- *             u32 type, the value of that type (f32 | i64 | str |
- *             u8 present + tensor | u32 n + n x f32 / i64 / str)
- *   layers    u32 n; per layer: u32 kind, str name, i32 nodes[4], i32 in[2],
- *             i32 out, u32 insn_first, insn_count, mark_id, u64 macs,
- *             est_cycles, dram_bytes, u32 tile_h, tile_w, tile_c, sp_bytes,
- *             u64 const_off, const_bytes
- *   steps     u32 n; per step: u32 kind, i32 node, i32 tensor, u32 layer,
- *             nlayers, u64 insn_addr
- *
- * The notes (owner "Loom", types 0x4c4f0001..5) are readable text where
- * they can be ("key=value" lines): 1 the format version (u32), 2 the
- * configuration (config=NAME, fingerprint=0xHEX, then every parameter of
- * hwparams.def by name), 3 the compile options, 4 the source file name (3
- * and 4 absent for NULL), 5 the DRAM map (base, const_base, const_bytes,
- * arena_base, arena_bytes, mark_base, text_base, text_bytes, dram_end,
- * arena_bytes_noreuse). On reading, the configuration is rebuilt with
- * loom_hwcfg_finish and its fingerprint must match the stored one.
- *
- * The reader trusts nothing: the raw ELF header is checked before libelf
- * sees it, every section's type, offset and size, every count against the
- * bytes left (no allocation larger than the file can justify), every index,
- * data type, rank, dim, size, enum and address; a failure is -1 and one
- * message "FILE: SECTION: ITEM: what is wrong". */
-#include "loom/model.h"
+/* model_read.c - reading and validating a .loom ELF file (loom_model_read,
+ * loom_model_read_mem, loom_model_check_cfg; the format is described in
+ * modelfile.c). The reader trusts nothing: every count, index, enum and
+ * address is checked and a failure names the file, section and item. */
+#include "ir/modelfile.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -72,586 +13,11 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define NOTE_OWNER "Loom"
-/* note types of owner "Loom": 0x4c4f00NN ("LO"), numbers no tool gives a
- * meaning of its own (readelf -n calls 1, 2 and 4 NT_VERSION, NT_ARCH and GO
- * BUILDID whatever the owner) */
-#define NT_LOOM(n) (0x4c4f0000u + (n))
-enum {
-	NT_LOOM_VERSION = 1, /* u32 LOOM_MODEL_VERSION */
-	NT_LOOM_HWCFG = 2,   /* text: config=NAME, fingerprint=0xHEX, PARAM=VALUE lines */
-	NT_LOOM_OPTIONS = 3, /* text: the compile options (absent: NULL) */
-	NT_LOOM_SOURCE = 4,  /* text: the source file name (absent: NULL) */
-	NT_LOOM_DRAM = 5,    /* text: KEY=VALUE lines of the DRAM map */
-	NT_LOOM_MAX = 5,
-};
-
-#define STR_NULL 0xffffffffu
-#define MAX_SECTIONS 64
-
-enum sec_id { S_TEXT, S_CONST, S_TENSORS, S_GRAPH, S_CDATA, S_LAYERS, S_STEPS, S_NOTE, S_COUNT };
-static const struct {
-	const char *name;
-	uint32_t type;
-} sec_info[S_COUNT] = {
-	[S_TEXT] = {".loom.text", SHT_PROGBITS},     [S_CONST] = {".loom.const", SHT_PROGBITS},
-	[S_TENSORS] = {".loom.tensors", SHT_PROGBITS}, [S_GRAPH] = {".loom.graph", SHT_PROGBITS},
-	[S_CDATA] = {".loom.cdata", SHT_PROGBITS},   [S_LAYERS] = {".loom.layers", SHT_PROGBITS},
-	[S_STEPS] = {".loom.steps", SHT_PROGBITS},   [S_NOTE] = {".note.loom", SHT_NOTE},
-};
-
-/* the hardware parameters, by name */
-static const struct {
-	const char *name;
-	size_t off;
-} hwparams[] = {
-#define LOOM_HWPARAM(n, sv, lo, hi, doc) {#n, offsetof(loom_hwcfg, n)},
-#include "loom/hwparams.def"
-#undef LOOM_HWPARAM
-};
-#define NHWPARAMS (sizeof hwparams / sizeof hwparams[0])
-
-static uint32_t hw_get(const loom_hwcfg *c, size_t i)
-{
-	uint32_t v;
-	memcpy(&v, (const char *)c + hwparams[i].off, sizeof v);
-	return v;
-}
-
-static void hw_set(loom_hwcfg *c, size_t i, uint32_t v) { memcpy((char *)c + hwparams[i].off, &v, sizeof v); }
-
-/* Parameters that change the compiled program: all but the simulated DRAM's
- * latency and bandwidth (the ones common/hwcfg.c leaves out of the
- * fingerprint). */
-static int hw_program(size_t i)
-{
-	return strcmp(hwparams[i].name, "dram_latency") && strcmp(hwparams[i].name, "dram_bw");
-}
-
-/* the DRAM map note's keys */
-#define DRAM_KEYS(X)                                                                                                   \
-	X(base) X(const_base) X(const_bytes) X(arena_base) X(arena_bytes) X(mark_base) X(text_base) X(text_bytes)     \
-		X(dram_end) X(arena_bytes_noreuse)
-static const char *const dram_keys[] = {
-#define X(k) #k,
-	DRAM_KEYS(X)
-#undef X
-};
-#define NDRAM_KEYS (sizeof dram_keys / sizeof dram_keys[0])
-
-static uint64_t *dram_slot(loom_model *m, size_t i)
-{
-	uint64_t *s[] = {
-#define X(k) &m->k,
-		DRAM_KEYS(X)
-#undef X
-	};
-	return s[i];
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-const char *loom_layer_kind_name(int kind)
-{
-	switch (kind) {
-	case LOOM_LAYER_CONV: return "conv";
-	case LOOM_LAYER_GEMM: return "gemm";
-	case LOOM_LAYER_POOL: return "pool";
-	case LOOM_LAYER_DWCONV: return "dwconv";
-	case LOOM_LAYER_ELTWISE: return "eltwise";
-	case LOOM_LAYER_LUT: return "lut";
-	default: return NULL;
-	}
-}
-
-static const char *step_kind_name(int kind)
-{
-	switch (kind) {
-	case LOOM_STEP_CPU: return "cpu";
-	case LOOM_STEP_QUANT: return "quant";
-	case LOOM_STEP_DEQUANT: return "dequant";
-	case LOOM_STEP_NPU: return "npu";
-	default: return NULL;
-	}
-}
-
-int loom_mt_geom(int rank, const int64_t *dims, uint32_t *h, uint32_t *w, uint32_t *c)
-{
-	int64_t d[3] = {1, 1, 1}; /* h, w, c */
-	uint64_t sz;
-	if (rank < 0 || rank > 4 || (rank && !dims))
-		return -1;
-	for (int i = 0; i < rank; i++)
-		if (dims[i] < 0 || (uint64_t)dims[i] > UINT32_MAX)
-			return -1;
-	switch (rank) {
-	case 4: /* the batch's images stacked vertically */
-		d[0] = dims[0] * dims[2], d[1] = dims[3], d[2] = dims[1];
-		break;
-	case 3:
-		d[0] = dims[0], d[1] = dims[2], d[2] = dims[1];
-		break;
-	case 2:
-		d[1] = dims[0], d[2] = dims[1];
-		break;
-	case 1:
-		d[2] = dims[0];
-		break;
-	default:
-		break;
-	}
-	/* the image, channels rounded up to a 4-byte stride, must have a size */
-	if ((uint64_t)d[0] > UINT32_MAX || __builtin_mul_overflow((uint64_t)d[0], (uint64_t)d[1], &sz) ||
-	    __builtin_mul_overflow(sz, (uint64_t)d[2] + 3, &sz))
-		return -1;
-	if (h)
-		*h = (uint32_t)d[0];
-	if (w)
-		*w = (uint32_t)d[1];
-	if (c)
-		*c = (uint32_t)d[2];
-	return 0;
-}
-
-/* ------------------------------------------------------------------ freeing */
-
-void loom_model_free(loom_model *m)
-{
-	if (!m)
-		return;
-	loom_graph_free(m->graph);
-	free(m->options);
-	free(m->source);
-	free(m->mt);
-	if (m->layers)
-		for (uint32_t i = 0; i < m->nlayers; i++)
-			free(m->layers[i].name);
-	free(m->layers);
-	free(m->steps);
-	free(m->insn);
-	free(m->consts);
-	free(m);
-}
-
-/* ------------------------------------------------------------------ writing */
-
-/* A growing little-endian byte stream; oom set on the first failed growth. */
-typedef struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int oom;
-} wbuf;
-
-static void w_bytes(wbuf *b, const void *src, size_t n)
-{
-	if (b->oom || !n)
-		return;
-	if (n > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap - b->len < n) {
-			if (cap > SIZE_MAX / 2) {
-				b->oom = 1;
-				return;
-			}
-			cap *= 2;
-		}
-		uint8_t *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void w_le(wbuf *b, uint64_t v, unsigned n)
-{
-	uint8_t t[8];
-	for (unsigned i = 0; i < n; i++)
-		t[i] = (uint8_t)(v >> (8 * i));
-	w_bytes(b, t, n);
-}
-
-static void w_u8(wbuf *b, unsigned v) { w_le(b, v & 0xffu, 1); }
-static void w_u32(wbuf *b, uint32_t v) { w_le(b, v, 4); }
-static void w_i32(wbuf *b, int32_t v) { w_le(b, (uint32_t)v, 4); }
-static void w_u64(wbuf *b, uint64_t v) { w_le(b, v, 8); }
-static void w_i64(wbuf *b, int64_t v) { w_le(b, (uint64_t)v, 8); }
-
-static void w_f32(wbuf *b, float f)
-{
-	uint32_t v;
-	memcpy(&v, &f, sizeof v);
-	w_u32(b, v);
-}
-
-static void w_str(wbuf *b, const char *s)
-{
-	if (!s) {
-		w_u32(b, STR_NULL);
-		return;
-	}
-	size_t n = strlen(s);
-	if (n >= STR_NULL) {
-		b->oom = 1;
-		return;
-	}
-	w_u32(b, (uint32_t)n);
-	w_bytes(b, s, n);
-}
-
-/* n elements of es bytes each, host order -> little endian */
-static void w_elems(wbuf *b, const void *data, size_t n, size_t es)
-{
-	const uint8_t *p = data;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = 0;
-		switch (es) {
-		case 1: v = p[i]; break;
-		case 2: { uint16_t x; memcpy(&x, p + 2 * i, 2); v = x; break; }
-		case 4: { uint32_t x; memcpy(&x, p + 4 * i, 4); v = x; break; }
-		default: memcpy(&v, p + 8 * i, 8); break;
-		}
-		w_le(b, v, (unsigned)es);
-	}
-}
-
-/* A tensor: head into b, its values (if any) into data. */
-static void w_tensor(wbuf *b, wbuf *data, const loom_tensor *t)
-{
-	int rank = t->rank < 0 ? 0 : t->rank > LOOM_MAX_RANK ? LOOM_MAX_RANK : t->rank;
-	size_t es = loom_dtype_size(t->dtype);
-	int64_t n = loom_tensor_numel(t);
-	int has = t->data && es && n >= 0;
-	w_str(b, t->name);
-	w_u32(b, (uint32_t)t->dtype);
-	w_u32(b, (uint32_t)rank);
-	for (int d = 0; d < rank; d++)
-		w_i64(b, t->dims[d]);
-	w_u8(b, t->is_const != 0);
-	w_u8(b, has);
-	if (has)
-		w_elems(data, t->data, (size_t)n, es);
-}
-
-static void w_mtensor(wbuf *b, const loom_mtensor *mt)
-{
-	w_u8(b, mt->dev != 0);
-	w_u8(b, mt->host != 0);
-	w_u8(b, mt->raw != 0);
-	w_u8(b, mt->rows != 0);
-	w_u32(b, mt->h);
-	w_u32(b, mt->w);
-	w_u32(b, mt->c);
-	w_u32(b, mt->stride);
-	w_f32(b, mt->scale);
-	w_i32(b, mt->zp);
-	w_u64(b, mt->addr);
-}
-
-static void w_ints(wbuf *b, const int *v, int n)
-{
-	w_u32(b, (uint32_t)(n < 0 ? 0 : n));
-	for (int i = 0; i < n; i++)
-		w_i32(b, v[i]);
-}
-
-static void w_attr(wbuf *b, const loom_attr *a)
-{
-	int n = a->n < 0 ? 0 : a->n;
-	w_str(b, a->name);
-	w_u32(b, (uint32_t)a->type);
-	switch (a->type) {
-	case LOOM_ATTR_FLOAT: w_f32(b, a->f); break;
-	case LOOM_ATTR_INT: w_i64(b, a->i); break;
-	case LOOM_ATTR_STRING: w_str(b, a->s); break;
-	case LOOM_ATTR_TENSOR:
-		w_u8(b, a->t != NULL);
-		if (a->t)
-			w_tensor(b, b, a->t);
-		break;
-	case LOOM_ATTR_FLOATS:
-		w_u32(b, (uint32_t)n);
-		for (int i = 0; i < n; i++)
-			w_f32(b, a->floats[i]);
-		break;
-	case LOOM_ATTR_INTS:
-		w_u32(b, (uint32_t)n);
-		for (int i = 0; i < n; i++)
-			w_i64(b, a->ints[i]);
-		break;
-	case LOOM_ATTR_STRINGS:
-		w_u32(b, (uint32_t)n);
-		for (int i = 0; i < n; i++)
-			w_str(b, a->strings[i]);
-		break;
-	default: break;
-	}
-}
-
-static void w_graph(wbuf *b, const loom_graph *g)
-{
-	w_str(b, g->name);
-	w_str(b, g->path);
-	w_i64(b, g->opset);
-	w_ints(b, g->inputs, g->ninputs);
-	w_ints(b, g->outputs, g->noutputs);
-	w_u32(b, (uint32_t)g->nnodes);
-	for (int k = 0; k < g->nnodes; k++) {
-		const loom_node *n = &g->nodes[k];
-		w_str(b, n->name);
-		w_str(b, n->op_type);
-		w_str(b, n->domain);
-		w_ints(b, n->inputs, n->ninputs);
-		w_ints(b, n->outputs, n->noutputs);
-		w_u32(b, (uint32_t)(n->nattrs < 0 ? 0 : n->nattrs));
-		for (int i = 0; i < n->nattrs; i++)
-			w_attr(b, &n->attrs[i]);
-	}
-}
-
-static void w_layer(wbuf *b, const loom_layer *l)
-{
-	w_u32(b, (uint32_t)l->kind);
-	w_str(b, l->name);
-	for (int i = 0; i < LOOM_LAYER_MAX_NODES; i++)
-		w_i32(b, l->nodes[i]);
-	w_i32(b, l->in[0]);
-	w_i32(b, l->in[1]);
-	w_i32(b, l->out);
-	w_u32(b, l->insn_first);
-	w_u32(b, l->insn_count);
-	w_u32(b, l->mark_id);
-	w_u64(b, l->macs);
-	w_u64(b, l->est_cycles);
-	w_u64(b, l->dram_bytes);
-	w_u32(b, l->tile_h);
-	w_u32(b, l->tile_w);
-	w_u32(b, l->tile_c);
-	w_u32(b, l->sp_bytes);
-	w_u64(b, l->const_off);
-	w_u64(b, l->const_bytes);
-}
-
-static void w_step(wbuf *b, const loom_step *s)
-{
-	w_u32(b, (uint32_t)s->kind);
-	w_i32(b, s->node);
-	w_i32(b, s->tensor);
-	w_u32(b, s->layer);
-	w_u32(b, s->nlayers);
-	w_u64(b, s->insn_addr);
-}
-
-/* One ELF note (4-byte aligned name and descriptor). */
-static void w_note(wbuf *b, uint32_t type, const void *desc, size_t n)
-{
-	static const uint8_t zero[4];
-	w_u32(b, sizeof NOTE_OWNER);
-	w_u32(b, (uint32_t)n);
-	w_u32(b, NT_LOOM(type));
-	w_bytes(b, NOTE_OWNER, sizeof NOTE_OWNER);
-	w_bytes(b, zero, (4 - sizeof NOTE_OWNER % 4) % 4);
-	w_bytes(b, desc, n);
-	w_bytes(b, zero, (4 - n % 4) % 4);
-}
-
-/* "key=value\n" into a text buffer; the value in decimal, hex (0x...) or
- * as 8 hex digits */
-enum { KV_DEC, KV_HEX, KV_HEX8 };
-static void w_kv(wbuf *t, const char *key, int form, uint64_t v)
-{
-	char line[128];
-	int n;
-	if (form == KV_HEX8)
-		n = snprintf(line, sizeof line, "%s=0x%08" PRIx64, key, v);
-	else if (form == KV_HEX)
-		n = snprintf(line, sizeof line, "%s=0x%" PRIx64, key, v);
-	else
-		n = snprintf(line, sizeof line, "%s=%" PRIu64, key, v);
-	w_bytes(t, line, (size_t)n);
-	w_bytes(t, "\n", 1);
-}
-
-static void w_notes(wbuf *b, const loom_model *m)
-{
-	wbuf t = {0};
-	uint8_t ver[4] = {LOOM_MODEL_VERSION & 0xff, (LOOM_MODEL_VERSION >> 8) & 0xff,
-			  (LOOM_MODEL_VERSION >> 16) & 0xff, (LOOM_MODEL_VERSION >> 24) & 0xffu};
-	w_note(b, NT_LOOM_VERSION, ver, sizeof ver);
-
-	w_bytes(&t, "config=", 7);
-	w_bytes(&t, m->cfg.name, strnlen(m->cfg.name, sizeof m->cfg.name));
-	w_bytes(&t, "\n", 1);
-	w_kv(&t, "fingerprint", KV_HEX8, m->cfg.fingerprint);
-	for (size_t i = 0; i < NHWPARAMS; i++)
-		w_kv(&t, hwparams[i].name, KV_DEC, hw_get(&m->cfg, i));
-	b->oom |= t.oom;
-	w_note(b, NT_LOOM_HWCFG, t.p, t.len);
-
-	if (m->options)
-		w_note(b, NT_LOOM_OPTIONS, m->options, strlen(m->options));
-	if (m->source)
-		w_note(b, NT_LOOM_SOURCE, m->source, strlen(m->source));
-
-	t.len = 0;
-	for (size_t i = 0; i < NDRAM_KEYS; i++)
-		w_kv(&t, dram_keys[i], KV_HEX, *dram_slot((loom_model *)m, i));
-	b->oom |= t.oom;
-	w_note(b, NT_LOOM_DRAM, t.p, t.len);
-	free(t.p);
-}
-
-/* Serialize every section of m: 0, or -1 on a model the format can not hold
- * (message in err). */
-static int serialize(const loom_model *m, wbuf *sec, char *err, size_t errlen)
-{
-	const loom_graph *g = m->graph;
-	if (!g || g->ntensors < 0 || g->nnodes < 0 || (g->ntensors && (!g->tensors || !m->mt)))
-		return fail(err, errlen, "model has no graph or no tensor table");
-	if ((m->ninsn && !m->insn) || (m->const_bytes && !m->consts) || (m->nlayers && !m->layers) ||
-	    (m->nsteps && !m->steps))
-		return fail(err, errlen, "model has a count without its array");
-	if (m->const_bytes > SIZE_MAX)
-		return fail(err, errlen, "const region too large");
-	for (uint32_t i = 0; i < m->ninsn; i++)
-		for (int k = 0; k < LOOM_INSN_WORDS; k++)
-			w_u32(&sec[S_TEXT], m->insn[i].w[k]);
-	w_bytes(&sec[S_CONST], m->consts, (size_t)m->const_bytes);
-	w_u32(&sec[S_TENSORS], (uint32_t)g->ntensors);
-	for (int i = 0; i < g->ntensors; i++) {
-		w_tensor(&sec[S_TENSORS], &sec[S_CDATA], &g->tensors[i]);
-		w_mtensor(&sec[S_TENSORS], &m->mt[i]);
-	}
-	w_graph(&sec[S_GRAPH], g);
-	w_u32(&sec[S_LAYERS], m->nlayers);
-	for (uint32_t i = 0; i < m->nlayers; i++)
-		w_layer(&sec[S_LAYERS], &m->layers[i]);
-	w_u32(&sec[S_STEPS], m->nsteps);
-	for (uint32_t i = 0; i < m->nsteps; i++)
-		w_step(&sec[S_STEPS], &m->steps[i]);
-	w_notes(&sec[S_NOTE], m);
-	for (int s = 0; s < S_COUNT; s++)
-		if (sec[s].oom)
-			return fail(err, errlen, "out of memory");
-	return 0;
-}
-
-static int elf_write(const char *path, int fd, wbuf *sec, const loom_model *m, char *err, size_t errlen)
-{
-	static const char shstr_name[] = ".shstrtab";
-	wbuf shstr = {0};
-	uint32_t name_off[S_COUNT + 1];
-	uint8_t empty[1] = {0}; /* d_buf of an empty section */
-	int rc = -1;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
-	Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
-	Elf64_Ehdr *eh = e ? elf64_newehdr(e) : NULL;
-	if (!eh) {
-		fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
-		goto out;
-	}
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh->e_type = ET_REL;
-	eh->e_machine = EM_NONE;
-	eh->e_version = EV_CURRENT;
-
-	w_bytes(&shstr, "", 1);
-	for (int s = 0; s <= S_COUNT; s++) {
-		const char *nm = s < S_COUNT ? sec_info[s].name : shstr_name;
-		name_off[s] = (uint32_t)shstr.len;
-		w_bytes(&shstr, nm, strlen(nm) + 1);
-	}
-	if (shstr.oom) {
-		fail(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	for (int s = 0; s <= S_COUNT; s++) {
-		wbuf *b = s < S_COUNT ? &sec[s] : &shstr;
-		Elf_Scn *scn = elf_newscn(e);
-		Elf_Data *d = scn ? elf_newdata(scn) : NULL;
-		Elf64_Shdr *sh = scn ? elf64_getshdr(scn) : NULL;
-		if (!d || !sh) {
-			fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
-			goto out;
-		}
-		d->d_buf = b->len ? b->p : empty;
-		d->d_size = b->len;
-		d->d_type = ELF_T_BYTE;
-		d->d_version = EV_CURRENT;
-		d->d_align = s == S_TEXT ? LOOM_INSN_BYTES : s == S_CONST || s == S_COUNT ? 1 : 4;
-		sh->sh_name = name_off[s];
-		sh->sh_type = s < S_COUNT ? sec_info[s].type : SHT_STRTAB;
-		sh->sh_addralign = d->d_align;
-		if (s == S_TEXT) {
-			sh->sh_addr = m->text_base;
-			sh->sh_entsize = LOOM_INSN_BYTES;
-		} else if (s == S_CONST) {
-			sh->sh_addr = m->const_base;
-		}
-		if (s == S_COUNT)
-			eh->e_shstrndx = (Elf64_Half)elf_ndxscn(scn);
-	}
-	if (elf_update(e, ELF_C_WRITE) < 0) {
-		fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
-		goto out;
-	}
-	rc = 0;
-out:
-	if (e)
-		elf_end(e);
-	free(shstr.p);
-	return rc;
-}
-
-int loom_model_write(const loom_model *m, const char *path, char *err, size_t errlen)
-{
-	wbuf sec[S_COUNT];
-	int rc;
-	if (!m || !path)
-		return fail(err, errlen, "loom_model_write: NULL argument");
-	memset(sec, 0, sizeof sec);
-	rc = serialize(m, sec, err, errlen);
-	if (rc) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "%s", err ? err : "");
-		fail(err, errlen, "%s: %s", path, msg);
-		goto out;
-	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		rc = fail(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	rc = elf_write(path, fd, sec, m, err, errlen);
-	if (close(fd) && !rc)
-		rc = fail(err, errlen, "%s: %s", path, strerror(errno));
-	if (rc)
-		unlink(path);
-out:
-	for (int s = 0; s < S_COUNT; s++)
-		free(sec[s].p);
-	return rc;
-}
 
 /* ------------------------------------------------------------------ reading */
 
@@ -675,8 +41,8 @@ static int rfail(rd *r, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (r->where[0])
-		return fail(r->err, r->errlen, "%s: %s: %s: %s", r->file, r->sec, r->where, msg);
-	return fail(r->err, r->errlen, "%s: %s: %s", r->file, r->sec, msg);
+		return mf_fail(r->err, r->errlen, "%s: %s: %s: %s", r->file, r->sec, r->where, msg);
+	return mf_fail(r->err, r->errlen, "%s: %s: %s", r->file, r->sec, msg);
 }
 
 static void rwhere(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1149,12 +515,12 @@ static int r_step(rd *r, loom_model *m, loom_step *s, uint32_t i)
 	if (r_u32(r, &kind, "kind") || r_i32(r, &node, "node") || r_i32(r, &tensor, "tensor") ||
 	    r_u32(r, &s->layer, "layer") || r_u32(r, &s->nlayers, "nlayers") || r_u64(r, &s->insn_addr, "insn_addr"))
 		return -1;
-	if (!step_kind_name((int)(kind > INT_MAX ? INT_MAX : kind)))
+	if (!loom_step_kind_name((int)(kind > INT_MAX ? INT_MAX : kind)))
 		return rfail(r, "kind %" PRIu32 " is not a step kind", kind);
 	s->kind = (int)kind;
 	s->node = node;
 	s->tensor = tensor;
-	rwhere(r, "step %" PRIu32 " (%s)", i, step_kind_name(s->kind));
+	rwhere(r, "step %" PRIu32 " (%s)", i, loom_step_kind_name(s->kind));
 	const loom_graph *g = m->graph;
 	switch (s->kind) {
 	case LOOM_STEP_CPU:
@@ -1247,7 +613,7 @@ static int note_text(rd *r, const uint8_t *d, size_t n, char **out)
 
 static int note_hwcfg(rd *r, loom_model *m, const char *txt, size_t n)
 {
-	unsigned seen[NHWPARAMS + 2] = {0}; /* params, config, fingerprint */
+	unsigned seen[MF_NHWPARAMS + 2] = {0}; /* params, config, fingerprint */
 	char key[64], val[128], msg[256];
 	uint64_t v = 0, fp = 0;
 	size_t pos = 0;
@@ -1256,32 +622,32 @@ static int note_hwcfg(rd *r, loom_model *m, const char *txt, size_t n)
 	while ((rc = kv_next(r, txt, n, &pos, key, sizeof key, val, sizeof val)) > 0) {
 		size_t i;
 		if (!strcmp(key, "config")) {
-			i = NHWPARAMS;
+			i = MF_NHWPARAMS;
 			if (!val[0] || strlen(val) >= sizeof m->cfg.name)
 				return rfail(r, "config name '%.64s' is empty or longer than %zu", val, sizeof m->cfg.name - 1);
 			memcpy(m->cfg.name, val, strlen(val) + 1);
 		} else if (!strcmp(key, "fingerprint")) {
-			i = NHWPARAMS + 1;
+			i = MF_NHWPARAMS + 1;
 			if (kv_num(r, key, val, UINT32_MAX, &fp))
 				return -1;
 		} else {
-			for (i = 0; i < NHWPARAMS && strcmp(key, hwparams[i].name); i++)
+			for (i = 0; i < MF_NHWPARAMS && strcmp(key, mf_hwparams[i].name); i++)
 				;
-			if (i == NHWPARAMS)
+			if (i == MF_NHWPARAMS)
 				return rfail(r, "unknown hardware parameter '%s'", key);
 			if (kv_num(r, key, val, UINT32_MAX, &v))
 				return -1;
-			hw_set(&m->cfg, i, (uint32_t)v);
+			mf_hw_set(&m->cfg, i, (uint32_t)v);
 		}
 		if (seen[i]++)
 			return rfail(r, "'%s' is given twice", key);
 	}
 	if (rc < 0)
 		return -1;
-	for (size_t i = 0; i < NHWPARAMS + 2; i++)
+	for (size_t i = 0; i < MF_NHWPARAMS + 2; i++)
 		if (!seen[i])
 			return rfail(r, "'%s' is missing",
-				     i < NHWPARAMS ? hwparams[i].name : i == NHWPARAMS ? "config" : "fingerprint");
+				     i < MF_NHWPARAMS ? mf_hwparams[i].name : i == MF_NHWPARAMS ? "config" : "fingerprint");
 	if (loom_hwcfg_finish(&m->cfg, msg, sizeof msg))
 		return rfail(r, "%s", msg);
 	if (m->cfg.fingerprint != fp)
@@ -1292,26 +658,26 @@ static int note_hwcfg(rd *r, loom_model *m, const char *txt, size_t n)
 
 static int note_dram(rd *r, loom_model *m, const char *txt, size_t n)
 {
-	unsigned seen[NDRAM_KEYS] = {0};
+	unsigned seen[MF_NDRAM_KEYS] = {0};
 	char key[64], val[128];
 	size_t pos = 0;
 	int rc;
 	while ((rc = kv_next(r, txt, n, &pos, key, sizeof key, val, sizeof val)) > 0) {
 		size_t i;
-		for (i = 0; i < NDRAM_KEYS && strcmp(key, dram_keys[i]); i++)
+		for (i = 0; i < MF_NDRAM_KEYS && strcmp(key, mf_dram_keys[i]); i++)
 			;
-		if (i == NDRAM_KEYS)
+		if (i == MF_NDRAM_KEYS)
 			return rfail(r, "unknown key '%s'", key);
 		if (seen[i]++)
 			return rfail(r, "'%s' is given twice", key);
-		if (kv_num(r, key, val, UINT64_MAX, dram_slot(m, i)))
+		if (kv_num(r, key, val, UINT64_MAX, mf_dram_slot(m, i)))
 			return -1;
 	}
 	if (rc < 0)
 		return -1;
-	for (size_t i = 0; i < NDRAM_KEYS; i++)
+	for (size_t i = 0; i < MF_NDRAM_KEYS; i++)
 		if (!seen[i])
-			return rfail(r, "'%s' is missing", dram_keys[i]);
+			return rfail(r, "'%s' is missing", mf_dram_keys[i]);
 	return 0;
 }
 
@@ -1434,11 +800,11 @@ static int check_map(rd *r, const loom_model *m)
 
 static int cfg_cmp(const char *who, const loom_model *m, const loom_hwcfg *cfg, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < NHWPARAMS; i++) {
-		uint32_t a = hw_get(&m->cfg, i), b = hw_get(cfg, i);
-		if (hw_program(i) && a != b)
-			return fail(err, errlen, "%s compiled for %s = %" PRIu32 ", configuration '%s' has %s = %" PRIu32,
-				    who, hwparams[i].name, a, cfg->name, hwparams[i].name, b);
+	for (size_t i = 0; i < MF_NHWPARAMS; i++) {
+		uint32_t a = mf_hw_get(&m->cfg, i), b = mf_hw_get(cfg, i);
+		if (mf_hw_program(i) && a != b)
+			return mf_fail(err, errlen, "%s compiled for %s = %" PRIu32 ", configuration '%s' has %s = %" PRIu32,
+				    who, mf_hwparams[i].name, a, cfg->name, mf_hwparams[i].name, b);
 	}
 	return 0;
 }
@@ -1446,7 +812,7 @@ static int cfg_cmp(const char *who, const loom_model *m, const loom_hwcfg *cfg, 
 int loom_model_check_cfg(const loom_model *m, const loom_hwcfg *cfg, char *err, size_t errlen)
 {
 	if (!m || !cfg)
-		return fail(err, errlen, "loom_model_check_cfg: NULL argument");
+		return mf_fail(err, errlen, "loom_model_check_cfg: NULL argument");
 	return cfg_cmp("model", m, cfg, err, errlen);
 }
 
@@ -1466,42 +832,42 @@ static uint64_t le_at(const uint8_t *p, unsigned n)
 static int check_ehdr(const char *file, const uint8_t *b, size_t len, char *err, size_t errlen)
 {
 	if (len < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG))
-		return fail(err, errlen, "%s: not an ELF file (%zu bytes, no \\177ELF magic)", file, len);
+		return mf_fail(err, errlen, "%s: not an ELF file (%zu bytes, no \\177ELF magic)", file, len);
 	if (b[EI_CLASS] != ELFCLASS64)
-		return fail(err, errlen, "%s: ELF header: e_ident[EI_CLASS] is %u, expected ELFCLASS64", file, b[EI_CLASS]);
+		return mf_fail(err, errlen, "%s: ELF header: e_ident[EI_CLASS] is %u, expected ELFCLASS64", file, b[EI_CLASS]);
 	if (b[EI_DATA] != ELFDATA2LSB)
-		return fail(err, errlen, "%s: ELF header: e_ident[EI_DATA] is %u, expected ELFDATA2LSB (little endian)",
+		return mf_fail(err, errlen, "%s: ELF header: e_ident[EI_DATA] is %u, expected ELFDATA2LSB (little endian)",
 			    file, b[EI_DATA]);
 	if (b[EI_VERSION] != EV_CURRENT)
-		return fail(err, errlen, "%s: ELF header: e_ident[EI_VERSION] is %u, expected %u", file, b[EI_VERSION],
+		return mf_fail(err, errlen, "%s: ELF header: e_ident[EI_VERSION] is %u, expected %u", file, b[EI_VERSION],
 			    EV_CURRENT);
 	if (len < sizeof(Elf64_Ehdr))
-		return fail(err, errlen, "%s: truncated: %zu bytes, the ELF header alone is %zu", file, len,
+		return mf_fail(err, errlen, "%s: truncated: %zu bytes, the ELF header alone is %zu", file, len,
 			    sizeof(Elf64_Ehdr));
 	if (EH(e_type) != ET_REL)
-		return fail(err, errlen, "%s: ELF header: e_type is %u, expected ET_REL (%u)", file, (unsigned)EH(e_type),
+		return mf_fail(err, errlen, "%s: ELF header: e_type is %u, expected ET_REL (%u)", file, (unsigned)EH(e_type),
 			    ET_REL);
 	if (EH(e_machine) != EM_NONE)
-		return fail(err, errlen, "%s: ELF header: e_machine is %u, expected EM_NONE (0): not a Loom model", file,
+		return mf_fail(err, errlen, "%s: ELF header: e_machine is %u, expected EM_NONE (0): not a Loom model", file,
 			    (unsigned)EH(e_machine));
 	if (EH(e_version) != EV_CURRENT)
-		return fail(err, errlen, "%s: ELF header: e_version is %u, expected %u", file, (unsigned)EH(e_version),
+		return mf_fail(err, errlen, "%s: ELF header: e_version is %u, expected %u", file, (unsigned)EH(e_version),
 			    EV_CURRENT);
 	if (EH(e_ehsize) != sizeof(Elf64_Ehdr) || EH(e_shentsize) != sizeof(Elf64_Shdr))
-		return fail(err, errlen, "%s: ELF header: e_ehsize %u / e_shentsize %u, expected %zu / %zu", file,
+		return mf_fail(err, errlen, "%s: ELF header: e_ehsize %u / e_shentsize %u, expected %zu / %zu", file,
 			    (unsigned)EH(e_ehsize), (unsigned)EH(e_shentsize), sizeof(Elf64_Ehdr), sizeof(Elf64_Shdr));
 	if (EH(e_phnum) != 0)
-		return fail(err, errlen, "%s: ELF header: e_phnum is %u, a model has no program headers", file,
+		return mf_fail(err, errlen, "%s: ELF header: e_phnum is %u, a model has no program headers", file,
 			    (unsigned)EH(e_phnum));
 	uint64_t shoff = EH(e_shoff), shnum = EH(e_shnum), shstrndx = EH(e_shstrndx);
 	if (shnum < 2 || shnum > MAX_SECTIONS)
-		return fail(err, errlen, "%s: ELF header: e_shnum is %" PRIu64 ", expected 2..%d", file, shnum,
+		return mf_fail(err, errlen, "%s: ELF header: e_shnum is %" PRIu64 ", expected 2..%d", file, shnum,
 			    MAX_SECTIONS);
 	if (shstrndx == SHN_UNDEF || shstrndx >= shnum)
-		return fail(err, errlen, "%s: ELF header: e_shstrndx %" PRIu64 " is not a section (1..%" PRIu64 ")", file,
+		return mf_fail(err, errlen, "%s: ELF header: e_shstrndx %" PRIu64 " is not a section (1..%" PRIu64 ")", file,
 			    shstrndx, shnum - 1);
 	if (shoff > len || shnum * sizeof(Elf64_Shdr) > len - shoff)
-		return fail(err, errlen,
+		return mf_fail(err, errlen,
 			    "%s: truncated: section headers [e_shoff 0x%" PRIx64 ", +%" PRIu64 " x %zu) pass the end of the %zu-byte file",
 			    file, shoff, shnum, sizeof(Elf64_Shdr), len);
 	return 0;
@@ -1520,38 +886,38 @@ static int find_sections(const char *file, Elf *e, const uint8_t *b, size_t len,
 {
 	size_t shstrndx, shnum;
 	if (elf_getshdrstrndx(e, &shstrndx) || elf_getshdrnum(e, &shnum))
-		return fail(err, errlen, "%s: libelf: %s", file, elf_errmsg(-1));
+		return mf_fail(err, errlen, "%s: libelf: %s", file, elf_errmsg(-1));
 	/* bounds first: libelf reads .shstrtab for the names */
 	for (size_t i = 1; i < shnum; i++) {
 		GElf_Shdr sh;
 		Elf_Scn *scn = elf_getscn(e, i);
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return fail(err, errlen, "%s: section %zu: unreadable header: %s", file, i, elf_errmsg(-1));
+			return mf_fail(err, errlen, "%s: section %zu: unreadable header: %s", file, i, elf_errmsg(-1));
 		if (sh.sh_type != SHT_NOBITS && (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset))
-			return fail(err, errlen,
+			return mf_fail(err, errlen,
 				    "%s: section %zu: sh_offset 0x%" PRIx64 " + sh_size 0x%" PRIx64 " pass the end of the %zu-byte file (truncated?)",
 				    file, i, (uint64_t)sh.sh_offset, (uint64_t)sh.sh_size, len);
 		if (i == shstrndx && sh.sh_type != SHT_STRTAB)
-			return fail(err, errlen, "%s: section %zu (e_shstrndx) is of type %u, not SHT_STRTAB", file, i,
+			return mf_fail(err, errlen, "%s: section %zu (e_shstrndx) is of type %u, not SHT_STRTAB", file, i,
 				    (unsigned)sh.sh_type);
 	}
 	for (size_t i = 1; i < shnum; i++) {
 		GElf_Shdr sh;
 		Elf_Scn *scn = elf_getscn(e, i);
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return fail(err, errlen, "%s: section %zu: unreadable header: %s", file, i, elf_errmsg(-1));
+			return mf_fail(err, errlen, "%s: section %zu: unreadable header: %s", file, i, elf_errmsg(-1));
 		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
 		if (!nm)
-			return fail(err, errlen, "%s: section %zu: sh_name %u is not a name in .shstrtab", file, i,
+			return mf_fail(err, errlen, "%s: section %zu: sh_name %u is not a name in .shstrtab", file, i,
 				    (unsigned)sh.sh_name);
 		for (int s = 0; s < S_COUNT; s++) {
-			if (strcmp(nm, sec_info[s].name))
+			if (strcmp(nm, mf_sec_info[s].name))
 				continue;
 			if (sec[s].found)
-				return fail(err, errlen, "%s: %s: the section appears twice", file, nm);
-			if (sh.sh_type != sec_info[s].type)
-				return fail(err, errlen, "%s: %s: sh_type is %u, expected %u", file, nm,
-					    (unsigned)sh.sh_type, sec_info[s].type);
+				return mf_fail(err, errlen, "%s: %s: the section appears twice", file, nm);
+			if (sh.sh_type != mf_sec_info[s].type)
+				return mf_fail(err, errlen, "%s: %s: sh_type is %u, expected %u", file, nm,
+					    (unsigned)sh.sh_type, mf_sec_info[s].type);
 			sec[s].found = 1;
 			sec[s].p = b + sh.sh_offset;
 			sec[s].size = (size_t)sh.sh_size;
@@ -1560,7 +926,7 @@ static int find_sections(const char *file, Elf *e, const uint8_t *b, size_t len,
 	}
 	for (int s = 0; s < S_COUNT; s++)
 		if (!sec[s].found)
-			return fail(err, errlen, "%s: no %s section", file, sec_info[s].name);
+			return mf_fail(err, errlen, "%s: no %s section", file, mf_sec_info[s].name);
 	return 0;
 }
 
@@ -1579,13 +945,13 @@ static void rinit(rd *r, const secref *s, const char *file, const char *name, ch
 static int parse(const char *file, secref *sec, const loom_hwcfg *cfg, loom_model *m, char *err, size_t errlen)
 {
 	rd r, cd;
-	rinit(&r, &sec[S_NOTE], file, sec_info[S_NOTE].name, err, errlen);
+	rinit(&r, &sec[S_NOTE], file, mf_sec_info[S_NOTE].name, err, errlen);
 	if (r_notes(&r, m))
 		return -1;
 	if (cfg && cfg_cmp(file, m, cfg, err, errlen))
 		return -1;
 
-	rinit(&r, &sec[S_TEXT], file, sec_info[S_TEXT].name, err, errlen);
+	rinit(&r, &sec[S_TEXT], file, mf_sec_info[S_TEXT].name, err, errlen);
 	if (r.len % LOOM_INSN_BYTES)
 		return rfail(&r, "size %zu is not a multiple of %d", r.len, LOOM_INSN_BYTES);
 	if (r.len / LOOM_INSN_BYTES > UINT32_MAX)
@@ -1600,7 +966,7 @@ static int parse(const char *file, secref *sec, const loom_hwcfg *cfg, loom_mode
 			if (r_u32(&r, &m->insn[i].w[k], "instruction word"))
 				return -1;
 
-	rinit(&r, &sec[S_CONST], file, sec_info[S_CONST].name, err, errlen);
+	rinit(&r, &sec[S_CONST], file, mf_sec_info[S_CONST].name, err, errlen);
 	if (r.len != m->const_bytes)
 		return rfail(&r, "size %zu is not const_bytes %" PRIu64 " of the DRAM map", r.len, m->const_bytes);
 	if (sec[S_CONST].addr != m->const_base)
@@ -1612,24 +978,24 @@ static int parse(const char *file, secref *sec, const loom_hwcfg *cfg, loom_mode
 		memcpy(m->consts, r.p, r.len);
 
 	/* the region order needs nlayers: checked again once they are read */
-	rinit(&r, &sec[S_NOTE], file, sec_info[S_NOTE].name, err, errlen);
+	rinit(&r, &sec[S_NOTE], file, mf_sec_info[S_NOTE].name, err, errlen);
 	if (check_map(&r, m))
 		return -1;
 
-	rinit(&r, &sec[S_TENSORS], file, sec_info[S_TENSORS].name, err, errlen);
-	rinit(&cd, &sec[S_CDATA], file, sec_info[S_CDATA].name, err, errlen);
+	rinit(&r, &sec[S_TENSORS], file, mf_sec_info[S_TENSORS].name, err, errlen);
+	rinit(&cd, &sec[S_CDATA], file, mf_sec_info[S_CDATA].name, err, errlen);
 	if (r_tensors(&r, &cd, m))
 		return -1;
-	rinit(&r, &sec[S_GRAPH], file, sec_info[S_GRAPH].name, err, errlen);
+	rinit(&r, &sec[S_GRAPH], file, mf_sec_info[S_GRAPH].name, err, errlen);
 	if (r_graph(&r, m->graph))
 		return -1;
-	rinit(&r, &sec[S_LAYERS], file, sec_info[S_LAYERS].name, err, errlen);
+	rinit(&r, &sec[S_LAYERS], file, mf_sec_info[S_LAYERS].name, err, errlen);
 	if (r_layers(&r, m))
 		return -1;
-	rinit(&r, &sec[S_NOTE], file, sec_info[S_NOTE].name, err, errlen);
+	rinit(&r, &sec[S_NOTE], file, mf_sec_info[S_NOTE].name, err, errlen);
 	if (check_map(&r, m))
 		return -1;
-	rinit(&r, &sec[S_STEPS], file, sec_info[S_STEPS].name, err, errlen);
+	rinit(&r, &sec[S_STEPS], file, mf_sec_info[S_STEPS].name, err, errlen);
 	return r_steps(&r, m);
 }
 
@@ -1643,21 +1009,21 @@ int loom_model_read_mem(const void *buf, size_t len, const char *name, const loo
 	Elf *e = NULL;
 	int rc = -1;
 	if (!out)
-		return fail(err, errlen, "%s: loom_model_read_mem: NULL out", file);
+		return mf_fail(err, errlen, "%s: loom_model_read_mem: NULL out", file);
 	*out = NULL;
 	if (!buf && len)
-		return fail(err, errlen, "%s: loom_model_read_mem: NULL buffer", file);
+		return mf_fail(err, errlen, "%s: loom_model_read_mem: NULL buffer", file);
 	if (check_ehdr(file, buf, len, err, errlen))
 		return -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(err, errlen, "%s: libelf: %s", file, elf_errmsg(-1));
+		return mf_fail(err, errlen, "%s: libelf: %s", file, elf_errmsg(-1));
 	/* elf_memory wants a writable image; it is only read */
 	if (!(copy = malloc(len)))
-		return fail(err, errlen, "%s: out of memory", file);
+		return mf_fail(err, errlen, "%s: out of memory", file);
 	memcpy(copy, buf, len);
 	e = elf_memory((char *)copy, len);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		fail(err, errlen, "%s: libelf can not read it: %s", file, elf_errmsg(-1));
+		mf_fail(err, errlen, "%s: libelf can not read it: %s", file, elf_errmsg(-1));
 		goto out;
 	}
 	memset(sec, 0, sizeof sec);
@@ -1665,7 +1031,7 @@ int loom_model_read_mem(const void *buf, size_t len, const char *name, const loo
 		goto out;
 	m = calloc(1, sizeof *m);
 	if (!m || !(m->graph = calloc(1, sizeof *m->graph))) {
-		fail(err, errlen, "%s: out of memory", file);
+		mf_fail(err, errlen, "%s: out of memory", file);
 		goto out;
 	}
 	if (parse(file, sec, cfg, m, err, errlen))
@@ -1689,21 +1055,21 @@ int loom_model_read(const char *path, const loom_hwcfg *cfg, loom_model **out, c
 	if (out)
 		*out = NULL;
 	if (!path || !out)
-		return fail(err, errlen, "loom_model_read: NULL argument");
+		return mf_fail(err, errlen, "loom_model_read: NULL argument");
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return mf_fail(err, errlen, "%s: %s", path, strerror(errno));
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX / 2) {
-		fail(err, errlen, "%s: not a regular file of a readable size", path);
+		mf_fail(err, errlen, "%s: not a regular file of a readable size", path);
 		goto out;
 	}
 	size_t len = (size_t)st.st_size;
 	if (!(buf = malloc(len ? len : 1))) {
-		fail(err, errlen, "%s: out of memory for %zu bytes", path, len);
+		mf_fail(err, errlen, "%s: out of memory for %zu bytes", path, len);
 		goto out;
 	}
 	if (fread(buf, 1, len, f) != len) {
-		fail(err, errlen, "%s: short read", path);
+		mf_fail(err, errlen, "%s: short read", path);
 		goto out;
 	}
 	rc = loom_model_read_mem(buf, len, path, cfg, out, err, errlen);
@@ -1713,186 +1079,3 @@ out:
 	return rc;
 }
 
-/* ------------------------------------------------------------------ dump */
-
-static void dump_shape(FILE *f, const loom_tensor *t)
-{
-	fputc('[', f);
-	for (int d = 0; d < t->rank && d < LOOM_MAX_RANK; d++)
-		fprintf(f, "%s%" PRId64, d ? "," : "", t->dims[d]);
-	fputc(']', f);
-}
-
-static const char *tname(const loom_model *m, int t)
-{
-	if (t < 0 || !m->graph || t >= m->graph->ntensors)
-		return "-";
-	return m->graph->tensors[t].name ? m->graph->tensors[t].name : "?";
-}
-
-static const char *nname(const loom_model *m, int n)
-{
-	if (n < 0 || !m->graph || n >= m->graph->nnodes)
-		return "-";
-	return m->graph->nodes[n].name ? m->graph->nodes[n].name : "?";
-}
-
-static void dump_header(const loom_model *m, FILE *f)
-{
-	const loom_graph *g = m->graph;
-	fprintf(f, "loom model, format version %" PRIu32 "\n", m->version);
-	fprintf(f, "  source:   %s\n", m->source ? m->source : "-");
-	fprintf(f, "  options:  %s\n", m->options ? m->options : "-");
-	fprintf(f, "  config:   %s (fingerprint %08" PRIx32 "):", m->cfg.name, m->cfg.fingerprint);
-	for (size_t i = 0; i < NHWPARAMS; i++)
-		fprintf(f, " %s=%" PRIu32, hwparams[i].name, hw_get(&m->cfg, i));
-	fprintf(f, "\n  DRAM:     base   0x%08" PRIx64 "\n", m->base);
-	fprintf(f, "            const  [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes\n", m->const_base,
-		m->const_base + m->const_bytes, m->const_bytes);
-	fprintf(f, "            arena  [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes (%" PRIu64 " without reuse)\n",
-		m->arena_base, m->arena_base + m->arena_bytes, m->arena_bytes, m->arena_bytes_noreuse);
-	fprintf(f, "            marks  [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes\n", m->mark_base,
-		m->mark_base + (uint64_t)LOOM_MARK_BYTES * m->nlayers, (uint64_t)LOOM_MARK_BYTES * m->nlayers);
-	fprintf(f, "            text   [0x%08" PRIx64 ", 0x%08" PRIx64 ") %10" PRIu64 " bytes (%" PRIu32 " instructions)\n",
-		m->text_base, m->text_base + m->text_bytes, m->text_bytes, m->ninsn);
-	fprintf(f, "            end    0x%08" PRIx64 " (%" PRIu64 " bytes from base)\n", m->dram_end, m->dram_end - m->base);
-	if (!g)
-		return;
-	int ncpu = 0;
-	for (int k = 0; k < g->nnodes; k++)
-		ncpu += g->nodes[k].op_type && strcmp(g->nodes[k].op_type, LOOM_NPU_OP);
-	fprintf(f, "  graph:    %s, opset %" PRId64 ", %d tensors, %d nodes (%d on the CPU)\n", g->name ? g->name : "-",
-		g->opset, g->ntensors, g->nnodes, ncpu);
-	fprintf(f, "  inputs: ");
-	for (int i = 0; i < g->ninputs; i++)
-		fprintf(f, " %s", tname(m, g->inputs[i]));
-	fprintf(f, "\n  outputs:");
-	for (int i = 0; i < g->noutputs; i++)
-		fprintf(f, " %s", tname(m, g->outputs[i]));
-	fprintf(f, "\n");
-}
-
-static void dump_tensors(const loom_model *m, FILE *f)
-{
-	const loom_graph *g = m->graph;
-	fprintf(f, "\ntensors:\n  %4s  %-24s %-18s %-7s %-5s %-22s %-12s %4s  %s\n", "idx", "name", "shape", "dtype", "where",
-		"image hxwxc/stride", "scale", "zp", "addr");
-	for (int i = 0; g && i < g->ntensors; i++) {
-		const loom_tensor *t = &g->tensors[i];
-		const loom_mtensor *mt = &m->mt[i];
-		char shape[128], img[64];
-		FILE *s = fmemopen(shape, sizeof shape, "w");
-		if (s) {
-			dump_shape(s, t);
-			fclose(s);
-		} else {
-			snprintf(shape, sizeof shape, "?");
-		}
-		const char *where = mt->dev ? (mt->host ? "both" : "dev") : "host";
-		fprintf(f, "  %4d  %-24s %-18s %-7s %s", i, t->name ? t->name : "?", shape, loom_dtype_name(t->dtype),
-			where);
-		if (mt->dev) {
-			snprintf(img, sizeof img, "%" PRIu32 "x%" PRIu32 "x%" PRIu32 "/%" PRIu32 "%s", mt->h, mt->w, mt->c,
-				 mt->stride, mt->raw ? " int32" : mt->rows ? " rows" : "");
-			fprintf(f, "%*s%-22s %-12g %4" PRId32 "  0x%08" PRIx64, 6 - (int)strlen(where), "", img,
-				(double)mt->scale, mt->zp, mt->addr);
-		}
-		if (t->is_const)
-			fprintf(f, "  const%s", t->data ? " (data)" : "");
-		fprintf(f, "\n");
-	}
-}
-
-static void dump_layers(const loom_model *m, FILE *f)
-{
-	fprintf(f, "\nlayers:\n");
-	for (uint32_t i = 0; i < m->nlayers; i++) {
-		const loom_layer *l = &m->layers[i];
-		const char *kn = loom_layer_kind_name(l->kind);
-		fprintf(f, "  %3" PRIu32 "  %-7s %s\n", i, kn ? kn : "?", l->name ? l->name : "?");
-		fprintf(f, "       nodes:");
-		for (int k = 0; k < LOOM_LAYER_MAX_NODES; k++)
-			if (l->nodes[k] >= 0)
-				fprintf(f, " %s", nname(m, l->nodes[k]));
-		fprintf(f, "\n       tensors: %s", tname(m, l->in[0]));
-		if (l->in[1] >= 0)
-			fprintf(f, ", %s", tname(m, l->in[1]));
-		fprintf(f, " -> %s\n", tname(m, l->out));
-		fprintf(f, "       insns %" PRIu32 "..%" PRIu32 " (%" PRIu32 "), mark %" PRIu32 ", tile %" PRIu32 "x%" PRIu32
-			   "x%" PRIu32 ", sp %" PRIu32 " bytes, const [+0x%" PRIx64 ", %" PRIu64 " bytes]\n",
-			l->insn_first, l->insn_first + l->insn_count - (l->insn_count > 0), l->insn_count, l->mark_id,
-			l->tile_h, l->tile_w, l->tile_c, l->sp_bytes, l->const_off, l->const_bytes);
-		fprintf(f, "       %" PRIu64 " MACs, est %" PRIu64 " cycles, %" PRIu64 " DRAM bytes\n", l->macs,
-			l->est_cycles, l->dram_bytes);
-	}
-}
-
-static void dump_steps(const loom_model *m, FILE *f)
-{
-	fprintf(f, "\nsteps:\n");
-	for (uint32_t i = 0; i < m->nsteps; i++) {
-		const loom_step *s = &m->steps[i];
-		fprintf(f, "  %3" PRIu32 "  ", i);
-		switch (s->kind) {
-		case LOOM_STEP_CPU:
-			fprintf(f, "cpu     %s (%s)\n", nname(m, s->node),
-				s->node >= 0 && m->graph && s->node < m->graph->nnodes ? m->graph->nodes[s->node].op_type : "?");
-			break;
-		case LOOM_STEP_QUANT:
-			fprintf(f, "quant   %s -> dev\n", tname(m, s->tensor));
-			break;
-		case LOOM_STEP_DEQUANT:
-			fprintf(f, "dequant %s -> host\n", tname(m, s->tensor));
-			break;
-		case LOOM_STEP_NPU:
-			fprintf(f, "npu     job layers %" PRIu32 "..%" PRIu32 " @0x%" PRIx64 "\n", s->layer,
-				s->layer + s->nlayers - (s->nlayers > 0), s->insn_addr);
-			break;
-		default:
-			fprintf(f, "?       kind %d\n", s->kind);
-			break;
-		}
-	}
-}
-
-/* The instructions of each NPU job: from its address to the next job's (or
- * the end), the layer names as labels. */
-static void dump_disasm(const loom_model *m, FILE *f)
-{
-	char buf[256];
-	fprintf(f, "\ndisassembly:\n");
-	for (uint32_t i = 0; i < m->nsteps; i++) {
-		const loom_step *s = &m->steps[i];
-		if (s->kind != LOOM_STEP_NPU || s->insn_addr < m->text_base)
-			continue;
-		uint64_t first = (s->insn_addr - m->text_base) / LOOM_INSN_BYTES, end = m->ninsn;
-		for (uint32_t j = 0; j < m->nsteps; j++) {
-			const loom_step *o = &m->steps[j];
-			if (o->kind != LOOM_STEP_NPU || o->insn_addr < m->text_base)
-				continue;
-			uint64_t st = (o->insn_addr - m->text_base) / LOOM_INSN_BYTES;
-			if (st > first && st < end)
-				end = st;
-		}
-		fprintf(f, "\njob (step %" PRIu32 ", layers %" PRIu32 "..%" PRIu32 ") @0x%" PRIx64 ":\n", i, s->layer,
-			s->layer + s->nlayers - (s->nlayers > 0), s->insn_addr);
-		for (uint64_t k = first; k < end; k++) {
-			for (uint32_t l = 0; l < m->nlayers; l++)
-				if (m->layers[l].insn_first == k && m->layers[l].insn_count)
-					fprintf(f, "%s:\n", m->layers[l].name ? m->layers[l].name : "?");
-			loom_insn_disasm(&m->insn[k], buf, sizeof buf);
-			fprintf(f, "  %08" PRIx64 ":  %s\n", m->text_base + LOOM_INSN_BYTES * k, buf);
-		}
-	}
-}
-
-void loom_model_dump(const loom_model *m, FILE *f)
-{
-	if (!m || !f)
-		return;
-	dump_header(m, f);
-	dump_tensors(m, f);
-	dump_layers(m, f);
-	dump_steps(m, f);
-	dump_disasm(m, f);
-}

@@ -1,4 +1,4 @@
-/* kernels.h - program builders of Loom: one int8 layer (conv2d or GEMM, or
+/* npu.h - the NPU back end of loom compile (program builders) of Loom: one int8 layer (conv2d or GEMM, or
  * a vector-unit layer: pooling, depthwise conv, elementwise, LUT) -> a
  * race-free tensor-engine program for any valid configuration, plus the
  * packing of its weights and requantization parameters into DRAM.

@@ -1,5 +1,5 @@
 /* passes.h - Loom's graph passes (compiler/passes.c) on the IR of
- * include/loom/ir.h, the first stage of `loom compile`: constant folding,
+ * ir/ir.h, the first stage of `loom compile`: constant folding,
  * Identity / inference-mode Dropout removal, dead-node elimination,
  * BatchNormalization folding into the preceding Conv, Gemm or MatMul + Add,
  * and fusion annotations (Conv/Gemm/MatMul [+ bias Add] + Relu/Clip/LeakyRelu,
@@ -15,7 +15,7 @@
 #define LOOM_PASSES_H
 
 #include <stddef.h>
-#include "loom/ir.h"
+#include "ir/ir.h"
 
 #ifdef __cplusplus
 extern "C" {

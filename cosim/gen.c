@@ -1,4 +1,4 @@
-/* cosim_gen.c - random programs for co-simulation (include/loom/cosim.h):
+/* gen.c - random programs for co-simulation (cosim/cosim.h):
  * a seeded generator of legal, race-free tensor-engine programs for any
  * configuration, and of bad programs whose error the decoder must report.
  *
@@ -31,7 +31,7 @@
  *
  * The PRNG is xoshiro256** seeded by splitmix64; no floating point, no
  * library sort: the same (configuration, seed) gives the same program. */
-#include "loom/cosim.h"
+#include "cosim/cosim.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* sensitivity.c - `loom compile --sensitivity`: for every node the compiler
+/* cmd_compile_sens.c - `loom compile --sensitivity`: for every node the compiler
  * put on the NPU, compile the model again with that node alone kept in
  * float (--keep-float) and run it on the C model with one input sample;
  * report the output error against the float reference executor for the
@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loom.h"
-#include "loom/calib.h"
-#include "loom/compile.h"
-#include "loom/cpu_ops.h"
-#include "loom/exec.h"
-#include "loom/onnx.h"
+#include "cli.h"
+#include "compiler/calib.h"
+#include "compiler/compile.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/exec.h"
+#include "compiler/onnx.h"
 
 typedef struct sample {
 	loom_tensor *t;

@@ -1,5 +1,5 @@
-/* exec.h - running a compiled model (include/loom/model.h) on a device
- * through libloom (runtime/model.c): the model's DRAM image (constants and
+/* exec.h - running a compiled model (ir/model.h) on a device
+ * through libloom (runtime/exec.c): the model's DRAM image (constants and
  * programs) is written once into a buffer object at its compiled address;
  * each run walks the steps: CPU nodes on the float kernels, quantization of
  * host tensors into their device images, NPU jobs through the firmware's
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "loom/loom.h"
-#include "loom/model.h"
+#include "ir/model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,7 @@
-/* model.c - running a compiled model through libloom (include/loom/exec.h)
- * and the conversions between a tensor's host float form (ONNX order) and
- * its device int8 image (include/loom/compile.h, loom_mt_quantize /
- * loom_mt_dequantize), shared with the compiler for constant operands. */
-#include "loom/exec.h"
+/* exec.c - running a compiled model through libloom (runtime/exec.h): the
+ * model's DRAM image, its steps (CPU nodes, quantization, NPU jobs), the
+ * per-layer profile from the MARK records. */
+#include "runtime/exec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,60 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "loom/compile.h"
-#include "loom/cpu_ops.h"
+#include "ir/model.h"
+#include "runtime/cpu_ops.h"
 #include "loom/isa.h"
-
-/* ------------------------------------------------------------------ conversions */
-
-/* element index of logical tensor t for pixel (y, x), channel ch; rank 3
- * and 4 images stack the batch's images vertically (y = n * H + yy); row
- * layouts (rank <= 2, or mt->rows) are row-major */
-static int64_t logical_index(const loom_tensor *t, const loom_mtensor *mt, uint32_t y, uint32_t x, uint32_t ch)
-{
-	if (t->rank >= 3 && !mt->rows) {
-		int64_t hs = t->rank == 4 ? t->dims[2] : 1;
-		int64_t n = y / hs, yy = y % hs;
-		return ((n * mt->c + ch) * hs + yy) * mt->w + x;
-	}
-	return ((int64_t)y * mt->w + x) * mt->c + ch;
-}
-
-void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img)
-{
-	float inv = 1.0f / mt->scale;
-	for (uint32_t y = 0; y < mt->h; y++)
-		for (uint32_t x = 0; x < mt->w; x++) {
-			int8_t *px = img + ((size_t)y * mt->w + x) * mt->stride;
-			for (uint32_t ch = 0; ch < mt->stride; ch++) {
-				if (ch >= mt->c) {
-					px[ch] = (int8_t)mt->zp;
-					continue;
-				}
-				float v = src[logical_index(t, mt, y, x, ch)];
-				float q = nearbyintf(v * inv) + (float)mt->zp;
-				if (!(q >= -128.0f)) /* NaN too */
-					q = q != q ? (float)mt->zp : -128.0f;
-				px[ch] = (int8_t)(q > 127.0f ? 127 : (int)q);
-			}
-		}
-}
-
-void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst)
-{
-	for (uint32_t y = 0; y < mt->h; y++)
-		for (uint32_t x = 0; x < mt->w; x++) {
-			const int8_t *px = img + ((size_t)y * mt->w + x) * mt->stride;
-			const uint8_t *pu = (const uint8_t *)px;
-			for (uint32_t ch = 0; ch < mt->c; ch++) {
-				int64_t v = px[ch];
-				if (mt->raw) /* int32, little endian */
-					v = (int32_t)((uint32_t)pu[4 * ch] | (uint32_t)pu[4 * ch + 1] << 8 |
-						      (uint32_t)pu[4 * ch + 2] << 16 | (uint32_t)pu[4 * ch + 3] << 24);
-				dst[logical_index(t, mt, y, x, ch)] = mt->scale * (float)(v - mt->zp);
-			}
-		}
-}
 
 /* ------------------------------------------------------------------ exec */
 

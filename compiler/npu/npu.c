@@ -1,4 +1,4 @@
-/* kernels.c - program builders of Loom (include/loom/kernels.h): plans the
+/* npu.c - the NPU back end (program builders) of Loom (compiler/npu/npu.h): plans the
  * tiling of one int8 conv2d / GEMM layer for a configuration, packs its
  * weights and requantization parameters, emits the LOAD / MATMUL / STORE
  * program with its dependency tokens, and statically verifies programs
@@ -49,7 +49,7 @@
  * dma_outstanding bursts in flight, and activation reads win a shared bank
  * over weight reads and loads. Streamed weights are chosen only when more
  * than 1% faster than resident ones. */
-#include "loom/kernels.h"
+#include "compiler/npu/npu.h"
 
 #include <math.h>
 #include <stdarg.h>
