@@ -4,7 +4,7 @@
 #   make test       set up, build, and run the test suite (CI runs this)
 #   make test-full  longer suites
 #   make bench      benchmarks, results into docs/PERFORMANCE.md
-#   make lint       C and Verilator linters
+#   make lint       the house rules (layers, file and function sizes), C and Verilator linters
 #   make rtl HW=NAME [HWCFG=path]   verilate one configuration into build/hw/NAME
 # Every target first runs scripts/setup.sh when the tools are missing.
 
@@ -301,6 +301,7 @@ bench: cli rtl bench-array models
 	LOOM_ROOT=$(CURDIR) sh scripts/bench.sh
 
 lint: cli
+	sh scripts/lint_house.sh
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
 	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
 	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -I. \

@@ -8,26 +8,9 @@
  * simulation of the fetcher, the three queues, their engines and the four
  * token counters.
  *
- * Timing estimate (cycles; lat = dram_latency, bw = dram_bw bytes/cycle,
- * B = dram_beat_bytes, xfer(n) = ceil(n / bw); opts override lat/bw if set):
- *   fetch of one instruction   lat + xfer(max(1, 32/B) * B)
- *   LOAD                       lat + xfer(beats * B) + padding lines
- *   STORE                      lat + xfer(beats * B)
- *   LOAD/STORE with N1*N2*N3=0 1 (only moves tokens)
- *   MATMUL                     folds * max(P, R + C + 1) + R + C, P = OUT_H*OUT_W
- *   vector unit (ELTWISE, POOL, DWCONV, LUT): per plane (channel block), the
- *   P output positions go in groups of up to T = LOOM_VEC_GROUP consecutive
- *   ones (raster order, a group never spans planes); a group of g costs
- *                              taps*(g + w) + g + 4
- *     ELTWISE                  planes PLANES, P = PLANE_LINES, taps 2, w 0
- *     POOL                     planes NCB, P = OUT_H*OUT_W, taps KH*KW, w 0
- *     DWCONV                   planes NCB, P = OUT_H*OUT_W, taps KH*KW, w 1,
- *                              + 9 per plane (parameter lines)
- *     LUT                      one plane, P = LINES, taps 1, w 0,
- *                              + ceil(256/R) (table lines)
- *     + 2 per instruction; ELTWISE or LUT of 0 lines: 1 (only moves tokens)
- *   MARK record write          lat + xfer(beats of the 64-byte row * B)
- * beats = sum over transferred rows of (a+n-1)/B - a/B + 1.
+ * Durations: every instruction's comes from the timing model
+ * (common/timing.c: the formulas are listed there), with the DRAM latency
+ * and bandwidth of the run (opts override the configuration's).
  *
  * Event model (all of it observable only through cycle counters, except
  * where noted as a contract the RTL must share):
@@ -71,6 +54,7 @@
 #include "loom/isa.h"
 #include "loom/core.h"
 #include "cmodel/rv_iss.h"
+#include "common/timing.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -113,7 +97,8 @@ struct cmodel {
 	int32_t *acc;
 	int32_t *wt; /* R x C weights of the current fold, [r][c] */
 	uint64_t dram_bytes;
-	uint32_t R, C, B, lat, bw;
+	uint32_t R, C, B;
+	loom_timing tm;               /* durations (common/timing.h) */
 
 	uint32_t status, insn_base, err_cause, err_pc, err_info, irq_status, irq_mask;
 	loom_windows win;             /* WIN_* registers */
@@ -170,15 +155,6 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-static inline uint64_t row_beats(const struct cmodel *m, uint64_t a, uint32_t n)
-{
-	return (a + n - 1) / m->B - a / m->B + 1;
-}
-
-static inline uint64_t xfer(const struct cmodel *m, uint64_t bytes)
-{
-	return (bytes + m->bw - 1) / m->bw;
-}
 
 /* ---- functional semantics (docs/ISA.md), each returns its duration ---- */
 
@@ -224,12 +200,12 @@ static uint64_t do_load(struct cmodel *m, const loom_insn *in)
 					memcpy(d, s, n0);
 					memset(d + n0, 0, R - n0);
 				}
-				beats += row_beats(m, src, n0);
+				beats += loom_row_beats(&m->tm, src, n0);
 			}
 		}
 	}
 	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
-	return m->lat + xfer(m, beats * m->B) + pads;
+	return loom_cyc_dma(&m->tm, beats, pads);
 }
 
 static uint64_t do_store(struct cmodel *m, const loom_insn *in)
@@ -265,12 +241,12 @@ static uint64_t do_store(struct cmodel *m, const loom_insn *in)
 						d[c] = (uint8_t)loom_requant(a[c], bias[c], mult[c], shift[c],
 									     zp, lo, hi);
 				}
-				beats += row_beats(m, dst, n0);
+				beats += loom_row_beats(&m->tm, dst, n0);
 			}
 		}
 	}
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
-	return m->lat + xfer(m, beats * m->B);
+	return loom_cyc_dma(&m->tm, beats, 0);
 }
 
 static uint64_t do_matmul(struct cmodel *m, const loom_insn *in)
@@ -319,21 +295,11 @@ static uint64_t do_matmul(struct cmodel *m, const loom_insn *in)
 			}
 		}
 	}
-	uint64_t P = oh * ow, fill = (uint64_t)R + C + 1;
-	m->ctr[LOOM_CTR_MACS_LO] += f * P * R * C;
-	return f * (P > fill ? P : fill) + R + C;
+	m->ctr[LOOM_CTR_MACS_LO] += f * oh * ow * R * C;
+	return loom_insn_cycles(&m->tm, in);
 }
 
 /* ---- vector unit (docs/ISA.md "Vector unit"); no MACS ---- */
-
-/* Cycles of the vector engine over planes of P output positions each, worked
- * on in groups of up to LOOM_VEC_GROUP positions that never span a plane: a
- * group of g costs taps*(g + w) + g + 4 (w = weight lines read per tap). */
-static uint64_t vec_cycles(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w)
-{
-	uint64_t groups = (P + LOOM_VEC_GROUP - 1) / LOOM_VEC_GROUP;
-	return planes * (taps * (P + w * groups) + P + 4 * groups);
-}
 
 static inline int8_t clamp8(int32_t v, int8_t lo, int8_t hi)
 {
@@ -369,7 +335,7 @@ static uint64_t do_eltwise(struct cmodel *m, const loom_insn *in)
 			}
 		}
 	}
-	return vec_cycles(planes, pl, 2, 0) + 2;
+	return loom_insn_cycles(&m->tm, in);
 }
 
 static uint64_t do_pool(struct cmodel *m, const loom_insn *in)
@@ -407,7 +373,7 @@ static uint64_t do_pool(struct cmodel *m, const loom_insn *in)
 			}
 		}
 	}
-	return vec_cycles(ncb, oh * ow, kh * kw, 0) + 2;
+	return loom_insn_cycles(&m->tm, in);
 }
 
 static uint64_t do_dwconv(struct cmodel *m, const loom_insn *in)
@@ -449,7 +415,7 @@ static uint64_t do_dwconv(struct cmodel *m, const loom_insn *in)
 			}
 		}
 	}
-	return vec_cycles(ncb, oh * ow, kh * kw, 1) + ncb * LOOM_DW_PARAM_LINES + 2;
+	return loom_insn_cycles(&m->tm, in);
 }
 
 static uint64_t do_lut(struct cmodel *m, const loom_insn *in)
@@ -458,7 +424,6 @@ static uint64_t do_lut(struct cmodel *m, const loom_insn *in)
 	const uint64_t n = F(LUT, LINES), src = F(LUT, SRC), dst = F(LUT, DST), tab = F(LUT, TABLE);
 	if (!n)
 		return 1;
-	const uint64_t tl = (LOOM_LUT_ENTRIES + R - 1) / R;
 	int8_t table[LOOM_LUT_ENTRIES];
 	memcpy(table, m->sp + tab * R, LOOM_LUT_ENTRIES);
 	for (uint64_t i = 0; i < n; i++) {
@@ -467,7 +432,7 @@ static uint64_t do_lut(struct cmodel *m, const loom_insn *in)
 		for (uint32_t r = 0; r < R; r++) /* in place: each byte read before it is written */
 			o[r] = table[a[r] + 128];
 	}
-	return vec_cycles(1, n, 1, 0) + tl + 2;
+	return loom_insn_cycles(&m->tm, in);
 }
 
 static uint64_t do_compute(struct cmodel *m, const loom_insn *in)
@@ -587,9 +552,9 @@ static void issue_fetch(struct cmodel *m)
 	for (int k = 0; k < LOOM_INSN_WORDS; k++)
 		m->held.in.w[k] = get_le32(m->dram + m->pc + 4 * k);
 	m->held.pc = m->pc;
-	uint64_t beats = LOOM_INSN_BYTES / m->B ? LOOM_INSN_BYTES / m->B : 1;
+	uint64_t beats = loom_fetch_beats(&m->tm);
 	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
-	m->fend = m->now + m->lat + xfer(m, beats * m->B);
+	m->fend = m->now + loom_cyc_dma(&m->tm, beats, 0);
 	m->fst = F_FETCH;
 }
 
@@ -625,9 +590,9 @@ static void write_mark(struct cmodel *m)
 	}
 	for (unsigned k = 1 + LOOM_CTR_COUNT; k < LOOM_MARK_BYTES / 4; k++)
 		put_le32(d + 4 * k, 0);
-	uint64_t beats = row_beats(m, a, LOOM_MARK_BYTES);
+	uint64_t beats = loom_row_beats(&m->tm, a, LOOM_MARK_BYTES);
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
-	m->fend = m->now + m->lat + xfer(m, beats * m->B);
+	m->fend = m->now + loom_cyc_dma(&m->tm, beats, 0);
 	m->fst = F_MARK;
 }
 
@@ -1196,10 +1161,7 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	m->R = cfg->array_rows;
 	m->C = cfg->array_cols;
 	m->B = cfg->dram_beat_bytes;
-	m->lat = opts && opts->dram_latency ? opts->dram_latency : cfg->dram_latency;
-	m->bw = opts && opts->dram_bw ? opts->dram_bw : cfg->dram_bw;
-	if (!m->bw)
-		m->bw = 1;
+	loom_timing_init(&m->tm, cfg, opts ? opts->dram_latency : 0, opts ? opts->dram_bw : 0);
 	m->dram_bytes = cfg->dram_bytes;
 	m->dram = calloc(1, (size_t)cfg->dram_bytes);
 	m->sp = calloc(cfg->sp_lines, cfg->sp_line_bytes);

@@ -16,6 +16,7 @@
  * each exec_* function checks everything that can fault before it writes rd.
  */
 #include "cmodel/rv_iss.h"
+#include "common/timing.h"
 
 #include <string.h>
 
@@ -42,14 +43,14 @@ enum {
 #define MIE_WRITABLE RV_MIP_MASK /* mie bits 7, 16, 17, 18 */
 #define MSTATUS_WRITABLE (RV_MSTATUS_MIE | RV_MSTATUS_MPIE)
 
-/* cycle model (rv_iss.h) */
+/* cycle model (rv_iss.h): cycles per instruction class, from the timing model */
 enum {
-	CY_ALU = 1,
-	CY_MEM = 2,
-	CY_JUMP = 2,
-	CY_MUL = 3,
-	CY_DIV = 34,
-	CY_TRAP = 2,
+	CY_ALU = LOOM_CORE_CY_ALU,
+	CY_MEM = LOOM_CORE_CY_MEM,
+	CY_JUMP = LOOM_CORE_CY_JUMP,
+	CY_MUL = LOOM_CORE_CY_MUL,
+	CY_DIV = LOOM_CORE_CY_DIV,
+	CY_TRAP = LOOM_CORE_CY_TRAP,
 };
 
 /* One instruction in flight: its outcome when it retires (next pc, cost) or

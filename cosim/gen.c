@@ -32,6 +32,7 @@
  * The PRNG is xoshiro256** seeded by splitmix64; no floating point, no
  * library sort: the same (configuration, seed) gives the same program. */
 #include "cosim/cosim.h"
+#include "common/timing.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -284,6 +285,7 @@ typedef struct gen {
 	/* knobs drawn per program */
 	unsigned vol_pop, vol_push, swap_pct;
 	uint64_t fetch_cost;
+	loom_timing tm; /* the timing model (common/timing.h), for the serial estimate */
 } gen;
 
 static void gfail(gen *g, const char *fmt, ...)
@@ -320,78 +322,6 @@ static loom_insn op(unsigned opcode)
 	memset(&in, 0, sizeof in);
 	in.w[0] = opcode;
 	return in;
-}
-
-/* ---- cycle estimate (the C model's timing formulas, serialised) ---- */
-
-static uint64_t xfer_cycles(const loom_hwcfg *c, uint64_t bytes)
-{
-	return (bytes + c->dram_bw - 1) / c->dram_bw;
-}
-
-static uint64_t beats(const loom_hwcfg *c, uint64_t a, uint64_t n)
-{
-	return (a + n - 1) / c->dram_beat_bytes - a / c->dram_beat_bytes + 1;
-}
-
-/* The vector unit: planes of P output positions in groups of up to
- * LOOM_VEC_GROUP, a group of n costing taps*(n + w) + n + 4. */
-static uint64_t vec_cycles(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w)
-{
-	uint64_t groups = (P + LOOM_VEC_GROUP - 1) / LOOM_VEC_GROUP;
-	return planes * (taps * (P + w * groups) + P + 4 * groups);
-}
-
-static uint64_t insn_cost(const loom_hwcfg *c, const loom_insn *in)
-{
-#define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
-	uint64_t B = c->dram_beat_bytes, t = 0;
-	switch (loom_insn_opcode(in)) {
-	case LOOM_OP_LOAD:
-	case LOOM_OP_STORE: {
-		int st = loom_insn_opcode(in) == LOOM_OP_STORE;
-		uint64_t n1 = st ? G(STORE, N1) : G(LOAD, N1), n2 = st ? G(STORE, N2) : G(LOAD, N2),
-			 n3 = st ? G(STORE, N3) : G(LOAD, N3);
-		if (!n1 || !n2 || !n3)
-			return 1;
-		uint64_t a0 = st ? G(STORE, DRAM_ADDR) : G(LOAD, DRAM_ADDR);
-		uint64_t s1 = st ? G(STORE, STRIDE1) : G(LOAD, STRIDE1), s2 = st ? G(STORE, STRIDE2) : G(LOAD, STRIDE2),
-			 s3 = st ? G(STORE, STRIDE3) : G(LOAD, STRIDE3);
-		uint64_t n0 = 4u * (st ? G(STORE, ROW_WORDS) : G(LOAD, ROW_WORDS)), nb = 0;
-		for (uint64_t i3 = 0; i3 < n3; i3++)
-			for (uint64_t i2 = 0; i2 < n2; i2++)
-				for (uint64_t i1 = 0; i1 < n1; i1++)
-					nb += beats(c, a0 + i3 * s3 + i2 * s2 + i1 * s1, n0);
-		t = c->dram_latency + xfer_cycles(c, nb * B);
-		if (!st)
-			t += n3 * (G(LOAD, PAD_TOP) + n2 + G(LOAD, PAD_BOTTOM)) * (G(LOAD, PAD_LEFT) + n1 + G(LOAD, PAD_RIGHT)) -
-			     n1 * n2 * n3;
-		return t;
-	}
-	case LOOM_OP_MATMUL: {
-		uint64_t f = (uint64_t)G(MATMUL, NCB) * G(MATMUL, KH) * G(MATMUL, KW);
-		uint64_t P = (uint64_t)G(MATMUL, OUT_W) * G(MATMUL, OUT_H), fill = c->array_rows + c->array_cols + 1;
-		return f * (P > fill ? P : fill) + c->array_rows + c->array_cols;
-	}
-	case LOOM_OP_ELTWISE: {
-		uint64_t planes = G(ELTWISE, PLANES), pl = G(ELTWISE, PLANE_LINES);
-		return planes && pl ? vec_cycles(planes, pl, 2, 0) + 2 : 1;
-	}
-	case LOOM_OP_POOL:
-		return vec_cycles(G(POOL, NCB), (uint64_t)G(POOL, OUT_H) * G(POOL, OUT_W),
-				  (uint64_t)G(POOL, KH) * G(POOL, KW), 0) + 2;
-	case LOOM_OP_DWCONV:
-		return vec_cycles(G(DWCONV, NCB), (uint64_t)G(DWCONV, OUT_H) * G(DWCONV, OUT_W),
-				  (uint64_t)G(DWCONV, KH) * G(DWCONV, KW), 1) +
-		       (uint64_t)G(DWCONV, NCB) * LOOM_DW_PARAM_LINES + 2;
-	case LOOM_OP_LUT:
-		return G(LUT, LINES) ? vec_cycles(1, G(LUT, LINES), 1, 0) + lut_lines(c) + 2 : 1;
-	case LOOM_OP_MARK:
-		return c->dram_latency + xfer_cycles(c, beats(c, G(MARK, DRAM_ADDR), LOOM_MARK_BYTES) * B);
-	default:
-		return 1;
-	}
-#undef G
 }
 
 /* ---- program storage ---- */
@@ -952,7 +882,7 @@ static void commit(gen *g, pend *p, size_t idx)
 			tok_push(g, t, idx);
 	struct updctx u = {g, idx, q, vc[q]};
 	footprint(g->cfg, &pr->insns[idx], upd_cb, &u);
-	pr->est_cycles += g->fetch_cost + insn_cost(g->cfg, &pr->insns[idx]);
+	pr->est_cycles += g->fetch_cost + loom_insn_cycles(&g->tm, &pr->insns[idx]);
 }
 
 static void emit(gen *g, pend *p)
@@ -1027,7 +957,7 @@ static void emit_ctrl(gen *g, const loom_insn *in)
 		g->m[idx].vc[q] = g->count[q];
 	for (int q = 0; q < 3; q++) /* a barrier: everything before happens before everything after */
 		memcpy(g->front[q], g->m[idx].vc, sizeof g->front[q]);
-	g->p->est_cycles += g->fetch_cost + insn_cost(g->cfg, in);
+	g->p->est_cycles += g->fetch_cost + loom_insn_cycles(&g->tm, in);
 }
 
 static void emit_mark(gen *g)
@@ -2533,8 +2463,8 @@ static void gen_init(gen *g, const loom_hwcfg *cfg, uint64_t seed, loom_cosim_pr
 		gfail(g, "configuration %s is too small for the co-simulation generator", cfg->name);
 		return;
 	}
-	uint64_t fb = LOOM_INSN_BYTES / cfg->dram_beat_bytes ? LOOM_INSN_BYTES / cfg->dram_beat_bytes : 1;
-	g->fetch_cost = cfg->dram_latency + xfer_cycles(cfg, fb * cfg->dram_beat_bytes);
+	loom_timing_init(&g->tm, cfg, 0, 0);
+	g->fetch_cost = loom_cyc_dma(&g->tm, loom_fetch_beats(&g->tm), 0);
 	/* knobs */
 	int tok = rbelow(g, 100);
 	g->vol_pop = tok < 50 ? 5 : tok < 85 ? 20 : 45;

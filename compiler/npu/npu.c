@@ -50,6 +50,7 @@
  * over weight reads and loads. Streamed weights are chosen only when more
  * than 1% faster than resident ones. */
 #include "compiler/npu/npu.h"
+#include "common/timing.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -485,30 +486,11 @@ static int layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *
 /* ------------------------------------------------------------------ */
 /* planning */
 
-/* cycles to move n rows of row_bytes: one burst per row, at most
- * `outstanding` bursts in flight, dram_bw bytes a cycle */
-static double xfer_cycles(const loom_hwcfg *cfg, double n, double row_bytes, double outstanding)
-{
-	double B = cfg->dram_beat_bytes, beats = ceil(row_bytes / B);
-	return n * fmax(beats * B / cfg->dram_bw, (cfg->dram_latency + beats) / outstanding);
-}
-
-/* one step in steady state: compute, loads and stores overlap when the
- * input buffers and the weights sit in distinct banks */
-static double step_cycles(int banks, double comp, double wpen, double ld, double ldw, double st)
-{
-	switch (banks) {
-	case 3: return fmax(comp, ld + st);
-	case 2: return fmax(comp + 0.5 * wpen, ld + st) + 0.5 * ldw;
-	default: return comp + ld + st;
-	}
-}
-
 /* Tries one candidate; 0 and *pl filled (with its cost) if it fits. */
 static int try_cand(const loom_hwcfg *cfg, const layer *L, uint32_t g, uint32_t kc, uint32_t kyc, uint32_t th,
 		    uint32_t tw, int wchunk, int force_barrier, loom_conv_plan *pl)
 {
-	const uint32_t R = L->R, C = L->C, KK = L->kk, KW = L->x.k;
+	const uint32_t C = L->C, KK = L->kk, KW = L->x.k;
 	if (kc > 255 || kc > L->ncb || g > L->nob || th > L->y.out || tw > L->x.out || kyc > L->y.k)
 		return -1;
 	uint32_t nk = cdiv(L->ncb, kc), npass = cdiv(L->nob, g), nky = cdiv(L->y.k, kyc);
@@ -602,50 +584,16 @@ static int try_cand(const loom_hwcfg *cfg, const layer *L, uint32_t g, uint32_t 
 	pl->acc_slot0 = (uint32_t)plines;
 	pl->slot_lines = (uint32_t)P;
 
-	/* cost estimate (cycles): the C model's timing plus what the RTL adds
-	 * (one-line DMA bursts with dma_outstanding in flight, bank priority) */
-	double lat = cfg->dram_latency;
-	double Pavg = (double)L->y.out * L->x.out / pl->ntiles;
-	double folds = (double)L->ncb * KK / (nk * nky);
-	double mm = folds * fmax(Pavg, R + C + 1) + R + C;
-	double gavg = (double)L->nob / npass;
-	double spp = (double)pl->ntiles * nk * nky; /* steps per pass */
-	/* activation reads win over weight reads (a fold then waits C cycles
-	 * for its weights) and over load writes in a shared bank */
-	double wpen = gavg * folds * C;
-	if (pl->banks == 0)
-		mm += folds * C;
-	double comp = gavg * mm;
-	double vr = fmin(ih, L->y.in), vc = fmin(iw, L->x.in);
-	double ldin = xfer_cycles(cfg, vr * vc * ((double)L->ncb / nk), R, cfg->dma_outstanding);
-	double ldw = wchunk ? xfer_cycles(cfg, gavg * folds * C, R, cfg->dma_outstanding) : 0;
-	double wpass = wchunk ? 0 : xfer_cycles(cfg, gavg * L->ncb * KK * C, R, cfg->dma_outstanding);
-	double obytes = L->raw ? 4.0 * C : C;
-	double st = xfer_cycles(cfg, gavg * Pavg / (nk * nky), obytes, 32);
-	double prefetch = pl->chained && !wchunk && npass > 1 && spp >= 2; /* next pass's weights spread */
-	double ld = ldin + ldw + lat + (prefetch ? wpass / spp : 0);
-	double chk = (double)nk * nky;
-	double step = step_cycles(pl->banks, comp, wpen, ld, ldw, st);
-	/* the first tile of a pass that is not prefetched also loads its weights */
-	double step1 = step_cycles(pl->banks, comp, wpen, ld + wpass / chk, ldw, st);
-	double nfirst = chk * (prefetch ? 1 : npass);
-	double S = spp * npass;
-	double parl = L->raw ? 0 : xfer_cycles(cfg, 3 * gavg, 4.0 * C, cfg->dma_outstanding) + lat;
-	double nseg = pl->chained ? 1 : npass;
-	/* a job's STORE must finish before the MATMUL nslots jobs later starts */
-	double stjob = xfer_cycles(cfg, Pavg, obytes, 32) + lat;
-	double jobs = (double)pl->ntiles * L->nob;
-	/* start of a segment: params, the first input, the first block's part
-	 * of the weights; the end: the last STORE and the MARK */
-	double total = (S - nfirst) * step + nfirst * step1;
-	total += nseg * (parl + ldin + lat + wpass / (gavg * chk) + stjob + 2 * lat);
-	total += jobs * fmax(0, stjob - (double)(pl->nslots - 1) * mm);
-	if (pl->chained && !wchunk && npass > 1 && !prefetch)
-		total += (npass - 1) * fmax(0, wpass - comp);
-	total += S * (2 + 2 * gavg) * 2; /* instruction fetch, roughly */
-	/* tie-breaker: DRAM traffic (weights resident rather than re-read,
-	 * input read once rather than once per pass) */
-	total += 0.02 * S * (ldin + ldw + st);
+	/* cost estimate (cycles): the timing model's (common/timing.h) */
+	loom_timing tm;
+	loom_timing_init(&tm, cfg, 0, 0);
+	loom_conv_est e = {
+		.oh = L->y.out, .ow = L->x.out, .ih = L->y.in, .iw = L->x.in,
+		.ncb = L->ncb, .nob = L->nob, .kk = KK, .raw = L->raw,
+		.tile_ih = ih, .tile_iw = iw, .ntiles = pl->ntiles, .nk = nk, .nky = nky, .npass = npass,
+		.nslots = pl->nslots, .banks = pl->banks, .wchunk = wchunk, .chained = pl->chained,
+	};
+	double total = loom_est_conv(&tm, &e);
 	pl->est_cycles = (uint64_t)total;
 	return 0;
 }
@@ -1452,24 +1400,9 @@ static int vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer 
 	return 0;
 }
 
-/* Vector-unit cycles of one instruction over `planes` channel blocks of P
- * output lines each (the C model's estimate: groups of up to
- * LOOM_VEC_GROUP lines, a group of g costs taps*(g + w) + g + 4). */
-static double vec_comp_cycles(const vlayer *V, double planes, double P)
-{
-	double g = ceil(P / LOOM_VEC_GROUP);
-	switch (V->kind) {
-	case LOOM_VEC_POOL: return planes * (V->kk * P + P + 4 * g) + 2;
-	case LOOM_VEC_DWCONV: return planes * (V->kk * (P + g) + P + 4 * g + LOOM_DW_PARAM_LINES) + 2;
-	case LOOM_VEC_ELTWISE: return planes * (3 * P + 4 * g) + 2;
-	default: return 2 * planes * P + 4 * ceil(planes * P / LOOM_VEC_GROUP) + V->const_lines + 2;
-	}
-}
-
 static int vec_try(const loom_hwcfg *cfg, const vlayer *V, uint32_t th, uint32_t tw, uint32_t kc, int nbuf,
 		   int inplace, loom_vec_plan *pl)
 {
-	const uint32_t R = V->R;
 	if (!kc || kc > 255 || kc > V->ncb || !th || th > V->y.out || !tw || tw > V->x.out || th > 4095 || tw > 4095)
 		return -1;
 	if (inplace && nbuf != 2)
@@ -1525,22 +1458,20 @@ static int vec_try(const loom_hwcfg *cfg, const vlayer *V, uint32_t th, uint32_t
 	pl->nbuf = nbuf;
 	pl->inplace = inplace;
 
-	/* cost (cycles): DMA rows of R bytes, the vector unit, token hand-offs */
-	double lat = cfg->dram_latency;
-	double S = pl->nsteps;
-	double Pavg = (double)V->y.out * V->x.out / pl->ntiles, kcavg = (double)V->ncb / pl->nk;
-	double vr = fmin(ih, V->y.in), vc = fmin(iw, V->x.in);
-	double ldl = kcavg * vr * vc + (V->full_b ? kcavg * Pavg : 0);
-	double ld = xfer_cycles(cfg, ldl, R, cfg->dma_outstanding) + lat;
-	double st = xfer_cycles(cfg, kcavg * Pavg, R, 32) + lat;
-	double comp = vec_comp_cycles(V, kcavg, Pavg);
-	if (!pl->banks)
-		comp *= 1.25;
-	double step = nbuf == 1 ? ld + comp + st : inplace ? fmax(ld + st, st + comp) : fmax(comp, ld + st);
-	double total = S * step + (nbuf == 1 ? 0 : ld + st);
-	total += xfer_cycles(cfg, V->const_lines, R, cfg->dma_outstanding) + 2 * lat;
-	total += S * 3 * 4;          /* instruction fetch, roughly */
-	total += 0.02 * S * ld;      /* tie-breaker: DRAM traffic (halos re-read) */
+	/* cost (cycles): the timing model's (common/timing.h) */
+	static const unsigned opcode[] = {
+		[LOOM_VEC_POOL] = LOOM_OP_POOL, [LOOM_VEC_DWCONV] = LOOM_OP_DWCONV,
+		[LOOM_VEC_ELTWISE] = LOOM_OP_ELTWISE, [LOOM_VEC_LUT] = LOOM_OP_LUT,
+	};
+	loom_timing tm;
+	loom_timing_init(&tm, cfg, 0, 0);
+	loom_vec_est e = {
+		.opcode = opcode[V->kind], .oh = V->y.out, .ow = V->x.out, .ih = V->y.in, .iw = V->x.in,
+		.ncb = V->ncb, .kk = V->kk, .const_lines = V->const_lines, .full_b = V->full_b,
+		.tile_ih = ih, .tile_iw = iw, .ntiles = pl->ntiles, .nk = pl->nk, .nbuf = nbuf,
+		.inplace = inplace, .banks = pl->banks,
+	};
+	double total = loom_est_vec(&tm, &e);
 	pl->est_cycles = (uint64_t)total;
 	return 0;
 }

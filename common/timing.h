@@ -1,0 +1,122 @@
+/* timing.h - the one timing model of Loom (common/timing.c): the cycle cost
+ * of every tensor-engine instruction and of every tiled layer, and the
+ * control core's cycles per instruction class.
+ *
+ * Who calls it:
+ *   - the C model (cmodel/cmodel.c): the duration of each instruction it
+ *     executes (loom_cyc_dma with the beats it moved, loom_insn_cycles for
+ *     compute instructions), the ISS's cycles per core instruction;
+ *   - the co-simulation generator (cosim/): a program's serial estimate,
+ *     which bounds its run;
+ *   - the compiler's tile planners (compiler/npu/): the estimate of one
+ *     tiling candidate (loom_est_conv, loom_est_vec), which picks the tiling
+ *     and goes into the compile report and the job's watchdog;
+ *   - loom sweep (later): the analytical answer per layer.
+ *
+ * Instruction costs are exact integers of the C model. Layer estimates are
+ * doubles: averages over tiles, DMA with dma_outstanding bursts in flight
+ * (what the RTL adds to the C model's serial DMA), bank sharing; they are
+ * estimates, held to the RTL's per-layer cycles by the tests. */
+#ifndef LOOM_COMMON_TIMING_H
+#define LOOM_COMMON_TIMING_H
+
+#include <stdint.h>
+
+#include "loom/hwcfg.h"
+#include "loom/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The parameters the costs depend on: a configuration's, with the DRAM's
+ * latency and bandwidth possibly overridden for one run. */
+typedef struct loom_timing {
+	uint32_t rows, cols;   /* the array: R x C */
+	uint32_t beat;         /* DRAM beat bytes */
+	uint32_t lat;          /* DRAM latency, cycles */
+	uint32_t bw;           /* DRAM bandwidth, bytes per cycle (>= 1) */
+	uint32_t outstanding;  /* DMA bursts in flight */
+} loom_timing;
+
+/* t from cfg; lat / bw other than 0 override the configuration's. */
+void loom_timing_init(loom_timing *t, const loom_hwcfg *cfg, uint32_t lat, uint32_t bw);
+
+/* ---- instructions ------------------------------------------------------ */
+
+/* DRAM beats a row of n bytes at address a touches. */
+uint64_t loom_row_beats(const loom_timing *t, uint64_t a, uint64_t n);
+/* One DRAM transfer of `beats` beats (a LOAD, STORE, instruction fetch or
+ * MARK record): lat + ceil(beats * B / bw), + one cycle per padding line
+ * a LOAD writes without reading DRAM. */
+uint64_t loom_cyc_dma(const loom_timing *t, uint64_t beats, uint64_t pads);
+/* The fetch of one instruction: max(1, 32 / B) beats. */
+uint64_t loom_fetch_beats(const loom_timing *t);
+/* MATMUL of `folds` folds over P = OUT_H * OUT_W positions:
+ * folds * max(P, R + C + 1) + R + C (doubles: the planner passes averages) */
+double loom_cyc_matmul(const loom_timing *t, double folds, double P);
+/* The vector unit over `planes` planes of P output positions, in groups of
+ * up to LOOM_VEC_GROUP positions that never span a plane: a group of g
+ * costs taps * (g + w) + g + 4 (w: weight lines read per tap), a plane
+ * per_plane more (DWCONV's parameter lines). */
+double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane);
+/* The duration of one instruction from its fields, as the C model runs it
+ * (LOAD / STORE walk their rows for the beats; an instruction that only
+ * moves tokens costs 1). */
+uint64_t loom_insn_cycles(const loom_timing *t, const loom_insn *in);
+
+/* ---- layers: the tile planners' estimates --------------------------------- */
+
+/* Cycles to move n rows of row_bytes: one burst per row, at most
+ * `outstanding` bursts in flight. */
+double loom_est_xfer(const loom_timing *t, double n, double row_bytes, double outstanding);
+
+/* One tiling of a CONV / GEMM layer (compiler/npu/conv_plan.c). */
+typedef struct loom_conv_est {
+	uint32_t oh, ow;          /* output size */
+	uint32_t ih, iw;          /* input size */
+	uint32_t ncb, nob, kk;    /* input / output channel blocks (R / C wide), kernel taps */
+	int raw;                  /* int32 outputs, no requantization parameters */
+	uint32_t tile_ih, tile_iw; /* a tile's input rows and columns, padding included */
+	uint32_t ntiles;          /* output tiles */
+	uint32_t nk, nky;         /* channel-block chunks, kernel-row chunks per tile */
+	uint32_t npass;           /* passes over the output-channel blocks */
+	uint32_t nslots;          /* accumulator slots */
+	int banks;                /* scratchpad arrangement: 3 weights and both input buffers in
+				   * distinct banks, 2 buffer 0 with the weights, 1 the buffers
+				   * share banks, 0 all packed */
+	int wchunk;               /* weights streamed per step rather than resident */
+	int chained;              /* one segment (no barrier between passes) */
+} loom_conv_est;
+double loom_est_conv(const loom_timing *t, const loom_conv_est *e);
+
+/* One tiling of a vector-unit layer (compiler/npu/vec_plan.c). */
+typedef struct loom_vec_est {
+	unsigned opcode;          /* LOOM_OP_POOL, _DWCONV, _ELTWISE or _LUT */
+	uint32_t oh, ow, ih, iw;  /* output and input size */
+	uint32_t ncb, kk;         /* channel blocks, window taps */
+	uint32_t const_lines;     /* DWCONV weights and parameters, LUT table */
+	int full_b;               /* ELTWISE reading a whole second image */
+	uint32_t tile_ih, tile_iw; /* a tile's input rows and columns */
+	uint32_t ntiles, nk;      /* tiles, channel-block chunks */
+	int nbuf;                 /* 1 or 2 buffers (double buffering) */
+	int inplace;              /* output written over the input */
+	int banks;                /* buffers from bank boundaries */
+} loom_vec_est;
+double loom_est_vec(const loom_timing *t, const loom_vec_est *e);
+
+/* ---- the control core (rtl/npu_cpu.sv, cmodel/rv_iss.c) ------------------ */
+/* Cycles per instruction class of the ISS's estimate. */
+enum {
+	LOOM_CORE_CY_ALU = 1,
+	LOOM_CORE_CY_MEM = 2,
+	LOOM_CORE_CY_JUMP = 2,
+	LOOM_CORE_CY_MUL = 3,
+	LOOM_CORE_CY_DIV = 34,
+	LOOM_CORE_CY_TRAP = 2,
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif
