@@ -1,7 +1,12 @@
-/* npu.h - the NPU back end of loom compile (program builders) of Loom: one int8 layer (conv2d or GEMM, or
- * a vector-unit layer: pooling, depthwise conv, elementwise, LUT) -> a
+/* npu.h - the NPU back end of loom compile: one int8 layer (conv2d or GEMM,
+ * or a vector-unit layer: pooling, depthwise conv, elementwise, LUT) -> a
  * race-free tensor-engine program for any valid configuration, plus the
  * packing of its weights and requantization parameters into DRAM.
+ *
+ * Files: prog.c (programs), verify.c (loom_prog_verify), conv_plan.c and
+ * vec_plan.c (the tile planners, costs from common/timing.c), conv_emit.c
+ * and vec_emit.c (instruction emission, packing), builder.c (what they share),
+ * quant.c (requantization multipliers).
  *
  * Data layouts (the caller owns DRAM and picks every address):
  *   input   NHWC int8 [h][w][in_stride bytes], channels 0..cin-1 used
@@ -17,8 +22,8 @@
  *
  * A built layer ends with a MARK barrier (its record goes to mark_addr), so
  * layers can be appended to one program; loom_prog_finish() closes it. */
-#ifndef LOOM_KERNELS_H
-#define LOOM_KERNELS_H
+#ifndef LOOM_COMPILER_NPU_H
+#define LOOM_COMPILER_NPU_H
 
 #include <stddef.h>
 #include <stdint.h>

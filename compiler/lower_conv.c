@@ -1,0 +1,599 @@
+/* lower_conv.c - lowering of the array's operators (compile_internal.h):
+ * Conv (CONV, depthwise as DWCONV, grouped as block-diagonal weights),
+ * Gemm / MatMul with constant B (GEMM; a Flatten of an image folded into
+ * the weights' row order), the channel shuffle (a permutation 1x1 CONV),
+ * and graph outputs that leave the NPU as int32 accumulators. */
+#include "compiler/compile_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static rawout *raw_of(cc *c, int out, int act)
+{
+	if (act >= 0)
+		return NULL;
+	for (int i = 0; i < c->lo.nraw; i++)
+		if (c->lo.raws[i].out == out && !c->lo.raws[i].used)
+			return &c->lo.raws[i];
+	return NULL;
+}
+
+/* the layer just made writes ro's int32 image */
+static void raw_image(cc *c, rawout *ro)
+{
+	loom_mtensor *mt = &c->m->mt[ro->acc];
+	mt->rows = c->m->mt[ro->out].rows;
+	if (mt->rows)
+		rows_geom(c, ro->acc, &mt->h, &mt->w, &mt->c);
+	else
+		cc_geom(c, ro->acc, &mt->h, &mt->w, &mt->c);
+	mt->stride = 4 * mt->c;
+	mt->raw = 1;
+	mt->scale = 1.0f;
+	mt->zp = 0;
+	c->q.scale[ro->acc] = 1.0f;
+	c->q.zp[ro->acc] = 0;
+	c->q.hasq[ro->acc] = 1;
+}
+
+/* S and O of ro from the quantized weights wq [ch][per] and their scales */
+static const char *raw_params(cc *c, rawout *ro, int ni, int in, const int8_t *wq, int64_t per,
+			      const double *sw, const float *bias)
+{
+	ro->sv = malloc(sizeof(float) * (size_t)(2 * ro->ch + 1));
+	if (!ro->sv)
+		return "out of memory";
+	for (int64_t k = 0; k < ro->ch; k++) {
+		int64_t sum = 0;
+		for (int64_t e = 0; e < per; e++)
+			sum += wq[k * per + e];
+		double sc = c->q.scale[in] * sw[k];
+		ro->sv[k] = (float)sc;
+		ro->sv[ro->ch + k] = (float)((bias ? bias[k] : 0) - c->q.zp[in] * sc * (double)sum);
+	}
+	ro->used = 1;
+	ro->node = ni;
+	return NULL;
+}
+
+int prepare_raw(cc *c)
+{
+	loom_graph *g = c->g;
+	for (int i = 0; i < g->noutputs; i++) {
+		int t = g->outputs[i], p = -1, readers = 0;
+		for (int k = 0; k < g->nnodes; k++) {
+			const loom_node *n = &g->nodes[k];
+			for (int j = 0; j < n->noutputs; j++)
+				p = n->outputs[j] == t ? k : p;
+			for (int j = 0; j < n->ninputs; j++)
+				readers += n->inputs[j] == t;
+		}
+		loom_tensor *x = &g->tensors[t];
+		if (p < 0 || readers || x->dtype != LOOM_DT_FLOAT || x->rank < 2 || x->rank > 4)
+			continue;
+		const char *op = g->nodes[p].op_type;
+		if (strcmp(op, "Conv") && strcmp(op, "Gemm") && strcmp(op, "Add"))
+			continue;
+		int64_t ch = x->dims[1], d[LOOM_MAX_RANK];
+		int rank = x->rank - 1; /* [C,1,1], [C,1] or [N] */
+		for (int k = 0; k < rank; k++)
+			d[k] = k ? 1 : ch;
+		rawout *r = realloc(c->lo.raws, (size_t)(c->lo.nraw + 1) * sizeof *r);
+		if (!r)
+			return -1;
+		c->lo.raws = r;
+		r = &c->lo.raws[c->lo.nraw];
+		memset(r, 0, sizeof *r);
+		r->out = t;
+		r->ch = ch;
+		/* copies: adding tensors moves g->tensors */
+		char name[512], base[400];
+		int64_t dims[LOOM_MAX_RANK];
+		int xr = x->rank;
+		memcpy(dims, x->dims, sizeof dims);
+		snprintf(base, sizeof base, "%s", x->name);
+		snprintf(name, sizeof name, "%s.int32", base);
+		r->acc = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, xr, dims, NULL, 1);
+		snprintf(name, sizeof name, "%s.scaled", base);
+		r->tmp = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, xr, dims, NULL, 1);
+		snprintf(name, sizeof name, "%s.scale", base);
+		r->s = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, rank, d, NULL, 1);
+		snprintf(name, sizeof name, "%s.offset", base);
+		r->o = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, rank, d, NULL, 1);
+		if (r->acc < 0 || r->tmp < 0 || r->s < 0 || r->o < 0)
+			return -1;
+		c->lo.nraw++;
+	}
+	return 0;
+}
+
+int finish_raw(cc *c)
+{
+	loom_graph *g = c->g;
+	for (int i = 0; i < c->lo.nraw; i++) {
+		rawout *r = &c->lo.raws[i];
+		g->tensors[r->acc].is_const = g->tensors[r->tmp].is_const = 0;
+		if (!r->used)
+			continue;
+		if (loom_tensor_set_data(&g->tensors[r->s], r->sv, sizeof(float) * (size_t)r->ch) ||
+		    loom_tensor_set_data(&g->tensors[r->o], r->sv + r->ch, sizeof(float) * (size_t)r->ch))
+			return cc_fail(c, "out of memory");
+		char name[512];
+		int in1[2] = {r->acc, r->s}, in2[2] = {r->tmp, r->o};
+		snprintf(name, sizeof name, "%s.dequant_scale", g->nodes[r->node].name);
+		int m1 = loom_graph_add_node(g, "Mul", name, in1, 2, &r->tmp, 1);
+		snprintf(name, sizeof name, "%s.dequant_offset", g->nodes[r->node].name);
+		int m2 = m1 < 0 ? -1 : loom_graph_add_node(g, "Add", name, in2, 2, &r->out, 1);
+		if (m2 < 0)
+			return cc_fail(c, "out of memory");
+		if (cpu_node(c, m1, "int32 output, dequantized per channel") ||
+		    cpu_node(c, m2, "int32 output, dequantized per channel"))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- Conv ---- */
+const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
+			     int64_t grp, const struct loom_cpu_geo *gp);
+
+const char *lower_conv(cc *c, int ni)
+{
+	loom_graph *g = c->g;
+	const loom_node *n = &g->nodes[ni];
+	loom_tensor *x = loom_node_in(g, n, 0), *wt = loom_node_in(g, n, 1);
+	const float *w = const_f(c, n, 1);
+	if (!w)
+		return "weights are not a constant float tensor";
+	const float *bias = NULL;
+	if (n->ninputs > 2 && n->inputs[2] >= 0 && !(bias = const_f(c, n, 2)))
+		return "bias is not a constant float tensor";
+	if (x->rank != 4 && x->rank != 3)
+		return "only 1-D and 2-D convolutions";
+	int in = n->inputs[0];
+	const char *r = img_tensor(c, in);
+	if (r)
+		return r;
+	int64_t ks[3] = {1, 1, 1};
+	int nd = x->rank - 2;
+	for (int i = 0; i < nd; i++)
+		ks[i] = wt->dims[2 + i];
+	struct loom_cpu_geo geo;
+	char e2[160];
+	if (loom_cpu_geo_fwd(g, n, e2, sizeof e2, x, ks, 0, &geo))
+		return "convolution attributes";
+	int64_t grp = loom_attr_int(n, "group", 1);
+	int64_t cout = wt->dims[0], cin = x->dims[1], cpg = wt->dims[1];
+	if (grp < 1 || cin != cpg * grp || cout % grp)
+		return "group does not divide the channels";
+	return conv_core(c, ni, in, w, bias, cout, cpg, grp, &geo);
+}
+
+/* A convolution of `in` (device image, [N,C,H,W] or [N,C,L]) with float
+ * weights w [cout][cpg][kh][kw] and bias (NULL: none) in geometry geo,
+ * writing node ni's first output (or its fused Relu/Clip's): CONV, or
+ * DWCONV when depthwise. Also the lowering of standalone BatchNormalization
+ * and zero Pad (depthwise convolutions of constant weights). */
+const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
+			     int64_t grp, const struct loom_cpu_geo *gp)
+{
+	loom_graph *g = c->g;
+	const loom_node *n = &g->nodes[ni];
+	loom_tensor *x = &g->tensors[in];
+	struct loom_cpu_geo geo = *gp;
+	int64_t cin = x->dims[1];
+	const char *r;
+	int act;
+	int out = find_act(c, n->outputs[0], &act);
+	if ((r = dev_tensor(c, out)))
+		return r;
+	int64_t kh = geo.k[1], kw = geo.k[2];
+	uint32_t sh = (uint32_t)geo.s[1], sw = (uint32_t)geo.s[2], dh = (uint32_t)geo.d[1], dwl = (uint32_t)geo.d[2];
+	int64_t kvol = cpg * kh * kw;
+	int8_t lo, hi;
+	act_clip(c, act, out, &lo, &hi);
+	int dw = grp == cin && cout == cin && cpg == 1;
+	int64_t nb = x->dims[0];
+	uint32_t ih = c->m->mt[in].h / (uint32_t)nb;
+	char *e = c->err;
+	int8_t *wq = malloc((size_t)(cout * kvol) + 1);
+	int32_t *bq = malloc((size_t)cout * 12 + 4);
+	if (!wq || !bq) {
+		free(wq);
+		free(bq);
+		return "out of memory";
+	}
+	int32_t *mult = bq + cout, *shift = mult + cout;
+	rawout *ro = dw ? NULL : raw_of(c, out, act);
+	double *wsc = ro ? calloc((size_t)cout + 1, sizeof *wsc) : NULL;
+	if (ro && !wsc) {
+		free(wq);
+		free(bq);
+		return "out of memory";
+	}
+	r = quant_channels(c->q.scale[in], c->q.scale[out], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
+	lw *l = NULL;
+	if (!r && !(l = new_layer(c, dw ? LOOM_LAYER_DWCONV : LOOM_LAYER_CONV, ni)))
+		r = "out of memory";
+	if (!r) {
+		l->in[0] = in;
+		l->out = out;
+		l->nodes[1] = act;
+		if (dw) {
+			loom_vec_params *p = &l->vp;
+			loom_vec_init(p, LOOM_VEC_DWCONV);
+			p->h = ih, p->w = c->m->mt[in].w, p->c = (uint32_t)cin;
+			p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
+			p->kh = (uint32_t)kh, p->kw = (uint32_t)kw, p->sh = sh, p->sw = sw, p->dh = dh, p->dw = dwl;
+			p->pad_top = (uint32_t)geo.pb[1], p->pad_bottom = (uint32_t)geo.pe[1];
+			p->pad_left = (uint32_t)geo.pb[2], p->pad_right = (uint32_t)geo.pe[2];
+			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
+			p->clip_lo = lo, p->clip_hi = hi;
+			int8_t *wt2 = malloc((size_t)(kh * kw * cin));
+			if (!wt2 || loom_vec_plan_make(c->cfg, p, &l->vplan, e, c->errlen)) {
+				free(wt2);
+				r = wt2 ? "vector-unit planner refused the layer" : "out of memory";
+			} else {
+				for (int64_t ch = 0; ch < cin; ch++)
+					for (int64_t k = 0; k < kh * kw; k++)
+						wt2[k * cin + ch] = wq[ch * kvol + k];
+				l->wbytes = l->vplan.const_bytes;
+				l->cbuf = calloc(1, l->wbytes + 1);
+				if (!l->cbuf || loom_vec_pack(c->cfg, p, wt2, bq, mult, shift, NULL, l->cbuf, e, c->errlen))
+					r = "packing the depthwise weights failed";
+				free(wt2);
+			}
+		} else {
+			loom_conv_params *p = &l->cp;
+			loom_conv_init(p);
+			if (ro) {
+				raw_image(c, ro);
+				l->out = ro->acc;
+				p->raw = 1;
+			}
+			p->h = ih, p->w = c->m->mt[in].w, p->cin = (uint32_t)cin, p->cout = (uint32_t)cout;
+			p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[l->out].stride;
+			p->kh = (uint32_t)kh, p->kw = (uint32_t)kw, p->sh = sh, p->sw = sw, p->dh = dh, p->dw = dwl;
+			p->pad_top = (uint32_t)geo.pb[1], p->pad_bottom = (uint32_t)geo.pe[1];
+			p->pad_left = (uint32_t)geo.pb[2], p->pad_right = (uint32_t)geo.pe[2];
+			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
+			p->clip_lo = lo, p->clip_hi = hi;
+			/* [cout][kh][kw][cin], block diagonal for groups */
+			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
+			if (!wk || loom_conv_plan_make(c->cfg, p, &l->cplan, e, c->errlen)) {
+				free(wk);
+				r = wk ? "convolution planner refused the layer" : "out of memory";
+			} else {
+				int64_t opg = cout / grp;
+				for (int64_t co = 0; co < cout; co++) {
+					int64_t g0 = (co / opg) * cpg;
+					for (int64_t ci = 0; ci < cpg; ci++)
+						for (int64_t k = 0; k < kh * kw; k++)
+							wk[(co * kh * kw + k) * cin + g0 + ci] = wq[co * kvol + ci * kh * kw + k];
+				}
+				l->wbytes = l->cplan.wgt_bytes;
+				l->pbytes = l->cplan.param_bytes;
+				l->cbuf = calloc(1, l->wbytes + l->pbytes + 1);
+				if (!l->cbuf || loom_conv_pack(c->cfg, p, wk, ro ? NULL : bq, ro ? NULL : mult,
+							   ro ? NULL : shift, l->cbuf, l->cbuf + l->wbytes, e, c->errlen))
+					r = "packing the weights failed";
+				else if (ro)
+					r = raw_params(c, ro, ni, in, wq, kvol, wsc, bias);
+				free(wk);
+			}
+		}
+		int first = c->lo.nlw - 1;
+		if (r)
+			drop_layer(c);
+		else if ((r = replicate_batch(c, first, nb)))
+			while (c->lo.nlw > first)
+				drop_layer(c);
+	}
+	free(wq);
+	free(bq);
+	free(wsc);
+	if (!r)
+		cc_fused(c, act, ni, "");
+	return r;
+}
+
+/* ---- Gemm / MatMul (constant B) ---- */
+/* what a Gemm / MatMul node gives its GEMM layer */
+typedef struct gemm_node {
+	int is_mm, transb;
+	float alpha, beta;
+	const float *b, *bias;   /* B; the bias (C, or a following Add's constant), NULL */
+	int64_t K, M, N, nbias;
+	int bias_node, out_t;    /* the Add folded as the bias (-1), the tensor the layer makes */
+	int in, flat;            /* A's device tensor; the Flatten folded into the weights (-1) */
+	uint32_t fh, fw, fc;     /* the flattened image's pixels per row and channels */
+} gemm_node;
+
+/* The node's operands, alpha, beta, its bias (C, or for a MatMul a
+ * following Add of a constant [N]): NULL, or why it stays on the CPU. */
+static const char *gemm_operands(cc *c, int ni, gemm_node *q)
+{
+	loom_graph *g = c->g;
+	const loom_node *n = &g->nodes[ni];
+	int is_mm = q->is_mm = !strcmp(n->op_type, "MatMul");
+	loom_tensor *a = loom_node_in(g, n, 0), *bt = loom_node_in(g, n, 1);
+	q->b = const_f(c, n, 1);
+	if (!q->b || bt->rank != 2)
+		return "B is not a constant rank-2 float tensor";
+	if (a->rank != 2 && !(is_mm && a->rank >= 3))
+		return "A is not rank 2";
+	q->transb = !is_mm && loom_attr_int(n, "transB", 0);
+	if (!is_mm && loom_attr_int(n, "transA", 0))
+		return "transA";
+	q->alpha = is_mm ? 1.0f : loom_attr_float(n, "alpha", 1.0f);
+	q->beta = is_mm ? 1.0f : loom_attr_float(n, "beta", 1.0f);
+	/* A [..., M', K]: M = every row of every leading index (row layout) */
+	int64_t K = q->K = a->dims[a->rank - 1], N;
+	q->M = K ? loom_tensor_numel(a) / K : 0;
+	N = q->N = q->transb ? bt->dims[0] : bt->dims[1];
+	q->bias = NULL;
+	q->nbias = 0;
+	q->bias_node = -1;
+	q->out_t = n->outputs[0];
+	if (!is_mm && n->ninputs > 2 && n->inputs[2] >= 0) {
+		loom_tensor *ct = loom_node_in(g, n, 2);
+		if (!(q->bias = const_f(c, n, 2)))
+			return "C is not a constant float tensor";
+		q->nbias = loom_tensor_numel(ct);
+		if (!(q->nbias == 1 || (q->nbias == N && ct->dims[ct->rank - 1] == N)))
+			return "C is not per column";
+	}
+	if (is_mm) { /* MatMul + Add(constant [N]) */
+		int s = sole_consumer(c, q->out_t);
+		if (s >= 0 && !c->lo.keep[s] && !strcmp(g->nodes[s].op_type, "Add")) {
+			const loom_node *ad = &g->nodes[s];
+			int other = ad->inputs[0] == q->out_t ? 1 : 0;
+			loom_tensor *ct = loom_node_in(g, ad, other);
+			const float *cb = const_f(c, ad, other);
+			if (cb && loom_tensor_numel(ct) == N && ct->dims[ct->rank - 1] == N) {
+				q->bias = cb;
+				q->nbias = N;
+				q->bias_node = s;
+				q->out_t = ad->outputs[0];
+			}
+		}
+	}
+	return NULL;
+}
+
+/* A: an activation, or the Flatten of an image (weights rows reordered;
+ * each image of the batch is one row of A: rows of fh*fw pixels) */
+static void gemm_flatten(cc *c, const loom_node *n, gemm_node *q)
+{
+	loom_graph *g = c->g;
+	loom_tensor *a = loom_node_in(g, n, 0);
+	int in = q->in = n->inputs[0];
+	q->fh = q->fw = 1;
+	q->fc = 0;
+	q->flat = -1;
+	if (c->prod[in] >= 0 && c->ncons[in] == 1) {
+		const loom_node *p = &g->nodes[c->prod[in]];
+		if ((!strcmp(p->op_type, "Flatten") || !strcmp(p->op_type, "Reshape")) && !c->lo.keep[c->prod[in]]) {
+			int src = p->inputs[0];
+			loom_tensor *st = &g->tensors[src];
+			if (a->rank == 2 && st->rank == 4 && st->dims[0] == q->M && !c->m->mt[src].rows &&
+			    !cc_geom(c, src, &q->fh, &q->fw, &q->fc) &&
+			    (q->fh /= (uint32_t)q->M, (int64_t)q->fh * q->fw * q->fc == q->K) && (q->fh > 1 || q->fw > 1)) {
+				q->flat = c->prod[in];
+				q->in = src;
+			}
+		}
+	}
+}
+
+/* B as [n][k] float (channel-major) with alpha folded, rows of the
+ * flattened image reordered to HWC with zero rows for the padding; the bias
+ * with beta folded */
+static void gemm_float_weights(cc *c, const gemm_node *q, uint32_t kk, float *bn, float *bb)
+{
+	for (int64_t j = 0; j < q->N; j++) {
+		for (int64_t k = 0; k < q->K; k++) {
+			float v = q->alpha * (q->transb ? q->b[j * q->K + k] : q->b[k * q->N + j]);
+			int64_t kd = k;
+			if (q->flat >= 0) { /* k = ch*H*W + y*W + x  ->  (y*W + x)*stride + ch */
+				int64_t ch = k / ((int64_t)q->fh * q->fw), yx = k % ((int64_t)q->fh * q->fw);
+				kd = yx * c->m->mt[q->in].stride + ch;
+			}
+			bn[j * kk + kd] = v;
+		}
+		bb[j] = q->bias ? q->beta * q->bias[q->nbias == 1 ? 0 : j] : 0;
+	}
+}
+
+/* the GEMM layer's parameters, plan and packed constants: NULL or why not */
+static const char *gemm_layer(cc *c, int ni, const gemm_node *q, lw *l, rawout *ro, uint32_t kk, int8_t lo, int8_t hi,
+			      const int8_t *wq, const int8_t *wkn, int32_t *bq, const double *sw, const float *bb)
+{
+	int in = q->in, out = l->out;
+	int64_t N = q->N;
+	int32_t *mult = bq + N, *shift = mult + N;
+	const char *r = NULL;
+	loom_gemm_params *p = &l->gp;
+	loom_gemm_init(p);
+	if (ro) {
+		raw_image(c, ro);
+		l->out = ro->acc;
+		p->raw = 1;
+	}
+	p->m = (uint32_t)q->M;
+	p->k = kk;
+	p->n = (uint32_t)N;
+	p->a_stride = q->flat >= 0 ? kk : c->m->mt[in].stride;
+	p->out_stride = c->m->mt[l->out].stride;
+	p->a_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
+	p->clip_lo = lo, p->clip_hi = hi;
+	loom_gemm_to_conv(p, &l->cp);
+	if (loom_conv_plan_make(c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
+		r = "GEMM planner refused the layer";
+	} else {
+		l->wbytes = l->cplan.wgt_bytes;
+		l->pbytes = l->cplan.param_bytes;
+		l->cbuf = calloc(1, l->wbytes + l->pbytes + 1);
+		if (!l->cbuf || loom_gemm_pack(c->cfg, p, wkn, ro ? NULL : bq, ro ? NULL : mult, ro ? NULL : shift,
+					       l->cbuf, l->cbuf + l->wbytes, c->err, c->errlen))
+			r = "packing the weights failed";
+		else if (ro)
+			r = raw_params(c, ro, ni, in, wq, kk, sw, q->bias ? bb : NULL);
+	}
+	return r;
+}
+
+const char *lower_gemm(cc *c, int ni)
+{
+	const loom_node *n = &c->g->nodes[ni];
+	gemm_node q;
+	const char *r = gemm_operands(c, ni, &q);
+	if (r)
+		return r;
+	gemm_flatten(c, n, &q);
+	int in = q.in;
+	int64_t N = q.N;
+	r = q.flat < 0 ? set_rows(c, in) : NULL;
+	if (r || (r = dev_tensor(c, in)))
+		return r;
+	int act;
+	int out = find_act(c, q.out_t, &act);
+	if ((r = set_rows(c, out)) || (r = dev_tensor(c, out)))
+		return r;
+	int8_t lo, hi;
+	act_clip(c, act, out, &lo, &hi);
+	uint32_t kk = q.flat >= 0 ? q.fh * q.fw * c->m->mt[in].stride : (uint32_t)q.K;
+	float *bn = calloc((size_t)N * kk + 1, sizeof *bn);
+	float *bb = calloc((size_t)N + 1, sizeof *bb);
+	int8_t *wq = malloc((size_t)N * kk + 1);
+	int8_t *wkn = malloc((size_t)N * kk + 1);
+	int32_t *bq = malloc((size_t)N * 12 + 4);
+	lw *l = NULL;
+	rawout *ro = NULL;
+	double *sw = NULL;
+	if (!bn || !bb || !wq || !wkn || !bq) {
+		r = "out of memory";
+		goto out;
+	}
+	gemm_float_weights(c, &q, kk, bn, bb);
+	int32_t *mult = bq + N, *shift = mult + N;
+	ro = raw_of(c, out, act);
+	if (ro && !(sw = calloc((size_t)N + 1, sizeof *sw))) {
+		r = "out of memory";
+		goto out;
+	}
+	if ((r = quant_channels(c->q.scale[in], c->q.scale[out], bn, N, kk, kk, 1, q.bias ? bb : NULL, wq, bq, mult,
+				shift, sw)))
+		goto out;
+	for (int64_t j0 = 0; j0 < N; j0 += 64) /* transpose in 64x64 blocks (big FC layers) */
+		for (int64_t k0 = 0; k0 < kk; k0 += 64)
+			for (int64_t j = j0; j < N && j < j0 + 64; j++)
+				for (int64_t k = k0; k < kk && k < k0 + 64; k++)
+					wkn[k * N + j] = wq[j * kk + k];
+	if (!(l = new_layer(c, LOOM_LAYER_GEMM, ni))) {
+		r = "out of memory";
+		goto out;
+	}
+	l->in[0] = in;
+	l->out = out;
+	l->nodes[1] = q.bias_node;
+	l->nodes[2] = act;
+	l->nodes[3] = q.flat;
+	if ((r = gemm_layer(c, ni, &q, l, ro, kk, lo, hi, wq, wkn, bq, sw, bb)))
+		drop_layer(c);
+out:
+	free(bn);
+	free(bb);
+	free(wq);
+	free(wkn);
+	free(bq);
+	free(sw);
+	if (!r) {
+		cc_fused(c, q.bias_node, ni, " (bias)");
+		cc_fused(c, act, ni, "");
+		cc_fused(c, q.flat, ni, " (weight rows in NHWC order)");
+	}
+	return r;
+}
+
+/* ---- channel shuffle: Reshape [1,C,H,W] -> [1,G,C/G,H,W], Transpose
+ * (0,2,1,3,4), Reshape -> [1,C,H,W] is a channel permutation: a 1x1
+ * convolution with weight 2 at (out k, in src(k)) and multiplier 1/2, exact ---- */
+const char *lower_shuffle(cc *c, int ni)
+{
+	loom_graph *g = c->g;
+	const loom_node *r1 = &g->nodes[ni];
+	loom_tensor *x = loom_node_in(g, r1, 0), *y1 = loom_node_out(g, r1, 0);
+	if (x->rank != 4 || x->dims[0] != 1 || y1->rank != 5 || y1->dims[0] != 1 ||
+	    y1->dims[1] * y1->dims[2] != x->dims[1] || y1->dims[3] != x->dims[2] || y1->dims[4] != x->dims[3])
+		return "changes the NHWC byte order";
+	int ti = sole_consumer(c, r1->outputs[0]);
+	if (ti < 0 || c->lo.keep[ti] || strcmp(g->nodes[ti].op_type, "Transpose"))
+		return "changes the NHWC byte order";
+	const loom_node *tn = &g->nodes[ti];
+	int np = 0;
+	const int64_t *perm = loom_attr_ints(tn, "perm", &np);
+	if (!perm || np != 5 || perm[0] != 0 || perm[1] != 2 || perm[2] != 1 || perm[3] != 3 || perm[4] != 4)
+		return "changes the NHWC byte order";
+	int r2i = sole_consumer(c, tn->outputs[0]);
+	if (r2i < 0 || c->lo.keep[r2i] || strcmp(g->nodes[r2i].op_type, "Reshape"))
+		return "changes the NHWC byte order";
+	const loom_node *r2 = &g->nodes[r2i];
+	loom_tensor *y = loom_node_out(g, r2, 0);
+	if (y->rank != 4 || memcmp(y->dims, x->dims, sizeof(int64_t) * 4))
+		return "changes the NHWC byte order";
+	int in = r1->inputs[0], out = r2->outputs[0];
+	const char *r = img_tensor(c, in);
+	if (r)
+		return r;
+	quant_copy(c, out, in);
+	if ((r = dev_tensor(c, out)))
+		return r;
+	uint32_t C = (uint32_t)x->dims[1], G = (uint32_t)y1->dims[1], K = C / G;
+	int8_t *w = calloc((size_t)C * C + 1, 1);
+	int32_t *pz = calloc((size_t)C * 3 + 1, sizeof *pz);
+	lw *l = w && pz ? new_layer(c, LOOM_LAYER_CONV, ni) : NULL;
+	if (!l) {
+		free(w);
+		free(pz);
+		return "out of memory";
+	}
+	/* output channel k = a*G + b comes from input channel b*K + a */
+	for (uint32_t a = 0; a < K; a++)
+		for (uint32_t b = 0; b < G; b++)
+			w[(size_t)(a * G + b) * C + b * K + a] = 2;
+	int32_t *mult = pz + C, *shift = mult + C;
+	for (uint32_t k = 0; k < C; k++)
+		loom_quant_mult(0.5, &mult[k], &shift[k]); /* exactly 1/2 */
+	l->in[0] = in;
+	l->out = out;
+	l->nodes[1] = ti;
+	l->nodes[2] = r2i;
+	loom_conv_params *p = &l->cp;
+	loom_conv_init(p);
+	p->h = c->m->mt[in].h, p->w = c->m->mt[in].w, p->cin = C, p->cout = C;
+	p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
+	p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
+	r = NULL;
+	if (loom_conv_plan_make(c->cfg, p, &l->cplan, c->err, c->errlen)) {
+		r = "convolution planner refused the permutation";
+	} else {
+		l->wbytes = l->cplan.wgt_bytes;
+		l->pbytes = l->cplan.param_bytes;
+		l->cbuf = calloc(1, l->wbytes + l->pbytes + 1);
+		if (!l->cbuf || loom_conv_pack(c->cfg, p, w, pz, mult, shift, l->cbuf, l->cbuf + l->wbytes, c->err,
+					       c->errlen))
+			r = "packing the permutation failed";
+	}
+	free(w);
+	free(pz);
+	if (r) {
+		drop_layer(c);
+		return r;
+	}
+	c->lo.done[ti] = c->lo.done[r2i] = 1;
+	cc_why(c, ti, LOOM_WHERE_FUSED, "into %s (channel shuffle as a 1x1 permutation convolution)", r1->name);
+	cc_why(c, r2i, LOOM_WHERE_FUSED, "into %s (channel shuffle)", r1->name);
+	return NULL;
+}

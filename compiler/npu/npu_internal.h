@@ -1,0 +1,113 @@
+/* npu_internal.h - what the files of the NPU back end (compiler/npu/)
+ * share: layer geometry, the conv layer and vector layer descriptions
+ * their planners and emitters pass along, the instruction emitter and its
+ * LOAD helpers. Private to compiler/npu/. */
+#ifndef LOOM_NPU_INTERNAL_H
+#define LOOM_NPU_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "compiler/npu/npu.h"
+
+/* -1, with the message in err */
+int npu_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static inline uint32_t cdiv(uint64_t a, uint64_t b) { return (uint32_t)((a + b - 1) / b); }
+static inline uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint32_t round4(uint32_t v) { return (v + 3u) / 4u * 4u; }
+
+/* ------------------------------------------------------------------ */
+/* layer geometry */
+
+typedef struct dimg {
+	uint32_t in, out, k, s, d, plo, phi, ek;
+} dimg;
+
+/* input lines of a tile of t outputs; a 1-wide kernel loads only the
+ * sampled rows/columns (the DRAM stride skips the others) */
+static inline uint32_t dim_tin(const dimg *g, uint32_t t) { return g->k == 1 ? t : (t - 1) * g->s + g->ek; }
+
+typedef struct dtile {
+	uint32_t o0, t;     /* outputs [o0, o0+t) */
+	uint32_t tin;       /* input lines incl. padding */
+	uint32_t pl, ph;    /* padding before/after */
+	uint32_t valid;     /* lines from DRAM */
+	uint32_t first;     /* first input index loaded */
+} dtile;
+
+/* the tile of t outputs from o0 along one dimension */
+void npu_dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r);
+
+/* the distinct sizes of the parts when n is cut into 1, 2, ... parts of at
+ * most maxv (only hint, if set) into out[cap]: their count */
+int npu_distinct_sizes(uint32_t n, uint32_t maxv, uint32_t hint, uint32_t *out, int cap);
+
+/* ---- CONV / GEMM layers (conv_plan.c, conv_emit.c) */
+typedef struct layer {
+	dimg y, x;
+	uint32_t cin, cout, kk, ncb, nob, in_stride, out_stride, R, C;
+	int raw;
+} layer;
+
+/* L from p, checked against cfg (conv_plan.c) */
+int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len);
+/* the checked layer L and its best tiling (conv_plan.c) */
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
+		  size_t len);
+
+/* ---- vector-unit layers (vec_plan.c, vec_emit.c) */
+typedef struct vlayer {
+	int kind;
+	dimg y, x;
+	uint32_t R, c, cbytes, ncb, kk;
+	uint32_t lastb;        /* bytes of the last channel block (<= R) */
+	uint32_t in_stride, in2_stride, out_stride;
+	uint32_t wlines;       /* DWCONV: weight lines before the parameter blocks */
+	uint32_t const_lines;
+	int full_b;            /* ELTWISE with a b tile per step */
+} vlayer;
+
+extern const char *const npu_vec_names[]; /* by LOOM_VEC_* */
+/* V from p, checked against cfg (vec_plan.c) */
+int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, char *err, size_t len);
+/* the checked layer V and its best tiling (vec_plan.c) */
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
+		 size_t len);
+
+/* ---- emission (builder.c) */
+typedef struct emitter {
+	const loom_hwcfg *cfg;
+	const loom_conv_params *p;
+	const layer *L;
+	loom_conv_plan *pl;
+	const loom_dram_layout *lay;
+	loom_prog *prog;
+	int bad;                /* a field did not fit */
+	enum loom_field badf;
+	int oom;
+	uint64_t rd_bytes;      /* bytes loaded (estimate of DRAM reads) */
+} emitter;
+
+/* in's field f = v; a value that does not fit marks the emitter bad */
+void npu_fset(emitter *e, loom_insn *in, enum loom_field f, uint32_t v);
+/* append in to the program (out of memory marks the emitter) */
+void npu_emit(emitter *e, const loom_insn *in);
+
+typedef struct xfer {
+	unsigned mem;           /* LOAD target / STORE source */
+	uint32_t row_bytes, dram, addr;
+	uint32_t s1, s2, s3, n1, n2, n3;
+	uint32_t pt, pb, pl, pr; /* LOAD padding */
+	uint8_t pad;
+} xfer;
+
+loom_insn npu_mk_load(emitter *e, const xfer *x);
+/* Contiguous lines of row_bytes each: DRAM -> SP/ACC, in <= 4095 x 4095 pieces. */
+void npu_lin_load(emitter *e, loom_insn *out, int *n, unsigned target, uint32_t dram, uint32_t addr,
+		  uint64_t lines, uint32_t row_bytes);
+void npu_emit_load(emitter *e, const xfer *x);
+/* the next 64-byte aligned address from *at for n bytes (layer staging) */
+uint64_t npu_stage_place(uint64_t *at, uint64_t n);
+
+#endif

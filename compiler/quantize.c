@@ -1,0 +1,282 @@
+/* quantize.c - loom compile's quantization (compile_internal.h): per-tensor
+ * int8 parameters of activations from their calibrated range (or a QDQ
+ * model's pairs, folded here), per-channel requantization multipliers of
+ * weights, and the calibration run itself (calib.h) on --calib DIR, the
+ * caller's sample or random inputs. */
+#include "compiler/compile_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ quantization */
+
+int is_float_act(cc *c, int t)
+{
+	return t >= 0 && c->g->tensors[t].dtype == LOOM_DT_FLOAT;
+}
+
+void qparams_from_range(float lo, float hi, float *scale, int32_t *zp)
+{
+	if (lo > 0)
+		lo = 0;
+	if (hi < 0)
+		hi = 0;
+	double s = ((double)hi - lo) / 255.0;
+	if (!(s > 1e-30)) {
+		*scale = 1.0f;
+		*zp = 0;
+		return;
+	}
+	*scale = (float)s;
+	*zp = clampi(lround(-128.0 - lo / s), -128, 127);
+}
+
+/* the quantization of an activation tensor from its calibrated range */
+int quant_of(cc *c, int t)
+{
+	if (c->q.hasq[t])
+		return 0;
+	float lo, hi;
+	loom_tensor *x = &c->g->tensors[t];
+	if (x->is_const) {
+		if (!x->data || x->dtype != LOOM_DT_FLOAT)
+			return -1;
+		const float *d = x->data;
+		int64_t n = loom_tensor_numel(x);
+		lo = hi = 0;
+		for (int64_t i = 0; i < n; i++) {
+			if (!isfinite(d[i]))
+				return -1;
+			lo = d[i] < lo ? d[i] : lo;
+			hi = d[i] > hi ? d[i] : hi;
+		}
+	} else if (loom_calib_range(c->q.calib, t, &lo, &hi)) {
+		return -1;
+	}
+	qparams_from_range(lo, hi, &c->q.scale[t], &c->q.zp[t]);
+	c->q.hasq[t] = 1;
+	return 0;
+}
+
+void quant_copy(cc *c, int dst, int src)
+{
+	c->q.scale[dst] = c->q.scale[src];
+	c->q.zp[dst] = c->q.zp[src];
+	c->q.hasq[dst] = 1;
+}
+
+int8_t cc_qval(double x, float scale, int32_t zp)
+{
+	double q = nearbyint(x / scale) + zp;
+	return (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+}
+
+/* per-output-channel symmetric int8 weights, int32 bias, multiplier/shift:
+ * wq[i] for i in channel co's elements (n_per elements each, stride given
+ * by idx); returns a reason or NULL */
+const char *quant_channels(double s_in, double s_out, const float *w, int64_t cout, int64_t per,
+				  int64_t ch_stride, int64_t el_stride, const float *bias, int8_t *wq,
+				  int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out)
+{
+	for (int64_t co = 0; co < cout; co++) {
+		double amax = 0;
+		for (int64_t k = 0; k < per; k++) {
+			double v = fabs(w[co * ch_stride + k * el_stride]);
+			if (!isfinite(v))
+				return "non-finite weight";
+			amax = v > amax ? v : amax;
+		}
+		double sw = amax > 0 ? amax / 127.0 : 1.0;
+		if (sw_out)
+			sw_out[co] = sw;
+		for (int64_t k = 0; k < per; k++)
+			wq[co * ch_stride + k * el_stride] = (int8_t)clampi(lround(w[co * ch_stride + k * el_stride] / sw), -127, 127);
+		double b = bias ? bias[co] / (s_in * sw) : 0;
+		if (!isfinite(b) || fabs(b) > 2147483000.0)
+			return "bias out of int32 range at this scale";
+		bq[co] = (int32_t)lround(b);
+		double ms = s_in * sw / s_out;
+		if (sw_out) /* an int32 output: no requantization */
+			continue;
+		if (loom_quant_mult(ms, &mult[co], &shift[co]))
+			return "requantization scale s_in*s_w/s_out >= 1";
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ QDQ models */
+
+/* a per-tensor scale and zero point of a Q/DQ node (inputs 1, 2), as
+ * constants; 0 or -1 */
+static int qdq_params(const loom_graph *g, const loom_node *n, float *s, int32_t *zp, int *is_u8)
+{
+	if (n->ninputs < 2 || n->inputs[1] < 0)
+		return -1;
+	const loom_tensor *st = &g->tensors[n->inputs[1]];
+	if (!st->is_const || !st->data || st->dtype != LOOM_DT_FLOAT || loom_tensor_numel(st) != 1)
+		return -1;
+	*s = *(const float *)st->data;
+	*zp = 0;
+	*is_u8 = 1; /* ONNX: no zero point means uint8 0 */
+	if (n->ninputs > 2 && n->inputs[2] >= 0) {
+		const loom_tensor *zt = &g->tensors[n->inputs[2]];
+		if (!zt->is_const || !zt->data || loom_tensor_numel(zt) != 1)
+			return -1;
+		if (zt->dtype == LOOM_DT_UINT8)
+			*zp = *(const uint8_t *)zt->data;
+		else if (zt->dtype == LOOM_DT_INT8)
+			*zp = *(const int8_t *)zt->data, *is_u8 = 0;
+		else
+			return -1;
+	}
+	return isfinite(*s) && *s > 0 ? 0 : -1;
+}
+
+/* QuantizeLinear -> DequantizeLinear pairs on activations (a QDQ model, as
+ * ONNX Runtime's quantization tool or a QAT export writes it): the pair
+ * becomes an Identity (removed by the passes) and the tensor keeps the
+ * pair's scale and zero point (uint8 zero points shifted by -128: the same
+ * grid in int8) instead of a calibrated range. Weights' pairs are constants
+ * and fold; their int8 values come back from the per-channel max|w|/127
+ * scales the NPU uses, which is how those tools choose them. Returns the
+ * number of pairs, or -1 (out of memory). */
+int fold_qdq(loom_graph *g, forced_q **out, int *nout)
+{
+	int n = 0, cap = 0;
+	forced_q *f = NULL;
+	for (int i = 0; i < g->nnodes; i++) {
+		loom_node *q = &g->nodes[i];
+		float s;
+		int32_t zp;
+		int u8;
+		if (strcmp(q->op_type, "QuantizeLinear") || q->domain[0] || q->ninputs < 1 || q->noutputs != 1 ||
+		    q->inputs[0] < 0 || g->tensors[q->inputs[0]].is_const || qdq_params(g, q, &s, &zp, &u8))
+			continue;
+		int x = q->inputs[0], t = q->outputs[0], users = 0, ok = 1;
+		for (int k = 0; k < g->noutputs; k++)
+			ok &= g->outputs[k] != t;
+		for (int j = 0; j < g->nnodes && ok; j++) {
+			const loom_node *d = &g->nodes[j];
+			for (int k = 0; k < d->ninputs; k++)
+				if (d->inputs[k] == t) {
+					float s2;
+					int32_t zp2;
+					int u82;
+					users++;
+					ok &= k == 0 && !strcmp(d->op_type, "DequantizeLinear") && !d->domain[0] &&
+					      !qdq_params(g, d, &s2, &zp2, &u82) && s2 == s && zp2 == zp && u82 == u8;
+				}
+		}
+		if (!ok || !users)
+			continue;
+		for (int j = 0; j < g->nnodes; j++) {
+			loom_node *d = &g->nodes[j];
+			if (d->ninputs < 1 || d->inputs[0] != t || strcmp(d->op_type, "DequantizeLinear"))
+				continue;
+			char *name = d->name;
+			int *outs = d->outputs, no = d->noutputs;
+			d->name = NULL;
+			d->outputs = NULL;
+			loom_node_clear(d);
+			d->name = name;
+			d->outputs = outs;
+			d->noutputs = no;
+			d->op_type = strdup("Identity");
+			d->domain = strdup("");
+			d->inputs = malloc(sizeof(int));
+			if (!d->op_type || !d->domain || !d->inputs) {
+				free(f);
+				return -1;
+			}
+			d->inputs[0] = x;
+			d->ninputs = 1;
+			for (int k = 0; k < 2; k++) {
+				if (n + 2 > cap) {
+					cap = cap ? 2 * cap : 16;
+					forced_q *p = realloc(f, (size_t)cap * sizeof *p);
+					if (!p) {
+						free(f);
+						return -1;
+					}
+					f = p;
+				}
+				f[n].t = k ? outs[0] : x;
+				f[n].scale = s;
+				f[n].zp = u8 ? zp - 128 : zp;
+				n++;
+			}
+		}
+	}
+	*out = f;
+	*nout = n;
+	return n / 2;
+}
+
+/* ------------------------------------------------------------------ calibration */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+int cc_calibrate(cc *c)
+{
+	loom_graph *g = c->g;
+	const loom_compile_opts *o = c->o;
+	c->q.calib = loom_calib_new(g, o->calib_method, o->percentile > 0 ? o->percentile : 99.99);
+	if (!c->q.calib)
+		return cc_fail(c, "out of memory (calibration)");
+	int n;
+	if (o->calib_dir) {
+		n = loom_calib_run_dir(c->q.calib, g, o->calib_dir, c->err, c->errlen);
+		if (n < 0)
+			return -1;
+	} else if (o->calib_inputs) {
+		n = 1;
+		if (loom_calib_bind(g, o->calib_inputs, o->calib_ninputs, "calibration inputs", c->err, c->errlen) ||
+		    loom_ref_run(g, c->err, c->errlen) || loom_calib_observe(c->q.calib, g, c->err, c->errlen))
+			return -1;
+	} else {
+		n = o->random_samples > 0 ? o->random_samples : 4;
+		uint64_t s = 0x9e3779b97f4a7c15ull;
+		for (int k = 0; k < n; k++) {
+			for (int i = 0; i < g->ninputs; i++) {
+				loom_tensor *t = &g->tensors[g->inputs[i]];
+				size_t bytes = loom_tensor_bytes(t);
+				void *d = calloc(1, bytes + 1);
+				if (!d)
+					return cc_fail(c, "out of memory (calibration)");
+				if (t->dtype == LOOM_DT_FLOAT) {
+					float *f = d;
+					for (int64_t e = 0; e < loom_tensor_numel(t); e++) {
+						double u1 = ((rng_next(&s) >> 11) + 1.0) / 9007199254740993.0;
+						double u2 = (rng_next(&s) >> 11) / 9007199254740992.0;
+						f[e] = (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
+					}
+				}
+				int rc = loom_tensor_set_data(t, d, bytes);
+				free(d);
+				if (rc)
+					return cc_fail(c, "out of memory (calibration)");
+			}
+			if (loom_ref_run(g, c->err, c->errlen) || loom_calib_observe(c->q.calib, g, c->err, c->errlen))
+				return -1;
+		}
+		if (c->rep)
+			c->rep->calib_random = 1;
+	}
+	if (c->rep)
+		c->rep->calib_samples = n;
+	/* drop the activations' data: only constants stay in the graph */
+	for (int t = 0; t < g->ntensors; t++)
+		if (!g->tensors[t].is_const) {
+			free(g->tensors[t].data);
+			g->tensors[t].data = NULL;
+			g->tensors[t].cap = 0;
+		}
+	return 0;
+}
