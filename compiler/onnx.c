@@ -844,14 +844,287 @@ out:
 	return rc;
 }
 
-static int convert_graph(ctx *c, const Onnx__GraphProto *gp, const loom_input_shape *shapes, int nshapes)
+/* The --input-shape list: every name terminated and given once. */
+static int check_shapes(ctx *c, const loom_input_shape *shapes, int nshapes)
+{
+	for (int i = 0; i < nshapes; i++) {
+		if (strnlen(shapes[i].name, LOOM_INPUT_NAME_MAX) == LOOM_INPUT_NAME_MAX)
+			return fail(&c->s, "--input-shape: input name not terminated");
+		for (int j = 0; j < i; j++)
+			if (!strcmp(shapes[i].name, shapes[j].name))
+				return fail(&c->s, "--input-shape %s given twice", shapes[i].name);
+	}
+	return 0;
+}
+
+/* The initializer names into inits (old files list initializers as inputs
+ * too, so the inputs are told apart by them). */
+static int index_inits(ctx *c, const Onnx__GraphProto *gp, nametab *inits)
+{
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const char *nm = gp->initializer[i]->name;
+		if (!nm || !*nm)
+			return fail(&c->s, "initializer %zu has no name", i);
+		if (tab_find(inits, nm) >= 0)
+			return fail(&c->s, "initializer '%s' appears twice", nm);
+		if (tab_add(inits, nm, (int)i))
+			return fail(&c->s, "out of memory");
+	}
+	return 0;
+}
+
+/* An --input-shape that names no graph input: the message lists the
+ * inputs. */
+static int unknown_shape(ctx *c, const nametab *inits, const loom_input_shape *shape)
+{
+	const loom_graph *g = c->g;
+	char buf[320];
+	if (tab_find(inits, shape->name) >= 0)
+		return fail(&c->s, "--input-shape %s: '%s' is an initializer (a weight), not a graph input", shape->name,
+			    shape->name);
+	size_t o = 0;
+	buf[0] = 0;
+	for (int i = 0; i < g->ninputs && o < sizeof buf; i++) {
+		int w = bfmt(buf + o, sizeof buf - o, "%s%s", i ? ", " : "", g->tensors[g->inputs[i]].name);
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+	return fail(&c->s, "--input-shape %s: the graph has no input '%s' (its inputs: %s)", shape->name, shape->name,
+		    g->ninputs ? buf : "none");
+}
+
+/* The graph inputs that are not initializers become tensors; used[k] is set
+ * when one is named by --input-shape k, and every --input-shape must be. */
+static int convert_inputs(ctx *c, const Onnx__GraphProto *gp, const nametab *inits, const loom_input_shape *shapes,
+			  int nshapes, int *used)
 {
 	loom_graph *g = c->g;
-	nametab inits = {0};
-	int rc = -1;
-	int *used = NULL;
-	char where[600], buf[320];
+	if (!(g->inputs = calloc(gp->n_input + 1, sizeof *g->inputs)))
+		return fail(&c->s, "out of memory");
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		const char *nm = vi->name;
+		if (!nm || !*nm)
+			return fail(&c->s, "graph input %zu has no name", i);
+		if (tab_find(inits, nm) >= 0)
+			continue;
+		if (tab_find(&c->tensors, nm) >= 0)
+			return fail(&c->s, "graph input '%s' appears twice", nm);
+		int t = add_tensor(c, nm, SRC_INPUT);
+		if (t < 0)
+			return -1;
+		g->inputs[g->ninputs++] = t;
+		for (int k = 0; k < nshapes; k++)
+			if (!strcmp(shapes[k].name, nm))
+				used[k] = 1;
+	}
+	for (int k = 0; k < nshapes; k++)
+		if (!used[k])
+			return unknown_shape(c, inits, &shapes[k]);
+	return 0;
+}
 
+/* The graph inputs' types and shapes, once every --input-shape name is
+ * known good. */
+static int type_inputs(ctx *c, const Onnx__GraphProto *gp, const nametab *inits, const loom_input_shape *shapes,
+		       int nshapes)
+{
+	loom_graph *g = c->g;
+	for (size_t i = 0, j = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		if (tab_find(inits, vi->name) >= 0)
+			continue;
+		loom_tensor *t = &g->tensors[g->inputs[j++]];
+		const loom_input_shape *given = NULL;
+		for (int k = 0; k < nshapes; k++)
+			if (!strcmp(shapes[k].name, vi->name))
+				given = &shapes[k];
+		if (input_type(c, vi, t, given))
+			return -1;
+	}
+	return 0;
+}
+
+/* The initializers: constant tensors with their data. */
+static int convert_inits(ctx *c, const Onnx__GraphProto *gp)
+{
+	loom_graph *g = c->g;
+	char where[600];
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const Onnx__TensorProto *tp = gp->initializer[i];
+		int t = add_tensor(c, tp->name, SRC_INIT);
+		if (t < 0)
+			return -1;
+		bfmt(where, sizeof where, "initializer '%s'", tp->name);
+		if (tensor_fill(&c->s, tp, &g->tensors[t], where))
+			return -1;
+		g->tensors[t].is_const = 1;
+	}
+	return 0;
+}
+
+/* The first nout outputs of proto node k (label: its name for messages)
+ * become tensors, a skipped optional output before a wanted one named
+ * "<label>:unused<j>". A Constant's (nd NULL) is folded; any other node's
+ * go to nd->outputs. */
+static int node_outputs(ctx *c, const Onnx__GraphProto *gp, size_t k, size_t nout, const char *label,
+			const char *where, loom_node *nd)
+{
+	const Onnx__NodeProto *np = gp->node[k];
+	for (size_t j = 0; j < nout; j++) {
+		const char *on = np->output[j];
+		char unused[400];
+		if (!on || !*on) {
+			/* a skipped optional output before a wanted one */
+			for (int u = 0;; u++) {
+				bfmt(unused, sizeof unused, u ? "%s:unused%zu_%d" : "%s:unused%zu", label, j, u);
+				if (tab_find(&c->tensors, unused) < 0)
+					break;
+			}
+			on = unused;
+		} else {
+			int prev = tab_find(&c->tensors, on);
+			if (prev >= 0) {
+				char what[200];
+				describe_src(c, gp, prev, what, sizeof what);
+				return fail(&c->s, "%s: output '%s' is already %s", where, on, what);
+			}
+		}
+		int t = add_tensor(c, on, (int)k);
+		if (t < 0)
+			return -1;
+		if (!nd) {
+			if (fold_constant(c, where, np, &c->g->tensors[t]))
+				return -1;
+		} else {
+			nd->outputs[nd->noutputs++] = t;
+		}
+	}
+	return 0;
+}
+
+/* A node's attributes into nd->attrs, no name twice. */
+static int node_attrs(ctx *c, const Onnx__NodeProto *np, const char *where, loom_node *nd)
+{
+	if (np->n_attribute && !(nd->attrs = calloc(np->n_attribute, sizeof *nd->attrs)))
+		return fail(&c->s, "out of memory");
+	for (size_t j = 0; j < np->n_attribute; j++) {
+		nd->nattrs++;
+		if (attr_convert(c, where, np->attribute[j], &nd->attrs[j]))
+			return -1;
+		for (size_t i = 0; i < j; i++)
+			if (!strcmp(nd->attrs[i].name, nd->attrs[j].name))
+				return fail(&c->s, "%s: attribute '%s' appears twice", where, nd->attrs[j].name);
+	}
+	return 0;
+}
+
+/* Proto node k, pass 1: everything but its inputs. A Constant is folded
+ * into its output tensor; any other node becomes the graph's next node,
+ * proto_of[] keeping k. */
+static int convert_node(ctx *c, const Onnx__GraphProto *gp, size_t k, int *proto_of)
+{
+	loom_graph *g = c->g;
+	const Onnx__NodeProto *np = gp->node[k];
+	char where[600], buf[320];
+	node_label(np, k, buf, sizeof buf);
+	const char *op = np->op_type ? np->op_type : "";
+	bfmt(where, sizeof where, "node '%s' (%s)", buf, op);
+	if (!*op)
+		return fail(&c->s, "%s has no op_type", where);
+	if (np->n_input > MAX_COUNT || np->n_output > MAX_COUNT || np->n_attribute > MAX_COUNT)
+		return fail(&c->s, "%s: too many inputs, outputs or attributes", where);
+	/* outputs: trailing empty names dropped */
+	size_t nout = np->n_output;
+	while (nout && (!np->output[nout - 1] || !*np->output[nout - 1]))
+		nout--;
+	if (!strcmp(op, "Constant")) {
+		if (nout != 1)
+			return fail(&c->s, "%s: a Constant has one output, this one %zu", where, nout);
+		return node_outputs(c, gp, k, nout, buf, where, NULL);
+	}
+	loom_node *nd = &g->nodes[g->nnodes];
+	proto_of[g->nnodes++] = (int)k;
+	if (!(nd->name = dupstr(np->name && *np->name ? np->name : buf)) || !(nd->op_type = dupstr(op)) ||
+	    !(nd->domain = dupstr("")) || !(nd->outputs = calloc(nout + 1, sizeof *nd->outputs)))
+		return fail(&c->s, "out of memory");
+	if (node_outputs(c, gp, k, nout, buf, where, nd))
+		return -1;
+	return node_attrs(c, np, where, nd);
+}
+
+/* Pass 2: every node's inputs, now that every tensor exists. */
+static int link_inputs(ctx *c, const Onnx__GraphProto *gp, const int *proto_of)
+{
+	loom_graph *g = c->g;
+	for (int k = 0; k < g->nnodes; k++) {
+		const Onnx__NodeProto *np = gp->node[proto_of[k]];
+		loom_node *nd = &g->nodes[k];
+		if (!(nd->inputs = calloc(np->n_input + 1, sizeof *nd->inputs)))
+			return fail(&c->s, "out of memory");
+		for (size_t j = 0; j < np->n_input; j++) {
+			const char *in = np->input[j];
+			int t = -1;
+			if (in && *in) {
+				t = tab_find(&c->tensors, in);
+				if (t < 0)
+					return fail(&c->s,
+						    "node '%s' (%s): input '%s' is not produced by any node, initializer or graph input",
+						    nd->name, nd->op_type, in);
+			}
+			nd->inputs[nd->ninputs++] = t;
+		}
+	}
+	return 0;
+}
+
+/* The nodes: pass 1 for each (convert_node), then pass 2 (link_inputs). */
+static int convert_nodes(ctx *c, const Onnx__GraphProto *gp)
+{
+	loom_graph *g = c->g;
+	if (!(g->nodes = calloc(gp->n_node + 1, sizeof *g->nodes)))
+		return fail(&c->s, "out of memory");
+	int *proto_of = calloc(gp->n_node + 1, sizeof *proto_of); /* IR node -> proto node */
+	if (!proto_of)
+		return fail(&c->s, "out of memory");
+	int rc = 0;
+	for (size_t k = 0; k < gp->n_node && !rc; k++)
+		rc = convert_node(c, gp, k, proto_of);
+	if (!rc)
+		rc = link_inputs(c, gp, proto_of);
+	free(proto_of);
+	return rc;
+}
+
+/* The graph outputs: tensors that exist, with their declared types; at
+ * least one. */
+static int convert_outputs(ctx *c, const Onnx__GraphProto *gp)
+{
+	loom_graph *g = c->g;
+	if (!(g->outputs = calloc(gp->n_output + 1, sizeof *g->outputs)))
+		return fail(&c->s, "out of memory");
+	for (size_t i = 0; i < gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi = gp->output[i];
+		const char *nm = vi->name;
+		if (!nm || !*nm)
+			return fail(&c->s, "graph output %zu has no name", i);
+		int t = tab_find(&c->tensors, nm);
+		if (t < 0)
+			return fail(&c->s, "graph output '%s' is not produced by any node, initializer or graph input", nm);
+		if (output_type(c, vi, &g->tensors[t]))
+			return -1;
+		g->outputs[g->noutputs++] = t;
+	}
+	if (!g->noutputs)
+		return fail(&c->s, "the graph has no outputs");
+	return 0;
+}
+
+/* The ONNX graph into c->g: inputs (with --input-shape), initializers,
+ * nodes (Constants folded), outputs, then the nodes in topological order. */
+static int convert_graph(ctx *c, const Onnx__GraphProto *gp, const loom_input_shape *shapes, int nshapes)
+{
 	if (gp->n_node > MAX_COUNT || gp->n_initializer > MAX_COUNT || gp->n_input > MAX_COUNT ||
 	    gp->n_output > MAX_COUNT)
 		return fail(&c->s, "graph too large");
@@ -861,245 +1134,25 @@ static int convert_graph(ctx *c, const Onnx__GraphProto *gp, const loom_input_sh
 			    ? gp->sparse_initializer[0]->values->name : "");
 	if (nshapes < 0 || (nshapes > 0 && !shapes))
 		return fail(&c->s, "bad input shape list");
+	int *used = NULL; /* per --input-shape: it names a graph input */
 	if (nshapes && !(used = calloc((size_t)nshapes, sizeof *used)))
 		return fail(&c->s, "out of memory");
-	for (int i = 0; i < nshapes; i++) {
-		if (strnlen(shapes[i].name, LOOM_INPUT_NAME_MAX) == LOOM_INPUT_NAME_MAX) {
-			fail(&c->s, "--input-shape: input name not terminated");
-			goto out;
-		}
-		for (int j = 0; j < i; j++)
-			if (!strcmp(shapes[i].name, shapes[j].name)) {
-				fail(&c->s, "--input-shape %s given twice", shapes[i].name);
-				goto out;
-			}
-	}
-
-	/* initializer names (old files list initializers as inputs too) */
-	for (size_t i = 0; i < gp->n_initializer; i++) {
-		const char *nm = gp->initializer[i]->name;
-		if (!nm || !*nm) {
-			fail(&c->s, "initializer %zu has no name", i);
-			goto out;
-		}
-		if (tab_find(&inits, nm) >= 0) {
-			fail(&c->s, "initializer '%s' appears twice", nm);
-			goto out;
-		}
-		if (tab_add(&inits, nm, (int)i)) {
-			fail(&c->s, "out of memory");
-			goto out;
-		}
-	}
-
-	/* graph inputs that are not initializers */
-	if (!(g->inputs = calloc(gp->n_input + 1, sizeof *g->inputs)))
-		goto oom;
-	for (size_t i = 0; i < gp->n_input; i++) {
-		const Onnx__ValueInfoProto *vi = gp->input[i];
-		const char *nm = vi->name;
-		if (!nm || !*nm) {
-			fail(&c->s, "graph input %zu has no name", i);
-			goto out;
-		}
-		if (tab_find(&inits, nm) >= 0)
-			continue;
-		if (tab_find(&c->tensors, nm) >= 0) {
-			fail(&c->s, "graph input '%s' appears twice", nm);
-			goto out;
-		}
-		int t = add_tensor(c, nm, SRC_INPUT);
-		if (t < 0)
-			goto out;
-		g->inputs[g->ninputs++] = t;
-		for (int k = 0; k < nshapes; k++)
-			if (!strcmp(shapes[k].name, nm))
-				used[k] = 1;
-	}
-	for (int k = 0; k < nshapes; k++) {
-		if (used[k])
-			continue;
-		if (tab_find(&inits, shapes[k].name) >= 0) {
-			fail(&c->s, "--input-shape %s: '%s' is an initializer (a weight), not a graph input",
-			     shapes[k].name, shapes[k].name);
-			goto out;
-		}
-		size_t o = 0;
-		buf[0] = 0;
-		for (int i = 0; i < g->ninputs && o < sizeof buf; i++) {
-			int w = bfmt(buf + o, sizeof buf - o, "%s%s", i ? ", " : "", g->tensors[g->inputs[i]].name);
-			if (w < 0)
-				break;
-			o += (size_t)w;
-		}
-		fail(&c->s, "--input-shape %s: the graph has no input '%s' (its inputs: %s)",
-		     shapes[k].name, shapes[k].name, g->ninputs ? buf : "none");
-		goto out;
-	}
-
-	/* their types and shapes, once every --input-shape name is known good */
-	for (size_t i = 0, j = 0; i < gp->n_input; i++) {
-		const Onnx__ValueInfoProto *vi = gp->input[i];
-		if (tab_find(&inits, vi->name) >= 0)
-			continue;
-		loom_tensor *t = &g->tensors[g->inputs[j++]];
-		const loom_input_shape *given = NULL;
-		for (int k = 0; k < nshapes; k++)
-			if (!strcmp(shapes[k].name, vi->name))
-				given = &shapes[k];
-		if (input_type(c, vi, t, given))
-			goto out;
-	}
-
-	/* initializers */
-	for (size_t i = 0; i < gp->n_initializer; i++) {
-		const Onnx__TensorProto *tp = gp->initializer[i];
-		int t = add_tensor(c, tp->name, SRC_INIT);
-		if (t < 0)
-			goto out;
-		bfmt(where, sizeof where, "initializer '%s'", tp->name);
-		if (tensor_fill(&c->s, tp, &g->tensors[t], where))
-			goto out;
-		g->tensors[t].is_const = 1;
-	}
-
-	/* nodes, pass 1: everything but the inputs; Constants are folded */
-	if (!(g->nodes = calloc(gp->n_node + 1, sizeof *g->nodes)))
-		goto oom;
-	int *proto_of = calloc(gp->n_node + 1, sizeof *proto_of); /* IR node -> proto node */
-	if (!proto_of)
-		goto oom;
-	for (size_t k = 0; k < gp->n_node; k++) {
-		const Onnx__NodeProto *np = gp->node[k];
-		node_label(np, k, buf, sizeof buf);
-		const char *op = np->op_type ? np->op_type : "";
-		bfmt(where, sizeof where, "node '%s' (%s)", buf, op);
-		if (!*op) {
-			fail(&c->s, "%s has no op_type", where);
-			goto out_p;
-		}
-		if (np->n_input > MAX_COUNT || np->n_output > MAX_COUNT || np->n_attribute > MAX_COUNT) {
-			fail(&c->s, "%s: too many inputs, outputs or attributes", where);
-			goto out_p;
-		}
-		/* outputs: trailing empty names dropped */
-		size_t nout = np->n_output;
-		while (nout && (!np->output[nout - 1] || !*np->output[nout - 1]))
-			nout--;
-		int is_const = !strcmp(op, "Constant");
-		if (is_const && nout != 1) {
-			fail(&c->s, "%s: a Constant has one output, this one %zu", where, nout);
-			goto out_p;
-		}
-		loom_node *nd = &g->nodes[g->nnodes];
-		if (!is_const) {
-			proto_of[g->nnodes++] = (int)k;
-			if (!(nd->name = dupstr(np->name && *np->name ? np->name : buf)) ||
-			    !(nd->op_type = dupstr(op)) || !(nd->domain = dupstr("")) ||
-			    !(nd->outputs = calloc(nout + 1, sizeof *nd->outputs)))
-				goto oom_p;
-		}
-		for (size_t j = 0; j < nout; j++) {
-			const char *on = np->output[j];
-			char unused[400];
-			if (!on || !*on) {
-				/* a skipped optional output before a wanted one */
-				for (int u = 0;; u++) {
-					bfmt(unused, sizeof unused, u ? "%s:unused%zu_%d" : "%s:unused%zu", buf, j, u);
-					if (tab_find(&c->tensors, unused) < 0)
-						break;
-				}
-				on = unused;
-			} else {
-				int prev = tab_find(&c->tensors, on);
-				if (prev >= 0) {
-					char what[200];
-					describe_src(c, gp, prev, what, sizeof what);
-					fail(&c->s, "%s: output '%s' is already %s", where, on, what);
-					goto out_p;
-				}
-			}
-			int t = add_tensor(c, on, (int)k);
-			if (t < 0)
-				goto out_p;
-			if (is_const) {
-				if (fold_constant(c, where, np, &g->tensors[t]))
-					goto out_p;
-			} else {
-				nd->outputs[nd->noutputs++] = t;
-			}
-		}
-		if (is_const)
-			continue;
-		if (np->n_attribute && !(nd->attrs = calloc(np->n_attribute, sizeof *nd->attrs)))
-			goto oom_p;
-		for (size_t j = 0; j < np->n_attribute; j++) {
-			nd->nattrs++;
-			if (attr_convert(c, where, np->attribute[j], &nd->attrs[j]))
-				goto out_p;
-			for (size_t i = 0; i < j; i++)
-				if (!strcmp(nd->attrs[i].name, nd->attrs[j].name)) {
-					fail(&c->s, "%s: attribute '%s' appears twice", where, nd->attrs[j].name);
-					goto out_p;
-				}
-		}
-	}
-	/* nodes, pass 2: inputs, now that every tensor exists */
-	for (int k = 0; k < g->nnodes; k++) {
-		const Onnx__NodeProto *np = gp->node[proto_of[k]];
-		loom_node *nd = &g->nodes[k];
-		if (!(nd->inputs = calloc(np->n_input + 1, sizeof *nd->inputs)))
-			goto oom_p;
-		for (size_t j = 0; j < np->n_input; j++) {
-			const char *in = np->input[j];
-			int t = -1;
-			if (in && *in) {
-				t = tab_find(&c->tensors, in);
-				if (t < 0) {
-					fail(&c->s, "node '%s' (%s): input '%s' is not produced by any node, initializer or graph input",
-					     nd->name, nd->op_type, in);
-					goto out_p;
-				}
-			}
-			nd->inputs[nd->ninputs++] = t;
-		}
-	}
-	free(proto_of);
-	proto_of = NULL;
-
-	/* graph outputs */
-	if (!(g->outputs = calloc(gp->n_output + 1, sizeof *g->outputs)))
-		goto oom;
-	for (size_t i = 0; i < gp->n_output; i++) {
-		const Onnx__ValueInfoProto *vi = gp->output[i];
-		const char *nm = vi->name;
-		if (!nm || !*nm) {
-			fail(&c->s, "graph output %zu has no name", i);
-			goto out;
-		}
-		int t = tab_find(&c->tensors, nm);
-		if (t < 0) {
-			fail(&c->s, "graph output '%s' is not produced by any node, initializer or graph input", nm);
-			goto out;
-		}
-		if (output_type(c, vi, &g->tensors[t]))
-			goto out;
-		g->outputs[g->noutputs++] = t;
-	}
-	if (!g->noutputs) {
-		fail(&c->s, "the graph has no outputs");
-		goto out;
-	}
-	rc = topo_sort(c);
-	goto out;
-out_p:
-	free(proto_of);
-	goto out;
-oom_p:
-	free(proto_of);
-oom:
-	fail(&c->s, "out of memory");
-out:
+	nametab inits = {0};
+	int rc = check_shapes(c, shapes, nshapes);
+	if (!rc)
+		rc = index_inits(c, gp, &inits);
+	if (!rc)
+		rc = convert_inputs(c, gp, &inits, shapes, nshapes, used);
+	if (!rc)
+		rc = type_inputs(c, gp, &inits, shapes, nshapes);
+	if (!rc)
+		rc = convert_inits(c, gp);
+	if (!rc)
+		rc = convert_nodes(c, gp);
+	if (!rc)
+		rc = convert_outputs(c, gp);
+	if (!rc)
+		rc = topo_sort(c);
 	free(used);
 	tab_free(&inits);
 	return rc;

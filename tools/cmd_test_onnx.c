@@ -410,171 +410,214 @@ static void usage(FILE *f)
 		   "Ends with \"N passed, M failed\"; exit status 1 when a case that must pass failed.\n");
 }
 
-int cmd_test_onnx(int argc, char **argv)
+/* the options of loom test-onnx */
+typedef struct test_opts {
+	const char *backend, *expect, *hw;
+	tol tl;
+	int quiet, per_op;
+	double min_cos;
+	const char *keep_float;
+	int calib_method;
+	double percentile;
+	char **dirs; /* the CASE_DIRs (room for argc) */
+	int ndirs;
+} test_opts;
+
+/* argv into *o, whose dirs has room for argc entries: -1 to go on, else
+ * the exit status (0 after --help, 2 after an unknown option) */
+static int parse_args(int argc, char **argv, test_opts *o)
 {
-	const char *backend = "ref", *expect = NULL, *hw = "default";
-	opstat ops[MAX_OPS];
-	int nops = 0;
-	tol tl = {1e-5, 1e-3};
-	int quiet = 0, per_op = 0;
-	double min_cos = 0;
-	const char *keep_float = NULL;
-	int calib_method = 0;
-	double percentile = 99.99;
-	char **dirs = calloc((size_t)argc, sizeof *dirs);
-	int ndirs = 0;
-	if (!dirs)
-		return 2;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
-			free(dirs);
 			return 0;
 		} else if (!strcmp(a, "--backend") && i + 1 < argc) {
-			backend = argv[++i];
+			o->backend = argv[++i];
 		} else if (!strcmp(a, "--hw") && i + 1 < argc) {
-			hw = argv[++i];
+			o->hw = argv[++i];
 		} else if (!strcmp(a, "--expect") && i + 1 < argc) {
-			expect = argv[++i];
+			o->expect = argv[++i];
 		} else if (!strcmp(a, "--atol") && i + 1 < argc) {
-			tl.atol = atof(argv[++i]);
+			o->tl.atol = atof(argv[++i]);
 		} else if (!strcmp(a, "--rtol") && i + 1 < argc) {
-			tl.rtol = atof(argv[++i]);
+			o->tl.rtol = atof(argv[++i]);
 		} else if (!strcmp(a, "-q")) {
-			quiet = 1;
+			o->quiet = 1;
 		} else if (!strcmp(a, "--calib-method") && i + 1 < argc) {
 			const char *v = argv[++i];
-			calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : 0;
+			o->calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : 0;
 		} else if (!strcmp(a, "--percentile") && i + 1 < argc) {
-			percentile = atof(argv[++i]);
+			o->percentile = atof(argv[++i]);
 		} else if (!strcmp(a, "--keep-float") && i + 1 < argc) {
-			keep_float = argv[++i];
+			o->keep_float = argv[++i];
 		} else if (!strcmp(a, "--min-cos") && i + 1 < argc) {
-			min_cos = atof(argv[++i]);
+			o->min_cos = atof(argv[++i]);
 		} else if (!strcmp(a, "--per-op")) {
-			per_op = 1;
+			o->per_op = 1;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "loom test-onnx: unknown option '%s'\n", a);
 			usage(stderr);
-			free(dirs);
 			return 2;
 		} else {
-			dirs[ndirs++] = argv[i];
+			o->dirs[o->ndirs++] = argv[i];
 		}
 	}
-	npu_ctx npu = {.backend = backend, .hw = hw, .min_cos = min_cos, .keep_float = keep_float,
-		       .calib_method = calib_method, .percentile = percentile};
-	if (strcmp(backend, "ref")) {
-		char e2[1024];
-		if (strcmp(backend, "cmodel") && strcmp(backend, "rtl")) {
-			fprintf(stderr, "loom test-onnx: backend '%s': ref, cmodel or rtl\n", backend);
-			free(dirs);
-			return 2;
-		}
-		if (tool_dev_open(backend, hw, &npu.dev, e2, sizeof e2)) {
-			fprintf(stderr, "loom test-onnx: %s backend: %s\n", backend, e2);
-			free(dirs);
-			return 2;
-		}
-	}
-	if (!ndirs) {
-		usage(stderr);
-		free(dirs);
-		return 2;
-	}
-	char **exp = NULL;
-	int nexp = 0;
-	if (expect && (nexp = read_expect(expect, &exp)) < 0) {
-		fprintf(stderr, "loom test-onnx: %s: cannot read\n", expect);
-		free(dirs);
-		return 2;
-	}
-	int pass = 0, fail = 0, exp_fail = 0, exp_seen = 0, exp_pass = 0;
-	for (int d = 0; d < ndirs; d++) {
-		/* a folder of case folders, or one case */
-		char model[PATHLEN + 32];
-		snprintf(model, sizeof model, "%s/model.onnx", dirs[d]);
-		struct dirent **ents = NULL;
-		int nents = 0;
-		if (!file_exists(model)) {
-			nents = scandir(dirs[d], &ents, NULL, alphasort);
-			if (nents < 0) {
-				printf("FAIL %s: not a test case or a folder of them\n", dirs[d]);
-				fail++;
-				continue;
-			}
-		}
-		for (int e = -1; e < nents; e++) {
-			char cdir[PATHLEN];
-			if (nents == 0 && e == -1)
-				snprintf(cdir, sizeof cdir, "%s", dirs[d]);
-			else if (e < 0 || ents[e]->d_name[0] == '.')
-				continue;
-			else
-				snprintf(cdir, sizeof cdir, "%s/%s", dirs[d], ents[e]->d_name);
-			if (nents > 0 && !is_dir(cdir))
-				continue;
-			const char *name = base_name(cdir);
-			int must = !expect;
-			for (int k = 0; k < nexp && !must; k++)
-				must = !strcmp(exp[k], name);
-			exp_seen += expect && must;
-			char err[1024];
-			int nsets = 0;
-			npu.on_npu = 0;
-			snprintf(npu.npu_ops, sizeof npu.npu_ops, ",");
-			npu.worst = 0;
-			npu.cos = 1;
-			int ok = run_case(cdir, tl, npu.dev ? &npu : NULL, &nsets, err, sizeof err) == 0;
-			count_ops(cdir, ops, &nops, ok, npu.npu_ops);
-			if (ok) {
-				pass++;
-				exp_pass += must;
-				if (!quiet && npu.dev && npu.min_cos > 0)
-					printf("ok   %s (%d data set%s, %s, cosine similarity %.6f)\n", name, nsets,
-					       nsets == 1 ? "" : "s", npu.on_npu ? "NPU" : "CPU only", npu.cos);
-				else if (!quiet && npu.dev)
-					printf("ok   %s (%d data set%s, %s, worst %.2f quantization steps)\n", name, nsets,
-					       nsets == 1 ? "" : "s", npu.on_npu ? "NPU" : "CPU only", npu.worst);
-				else if (!quiet)
-					printf("ok   %s (%d data set%s)\n", name, nsets, nsets == 1 ? "" : "s");
-			} else {
-				fail++;
-				exp_fail += must;
-				if (!quiet || must)
-					printf("%s %s: %s\n", must ? "FAIL" : "skip", name, err);
-			}
-		}
-		for (int e = 0; e < nents; e++)
-			free(ents[e]);
-		free(ents);
-	}
-	if (expect && exp_seen < nexp) {
-		printf("FAIL %d of the %d expected cases were not found\n", nexp - exp_seen, nexp);
-		exp_fail += nexp - exp_seen;
-	}
-	for (int k = 0; k < nexp; k++)
-		free(exp[k]);
-	free(exp);
-	free(dirs);
-	loom_close(npu.dev);
-	if (per_op) {
-		printf("%-26s %6s %6s %6s\n", "operator", "pass", "fail", npu.dev ? "on NPU" : "");
-		for (int k = 0; k < nops; k++) {
-			if (npu.dev)
-				printf("%-26s %6d %6d %6d\n", ops[k].op, ops[k].pass, ops[k].fail, ops[k].npu);
-			else
-				printf("%-26s %6d %6d\n", ops[k].op, ops[k].pass, ops[k].fail);
-		}
-	}
-	if (expect) {
-		printf("coverage: %d of %d cases pass on %s\n", pass, pass + fail, backend);
-		printf("%d passed, %d failed\n", exp_pass, exp_fail);
+	return -1;
+}
+
+/* a run over the case folders: its options, device, expectations and counts */
+typedef struct test_run {
+	const test_opts *o;
+	npu_ctx *npu;
+	char **exp; /* the case names of --expect */
+	int nexp;
+	opstat ops[MAX_OPS];
+	int nops;
+	int pass, fail, exp_fail, exp_seen, exp_pass;
+} test_run;
+
+/* one case folder: run it, count it, print its line */
+static void test_case(test_run *r, const char *cdir)
+{
+	const test_opts *o = r->o;
+	npu_ctx *npu = r->npu;
+	const char *name = base_name(cdir);
+	int must = !o->expect;
+	for (int k = 0; k < r->nexp && !must; k++)
+		must = !strcmp(r->exp[k], name);
+	r->exp_seen += o->expect && must;
+	char err[1024];
+	int nsets = 0;
+	npu->on_npu = 0;
+	snprintf(npu->npu_ops, sizeof npu->npu_ops, ",");
+	npu->worst = 0;
+	npu->cos = 1;
+	int ok = run_case(cdir, o->tl, npu->dev ? npu : NULL, &nsets, err, sizeof err) == 0;
+	count_ops(cdir, r->ops, &r->nops, ok, npu->npu_ops);
+	if (ok) {
+		r->pass++;
+		r->exp_pass += must;
+		if (!o->quiet && npu->dev && npu->min_cos > 0)
+			printf("ok   %s (%d data set%s, %s, cosine similarity %.6f)\n", name, nsets, nsets == 1 ? "" : "s",
+			       npu->on_npu ? "NPU" : "CPU only", npu->cos);
+		else if (!o->quiet && npu->dev)
+			printf("ok   %s (%d data set%s, %s, worst %.2f quantization steps)\n", name, nsets,
+			       nsets == 1 ? "" : "s", npu->on_npu ? "NPU" : "CPU only", npu->worst);
+		else if (!o->quiet)
+			printf("ok   %s (%d data set%s)\n", name, nsets, nsets == 1 ? "" : "s");
 	} else {
-		printf("%d passed, %d failed\n", pass, fail);
+		r->fail++;
+		r->exp_fail += must;
+		if (!o->quiet || must)
+			printf("%s %s: %s\n", must ? "FAIL" : "skip", name, err);
 	}
-	return exp_fail || (!expect && fail) ? 1 : 0;
+}
+
+/* a CASE_DIR: one case folder, or a folder of them (in name order) */
+static void test_dir(test_run *r, const char *dir)
+{
+	char model[PATHLEN + 32];
+	snprintf(model, sizeof model, "%s/model.onnx", dir);
+	struct dirent **ents = NULL;
+	int nents = 0;
+	if (!file_exists(model)) {
+		nents = scandir(dir, &ents, NULL, alphasort);
+		if (nents < 0) {
+			printf("FAIL %s: not a test case or a folder of them\n", dir);
+			r->fail++;
+			return;
+		}
+	}
+	for (int e = -1; e < nents; e++) {
+		char cdir[PATHLEN];
+		if (nents == 0 && e == -1)
+			snprintf(cdir, sizeof cdir, "%s", dir);
+		else if (e < 0 || ents[e]->d_name[0] == '.')
+			continue;
+		else
+			snprintf(cdir, sizeof cdir, "%s/%s", dir, ents[e]->d_name);
+		if (nents > 0 && !is_dir(cdir))
+			continue;
+		test_case(r, cdir);
+	}
+	for (int e = 0; e < nents; e++)
+		free(ents[e]);
+	free(ents);
+}
+
+/* the per-operator table (--per-op) and the summary; the exit status */
+static int report(const test_run *r, int have_dev)
+{
+	const test_opts *o = r->o;
+	if (o->per_op) {
+		printf("%-26s %6s %6s %6s\n", "operator", "pass", "fail", have_dev ? "on NPU" : "");
+		for (int k = 0; k < r->nops; k++) {
+			if (have_dev)
+				printf("%-26s %6d %6d %6d\n", r->ops[k].op, r->ops[k].pass, r->ops[k].fail, r->ops[k].npu);
+			else
+				printf("%-26s %6d %6d\n", r->ops[k].op, r->ops[k].pass, r->ops[k].fail);
+		}
+	}
+	if (o->expect) {
+		printf("coverage: %d of %d cases pass on %s\n", r->pass, r->pass + r->fail, o->backend);
+		printf("%d passed, %d failed\n", r->exp_pass, r->exp_fail);
+	} else {
+		printf("%d passed, %d failed\n", r->pass, r->fail);
+	}
+	return r->exp_fail || (!o->expect && r->fail) ? 1 : 0;
+}
+
+int cmd_test_onnx(int argc, char **argv)
+{
+	test_opts o = {.backend = "ref", .hw = "default", .tl = {1e-5, 1e-3}, .percentile = 99.99};
+	o.dirs = calloc((size_t)argc, sizeof *o.dirs);
+	if (!o.dirs)
+		return 2;
+	int st = parse_args(argc, argv, &o);
+	if (st >= 0) {
+		free(o.dirs);
+		return st;
+	}
+	npu_ctx npu = {.backend = o.backend, .hw = o.hw, .min_cos = o.min_cos, .keep_float = o.keep_float,
+		       .calib_method = o.calib_method, .percentile = o.percentile};
+	if (strcmp(o.backend, "ref")) {
+		char e2[1024];
+		if (strcmp(o.backend, "cmodel") && strcmp(o.backend, "rtl")) {
+			fprintf(stderr, "loom test-onnx: backend '%s': ref, cmodel or rtl\n", o.backend);
+			free(o.dirs);
+			return 2;
+		}
+		if (tool_dev_open(o.backend, o.hw, &npu.dev, e2, sizeof e2)) {
+			fprintf(stderr, "loom test-onnx: %s backend: %s\n", o.backend, e2);
+			free(o.dirs);
+			return 2;
+		}
+	}
+	if (!o.ndirs) {
+		usage(stderr);
+		free(o.dirs);
+		return 2;
+	}
+	test_run r = {.o = &o, .npu = &npu};
+	if (o.expect && (r.nexp = read_expect(o.expect, &r.exp)) < 0) {
+		fprintf(stderr, "loom test-onnx: %s: cannot read\n", o.expect);
+		free(o.dirs);
+		return 2;
+	}
+	for (int d = 0; d < o.ndirs; d++)
+		test_dir(&r, o.dirs[d]);
+	if (o.expect && r.exp_seen < r.nexp) {
+		printf("FAIL %d of the %d expected cases were not found\n", r.nexp - r.exp_seen, r.nexp);
+		r.exp_fail += r.nexp - r.exp_seen;
+	}
+	for (int k = 0; k < r.nexp; k++)
+		free(r.exp[k]);
+	free(r.exp);
+	free(o.dirs);
+	int have_dev = npu.dev != NULL;
+	loom_close(npu.dev);
+	return report(&r, have_dev);
 }
 
 /* ---- loom run MODEL.onnx --backend ref|cmodel|rtl ----
