@@ -23,6 +23,7 @@
 #define LOOM_CPU_OPS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "ir/ir.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,59 @@ int loom_tensor_set_data(loom_tensor *t, const void *data, size_t n);
 /* Helpers for kernels: numpy-style broadcast of two shapes into out (rank
  * and dims); -1 if incompatible. */
 int loom_broadcast_shape(const loom_tensor *a, const loom_tensor *b, int *rank, int64_t *dims);
+
+/* ------------------------------------------------------------------ shared with the compiler
+ * The compiler lowers Conv and the pools with the kernels' own geometry,
+ * so that the NPU and the CPU agree on output sizes and padding, and reads
+ * constants' values as the kernels do. */
+
+/* Geometry of a convolution or pooling over nd (1..3) spatial dims, kept
+ * right-aligned in 3 slots: slot 3-nd+i is spatial dim i, the leading
+ * unused slots are size 1 with kernel 1. */
+struct loom_cpu_geo {
+	int nd;
+	int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
+	int64_t invol, kvol, outvol;
+};
+
+/* Read node n's strides, dilations, pads and auto_pad for input x (N, C,
+ * spatial...) and kernel sizes ks[nd]; compute the output sizes. pool:
+ * ceil_mode applies (and windows that would start in the end padding are
+ * dropped). Defined in runtime/ops_nn.c; 0, or -1 with a message. */
+int loom_cpu_geo_fwd(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor *x,
+		     const int64_t *ks, int pool, struct loom_cpu_geo *p);
+
+/* double -> int64 without undefined behaviour: toward zero, saturating, NaN -> 0 */
+static inline int64_t loom_cpu_f2i(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+/* Element i of p (of dtype dt) as int64; uint64 reinterpreted, floats
+ * truncated (loom_cpu_f2i), bool 0/1, an unknown dtype 0. */
+static inline int64_t loom_cpu_get_i(const void *p, int dt, int64_t i)
+{
+	switch (dt) {
+	case LOOM_DT_INT64: return ((const int64_t *)p)[i];
+	case LOOM_DT_INT32: return ((const int32_t *)p)[i];
+	case LOOM_DT_INT16: return ((const int16_t *)p)[i];
+	case LOOM_DT_INT8: return ((const int8_t *)p)[i];
+	case LOOM_DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
+	case LOOM_DT_UINT32: return ((const uint32_t *)p)[i];
+	case LOOM_DT_UINT16: return ((const uint16_t *)p)[i];
+	case LOOM_DT_UINT8: return ((const uint8_t *)p)[i];
+	case LOOM_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
+	case LOOM_DT_FLOAT: return loom_cpu_f2i(((const float *)p)[i]);
+	case LOOM_DT_DOUBLE: return loom_cpu_f2i(((const double *)p)[i]);
+	default: return 0;
+	}
+}
 
 #ifdef __cplusplus
 }
