@@ -4,11 +4,12 @@
  * them. The same kernels are the CPU fallback of compiled models and what
  * the compiler uses to fold constants and to calibrate.
  *
- * Kernel registry: each runtime/ops_*.c file exports one array of
- * loom_cpu_op ending with an entry whose op_type is NULL; runtime/cpu.c
- * searches them in order. An operator whose semantics changed between
- * opsets implements every version from min_opset on and reads g->opset
- * (e.g. Unsqueeze's axes: an attribute before opset 13, an input from 13).
+ * The operator table: runtime/ops.def lists every operator once with its
+ * kernel functions (in runtime/ops_*.c) and the family of its NPU lowering
+ * in the compiler; runtime/ops.c makes loom_cpu_ops[] of it. An operator
+ * whose semantics changed between opsets implements every version from
+ * min_opset on and reads g->opset (e.g. Unsqueeze's axes: an attribute
+ * before opset 13, an input from 13).
  *
  * Conventions: infer() sets dtype, rank and dims of every output of the
  * node from its inputs (whose shapes are known; a constant input's values
@@ -30,20 +31,49 @@
 extern "C" {
 #endif
 
+/* How the compiler (compiler/compile.c) lowers an operator to the NPU: the
+ * family of its lowering, or NONE when the operator always runs on the CPU.
+ * A node of a family may still stay on the CPU (its shapes, types or
+ * constants do not fit the NPU); see runtime/ops.def. */
+enum loom_npu_family {
+	LOOM_NPU_NONE,
+	LOOM_NPU_CONV,       /* Conv */
+	LOOM_NPU_GEMM,       /* Gemm, MatMul */
+	LOOM_NPU_POOL,       /* MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool */
+	LOOM_NPU_CONCAT,     /* Concat */
+	LOOM_NPU_RESHAPE,    /* Reshape: rank 5 a channel shuffle, otherwise an alias */
+	LOOM_NPU_ALIAS,      /* Flatten, Squeeze, Unsqueeze: the input's data */
+	LOOM_NPU_SLICE,      /* Slice */
+	LOOM_NPU_BN,         /* BatchNormalization */
+	LOOM_NPU_PAD,        /* Pad */
+	LOOM_NPU_REDUCEMEAN, /* ReduceMean */
+	LOOM_NPU_ADDMUL,     /* Add, Mul of two activations */
+	LOOM_NPU_LUT,        /* one activation through a 256-entry table */
+	LOOM_NPU_COUNT
+};
+
+/* "none", "conv", ..., "lut": the enum's names in lower case; "?" for a
+ * value out of range. */
+const char *loom_npu_family_name(int f);
+
 typedef struct loom_cpu_op {
-	const char *op_type;   /* ONNX op type, default domain; NULL ends an array */
+	const char *op_type;   /* ONNX op type, default domain; NULL ends the table */
 	int min_opset;         /* the oldest opset this implementation covers */
 	int (*infer)(loom_graph *g, const loom_node *n, char *err, size_t errlen);
 	int (*run)(loom_graph *g, const loom_node *n, char *err, size_t errlen);
+	int npu;               /* enum loom_npu_family */
 } loom_cpu_op;
 
-/* the arrays of runtime/ops_*.c */
-extern const loom_cpu_op loom_cpu_ops_nn[];    /* conv, gemm, pooling, normalization, activations, elementwise */
-extern const loom_cpu_op loom_cpu_ops_shape[]; /* data movement, shape, reductions, softmax, resize, cast, ... */
-extern const loom_cpu_op loom_cpu_ops_quant[]; /* QuantizeLinear, DequantizeLinear, QLinear*, *Integer */
+/* every row of runtime/ops.def, then one whose op_type is NULL */
+extern const loom_cpu_op loom_cpu_ops[];
 
-/* The kernel of op_type for opset, or NULL. */
+/* The kernel of op_type for opset: the row with the highest min_opset <=
+ * opset; NULL if none (or op_type NULL). */
 const loom_cpu_op *loom_cpu_op_find(const char *op_type, int64_t opset);
+
+/* A row of op_type whatever the opset, for what does not depend on it (the
+ * NPU family); NULL if the operator has no kernel. */
+const loom_cpu_op *loom_cpu_op_any(const char *op_type);
 
 /* Shape/type inference of every node in order (constant subgraphs whose
  * values are needed for shapes are computed on the way). Fails with a

@@ -1,5 +1,5 @@
-/* ops_nn.c - Loom's CPU kernels for the neural-network operators (the
- * loom_cpu_ops_nn array of runtime/cpu_ops.h): Conv and ConvTranspose
+/* ops_nn.c - Loom's CPU kernels for the neural-network operators (their
+ * rows are in runtime/ops.def): Conv and ConvTranspose
  * (1 to 3 spatial dims, groups, strides, dilations, pads, auto_pad,
  * output_padding / output_shape), Gemm and MatMul (batched, broadcast,
  * 1-D), MaxPool (with Indices) / AveragePool / GlobalAveragePool /
@@ -25,7 +25,7 @@
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
 #include "runtime/cpu_ops.h"
-#include "cpu_internal.h"
+#include "ops_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -232,7 +232,7 @@ static int64_t unary_i(int code, int64_t x, const struct uparams *p)
 	}
 }
 
-static int unary_infer(KARGS)
+int loom_cpu_unary_infer(KARGS)
 {
 	int k = unary_find(n->op_type);
 	const loom_tensor *x;
@@ -252,7 +252,7 @@ static int unary_infer(KARGS)
 	return 0;
 }
 
-static int unary_run(KARGS)
+int loom_cpu_unary_run(KARGS)
 {
 	int k = unary_find(n->op_type);
 	const loom_tensor *x = IN(0);
@@ -288,7 +288,7 @@ static int unary_run(KARGS)
 }
 
 /* IsNaN, IsInf: bool outputs */
-static int isx_infer(KARGS)
+int loom_cpu_isx_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 1, 1))
@@ -300,7 +300,7 @@ static int isx_infer(KARGS)
 	return 0;
 }
 
-static int isx_run(KARGS)
+int loom_cpu_isx_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	uint8_t *y = OUT(0)->data;
@@ -321,7 +321,7 @@ static int isx_run(KARGS)
 }
 
 /* Not: bool */
-static int not_infer(KARGS)
+int loom_cpu_not_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 1, 1))
@@ -333,7 +333,7 @@ static int not_infer(KARGS)
 	return 0;
 }
 
-static int not_run(KARGS)
+int loom_cpu_not_run(KARGS)
 {
 	const uint8_t *x = IN(0)->data;
 	uint8_t *y = OUT(0)->data;
@@ -346,7 +346,7 @@ static int not_run(KARGS)
 }
 
 /* Identity: any type */
-static int identity_infer(KARGS)
+int loom_cpu_identity_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 1, 1))
@@ -356,7 +356,7 @@ static int identity_infer(KARGS)
 	return 0;
 }
 
-static int identity_run(KARGS)
+int loom_cpu_identity_run(KARGS)
 {
 	size_t bytes = loom_tensor_bytes(IN(0));
 	(void)err;
@@ -369,7 +369,7 @@ static int identity_run(KARGS)
 /* Dropout in inference mode: the input, and a mask of ones (bool from
  * opset 10, the input's type before). Training mode (opset 12's
  * training_mode input true) only with ratio 0. */
-static int dropout_infer(KARGS)
+int loom_cpu_dropout_infer(KARGS)
 {
 	const loom_tensor *x;
 	loom_tensor *mask;
@@ -385,7 +385,7 @@ static int dropout_infer(KARGS)
 	return 0;
 }
 
-static int dropout_run(KARGS)
+int loom_cpu_dropout_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	const loom_tensor *ratio = n->ninputs > 1 ? IN(1) : NULL;
@@ -470,7 +470,7 @@ static const loom_tensor *legacy_b(const loom_graph *g, const loom_node *n, cons
 	return view;
 }
 
-static int binary_infer(KARGS)
+int loom_cpu_binary_infer(KARGS)
 {
 	loom_tensor view;
 	int k = binary_find(n->op_type), rank, kind;
@@ -624,7 +624,7 @@ static int64_t binary_i(int code, int64_t a, int64_t b, int u64, int fmod_, int 
 	}
 }
 
-static int binary_run(KARGS)
+int loom_cpu_binary_run(KARGS)
 {
 	int k = binary_find(n->op_type);
 	const loom_tensor *a = IN(0), *b = IN(1);
@@ -684,7 +684,7 @@ static int binary_run(KARGS)
 
 /* ------------------------------------------------------------------ Max, Min, Sum, Mean */
 
-static int variadic_infer(KARGS)
+int loom_cpu_variadic_infer(KARGS)
 {
 	const loom_tensor *t[64] = {0};
 	int64_t dims[LOOM_MAX_RANK];
@@ -709,7 +709,7 @@ static int variadic_infer(KARGS)
 	return 0;
 }
 
-static int variadic_run(KARGS)
+int loom_cpu_variadic_run(KARGS)
 {
 	loom_tensor *y = OUT(0);
 	int mx = OP_IS("Max"), mn = OP_IS("Min"), mean = OP_IS("Mean");
@@ -762,7 +762,7 @@ static int variadic_run(KARGS)
 
 /* ------------------------------------------------------------------ Where */
 
-static int where_infer(KARGS)
+int loom_cpu_where_infer(KARGS)
 {
 	const loom_tensor *t[3];
 	int64_t dims[LOOM_MAX_RANK];
@@ -782,7 +782,7 @@ static int where_infer(KARGS)
 	return 0;
 }
 
-static int where_run(KARGS)
+int loom_cpu_where_run(KARGS)
 {
 	const loom_tensor *t[3] = {IN(0), IN(1), IN(2)};
 	loom_tensor *y = OUT(0);
@@ -802,7 +802,7 @@ static int where_run(KARGS)
 
 /* ------------------------------------------------------------------ Clip */
 
-static int clip_infer(KARGS)
+int loom_cpu_clip_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 1, g->opset >= 11 ? 3 : 1))
@@ -824,7 +824,7 @@ static int clip_infer(KARGS)
 	return 0;
 }
 
-static int clip_run(KARGS)
+int loom_cpu_clip_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	const loom_tensor *lo_t = n->ninputs > 1 ? IN(1) : NULL;
@@ -894,7 +894,7 @@ static int clip_run(KARGS)
 
 /* ================================================================== Gemm, MatMul */
 
-static int gemm_infer(KARGS)
+int loom_cpu_gemm_infer(KARGS)
 {
 	const loom_tensor *a, *b, *c;
 	int ta = (int)loom_attr_int(n, "transA", 0), tb = (int)loom_attr_int(n, "transB", 0);
@@ -932,7 +932,7 @@ static int gemm_infer(KARGS)
 	return 0;
 }
 
-static int gemm_run(KARGS)
+int loom_cpu_gemm_run(KARGS)
 {
 	const loom_tensor *a = IN(0), *b = IN(1), *c = n->ninputs > 2 ? IN(2) : NULL;
 	loom_tensor *y = OUT(0);
@@ -1008,7 +1008,7 @@ static int matmul_shapes(KARGS, struct mm *s, int *orank, int64_t *odims)
 	return 0;
 }
 
-static int matmul_infer(KARGS)
+int loom_cpu_matmul_infer(KARGS)
 {
 	struct mm s;
 	int rank;
@@ -1029,7 +1029,7 @@ static int matmul_infer(KARGS)
 	return 0;
 }
 
-static int matmul_run(KARGS)
+int loom_cpu_matmul_run(KARGS)
 {
 	const loom_tensor *a = IN(0), *b = IN(1);
 	loom_tensor *y = OUT(0);
@@ -1203,7 +1203,7 @@ static int conv_kernel_bias(loom_graph *g, const loom_node *n, char *err, size_t
 
 /* ================================================================== Conv */
 
-static int conv_infer(KARGS)
+int loom_cpu_conv_infer(KARGS)
 {
 	const loom_tensor *x, *w, *b;
 	int64_t G = loom_attr_int(n, "group", 1), C, M;
@@ -1248,7 +1248,7 @@ static void im2col(const float *x, int64_t Cg, const struct loom_cpu_geo *p, flo
 	}
 }
 
-static int conv_run(KARGS)
+int loom_cpu_conv_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *w = IN(1), *b = n->ninputs > 2 ? IN(2) : NULL;
 	loom_tensor *y = OUT(0);
@@ -1357,7 +1357,7 @@ static int convt_geo(KARGS, struct loom_cpu_geo *p)
 	return 0;
 }
 
-static int convt_infer(KARGS)
+int loom_cpu_convt_infer(KARGS)
 {
 	const loom_tensor *x, *w, *b;
 	int64_t G = loom_attr_int(n, "group", 1), C, M;
@@ -1379,7 +1379,7 @@ static int convt_infer(KARGS)
 	return 0;
 }
 
-static int convt_run(KARGS)
+int loom_cpu_convt_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *w = IN(1), *b = n->ninputs > 2 ? IN(2) : NULL;
 	loom_tensor *y = OUT(0);
@@ -1434,7 +1434,7 @@ static int convt_run(KARGS)
 
 /* ================================================================== pooling */
 
-static int pool_infer(KARGS)
+int loom_cpu_pool_infer(KARGS)
 {
 	const loom_tensor *x;
 	int maxp = OP_IS("MaxPool"), cks;
@@ -1462,7 +1462,7 @@ static int pool_infer(KARGS)
 	return 0;
 }
 
-static int pool_run(KARGS)
+int loom_cpu_pool_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	loom_tensor *y = OUT(0), *ind = n->noutputs > 1 ? OUT(1) : NULL;
@@ -1548,7 +1548,7 @@ static int pool_run(KARGS)
 	return 0;
 }
 
-static int gpool_infer(KARGS)
+int loom_cpu_gpool_infer(KARGS)
 {
 	const loom_tensor *x;
 	int64_t dims[LOOM_MAX_RANK];
@@ -1565,7 +1565,7 @@ static int gpool_infer(KARGS)
 	return 0;
 }
 
-static int gpool_run(KARGS)
+int loom_cpu_gpool_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	float *y = OUT(0)->data;
@@ -1611,7 +1611,7 @@ static int bn_training(const loom_graph *g, const loom_node *n)
 	return 0;
 }
 
-static int bn_infer(KARGS)
+int loom_cpu_batchnorm_infer(KARGS)
 {
 	const loom_tensor *x;
 	int64_t C, per;
@@ -1644,7 +1644,7 @@ static int bn_infer(KARGS)
 	return 0;
 }
 
-static int bn_run(KARGS)
+int loom_cpu_batchnorm_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	const float *sc = fdata(IN(1)), *bi = fdata(IN(2)), *mean = fdata(IN(3)), *var = fdata(IN(4));
@@ -1702,7 +1702,7 @@ static int bn_run(KARGS)
 	return 0;
 }
 
-static int in_infer(KARGS)
+int loom_cpu_instnorm_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 3, 3))
@@ -1719,7 +1719,7 @@ static int in_infer(KARGS)
 	return 0;
 }
 
-static int in_run(KARGS)
+int loom_cpu_instnorm_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	const float *sc = fdata(IN(1)), *bi = fdata(IN(2));
@@ -1748,7 +1748,7 @@ static int in_run(KARGS)
 }
 
 /* LayerNormalization (opset 17): normalize over dims [axis, rank) */
-static int ln_infer(KARGS)
+int loom_cpu_layernorm_infer(KARGS)
 {
 	const loom_tensor *x, *sc, *b;
 	int axis;
@@ -1785,7 +1785,7 @@ static int ln_infer(KARGS)
 	return 0;
 }
 
-static int ln_run(KARGS)
+int loom_cpu_layernorm_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *sc = IN(1), *b = n->ninputs > 2 ? IN(2) : NULL;
 	loom_tensor *mo = n->noutputs > 1 ? OUT(1) : NULL, *io = n->noutputs > 2 ? OUT(2) : NULL;
@@ -1839,7 +1839,7 @@ static int ln_run(KARGS)
 }
 
 /* LRN over channels */
-static int lrn_infer(KARGS)
+int loom_cpu_lrn_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 1, 1))
@@ -1855,7 +1855,7 @@ static int lrn_infer(KARGS)
 	return 0;
 }
 
-static int lrn_run(KARGS)
+int loom_cpu_lrn_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	float *y = OUT(0)->data;
@@ -1900,7 +1900,7 @@ static int mvn_axes(KARGS, const loom_tensor *x, int *red)
 	return 0;
 }
 
-static int mvn_infer(KARGS)
+int loom_cpu_mvn_infer(KARGS)
 {
 	const loom_tensor *x;
 	int red[LOOM_MAX_RANK];
@@ -1913,7 +1913,7 @@ static int mvn_infer(KARGS)
 	return 0;
 }
 
-static int mvn_run(KARGS)
+int loom_cpu_mvn_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	float *y = OUT(0)->data;
@@ -1951,49 +1951,3 @@ static int mvn_run(KARGS)
 	free(sum);
 	return 0;
 }
-
-/* ================================================================== the table */
-
-#define UN(op) {op, 1, unary_infer, unary_run}
-#define BIN(op) {op, 1, binary_infer, binary_run}
-
-const loom_cpu_op loom_cpu_ops_nn[] = {
-	{"Conv", 1, conv_infer, conv_run},
-	{"ConvTranspose", 1, convt_infer, convt_run},
-	{"Gemm", 1, gemm_infer, gemm_run},
-	{"MatMul", 1, matmul_infer, matmul_run},
-	{"MaxPool", 1, pool_infer, pool_run},
-	{"AveragePool", 1, pool_infer, pool_run},
-	{"GlobalAveragePool", 1, gpool_infer, gpool_run},
-	{"GlobalMaxPool", 1, gpool_infer, gpool_run},
-	{"BatchNormalization", 1, bn_infer, bn_run},
-	{"InstanceNormalization", 1, in_infer, in_run},
-	{"LayerNormalization", 17, ln_infer, ln_run},
-	{"LRN", 1, lrn_infer, lrn_run},
-	{"MeanVarianceNormalization", 9, mvn_infer, mvn_run},
-	UN("Relu"), UN("LeakyRelu"), UN("Elu"), UN("Selu"), {"Celu", 12, unary_infer, unary_run},
-	UN("Sigmoid"), UN("HardSigmoid"), {"HardSwish", 14, unary_infer, unary_run}, UN("Tanh"),
-	UN("Softplus"), UN("Softsign"), {"Erf", 9, unary_infer, unary_run},
-	{"Gelu", 20, unary_infer, unary_run}, {"ThresholdedRelu", 10, unary_infer, unary_run},
-	{"Shrink", 9, unary_infer, unary_run}, UN("Neg"), UN("Abs"), UN("Exp"), UN("Log"),
-	UN("Sqrt"), UN("Reciprocal"), UN("Floor"), UN("Ceil"), {"Round", 11, unary_infer, unary_run},
-	{"Sign", 9, unary_infer, unary_run}, UN("Sin"), UN("Cos"), UN("Tan"), UN("Asin"),
-	UN("Acos"), UN("Atan"), {"Sinh", 9, unary_infer, unary_run},
-	{"Cosh", 9, unary_infer, unary_run}, {"Asinh", 9, unary_infer, unary_run},
-	{"Acosh", 9, unary_infer, unary_run}, {"Atanh", 9, unary_infer, unary_run},
-	{"IsNaN", 9, isx_infer, isx_run}, {"IsInf", 10, isx_infer, isx_run},
-	{"Not", 1, not_infer, not_run},
-	{"Identity", 1, identity_infer, identity_run},
-	{"Dropout", 1, dropout_infer, dropout_run},
-	{"Clip", 1, clip_infer, clip_run},
-	{"Where", 9, where_infer, where_run},
-	BIN("Add"), BIN("Sub"), BIN("Mul"), BIN("Div"), {"Mod", 10, binary_infer, binary_run},
-	BIN("Pow"), BIN("Equal"), BIN("Less"), BIN("Greater"),
-	{"LessOrEqual", 12, binary_infer, binary_run}, {"GreaterOrEqual", 12, binary_infer, binary_run},
-	BIN("And"), BIN("Or"), BIN("Xor"), {"BitShift", 11, binary_infer, binary_run}, BIN("PRelu"),
-	{"Max", 1, variadic_infer, variadic_run},
-	{"Min", 1, variadic_infer, variadic_run},
-	{"Sum", 1, variadic_infer, variadic_run},
-	{"Mean", 1, variadic_infer, variadic_run},
-	{NULL, 0, NULL, NULL},
-};

@@ -1,5 +1,5 @@
-/* ops_quant.c - Loom's CPU kernels for the ONNX quantization operators (the
- * loom_cpu_ops_quant array of runtime/cpu_ops.h): QuantizeLinear and
+/* ops_quant.c - Loom's CPU kernels for the ONNX quantization operators
+ * (their rows are in runtime/ops.def): QuantizeLinear and
  * DequantizeLinear (opset 10 per-tensor; from opset 13 also per-axis with
  * the axis attribute), DynamicQuantizeLinear (uint8), MatMulInteger and
  * ConvInteger (int32 results), QLinearMatMul and QLinearConv. These are what
@@ -25,7 +25,7 @@
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
 #include "runtime/cpu_ops.h"
-#include "cpu_internal.h"
+#include "ops_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -159,7 +159,7 @@ static int qdq_layout(KARGS, const loom_tensor *x, const loom_tensor *s, const l
 	return 0;
 }
 
-static int quantize_infer(KARGS)
+int loom_cpu_quantize_infer(KARGS)
 {
 	const loom_tensor *x, *s, *zp;
 	int64_t o, c, i;
@@ -179,7 +179,7 @@ static int quantize_infer(KARGS)
 	return 0;
 }
 
-static int quantize_run(KARGS)
+int loom_cpu_quantize_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *s = IN(1), *zp = opt_in(g, n, err, errlen, 2);
 	loom_tensor *y = OUT(0);
@@ -201,7 +201,7 @@ static int quantize_run(KARGS)
 	return 0;
 }
 
-static int dequantize_infer(KARGS)
+int loom_cpu_dequantize_infer(KARGS)
 {
 	const loom_tensor *x, *s, *zp;
 	int64_t o, c, i;
@@ -224,7 +224,7 @@ static int dequantize_infer(KARGS)
 	return 0;
 }
 
-static int dequantize_run(KARGS)
+int loom_cpu_dequantize_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *s = IN(1), *zp = opt_in(g, n, err, errlen, 2);
 	float *y = OUT(0)->data;
@@ -247,7 +247,7 @@ static int dequantize_run(KARGS)
 
 /* ================================================================== DynamicQuantizeLinear */
 
-static int dynq_infer(KARGS)
+int loom_cpu_dynq_infer(KARGS)
 {
 	const loom_tensor *x;
 	if (need_io(g, n, err, errlen, 1, 1, 1))
@@ -263,7 +263,7 @@ static int dynq_infer(KARGS)
 	return 0;
 }
 
-static int dynq_run(KARGS)
+int loom_cpu_dynq_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	const float *px = x->data;
@@ -395,7 +395,7 @@ static int64_t batch_of(const loom_tensor *t)
 	return loom_cpu_prod(t->dims, 0, t->rank);
 }
 
-static int matmulint_infer(KARGS)
+int loom_cpu_matmulint_infer(KARGS)
 {
 	const loom_tensor *a, *b, *az, *bz;
 	struct mm s;
@@ -417,7 +417,7 @@ static int matmulint_infer(KARGS)
 	return 0;
 }
 
-static int qlmatmul_infer(KARGS)
+int loom_cpu_qlmatmul_infer(KARGS)
 {
 	const loom_tensor *a, *as, *az, *b, *bs, *bz, *ys, *yz;
 	struct mm s;
@@ -507,12 +507,12 @@ static int mm_run(KARGS, int ql)
 	return 0;
 }
 
-static int matmulint_run(KARGS)
+int loom_cpu_matmulint_run(KARGS)
 {
 	return mm_run(g, n, err, errlen, 0);
 }
 
-static int qlmatmul_run(KARGS)
+int loom_cpu_qlmatmul_run(KARGS)
 {
 	return mm_run(g, n, err, errlen, 1);
 }
@@ -675,35 +675,22 @@ static int qconv_run_common(KARGS, int ql)
 	return 0;
 }
 
-static int convint_infer(KARGS)
+int loom_cpu_convint_infer(KARGS)
 {
 	return qconv_infer_common(g, n, err, errlen, 0);
 }
 
-static int convint_run(KARGS)
+int loom_cpu_convint_run(KARGS)
 {
 	return qconv_run_common(g, n, err, errlen, 0);
 }
 
-static int qlconv_infer(KARGS)
+int loom_cpu_qlconv_infer(KARGS)
 {
 	return qconv_infer_common(g, n, err, errlen, 1);
 }
 
-static int qlconv_run(KARGS)
+int loom_cpu_qlconv_run(KARGS)
 {
 	return qconv_run_common(g, n, err, errlen, 1);
 }
-
-/* ================================================================== registry */
-
-const loom_cpu_op loom_cpu_ops_quant[] = {
-	{"QuantizeLinear", 10, quantize_infer, quantize_run},
-	{"DequantizeLinear", 10, dequantize_infer, dequantize_run},
-	{"DynamicQuantizeLinear", 11, dynq_infer, dynq_run},
-	{"MatMulInteger", 10, matmulint_infer, matmulint_run},
-	{"QLinearMatMul", 10, qlmatmul_infer, qlmatmul_run},
-	{"ConvInteger", 10, convint_infer, convint_run},
-	{"QLinearConv", 10, qlconv_infer, qlconv_run},
-	{0},
-};

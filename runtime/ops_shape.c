@@ -1,6 +1,6 @@
 /* ops_shape.c - Loom's CPU kernels for data movement and shape operators,
  * reductions, Softmax/LogSoftmax/Hardmax, Resize/Upsample, Cast and
- * friends: the loom_cpu_ops_shape array of runtime/cpu_ops.h.
+ * friends (their rows are in runtime/ops.def).
  *
  * Every operator covers opsets 7 to 17 (and older ones where nothing
  * differs): where ONNX moved an attribute to an input (Reshape's shape,
@@ -20,7 +20,7 @@
  * ("node 'NAME' (OP, opset N): problem") come from cpu_internal.h.
  * No global state. */
 #include "runtime/cpu_ops.h"
-#include "cpu_internal.h"
+#include "ops_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -227,7 +227,7 @@ static int in_bytes_copy(loom_graph *g, const loom_node *n)
 }
 
 /* run() of the operators whose output is their input's data (Reshape, ...) */
-static int run_copy(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_copy_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -238,7 +238,7 @@ static int run_copy(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 
 /* Reshape: shape attribute before opset 5, input from 5; 0 copies the input
  * dim (unless allowzero, opset 14), -1 is inferred. */
-static int infer_reshape(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_reshape_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int64_t s[LOOM_MAX_RANK], dims[LOOM_MAX_RANK];
@@ -293,7 +293,7 @@ static int infer_reshape(loom_graph *g, const loom_node *n, char *err, size_t er
 	return 0;
 }
 
-static int infer_flatten(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_flatten_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	if (!x || !y)
@@ -310,7 +310,7 @@ static int infer_flatten(loom_graph *g, const loom_node *n, char *err, size_t er
 
 /* Squeeze: axes an attribute before opset 13, an optional input from 13;
  * none = every dim of size 1. */
-static int infer_squeeze(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_squeeze_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int64_t axes[LOOM_MAX_RANK], dims[LOOM_MAX_RANK];
@@ -339,7 +339,7 @@ static int infer_squeeze(loom_graph *g, const loom_node *n, char *err, size_t er
 }
 
 /* Unsqueeze: axes (of the output) an attribute before opset 13, an input from 13. */
-static int infer_unsqueeze(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_unsqueeze_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int64_t axes[LOOM_MAX_RANK], dims[LOOM_MAX_RANK];
@@ -386,7 +386,7 @@ static int get_perm(loom_graph *g, const loom_node *n, int r, int *perm, char *e
 	return 0;
 }
 
-static int infer_transpose(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_transpose_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int perm[LOOM_MAX_RANK];
@@ -399,7 +399,7 @@ static int infer_transpose(loom_graph *g, const loom_node *n, char *err, size_t 
 	return 0;
 }
 
-static int run_transpose(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_transpose_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *y = OUT(0);
 	int perm[LOOM_MAX_RANK];
@@ -415,7 +415,7 @@ static int run_transpose(loom_graph *g, const loom_node *n, char *err, size_t er
 
 /* ------------------------------------------------------------------ Concat, Split */
 
-static int infer_concat(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_concat_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *y = need_out(g, n, 0, err, errlen), *x0 = need_in(g, n, 0, err, errlen);
 	if (!x0 || !y)
@@ -447,7 +447,7 @@ static int infer_concat(loom_graph *g, const loom_node *n, char *err, size_t err
 	return 0;
 }
 
-static int run_concat(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_concat_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -527,7 +527,7 @@ static int split_sizes(loom_graph *g, const loom_node *n, int *axis, int64_t *sz
 	return 0;
 }
 
-static int infer_split(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_split_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int a;
 	int64_t *sz = malloc(sizeof(int64_t) * (size_t)(n->noutputs + 1));
@@ -549,7 +549,7 @@ static int infer_split(loom_graph *g, const loom_node *n, char *err, size_t errl
 	return 0;
 }
 
-static int run_split(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_split_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int a;
 	int64_t *sz = malloc(sizeof(int64_t) * (size_t)(n->noutputs + 1));
@@ -644,7 +644,7 @@ static int slice_params(loom_graph *g, const loom_node *n, int64_t *start, int64
 	return 0;
 }
 
-static int infer_slice(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_slice_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int64_t start[LOOM_MAX_RANK], step[LOOM_MAX_RANK], dims[LOOM_MAX_RANK];
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
@@ -654,7 +654,7 @@ static int infer_slice(loom_graph *g, const loom_node *n, char *err, size_t errl
 	return 0;
 }
 
-static int run_slice(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_slice_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int64_t start[LOOM_MAX_RANK], step[LOOM_MAX_RANK], dims[LOOM_MAX_RANK];
 	int64_t st[LOOM_MAX_RANK], ost[LOOM_MAX_RANK], off = 0;
@@ -672,7 +672,7 @@ static int run_slice(loom_graph *g, const loom_node *n, char *err, size_t errlen
 
 /* ------------------------------------------------------------------ Gather, GatherElements, GatherND */
 
-static int infer_gather(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_gather_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *ix = need_in(g, n, 1, err, errlen);
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
@@ -698,7 +698,7 @@ static int infer_gather(loom_graph *g, const loom_node *n, char *err, size_t err
 	return 0;
 }
 
-static int run_gather(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_gather_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *ix = IN(1), *y = OUT(0);
 	int a = loom_cpu_axis(loom_attr_int(n, "axis", 0), x->rank);
@@ -721,7 +721,7 @@ static int run_gather(loom_graph *g, const loom_node *n, char *err, size_t errle
 	return 0;
 }
 
-static int infer_gather_elements(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_gather_elements_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *ix = need_in(g, n, 1, err, errlen);
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
@@ -744,7 +744,7 @@ static int infer_gather_elements(loom_graph *g, const loom_node *n, char *err, s
 	return 0;
 }
 
-static int run_gather_elements(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_gather_elements_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *ix = IN(1), *y = OUT(0);
 	int r = x->rank, a = loom_cpu_axis(loom_attr_int(n, "axis", 0), r);
@@ -768,7 +768,7 @@ static int run_gather_elements(loom_graph *g, const loom_node *n, char *err, siz
 }
 
 /* GatherND (opset 11, batch_dims from 12) */
-static int infer_gather_nd(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_gather_nd_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *ix = need_in(g, n, 1, err, errlen);
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
@@ -802,7 +802,7 @@ static int infer_gather_nd(loom_graph *g, const loom_node *n, char *err, size_t 
 	return 0;
 }
 
-static int run_gather_nd(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_gather_nd_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *ix = IN(1), *y = OUT(0);
 	int b = (int)loom_attr_int(n, "batch_dims", 0), q = ix->rank, r = x->rank;
@@ -905,7 +905,7 @@ static int pad_params(loom_graph *g, const loom_node *n, int64_t *pads, int *mod
 	return 0;
 }
 
-static int infer_pad(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_pad_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int64_t pads[MAXV], dims[LOOM_MAX_RANK];
 	int mode;
@@ -920,7 +920,7 @@ static int infer_pad(loom_graph *g, const loom_node *n, char *err, size_t errlen
 	return 0;
 }
 
-static int run_pad(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_pad_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int64_t pads[MAXV], st[LOOM_MAX_RANK], idx[LOOM_MAX_RANK] = {0};
 	int mode;
@@ -962,7 +962,7 @@ static int run_pad(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 
 /* ------------------------------------------------------------------ Tile, Expand */
 
-static int infer_tile(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_tile_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int64_t rep[LOOM_MAX_RANK], dims[LOOM_MAX_RANK];
@@ -980,7 +980,7 @@ static int infer_tile(loom_graph *g, const loom_node *n, char *err, size_t errle
 	return 0;
 }
 
-static int run_tile(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_tile_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -997,7 +997,7 @@ static int run_tile(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 	return 0;
 }
 
-static int infer_expand(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_expand_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	loom_tensor s;
@@ -1021,7 +1021,7 @@ static int infer_expand(loom_graph *g, const loom_node *n, char *err, size_t err
 	return 0;
 }
 
-static int run_expand(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_expand_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *y = OUT(0);
 	const loom_tensor *t[1] = {x};
@@ -1055,7 +1055,7 @@ static void shape_range(loom_graph *g, const loom_node *n, int r, int *s, int *e
 	*e = (int)(b > a ? b : a);
 }
 
-static int run_shape(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_shape_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -1067,7 +1067,7 @@ static int run_shape(loom_graph *g, const loom_node *n, char *err, size_t errlen
 	return 0;
 }
 
-static int run_size(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_size_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -1088,14 +1088,14 @@ static int fold_now(loom_graph *g, const loom_node *n, loom_tensor *y, char *err
 	if (!y->data)
 		return ERR("out of memory");
 	if (!strcmp(n->op_type, "Shape"))
-		run_shape(g, n, err, errlen);
+		loom_cpu_shape_run(g, n, err, errlen);
 	else
-		run_size(g, n, err, errlen);
+		loom_cpu_size_run(g, n, err, errlen);
 	y->is_const = 1;
 	return 0;
 }
 
-static int infer_shape(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_shape_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *y = need_out(g, n, 0, err, errlen);
 	int s, e;
@@ -1109,7 +1109,7 @@ static int infer_shape(loom_graph *g, const loom_node *n, char *err, size_t errl
 	return fold_now(g, n, y, err, errlen);
 }
 
-static int infer_size(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_size_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *y = need_out(g, n, 0, err, errlen);
 	if (!x)
@@ -1141,7 +1141,7 @@ static int cos_value(loom_graph *g, const loom_node *n, int *dtype, const void *
 	return 0;
 }
 
-static int infer_constant_of_shape(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_constant_of_shape_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
 	int64_t dims[LOOM_MAX_RANK];
@@ -1159,7 +1159,7 @@ static int infer_constant_of_shape(loom_graph *g, const loom_node *n, char *err,
 	return 0;
 }
 
-static int run_constant_of_shape(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_constant_of_shape_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *y = OUT(0);
 	int dt;
@@ -1215,7 +1215,7 @@ static int constant_value(loom_graph *g, const loom_node *n, int *dt, int *rank,
 	return 0;
 }
 
-static int infer_constant(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_constant_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
 	int dt, rank;
@@ -1227,7 +1227,7 @@ static int infer_constant(loom_graph *g, const loom_node *n, char *err, size_t e
 	return 0;
 }
 
-static int run_constant(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_constant_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *y = OUT(0);
 	int dt, rank;
@@ -1281,7 +1281,7 @@ static int range_count(loom_graph *g, const loom_node *n, int64_t *cnt, char *er
 	return 0;
 }
 
-static int infer_range(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_range_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
 	int64_t cnt;
@@ -1291,7 +1291,7 @@ static int infer_range(loom_graph *g, const loom_node *n, char *err, size_t errl
 	return 0;
 }
 
-static int run_range(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_range_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *s = IN(0), *d = IN(2), *y = OUT(0);
 	int64_t cnt;
@@ -1334,7 +1334,7 @@ static int cast_to(loom_graph *g, const loom_node *n, int *to, char *err, size_t
 	return 0;
 }
 
-static int infer_cast(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_cast_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int to = 0;
@@ -1347,7 +1347,7 @@ static int infer_cast(loom_graph *g, const loom_node *n, char *err, size_t errle
 /* float -> integer truncates toward zero (out-of-range values saturate to
  * int64 and then wrap to the width, NaN gives 0); -> bool is x != 0;
  * integer <-> integer wraps like C. */
-static int run_cast(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_cast_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -1398,7 +1398,7 @@ static int softmax_dims(loom_graph *g, const loom_node *n, int64_t *outer, int64
 	return 0;
 }
 
-static int infer_softmax(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_softmax_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int64_t o, l, i;
@@ -1450,7 +1450,7 @@ enum { SM_SOFTMAX, SM_LOG, SM_HARD };
 SOFTMAX_FN(softmax_f32, float, expf, logf)
 SOFTMAX_FN(softmax_f64, double, exp, log)
 
-static int run_softmax(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_softmax_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *y = OUT(0);
 	int64_t o, l, i;
@@ -1506,7 +1506,7 @@ static int reduce_axes(loom_graph *g, const loom_node *n, int *mask, int *noop, 
 	return axes_mask(g, n, axes, cnt, x->rank, mask, err, errlen);
 }
 
-static int infer_reduce(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_reduce_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int mask[LOOM_MAX_RANK], noop, r = 0;
@@ -1592,7 +1592,7 @@ static int infer_reduce(loom_graph *g, const loom_node *n, char *err, size_t err
 REDUCE_FN(reduce_f32, float, ((const float *)xv)[i], sqrtf, logf, expf, fabsf)
 REDUCE_FN(reduce_f64, double, loom_cpu_get_f(xv, dt, i), sqrt, log, exp, fabs)
 
-static int run_reduce(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_reduce_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = IN(0), *y = OUT(0);
 	int mask[LOOM_MAX_RANK], noop;
@@ -1625,7 +1625,7 @@ static int run_reduce(loom_graph *g, const loom_node *n, char *err, size_t errle
 
 /* ------------------------------------------------------------------ ArgMax, ArgMin, TopK */
 
-static int infer_argmax(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_argmax_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	int64_t dims[LOOM_MAX_RANK];
@@ -1648,7 +1648,7 @@ static int infer_argmax(loom_graph *g, const loom_node *n, char *err, size_t err
 	return 0;
 }
 
-static int run_argmax(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_argmax_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -1704,7 +1704,7 @@ static int topk_params(loom_graph *g, const loom_node *n, int *axis, int64_t *k,
 	return 0;
 }
 
-static int infer_topk(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_topk_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *v = need_out(g, n, 0, err, errlen), *ix = need_out(g, n, 1, err, errlen);
 	int a;
@@ -1739,7 +1739,7 @@ static int topk_cmp_small(const void *pa, const void *pb)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-static int run_topk(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_topk_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	int a;
 	int64_t k;
@@ -1922,7 +1922,7 @@ static int resize_params(loom_graph *g, const loom_node *n, struct resize *p, ch
 	return 0;
 }
 
-static int infer_resize(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_resize_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	struct resize p;
 	loom_tensor *y = need_out(g, n, 0, err, errlen);
@@ -2016,7 +2016,7 @@ static void resize_taps(const struct resize *p, int r, int d, int64_t in, int64_
 	}
 }
 
-static int run_resize(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_resize_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	struct resize p;
 	if (resize_params(g, n, &p, err, errlen))
@@ -2095,7 +2095,7 @@ out:
 
 /* ------------------------------------------------------------------ DepthToSpace, SpaceToDepth */
 
-static int infer_d2s(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_d2s_infer(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	loom_tensor *x = need_in(g, n, 0, err, errlen), *y = need_out(g, n, 0, err, errlen);
 	if (!x || !y)
@@ -2131,7 +2131,7 @@ static int infer_d2s(loom_graph *g, const loom_node *n, char *err, size_t errlen
 }
 
 /* both as one 6-D strided view of the input */
-static int run_d2s(loom_graph *g, const loom_node *n, char *err, size_t errlen)
+int loom_cpu_d2s_run(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -2158,50 +2158,3 @@ static int run_d2s(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 	strided_copy(y->data, x->data, loom_dtype_size(x->dtype), 6, vd, vs, 0);
 	return 0;
 }
-
-/* ------------------------------------------------------------------ the registry */
-
-const loom_cpu_op loom_cpu_ops_shape[] = {
-	{"Reshape", 1, infer_reshape, run_copy},
-	{"Flatten", 1, infer_flatten, run_copy},
-	{"Squeeze", 1, infer_squeeze, run_copy},
-	{"Unsqueeze", 1, infer_unsqueeze, run_copy},
-	{"Transpose", 1, infer_transpose, run_transpose},
-	{"Concat", 1, infer_concat, run_concat},
-	{"Split", 2, infer_split, run_split},
-	{"Slice", 1, infer_slice, run_slice},
-	{"Gather", 1, infer_gather, run_gather},
-	{"GatherElements", 11, infer_gather_elements, run_gather_elements},
-	{"GatherND", 11, infer_gather_nd, run_gather_nd},
-	{"Pad", 2, infer_pad, run_pad},
-	{"Tile", 6, infer_tile, run_tile},
-	{"Expand", 8, infer_expand, run_expand},
-	{"Shape", 1, infer_shape, run_shape},
-	{"Size", 1, infer_size, run_size},
-	{"ConstantOfShape", 9, infer_constant_of_shape, run_constant_of_shape},
-	{"Constant", 1, infer_constant, run_constant},
-	{"Range", 11, infer_range, run_range},
-	{"Cast", 6, infer_cast, run_cast},
-	{"CastLike", 15, infer_cast, run_cast},
-	{"Softmax", 1, infer_softmax, run_softmax},
-	{"LogSoftmax", 1, infer_softmax, run_softmax},
-	{"Hardmax", 1, infer_softmax, run_softmax},
-	{"ReduceSum", 1, infer_reduce, run_reduce},
-	{"ReduceMean", 1, infer_reduce, run_reduce},
-	{"ReduceMax", 1, infer_reduce, run_reduce},
-	{"ReduceMin", 1, infer_reduce, run_reduce},
-	{"ReduceProd", 1, infer_reduce, run_reduce},
-	{"ReduceL1", 1, infer_reduce, run_reduce},
-	{"ReduceL2", 1, infer_reduce, run_reduce},
-	{"ReduceLogSum", 1, infer_reduce, run_reduce},
-	{"ReduceLogSumExp", 1, infer_reduce, run_reduce},
-	{"ReduceSumSquare", 1, infer_reduce, run_reduce},
-	{"ArgMax", 1, infer_argmax, run_argmax},
-	{"ArgMin", 1, infer_argmax, run_argmax},
-	{"TopK", 1, infer_topk, run_topk},
-	{"Resize", 10, infer_resize, run_resize},
-	{"Upsample", 7, infer_resize, run_resize},
-	{"DepthToSpace", 1, infer_d2s, run_d2s},
-	{"SpaceToDepth", 1, infer_d2s, run_d2s},
-	{NULL, 0, NULL, NULL},
-};
