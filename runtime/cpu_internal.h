@@ -1,9 +1,10 @@
 /* cpu_internal.h - helpers shared by Loom's CPU kernel files (runtime/cpu.c,
- * runtime/ops_nn.c, runtime/ops_shape.c, runtime/ops_quant.c,
- * runtime/gemm.c); not a public header. Everything here is prefixed
- * loom_cpu_ / LOOM_CPU_ so that it never clashes with a kernel file's own
- * static helpers. The small helpers are static inline; loom_cpu_fail is
- * defined in runtime/cpu.c. No global state.
+ * runtime/ops_*.c, runtime/gemm.c); not a public header (the kernel files'
+ * own shorthand and short-named helpers are in runtime/ops_internal.h).
+ * Everything here is prefixed loom_cpu_ / LOOM_CPU_ so that it never
+ * clashes with a kernel file's own static helpers. The small helpers are
+ * static inline; loom_cpu_fail is defined in runtime/cpu.c. No global
+ * state.
  *
  *  - loom_cpu_fail: the kernels' error message,
  *    "node 'NAME' (OP, opset N): problem".

@@ -111,7 +111,7 @@ struct loom_cpu_geo {
 /* Read node n's strides, dilations, pads and auto_pad for input x (N, C,
  * spatial...) and kernel sizes ks[nd]; compute the output sizes. pool:
  * ceil_mode applies (and windows that would start in the end padding are
- * dropped). Defined in runtime/ops_nn.c; 0, or -1 with a message. */
+ * dropped). Defined in runtime/ops_conv.c; 0, or -1 with a message. */
 int loom_cpu_geo_fwd(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor *x,
 		     const int64_t *ks, int pool, struct loom_cpu_geo *p);
 

@@ -24,7 +24,6 @@
  *
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
-#include "runtime/cpu_ops.h"
 #include "ops_internal.h"
 
 #include <math.h>
@@ -33,27 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IN(i) loom_node_in(g, n, (i))
-#define OUT(i) loom_node_out(g, n, (i))
-#define FAIL(...) loom_cpu_fail(g, n, err, errlen, __VA_ARGS__)
-
-/* the kernel signature's parameters, for the macros above */
-#define KARGS loom_graph *g, const loom_node *n, char *err, size_t errlen
-
 /* ------------------------------------------------------------------ helpers */
-
-/* inputs [lo, hi] present (lo required), outputs at least nout */
-static int need_io(KARGS, int lo, int hi, int nout)
-{
-	if (n->ninputs < lo || n->ninputs > hi)
-		return FAIL("expects %d to %d inputs, has %d", lo, hi, n->ninputs);
-	for (int i = 0; i < lo; i++)
-		if (!IN(i))
-			return FAIL("input %d is required", i);
-	if (n->noutputs < nout || !OUT(0))
-		return FAIL("has no output");
-	return 0;
-}
 
 /* optional input i (NULL when omitted) */
 static const loom_tensor *opt_in(KARGS, int i)
@@ -163,7 +142,7 @@ int loom_cpu_quantize_infer(KARGS)
 {
 	const loom_tensor *x, *s, *zp;
 	int64_t o, c, i;
-	if (need_io(g, n, err, errlen, 2, 3, 1))
+	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
 	x = IN(0);
 	s = IN(1);
@@ -205,7 +184,7 @@ int loom_cpu_dequantize_infer(KARGS)
 {
 	const loom_tensor *x, *s, *zp;
 	int64_t o, c, i;
-	if (need_io(g, n, err, errlen, 2, 3, 1))
+	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
 	x = IN(0);
 	s = IN(1);
@@ -250,7 +229,7 @@ int loom_cpu_dequantize_run(KARGS)
 int loom_cpu_dynq_infer(KARGS)
 {
 	const loom_tensor *x;
-	if (need_io(g, n, err, errlen, 1, 1, 1))
+	if (need_io(g, n, err, errlen, 1, 1))
 		return -1;
 	x = IN(0);
 	if (x->dtype != LOOM_DT_FLOAT)
@@ -399,7 +378,7 @@ int loom_cpu_matmulint_infer(KARGS)
 {
 	const loom_tensor *a, *b, *az, *bz;
 	struct mm s;
-	if (need_io(g, n, err, errlen, 2, 4, 1))
+	if (need_io(g, n, err, errlen, 2, 4))
 		return -1;
 	a = IN(0);
 	b = IN(1);
@@ -421,7 +400,7 @@ int loom_cpu_qlmatmul_infer(KARGS)
 {
 	const loom_tensor *a, *as, *az, *b, *bs, *bz, *ys, *yz;
 	struct mm s;
-	if (need_io(g, n, err, errlen, 8, 8, 1))
+	if (need_io(g, n, err, errlen, 8, 8))
 		return -1;
 	a = IN(0);
 	as = IN(1);
@@ -578,7 +557,7 @@ static int qconv_infer_common(KARGS, int ql)
 	struct loom_cpu_geo p;
 	const loom_tensor *x;
 	int64_t dims[LOOM_MAX_RANK];
-	if (need_io(g, n, err, errlen, ql ? 8 : 2, ql ? 9 : 4, 1))
+	if (need_io(g, n, err, errlen, ql ? 8 : 2, ql ? 9 : 4))
 		return -1;
 	if (qconv_check(g, n, err, errlen, ql, &p))
 		return -1;

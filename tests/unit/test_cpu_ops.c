@@ -1,13 +1,14 @@
 /* test_cpu_ops.c - unit tests of the neural-network CPU kernels
- * (runtime/ops_nn.c) and of the registry and reference executor
+ * (runtime/ops_conv.c, ops_pool.c, ops_norm.c, ops_unary.c, ops_binary.c),
+ * of the operator table (runtime/ops.c) and of the reference executor
  * (runtime/cpu.c) of runtime/cpu_ops.h.
  *
  * Part 1: the operator table (loom_cpu_op_find: the highest min_opset <=
- * opset; loom_cpu_op_any), loom_broadcast_shape,
- * loom_tensor_set_data, constant folding in loom_graph_infer, and error
- * messages that name the node, its operator and the problem.
+ * opset; loom_cpu_op_any), loom_broadcast_shape, loom_tensor_set_data,
+ * constant folding in loom_graph_infer, and error messages that name the
+ * node, its operator and the problem.
  * Part 2: one-node graphs built here with hand-computed results for every
- * operator of runtime/ops_nn.c and its attributes (Conv's group, strides,
+ * neural-network operator and its attributes (Conv's group, strides,
  * dilations, pads and auto_pad in 1-D, 2-D and 3-D; ConvTranspose; Gemm;
  * MatMul's batch broadcasting and 1-D cases; Gemm and MatMul of odd sizes
  * (1x1x1 to 300x257x191, every transpose) against a double-precision sum;
@@ -21,9 +22,9 @@
  * first argument) whose nodes are all neural-network operators (nn_ops):
  * load, run, compare every output (floats within rtol 1e-3, atol 1e-5,
  * integers and bools exactly), one line per case. Cases with another
- * operator are left to test_cpu_shape; cases the importer
- * rejects by design (float16, strings, ...) and the few with a documented
- * reason (random training-mode Dropout) are skipped with the reason.
+ * operator are left to test_cpu_shape; cases the importer rejects by
+ * design (float16, strings, ...) and the few with a documented reason
+ * (random training-mode Dropout) are skipped with the reason.
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
@@ -1112,7 +1113,8 @@ static const struct {
 	{NULL, NULL},
 };
 
-/* the operators of part 3: the neural-network ones (runtime/ops_nn.c) */
+/* the operators of part 3: the neural-network ones, whose kernels are in
+ * runtime/ops_conv.c, ops_pool.c, ops_norm.c, ops_unary.c and ops_binary.c */
 static const char *const nn_ops[] = {
 	"Conv", "ConvTranspose", "Gemm", "MatMul", "MaxPool", "AveragePool", "GlobalAveragePool",
 	"GlobalMaxPool", "BatchNormalization", "InstanceNormalization", "LayerNormalization", "LRN",
