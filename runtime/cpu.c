@@ -1,9 +1,8 @@
-/* cpu.c - Loom's CPU kernel registry and reference executor
- * (runtime/cpu_ops.h): finds an operator's kernel in the arrays of
- * runtime/ops_nn.c, runtime/ops_shape.c and runtime/ops_quant.c, infers
- * the shapes of a whole graph (folding nodes whose inputs are all constant,
- * so that shape inputs such as Reshape's carry their values), and runs a
- * graph node by node.
+/* cpu.c - Loom's reference executor (runtime/cpu_ops.h): finds each
+ * node's kernel in the operator table (runtime/ops.c), infers the shapes of
+ * a whole graph (folding nodes whose inputs are all constant, so that shape
+ * inputs such as Reshape's carry their values), and runs a graph node by
+ * node.
  *
  * Errors name the node, its op type and the opset; a node without a kernel
  * fails with "node NAME: operator OP (opset N) has no CPU kernel". No
@@ -39,22 +38,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 		vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-/* ------------------------------------------------------------------ registry */
-
-const loom_cpu_op *loom_cpu_op_find(const char *op_type, int64_t opset)
-{
-	const loom_cpu_op *tables[3] = {loom_cpu_ops_nn, loom_cpu_ops_shape, loom_cpu_ops_quant};
-	const loom_cpu_op *best = NULL;
-	if (!op_type)
-		return NULL;
-	for (int k = 0; k < 3; k++)
-		for (const loom_cpu_op *o = tables[k]; o->op_type; o++)
-			if (!strcmp(o->op_type, op_type) && o->min_opset <= opset &&
-			    (!best || o->min_opset > best->min_opset))
-				best = o;
-	return best;
 }
 
 /* ------------------------------------------------------------------ helpers */

@@ -1,13 +1,15 @@
 /* cpu_internal.h - helpers shared by Loom's CPU kernel files (runtime/cpu.c,
- * runtime/ops_nn.c, runtime/ops_shape.c, runtime/ops_quant.c,
- * runtime/gemm.c); not a public header. Everything here is prefixed
- * loom_cpu_ / LOOM_CPU_ so that it never clashes with a kernel file's own
- * static helpers. The small helpers are static inline; loom_cpu_fail is
- * defined in runtime/cpu.c. No global state.
+ * runtime/ops_*.c, runtime/gemm.c); not a public header (the kernel files'
+ * own shorthand and short-named helpers are in runtime/ops_internal.h).
+ * Everything here is prefixed loom_cpu_ / LOOM_CPU_ so that it never
+ * clashes with a kernel file's own static helpers. The small helpers are
+ * static inline; loom_cpu_fail is defined in runtime/cpu.c. No global
+ * state.
  *
  *  - loom_cpu_fail: the kernels' error message,
  *    "node 'NAME' (OP, opset N): problem".
- *  - dtype classes and element access by dtype: loom_cpu_get_i/get_f read
+ *  - dtype classes and element access by dtype: loom_cpu_get_i (in
+ *    runtime/cpu_ops.h, the compiler uses it too) and loom_cpu_get_f read
  *    element i of a buffer of any enum loom_dtype as int64 / double,
  *    loom_cpu_set_i/set_f store one (integers wrap like a C cast from int64;
  *    double -> integer truncates toward zero, saturates, NaN -> 0; bool
@@ -54,38 +56,6 @@ static inline int loom_cpu_is_int(int dt)
 static inline int loom_cpu_is_numeric(int dt)
 {
 	return loom_cpu_is_float(dt) || loom_cpu_is_int(dt);
-}
-
-/* double -> int64 without undefined behaviour: toward zero, saturating, NaN -> 0 */
-static inline int64_t loom_cpu_f2i(double v)
-{
-	if (v != v)
-		return 0;
-	if (v >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (v <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)v;
-}
-
-/* Element i of p (of dtype dt) as int64; uint64 reinterpreted, floats
- * truncated (loom_cpu_f2i), bool 0/1, an unknown dtype 0. */
-static inline int64_t loom_cpu_get_i(const void *p, int dt, int64_t i)
-{
-	switch (dt) {
-	case LOOM_DT_INT64: return ((const int64_t *)p)[i];
-	case LOOM_DT_INT32: return ((const int32_t *)p)[i];
-	case LOOM_DT_INT16: return ((const int16_t *)p)[i];
-	case LOOM_DT_INT8: return ((const int8_t *)p)[i];
-	case LOOM_DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
-	case LOOM_DT_UINT32: return ((const uint32_t *)p)[i];
-	case LOOM_DT_UINT16: return ((const uint16_t *)p)[i];
-	case LOOM_DT_UINT8: return ((const uint8_t *)p)[i];
-	case LOOM_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
-	case LOOM_DT_FLOAT: return loom_cpu_f2i(((const float *)p)[i]);
-	case LOOM_DT_DOUBLE: return loom_cpu_f2i(((const double *)p)[i]);
-	default: return 0;
-	}
 }
 
 /* Element i of p (of dtype dt) as double. */
@@ -258,22 +228,6 @@ static inline void loom_cpu_bcast_next(loom_cpu_bcast *b)
 		b->idx[d] = 0;
 	}
 }
-
-/* Geometry of a convolution or pooling over nd (1..3) spatial dims, kept
- * right-aligned in 3 slots: slot 3-nd+i is spatial dim i, the leading
- * unused slots are size 1 with kernel 1. */
-struct loom_cpu_geo {
-	int nd;
-	int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
-	int64_t invol, kvol, outvol;
-};
-
-/* Read node n's strides, dilations, pads and auto_pad for input x (N, C,
- * spatial...) and kernel sizes ks[nd]; compute the output sizes. pool:
- * ceil_mode applies (and windows that would start in the end padding are
- * dropped). Defined in runtime/ops_nn.c; 0, or -1 with a message. */
-int loom_cpu_geo_fwd(loom_graph *g, const loom_node *n, char *err, size_t errlen, const loom_tensor *x,
-		     const int64_t *ks, int pool, struct loom_cpu_geo *p);
 
 /* ------------------------------------------------------------------ GEMM */
 

@@ -2,7 +2,7 @@
  * C[M x N] += op(A)[M x K] op(B)[K x N], row-major with leading dimensions,
  * op() an optional transpose (loom_cpu_gemm_f, declared in
  * runtime/cpu_internal.h; Conv, ConvTranspose, Gemm and MatMul of
- * runtime/ops_nn.c run on it).
+ * runtime/ops_conv.c run on it).
  *
  * Design (Goto / BLIS): K is cut into blocks of GEMM_KC, N into blocks of
  * GEMM_NC and M into blocks of GEMM_MC. For each (N, K) block, op(B) is

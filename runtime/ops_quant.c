@@ -1,5 +1,5 @@
-/* ops_quant.c - Loom's CPU kernels for the ONNX quantization operators (the
- * loom_cpu_ops_quant array of runtime/cpu_ops.h): QuantizeLinear and
+/* ops_quant.c - Loom's CPU kernels for the ONNX quantization operators
+ * (their rows are in runtime/ops.def): QuantizeLinear and
  * DequantizeLinear (opset 10 per-tensor; from opset 13 also per-axis with
  * the axis attribute), DynamicQuantizeLinear (uint8), MatMulInteger and
  * ConvInteger (int32 results), QLinearMatMul and QLinearConv. These are what
@@ -24,8 +24,7 @@
  *
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
-#include "runtime/cpu_ops.h"
-#include "cpu_internal.h"
+#include "ops_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -33,27 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IN(i) loom_node_in(g, n, (i))
-#define OUT(i) loom_node_out(g, n, (i))
-#define FAIL(...) loom_cpu_fail(g, n, err, errlen, __VA_ARGS__)
-
-/* the kernel signature's parameters, for the macros above */
-#define KARGS loom_graph *g, const loom_node *n, char *err, size_t errlen
-
 /* ------------------------------------------------------------------ helpers */
-
-/* inputs [lo, hi] present (lo required), outputs at least nout */
-static int need_io(KARGS, int lo, int hi, int nout)
-{
-	if (n->ninputs < lo || n->ninputs > hi)
-		return FAIL("expects %d to %d inputs, has %d", lo, hi, n->ninputs);
-	for (int i = 0; i < lo; i++)
-		if (!IN(i))
-			return FAIL("input %d is required", i);
-	if (n->noutputs < nout || !OUT(0))
-		return FAIL("has no output");
-	return 0;
-}
 
 /* optional input i (NULL when omitted) */
 static const loom_tensor *opt_in(KARGS, int i)
@@ -159,11 +138,11 @@ static int qdq_layout(KARGS, const loom_tensor *x, const loom_tensor *s, const l
 	return 0;
 }
 
-static int quantize_infer(KARGS)
+int loom_cpu_quantize_infer(KARGS)
 {
 	const loom_tensor *x, *s, *zp;
 	int64_t o, c, i;
-	if (need_io(g, n, err, errlen, 2, 3, 1))
+	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
 	x = IN(0);
 	s = IN(1);
@@ -179,7 +158,7 @@ static int quantize_infer(KARGS)
 	return 0;
 }
 
-static int quantize_run(KARGS)
+int loom_cpu_quantize_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *s = IN(1), *zp = opt_in(g, n, err, errlen, 2);
 	loom_tensor *y = OUT(0);
@@ -201,11 +180,11 @@ static int quantize_run(KARGS)
 	return 0;
 }
 
-static int dequantize_infer(KARGS)
+int loom_cpu_dequantize_infer(KARGS)
 {
 	const loom_tensor *x, *s, *zp;
 	int64_t o, c, i;
-	if (need_io(g, n, err, errlen, 2, 3, 1))
+	if (need_io(g, n, err, errlen, 2, 3))
 		return -1;
 	x = IN(0);
 	s = IN(1);
@@ -224,7 +203,7 @@ static int dequantize_infer(KARGS)
 	return 0;
 }
 
-static int dequantize_run(KARGS)
+int loom_cpu_dequantize_run(KARGS)
 {
 	const loom_tensor *x = IN(0), *s = IN(1), *zp = opt_in(g, n, err, errlen, 2);
 	float *y = OUT(0)->data;
@@ -247,10 +226,10 @@ static int dequantize_run(KARGS)
 
 /* ================================================================== DynamicQuantizeLinear */
 
-static int dynq_infer(KARGS)
+int loom_cpu_dynq_infer(KARGS)
 {
 	const loom_tensor *x;
-	if (need_io(g, n, err, errlen, 1, 1, 1))
+	if (need_io(g, n, err, errlen, 1, 1))
 		return -1;
 	x = IN(0);
 	if (x->dtype != LOOM_DT_FLOAT)
@@ -263,7 +242,7 @@ static int dynq_infer(KARGS)
 	return 0;
 }
 
-static int dynq_run(KARGS)
+int loom_cpu_dynq_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
 	const float *px = x->data;
@@ -395,11 +374,11 @@ static int64_t batch_of(const loom_tensor *t)
 	return loom_cpu_prod(t->dims, 0, t->rank);
 }
 
-static int matmulint_infer(KARGS)
+int loom_cpu_matmulint_infer(KARGS)
 {
 	const loom_tensor *a, *b, *az, *bz;
 	struct mm s;
-	if (need_io(g, n, err, errlen, 2, 4, 1))
+	if (need_io(g, n, err, errlen, 2, 4))
 		return -1;
 	a = IN(0);
 	b = IN(1);
@@ -417,11 +396,11 @@ static int matmulint_infer(KARGS)
 	return 0;
 }
 
-static int qlmatmul_infer(KARGS)
+int loom_cpu_qlmatmul_infer(KARGS)
 {
 	const loom_tensor *a, *as, *az, *b, *bs, *bz, *ys, *yz;
 	struct mm s;
-	if (need_io(g, n, err, errlen, 8, 8, 1))
+	if (need_io(g, n, err, errlen, 8, 8))
 		return -1;
 	a = IN(0);
 	as = IN(1);
@@ -507,12 +486,12 @@ static int mm_run(KARGS, int ql)
 	return 0;
 }
 
-static int matmulint_run(KARGS)
+int loom_cpu_matmulint_run(KARGS)
 {
 	return mm_run(g, n, err, errlen, 0);
 }
 
-static int qlmatmul_run(KARGS)
+int loom_cpu_qlmatmul_run(KARGS)
 {
 	return mm_run(g, n, err, errlen, 1);
 }
@@ -578,7 +557,7 @@ static int qconv_infer_common(KARGS, int ql)
 	struct loom_cpu_geo p;
 	const loom_tensor *x;
 	int64_t dims[LOOM_MAX_RANK];
-	if (need_io(g, n, err, errlen, ql ? 8 : 2, ql ? 9 : 4, 1))
+	if (need_io(g, n, err, errlen, ql ? 8 : 2, ql ? 9 : 4))
 		return -1;
 	if (qconv_check(g, n, err, errlen, ql, &p))
 		return -1;
@@ -675,35 +654,22 @@ static int qconv_run_common(KARGS, int ql)
 	return 0;
 }
 
-static int convint_infer(KARGS)
+int loom_cpu_convint_infer(KARGS)
 {
 	return qconv_infer_common(g, n, err, errlen, 0);
 }
 
-static int convint_run(KARGS)
+int loom_cpu_convint_run(KARGS)
 {
 	return qconv_run_common(g, n, err, errlen, 0);
 }
 
-static int qlconv_infer(KARGS)
+int loom_cpu_qlconv_infer(KARGS)
 {
 	return qconv_infer_common(g, n, err, errlen, 1);
 }
 
-static int qlconv_run(KARGS)
+int loom_cpu_qlconv_run(KARGS)
 {
 	return qconv_run_common(g, n, err, errlen, 1);
 }
-
-/* ================================================================== registry */
-
-const loom_cpu_op loom_cpu_ops_quant[] = {
-	{"QuantizeLinear", 10, quantize_infer, quantize_run},
-	{"DequantizeLinear", 10, dequantize_infer, dequantize_run},
-	{"DynamicQuantizeLinear", 11, dynq_infer, dynq_run},
-	{"MatMulInteger", 10, matmulint_infer, matmulint_run},
-	{"QLinearMatMul", 10, qlmatmul_infer, qlmatmul_run},
-	{"ConvInteger", 10, convint_infer, convint_run},
-	{"QLinearConv", 10, qlconv_infer, qlconv_run},
-	{0},
-};

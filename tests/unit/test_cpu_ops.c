@@ -1,12 +1,14 @@
 /* test_cpu_ops.c - unit tests of the neural-network CPU kernels
- * (runtime/ops_nn.c) and of the registry and reference executor
+ * (runtime/ops_conv.c, ops_pool.c, ops_norm.c, ops_unary.c, ops_binary.c),
+ * of the operator table (runtime/ops.c) and of the reference executor
  * (runtime/cpu.c) of runtime/cpu_ops.h.
  *
- * Part 1: the registry (highest min_opset <= opset), loom_broadcast_shape,
- * loom_tensor_set_data, constant folding in loom_graph_infer, and error
- * messages that name the node, its operator and the problem.
+ * Part 1: the operator table (loom_cpu_op_find: the highest min_opset <=
+ * opset; loom_cpu_op_any), loom_broadcast_shape, loom_tensor_set_data,
+ * constant folding in loom_graph_infer, and error messages that name the
+ * node, its operator and the problem.
  * Part 2: one-node graphs built here with hand-computed results for every
- * operator of runtime/ops_nn.c and its attributes (Conv's group, strides,
+ * neural-network operator and its attributes (Conv's group, strides,
  * dilations, pads and auto_pad in 1-D, 2-D and 3-D; ConvTranspose; Gemm;
  * MatMul's batch broadcasting and 1-D cases; Gemm and MatMul of odd sizes
  * (1x1x1 to 300x257x191, every transpose) against a double-precision sum;
@@ -17,12 +19,12 @@
  * Part 3: ONNX's own node test cases (test_<op>.../model.onnx with
  * test_data_set_0, from Debian's libonnx-testdata under
  * /usr/share/libonnx-testdata/data/node, or the directory given as the
- * first argument) whose nodes all have kernels in runtime/ops_nn.c: load,
- * run, compare every output (floats within rtol 1e-3, atol 1e-5, integers
- * and bools exactly), one line per case. Cases with an operator of
- * runtime/ops_shape.c are left to test_cpu_shape; cases the importer
- * rejects by design (float16, strings, ...) and the few with a documented
- * reason (random training-mode Dropout) are skipped with the reason.
+ * first argument) whose nodes are all neural-network operators (nn_ops):
+ * load, run, compare every output (floats within rtol 1e-3, atol 1e-5,
+ * integers and bools exactly), one line per case. Cases with another
+ * operator are left to test_cpu_shape; cases the importer rejects by
+ * design (float16, strings, ...) and the few with a documented reason
+ * (random training-mode Dropout) are skipped with the reason.
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
@@ -182,27 +184,33 @@ static loom_graph *conv_graph(const char *op, int rx, const int64_t *dx, const f
 
 static void test_registry(void)
 {
-	const loom_cpu_op *tabs[2] = {loom_cpu_ops_nn, loom_cpu_ops_shape};
 	int bad = 0, checked = 0;
 	/* every op type at every opset: the entry with the highest min_opset <= opset */
-	for (int t = 0; t < 2; t++)
-		for (const loom_cpu_op *o = tabs[t]; o->op_type; o++)
-			for (int64_t opset = 1; opset <= 21; opset++) {
-				const loom_cpu_op *best = NULL, *got = loom_cpu_op_find(o->op_type, opset);
-				for (int u = 0; u < 2; u++)
-					for (const loom_cpu_op *p = tabs[u]; p->op_type; p++)
-						if (!strcmp(p->op_type, o->op_type) && p->min_opset <= opset &&
-						    (!best || p->min_opset > best->min_opset))
-							best = p;
-				checked++;
-				if (got != best && !(got && best && got->min_opset == best->min_opset)) {
-					if (!bad)
-						printf("     %s opset %lld: wrong entry\n", o->op_type, (long long)opset);
-					bad++;
-				}
+	for (const loom_cpu_op *o = loom_cpu_ops; o->op_type; o++) {
+		const loom_cpu_op *any = loom_cpu_op_any(o->op_type);
+		if (!any || strcmp(any->op_type, o->op_type) || o->npu < 0 || o->npu >= LOOM_NPU_COUNT ||
+		    any->npu != o->npu || !o->infer || !o->run) {
+			if (!bad)
+				printf("     %s: loom_cpu_op_any or the row is wrong\n", o->op_type);
+			bad++;
+		}
+		for (int64_t opset = 1; opset <= 21; opset++) {
+			const loom_cpu_op *best = NULL, *got = loom_cpu_op_find(o->op_type, opset);
+			for (const loom_cpu_op *p = loom_cpu_ops; p->op_type; p++)
+				if (!strcmp(p->op_type, o->op_type) && p->min_opset <= opset &&
+				    (!best || p->min_opset > best->min_opset))
+					best = p;
+			checked++;
+			if (got != best && !(got && best && got->min_opset == best->min_opset)) {
+				if (!bad)
+					printf("     %s opset %lld: wrong entry\n", o->op_type, (long long)opset);
+				bad++;
 			}
-	check(!bad, "loom_cpu_op_find picks the highest min_opset <= opset (%d lookups, %d wrong)", checked,
-	      bad);
+		}
+	}
+	check(!bad, "loom_cpu_op_find picks the highest min_opset <= opset, loom_cpu_op_any finds every row "
+		    "(%d lookups, %d wrong)",
+	      checked, bad);
 	check(loom_cpu_op_find("Celu", 11) == NULL && loom_cpu_op_find("Celu", 12) != NULL,
 	      "Celu has a kernel from opset 12 only");
 	check(loom_cpu_op_find("LayerNormalization", 16) == NULL &&
@@ -210,8 +218,9 @@ static void test_registry(void)
 	      "LayerNormalization has a kernel from opset 17");
 	check(loom_cpu_op_find("NoSuchOp", 13) == NULL && loom_cpu_op_find(NULL, 13) == NULL,
 	      "unknown op types have no kernel");
-	check(loom_cpu_op_find("Conv", 13) && loom_cpu_op_find("Reshape", 13),
-	      "both tables are searched (Conv, Reshape)");
+	check(loom_cpu_op_find("Conv", 13) && loom_cpu_op_find("Reshape", 13) &&
+		      loom_cpu_op_find("QLinearConv", 13),
+	      "the table has every kernel file's operators (Conv, Reshape, QLinearConv)");
 }
 
 static void test_helpers(void)
@@ -1104,26 +1113,40 @@ static const struct {
 	{NULL, NULL},
 };
 
-static int in_table(const loom_cpu_op *tab, const char *op)
+/* the operators of part 3: the neural-network ones, whose kernels are in
+ * runtime/ops_conv.c, ops_pool.c, ops_norm.c, ops_unary.c and ops_binary.c */
+static const char *const nn_ops[] = {
+	"Conv", "ConvTranspose", "Gemm", "MatMul", "MaxPool", "AveragePool", "GlobalAveragePool",
+	"GlobalMaxPool", "BatchNormalization", "InstanceNormalization", "LayerNormalization", "LRN",
+	"MeanVarianceNormalization", "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Sigmoid", "HardSigmoid",
+	"HardSwish", "Tanh", "Softplus", "Softsign", "Erf", "Gelu", "ThresholdedRelu", "Shrink", "Neg", "Abs",
+	"Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Asin",
+	"Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Not", "Identity",
+	"Dropout", "Clip", "Where", "Add", "Sub", "Mul", "Div", "Mod", "Pow", "Equal", "Less", "Greater",
+	"LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "PRelu", "Max", "Min", "Sum", "Mean",
+	NULL,
+};
+
+static int is_nn_op(const char *op)
 {
-	for (const loom_cpu_op *o = tab; o->op_type; o++)
-		if (!strcmp(o->op_type, op))
+	for (int i = 0; nn_ops[i]; i++)
+		if (!strcmp(nn_ops[i], op))
 			return 1;
 	return 0;
 }
 
-/* a case named after one of runtime/ops_nn.c's operators: test_<op
- * lowercased>... (used only for cases the importer cannot load, whose
- * operators are unknown) */
+/* a case named after one of nn_ops: test_<op lowercased>... (used only for
+ * cases the importer cannot load, whose operators are unknown) */
 static int named_like_ours(const char *name)
 {
-	for (const loom_cpu_op *o = loom_cpu_ops_nn; o->op_type; o++) {
+	for (int k = 0; nn_ops[k]; k++) {
+		const char *op = nn_ops[k];
 		size_t i = 0;
 		const char *p = name + 5;
-		for (; o->op_type[i]; i++)
-			if (!p[i] || (p[i] | 0x20) != (o->op_type[i] | 0x20))
+		for (; op[i]; i++)
+			if (!p[i] || (p[i] | 0x20) != (op[i] | 0x20))
 				break;
-		if (!o->op_type[i] && (!p[i] || p[i] == '_'))
+		if (!op[i] && (!p[i] || p[i] == '_'))
 			return 1;
 	}
 	return 0;
@@ -1171,8 +1194,8 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 	}
 	for (int i = 0; i < g->nnodes; i++) {
 		const char *op = g->nodes[i].op_type;
-		if (!in_table(loom_cpu_ops_nn, op)) {
-			if (in_table(loom_cpu_ops_shape, op))
+		if (!is_nn_op(op)) {
+			if (loom_cpu_op_any(op))
 				ty->skip_other++;
 			else
 				ty->skip_none++;
@@ -1237,9 +1260,9 @@ static void test_onnx_cases(const char *root)
 	for (size_t i = 0; i < cnt; i++)
 		run_case(root, names[i], &ty);
 	oc_free_names(names, cnt);
-	printf("     %s: cases of runtime/ops_nn.c: %u passed, %u failed, %u skipped by design; "
-	       "left out: %u with operators of runtime/ops_shape.c (or none), %u others (operators without kernel, "
-	       "or not loadable)\n",
+	printf("     %s: cases of the neural-network operators: %u passed, %u failed, %u skipped by design; "
+	       "left out: %u with other operators that have kernels (or none), %u others (operators without "
+	       "kernel, or not loadable)\n",
 	       root, ty.pass, ty.fail, ty.skip_design, ty.skip_other, ty.skip_none);
 }
 

@@ -1,6 +1,7 @@
 /* test_cpu_shape.c - unit tests of the shape, data movement, reduction,
- * softmax, Cast and Resize kernels (runtime/ops_shape.c) through the
- * reference executor (loom_ref_run of runtime/cpu_ops.h).
+ * softmax, Cast and Resize kernels (runtime/ops_shape.c, ops_gather.c,
+ * ops_gen.c, ops_reduce.c, ops_resize.c) through the reference executor
+ * (loom_ref_run of runtime/cpu_ops.h).
  *
  * Part 1: one-node graphs built here, with hand-computed results, for every
  * operator and the opset variants where attributes became inputs or the
