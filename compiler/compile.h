@@ -64,6 +64,19 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		 loom_compile_report *rep, char *err, size_t errlen);
 void loom_compile_report_free(loom_compile_report *rep);
 
+/* What the NPU lowerings say of themselves (compiler/lower.c), for
+ * `loom ops` and docs/OPERATORS.md: the layer a node becomes and the
+ * conditions it needs (otherwise it runs on the CPU). */
+typedef struct loom_lowering_doc {
+	const char *ops;        /* a pattern's operators (NULL for a family: its ops.def rows) */
+	const char *layer;
+	const char *conditions;
+} loom_lowering_doc;
+/* family: enum loom_npu_family (runtime/cpu_ops.h), NONE excluded; NULL if out of range */
+const loom_lowering_doc *loom_lowering_doc_of(int family);
+/* fusions and patterns no single operator row describes: *n of them */
+const loom_lowering_doc *loom_lowering_patterns(int *n);
+
 
 #ifdef __cplusplus
 }

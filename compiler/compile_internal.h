@@ -11,7 +11,6 @@
 #include "compiler/compile.h"
 #include "compiler/npu/npu.h"
 #include "compiler/passes.h"
-#include "runtime/cpu_internal.h"
 #include "runtime/cpu_ops.h"
 
 #define DEFAULT_BASE 0x10000u

@@ -205,26 +205,16 @@ const char *lower_eltwise(cc *c, int ni)
 	return NULL;
 }
 
-/* ---- unary elementwise functions as a 256-entry table ---- */
-/* continuous, well-conditioned functions only: a steep (Log, Sqrt,
+/* ---- unary elementwise functions as a 256-entry table: the operators
+ * whose row in runtime/ops.def says LUT, and Add / Mul with a constant
+ * scalar; continuous, well-conditioned functions only: a steep (Log, Sqrt,
  * Reciprocal, Exp) or discontinuous (Round, Sign, ThresholdedRelu) one
  * turns the input's quantization error into large output errors; those
- * stay in float on the CPU */
-static const char *const lut_ops[] = {
-	"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Neg", "Abs",
-	"Elu", "Selu", "Softplus", "Softsign", "Celu", "Gelu", "Mish", "PRelu", "Add", "Sub", "Mul", "Div",
-	"Max", "Min", NULL,
-};
-
+ * stay in float on the CPU ---- */
 const char *lower_lut(cc *c, int ni)
 {
 	loom_graph *g = c->g;
 	const loom_node *n = &g->nodes[ni];
-	int op = 0;
-	while (lut_ops[op] && strcmp(lut_ops[op], n->op_type))
-		op++;
-	if (!lut_ops[op])
-		return "no NPU lowering";
 	if (n->noutputs != 1)
 		return "more than one output";
 	int x = -1;

@@ -13,6 +13,7 @@ static const struct {
 	{"compile", cmd_compile, "an ONNX model to a .loom file: quantized, lowered to the NPU, CPU fallback"},
 	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
 	{"demo", cmd_demo, "conv, GEMM and vector layers on the NPU, checked, with cycles and utilization"},
+	{"ops", cmd_ops, "the operator table: CPU kernels, opsets, NPU lowerings and their conditions"},
 	{"objdump", cmd_objdump, "a .loom model file: tensors, layers, steps, disassembled instructions"},
 	{"run", cmd_run, "a program as a job through libloom and the firmware, or MODEL.onnx on the reference executor"},
 	{"selftest", cmd_selftest, "the driver/firmware protocol suite through libloom"},
