@@ -239,6 +239,209 @@ static void edge_legal(gen *g, long top_region)
 	}
 }
 
+/* edge-legal: the data at the end of DRAM, the sync lines and the scratch
+ * ACC line at the bottom, and a region in the last bytes of DRAM (a MARK
+ * record, or an input read up to the last byte). Returns that region. */
+static long edge_setup(gen *g)
+{
+	const loom_hwcfg *cfg = g->cfg;
+	g->down = 1;
+	g->arena = cfg->dram_bytes - ARENA_BYTES;
+	g->next = g->lo_used = g->hi_used = cfg->dram_bytes;
+	g->sync_sp = 0;
+	g->sp_lo = g->C;
+	g->sp_hi = cfg->sp_lines;
+	g->scratch_acc = 0;
+	g->acc_lo = 1;
+	g->acc_hi = cfg->acc_lines;
+	g->bump[0] = g->sp_lo;
+	g->bump[1] = g->acc_lo;
+	uint32_t len = chance(g, 50) ? LOOM_MARK_BYTES : 4 * (g->R / 4) * rrange(g, 1, 8);
+	uint64_t a = cfg->dram_bytes - len;
+	g->next = g->lo_used = a;
+	long top = gen_region_add(g, len == LOOM_MARK_BYTES && chance(g, 70) ? LOOM_COSIM_MARK : LOOM_COSIM_INPUT, a, len);
+	if (g->p->regions[top].kind == LOOM_COSIM_INPUT && len % (4 * (g->R / 4))) {
+		/* no LOAD row fits: a MARK record goes there (its cycle words are estimates) */
+		g->p->regions[top].kind = LOOM_COSIM_MARK;
+		g->p->regions[top].word_mask = LOOM_COSIM_MARK_WORDS;
+	}
+	return top;
+}
+
+/* The decode-time bad instruction bi (kind kn), checked against
+ * loom_insn_check, then a few instructions never reached. */
+static void bad_decode(gen *g, const char *kn, const loom_insn *bi, uint32_t cause, uint32_t field)
+{
+	loom_cosim_prog *p = g->p;
+	size_t i = gen_reserve(g);
+	p->insns[i] = *bi;
+	p->roles[i] = LOOM_COSIM_BAD;
+	uint32_t f;
+	unsigned got = loom_insn_check(g->cfg, bi, &f);
+	if (got != cause || f != field) {
+		char d[256];
+		loom_insn_disasm(bi, d, sizeof d);
+		gen_fail(g, "bad kind %s: expected %s(%s), loom_insn_check says %s(%s): %s", kn, loom_err_name(cause),
+			 loom_field_name(field), loom_err_name(got), loom_field_name(f), d);
+	}
+	p->expect_cause = cause;
+	p->expect_info = field;
+	tail_insns(g);
+	if (!g->failed && !gen_place_code(g, 0))
+		p->expect_pc = (uint32_t)loom_cosim_pc(p, i);
+}
+
+/* deadlock-finish, deadlock-mark: the head of queue qd waits for counter t
+ * forever; token-only work in the other queues still runs, then the
+ * FINISH or MARK the fetcher holds. Returns that instruction. */
+static size_t deadlock_barrier(gen *g, const char *kn, int qd, int t)
+{
+	loom_cosim_prog *p = g->p;
+	size_t held;
+	stuck(g, qd, t, chance(g, 50));
+	/* token-only work in the other queues still runs */
+	for (unsigned i = rbelow(g, 3); i > 0; i--) {
+		int q = (qd + 1 + (int)rbelow(g, 2)) % 3;
+		loom_insn in = q == QC ? gen_relay_c(g).in : gen_token_ls(g, q == QS);
+		raw_insn(g, &in, LOOM_COSIM_TOKEN);
+	}
+	if (!strcmp(kn, "deadlock-mark")) {
+		long r = gen_region_new(g, LOOM_COSIM_MARK, LOOM_MARK_BYTES, 4);
+		loom_insn mk = op(LOOM_OP_MARK);
+		if (r >= 0)
+			setf(g, &mk, LOOM_F_MARK_DRAM_ADDR, (uint32_t)p->regions[r].addr);
+		held = gen_reserve(g);
+		p->insns[held] = mk;
+		p->roles[held] = LOOM_COSIM_CTRL;
+		/* a MARK that is never written: its record is not compared */
+		if (r >= 0)
+			p->regions[r].word_mask = 0, p->regions[r].kind = LOOM_COSIM_INPUT;
+	} else {
+		loom_insn fin = op(LOOM_OP_FINISH);
+		held = gen_reserve(g);
+		p->insns[held] = fin;
+		p->roles[held] = LOOM_COSIM_CTRL;
+	}
+	return held;
+}
+
+/* deadlock-full-queue, deadlock-full-other: the head of queue qd waits for
+ * counter t; then enough instructions for queue qw to fill it (qw = qd, or
+ * with full_other a queue whose head waits for the token tw the stuck one
+ * would push). Returns the instruction the fetcher holds. */
+static size_t deadlock_full(gen *g, int qd, int t, int tw, int full_other)
+{
+	loom_cosim_prog *p = g->p;
+	size_t held = 0;
+	int qw = qd;
+	if (full_other) {
+		/* stuck MATMUL waiting on t (L->C or S->C); loads or stores
+		 * below wait for the token tw it would push */
+		qw = tok_dst[tw];
+		size_t s = stuck(g, QC, t, 0);
+		p->insns[s].w[0] |= 1u << tok_push_bit[tw];
+	} else {
+		stuck(g, qd, t, chance(g, 50));
+	}
+	unsigned inq = qw == qd ? 1 : 0;
+	while (inq < LOOM_QUEUE_DEPTH + 1 && !g->failed) {
+		int q = chance(g, 70) ? qw : (qw + 1 + (int)rbelow(g, 2)) % 3;
+		if (q == qd && qd != qw)
+			q = qw;
+		loom_insn in = q == QC ? gen_relay_c(g).in : gen_token_ls(g, q == QS);
+		if (q == qw && qw != qd && inq == 0)
+			in.w[0] |= 1u << tok_pop_bit[tw];
+		size_t i = gen_reserve(g);
+		p->insns[i] = in;
+		p->roles[i] = LOOM_COSIM_TOKEN;
+		if (q == qw && ++inq == LOOM_QUEUE_DEPTH + 1)
+			held = i;
+	}
+	/* the push that would have released it, never fetched */
+	int ps = tok_src[t];
+	loom_insn rel = ps == QC ? gen_relay_c(g).in : gen_token_ls(g, ps == QS);
+	rel.w[0] |= 1u << tok_push_bit[t];
+	raw_insn(g, &rel, LOOM_COSIM_TOKEN);
+	return held;
+}
+
+/* The deadlock kinds: the fetcher stops at the instruction it holds, as
+ * the abstract run must confirm. */
+static void bad_deadlock(gen *g, const char *kn, int t, int tw, int full_other)
+{
+	loom_cosim_prog *p = g->p;
+	int qd = tok_dst[t];
+	size_t held;
+	if (!strcmp(kn, "deadlock-finish") || !strcmp(kn, "deadlock-mark"))
+		held = deadlock_barrier(g, kn, qd, t);
+	else
+		held = deadlock_full(g, qd, t, tw, full_other);
+	p->expect_cause = LOOM_ERR_DEADLOCK;
+	tail_insns(g);
+	if (!g->failed && !gen_place_code(g, 0)) {
+		p->expect_pc = (uint32_t)loom_cosim_pc(p, held);
+		long got = gen_abstract_run(p, 0);
+		if (got != (long)held)
+			gen_fail(g, "bad kind %s: the abstract run stops at %ld, expected %zu", kn, got, held);
+	}
+}
+
+/* fetch-range: token-only work, a MARK, then the fetch runs off the end of
+ * DRAM. */
+static void bad_fetch_end(gen *g)
+{
+	for (unsigned i = rbelow(g, 3); i > 0; i--) {
+		int q = rbelow(g, 3);
+		loom_insn in = q == QC ? gen_relay_c(g).in : gen_token_ls(g, q == QS);
+		raw_insn(g, &in, LOOM_COSIM_TOKEN);
+	}
+	g->full = 0;
+	gen_emit_mark(g);
+	if (!g->failed && !gen_place_code(g, 1)) {
+		g->p->expect_cause = LOOM_ERR_FETCH_RANGE;
+		g->p->expect_pc = (uint32_t)g->cfg->dram_bytes;
+	}
+}
+
+/* insn-base-range, insn-base-misaligned: a legal program whose INSN_BASE
+ * is out of DRAM or not a multiple of 32. */
+static void bad_insn_base(gen *g, const char *kn)
+{
+	loom_cosim_prog *p = g->p;
+	loom_insn fin = op(LOOM_OP_FINISH);
+	gen_emit_ctrl(g, &fin);
+	if (!g->failed && !gen_place_code(g, 0)) {
+		if (!strcmp(kn, "insn-base-range")) {
+			static const int64_t off[] = {0, -16, -8, 32, 4096};
+			int64_t o = off[rbelow(g, 5)];
+			uint64_t a = (uint64_t)((int64_t)g->cfg->dram_bytes + o);
+			if (chance(g, 15))
+				a = 0xffffffe0u;
+			p->insn_addr = a;
+			p->expect_cause = LOOM_ERR_FETCH_RANGE;
+		} else {
+			p->insn_addr += 4u * rrange(g, 1, 7);
+			p->expect_cause = LOOM_ERR_MISALIGNED;
+		}
+		p->expect_pc = (uint32_t)p->insn_addr;
+	}
+}
+
+/* edge-legal: the boundary cases, then FINISH; the run must finish. */
+static void bad_edge(gen *g, long top)
+{
+	loom_cosim_prog *p = g->p;
+	edge_legal(g, top);
+	loom_insn fin = op(LOOM_OP_FINISH);
+	gen_emit_ctrl(g, &fin);
+	p->bad = 1;
+	p->expect_done = 1;
+	p->expect_cause = 0;
+	p->expect_mask = 0;
+	if (!g->failed && !gen_place_code(g, 0) && gen_abstract_run(p, 0) != -1)
+		gen_fail(g, "edge-legal program deadlocks");
+}
+
 int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p, char *err, size_t errlen)
 {
 	gen g;
@@ -254,29 +457,8 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 	long top = -1;
 	if (!g.failed && code_at_end && g.down)
 		gen_arena_place(&g, 0); /* the code goes to the end of DRAM */
-	if (!g.failed && edge) {
-		/* data at the end of DRAM, sync lines and scratch at the bottom */
-		g.down = 1;
-		g.arena = cfg->dram_bytes - ARENA_BYTES;
-		g.next = g.lo_used = g.hi_used = cfg->dram_bytes;
-		g.sync_sp = 0;
-		g.sp_lo = g.C;
-		g.sp_hi = cfg->sp_lines;
-		g.scratch_acc = 0;
-		g.acc_lo = 1;
-		g.acc_hi = cfg->acc_lines;
-		g.bump[0] = g.sp_lo;
-		g.bump[1] = g.acc_lo;
-		uint32_t len = chance(&g, 50) ? LOOM_MARK_BYTES : 4 * (g.R / 4) * rrange(&g, 1, 8);
-		uint64_t a = cfg->dram_bytes - len;
-		g.next = g.lo_used = a;
-		top = gen_region_add(&g, len == LOOM_MARK_BYTES && chance(&g, 70) ? LOOM_COSIM_MARK : LOOM_COSIM_INPUT, a, len);
-		if (g.p->regions[top].kind == LOOM_COSIM_INPUT && len % (4 * (g.R / 4))) {
-			/* no LOAD row fits: a MARK record goes there (its cycle words are estimates) */
-			g.p->regions[top].kind = LOOM_COSIM_MARK;
-			g.p->regions[top].word_mask = LOOM_COSIM_MARK_WORDS;
-		}
-	}
+	if (!g.failed && edge)
+		top = edge_setup(&g);
 	if (!g.failed) {
 		gen_prologue(&g);
 		gen_body(&g, rrange(&g, 1500, 6000));
@@ -298,133 +480,15 @@ int loom_cosim_gen_bad(const loom_hwcfg *cfg, uint64_t seed, loom_cosim_prog *p,
 	if (g.failed) {
 		/* fall through to cleanup */
 	} else if (gen_bad_insn(&g, kind, &bi, &cause, &field) == 0) {
-		size_t i = gen_reserve(&g);
-		p->insns[i] = bi;
-		p->roles[i] = LOOM_COSIM_BAD;
-		uint32_t f;
-		unsigned got = loom_insn_check(cfg, &bi, &f);
-		if (got != cause || f != field) {
-			char d[256];
-			loom_insn_disasm(&bi, d, sizeof d);
-			gen_fail(&g, "bad kind %s: expected %s(%s), loom_insn_check says %s(%s): %s", kn,
-			      loom_err_name(cause), loom_field_name(field), loom_err_name(got), loom_field_name(f), d);
-		}
-		p->expect_cause = cause;
-		p->expect_info = field;
-		tail_insns(&g);
-		if (!g.failed && !gen_place_code(&g, 0))
-			p->expect_pc = (uint32_t)loom_cosim_pc(p, i);
+		bad_decode(&g, kn, &bi, cause, field);
 	} else if (dl) {
-		int qd = tok_dst[t];
-		size_t held = 0;
-		if (!strcmp(kn, "deadlock-finish") || !strcmp(kn, "deadlock-mark")) {
-			stuck(&g, qd, t, chance(&g, 50));
-			/* token-only work in the other queues still runs */
-			for (unsigned i = rbelow(&g, 3); i > 0; i--) {
-				int q = (qd + 1 + (int)rbelow(&g, 2)) % 3;
-				loom_insn in = q == QC ? gen_relay_c(&g).in : gen_token_ls(&g, q == QS);
-				raw_insn(&g, &in, LOOM_COSIM_TOKEN);
-			}
-			if (!strcmp(kn, "deadlock-mark")) {
-				long r = gen_region_new(&g, LOOM_COSIM_MARK, LOOM_MARK_BYTES, 4);
-				loom_insn mk = op(LOOM_OP_MARK);
-				if (r >= 0)
-					setf(&g, &mk, LOOM_F_MARK_DRAM_ADDR, (uint32_t)p->regions[r].addr);
-				held = gen_reserve(&g);
-				p->insns[held] = mk;
-				p->roles[held] = LOOM_COSIM_CTRL;
-				/* a MARK that is never written: its record is not compared */
-				if (r >= 0)
-					p->regions[r].word_mask = 0, p->regions[r].kind = LOOM_COSIM_INPUT;
-			} else {
-				loom_insn fin = op(LOOM_OP_FINISH);
-				held = gen_reserve(&g);
-				p->insns[held] = fin;
-				p->roles[held] = LOOM_COSIM_CTRL;
-			}
-		} else {
-			/* the head of queue qd waits for t; then enough instructions for
-			 * queue qw to fill it (qw = qd, or a queue whose head waits for
-			 * what the stuck one would push) */
-			int qw = qd;
-			if (full_other) {
-				/* stuck MATMUL waiting on t (L->C or S->C); loads or stores
-				 * below wait for the token tw it would push */
-				qw = tok_dst[tw];
-				size_t s = stuck(&g, QC, t, 0);
-				p->insns[s].w[0] |= 1u << tok_push_bit[tw];
-			} else {
-				stuck(&g, qd, t, chance(&g, 50));
-			}
-			unsigned inq = qw == qd ? 1 : 0;
-			while (inq < LOOM_QUEUE_DEPTH + 1 && !g.failed) {
-				int q = chance(&g, 70) ? qw : (qw + 1 + (int)rbelow(&g, 2)) % 3;
-				if (q == qd && qd != qw)
-					q = qw;
-				loom_insn in = q == QC ? gen_relay_c(&g).in : gen_token_ls(&g, q == QS);
-				if (q == qw && qw != qd && inq == 0)
-					in.w[0] |= 1u << tok_pop_bit[tw];
-				size_t i = gen_reserve(&g);
-				p->insns[i] = in;
-				p->roles[i] = LOOM_COSIM_TOKEN;
-				if (q == qw && ++inq == LOOM_QUEUE_DEPTH + 1)
-					held = i;
-			}
-			/* the push that would have released it, never fetched */
-			int ps = tok_src[t];
-			loom_insn rel = ps == QC ? gen_relay_c(&g).in : gen_token_ls(&g, ps == QS);
-			rel.w[0] |= 1u << tok_push_bit[t];
-			raw_insn(&g, &rel, LOOM_COSIM_TOKEN);
-		}
-		p->expect_cause = LOOM_ERR_DEADLOCK;
-		tail_insns(&g);
-		if (!g.failed && !gen_place_code(&g, 0)) {
-			p->expect_pc = (uint32_t)loom_cosim_pc(p, held);
-			long got = gen_abstract_run(p, 0);
-			if (got != (long)held)
-				gen_fail(&g, "bad kind %s: the abstract run stops at %ld, expected %zu", kn, got, held);
-		}
+		bad_deadlock(&g, kn, t, tw, full_other);
 	} else if (code_at_end) {
-		/* token-only work, a MARK, then the fetch runs off the end of DRAM */
-		for (unsigned i = rbelow(&g, 3); i > 0; i--) {
-			int q = rbelow(&g, 3);
-			loom_insn in = q == QC ? gen_relay_c(&g).in : gen_token_ls(&g, q == QS);
-			raw_insn(&g, &in, LOOM_COSIM_TOKEN);
-		}
-		g.full = 0;
-		gen_emit_mark(&g);
-		if (!g.failed && !gen_place_code(&g, 1)) {
-			p->expect_cause = LOOM_ERR_FETCH_RANGE;
-			p->expect_pc = (uint32_t)cfg->dram_bytes;
-		}
+		bad_fetch_end(&g);
 	} else if (fetch_kind) {
-		loom_insn fin = op(LOOM_OP_FINISH);
-		gen_emit_ctrl(&g, &fin);
-		if (!g.failed && !gen_place_code(&g, 0)) {
-			if (!strcmp(kn, "insn-base-range")) {
-				static const int64_t off[] = {0, -16, -8, 32, 4096};
-				int64_t o = off[rbelow(&g, 5)];
-				uint64_t a = (uint64_t)((int64_t)cfg->dram_bytes + o);
-				if (chance(&g, 15))
-					a = 0xffffffe0u;
-				p->insn_addr = a;
-				p->expect_cause = LOOM_ERR_FETCH_RANGE;
-			} else {
-				p->insn_addr += 4u * rrange(&g, 1, 7);
-				p->expect_cause = LOOM_ERR_MISALIGNED;
-			}
-			p->expect_pc = (uint32_t)p->insn_addr;
-		}
+		bad_insn_base(&g, kn);
 	} else if (edge) {
-		edge_legal(&g, top);
-		loom_insn fin = op(LOOM_OP_FINISH);
-		gen_emit_ctrl(&g, &fin);
-		p->bad = 1;
-		p->expect_done = 1;
-		p->expect_cause = 0;
-		p->expect_mask = 0;
-		if (!g.failed && !gen_place_code(&g, 0) && gen_abstract_run(p, 0) != -1)
-			gen_fail(&g, "edge-legal program deadlocks");
+		bad_edge(&g, top);
 	} else {
 		gen_fail(&g, "bad kind %u not handled", kind);
 	}
