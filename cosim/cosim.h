@@ -1,6 +1,7 @@
-/* cosim.h - random programs for co-simulation (cosim/gen.c): a seeded
- * generator of legal, race-free tensor-engine programs for any configuration,
- * and of bad programs whose error the decoder must report.
+/* cosim.h - random programs for co-simulation (cosim/gen.c and the
+ * cosim/gen_*.c files cosim/gen_internal.h lists): a seeded generator of
+ * legal, race-free tensor-engine programs for any configuration, and of bad
+ * programs whose error the decoder must report.
  *
  * A program is a DRAM image (regions: the code, random inputs, prefilled
  * outputs, MARK records), the address of its first instruction, and the
