@@ -194,7 +194,7 @@ static void edge_legal(gen *g, long top_region)
 	q.rw = C / 4;
 	q.param = c->acc_lines - 3;
 	q.mem = c->acc_lines - P;
-	q.count = P < 3 ? P : P - 3;
+	q.count = P <= 3 ? P : P - 3; /* P == 3 left nothing to store: gen_rand_shape(0) read no divisor */
 	gen_rand_requant(g, &q);
 	gen_store(g, &q, 0, NULL);
 	/* token-only transfers with wild addresses */
