@@ -38,6 +38,13 @@ suite() {
 
 if [ -n "$FULL" ]; then COSIM_N=1000; else COSIM_N=250; fi
 
+# the house (docs/ARCHITECTURE.md): includes only downward, no file over 1500
+# lines, no function over 150; docs/OPERATORS.md's table is the code's
+# (loom ops); a plain `make` builds everything (its default goal is all)
+suite house-layers sh scripts/lint_house.sh
+suite house-ops-doc "$LOOM" ops --check docs/OPERATORS.md
+suite house-make-default sh -c 'make -pnq 2>/dev/null | grep -qx "\.DEFAULT_GOAL := all"'
+
 # C unit tests (the C model, the program generator)
 suite unit-cmodel "$B/tests/test_cmodel"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
