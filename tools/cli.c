@@ -169,3 +169,24 @@ void tool_print_outputs(const loom_graph *g)
 		printf("%s\n", n > 8 ? " ..." : "");
 	}
 }
+
+char *tool_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	if (len)
+		*len = s ? (size_t)n : 0;
+	return s;
+}

@@ -49,6 +49,8 @@ int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, co
 /* element i of t as a double; every output's shape and first values */
 double tool_elem_f(const loom_tensor *t, int64_t i);
 void tool_print_outputs(const loom_graph *g);
+/* a whole file, NUL-terminated (*len bytes, len may be NULL), or NULL */
+char *tool_read_file(const char *path, size_t *len);
 void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m);
 /* loom objdump (tools/cmd_objdump.c): a model's header, tensors, layers,
  * steps and disassembly */

@@ -371,25 +371,6 @@ static int copy_file(const char *from, const char *to)
 	return bad ? -1 : 0;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	if (s)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
-
 static int write_text(const char *path, const char *s)
 {
 	FILE *f = fopen(path, "wb");
@@ -434,7 +415,7 @@ int cmd_compile(int argc, char **argv)
 		if (cacheable && !stat(cpath, &st) && !stat(jpath, &st) && !stat(tpath, &st)) {
 			/* a hit only when the cached file still reads back */
 			loom_model *cm = NULL;
-			char *table = slurp(tpath);
+			char *table = tool_read_file(tpath, NULL);
 			if (table && !loom_model_read(cpath, &cfg, &cm, err, sizeof err) && !copy_file(cpath, o.out) &&
 			    (!o.report || !copy_file(jpath, o.report))) {
 				if (!o.quiet)

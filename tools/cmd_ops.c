@@ -129,32 +129,11 @@ static int markdown(sbuf *b)
 	return b->oom ? -1 : 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	sbuf b = {0};
-	char chunk[4096];
-	size_t k;
-	while ((k = fread(chunk, 1, sizeof chunk - 1, f)) > 0) {
-		chunk[k] = 0;
-		sb_add(&b, chunk);
-	}
-	fclose(f);
-	if (b.oom) {
-		free(b.p);
-		return NULL;
-	}
-	*len = b.n;
-	return b.p ? b.p : calloc(1, 1);
-}
-
 /* --check and --write: FILE's section between the markers against gen */
 static int check_or_write(const char *path, const char *gen, int write)
 {
 	size_t len;
-	char *doc = slurp(path, &len);
+	char *doc = tool_read_file(path, &len);
 	if (!doc) {
 		fprintf(stderr, "loom ops: %s: cannot read it\n", path);
 		return 1;

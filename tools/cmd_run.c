@@ -170,24 +170,6 @@ static int parse(int argc, char **argv, run_opts *o)
 
 /* ---- DRAM ---- */
 
-static uint8_t *read_file(const char *path, uint64_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = n >= 0 ? malloc(n ? (size_t)n : 1) : NULL;
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	*len = b ? (uint64_t)n : 0;
-	return b;
-}
-
 /* Room for n more buffers and spans. */
 static int ctx_reserve(run_ctx *c, int n)
 {
@@ -260,8 +242,8 @@ static int stage_cosim(run_ctx *c)
 static int stage_raw(run_ctx *c)
 {
 	const run_opts *o = c->o;
-	uint64_t n;
-	uint8_t *code = read_file(o->insns, &n);
+	size_t n;
+	uint8_t *code = (uint8_t *)tool_read_file(o->insns, &n);
 	if (!code || !n || n % LOOM_INSN_BYTES) {
 		fprintf(stderr, "loom run: %s: %s\n", o->insns,
 			!code ? "can not read it" : "not a whole number of 32-byte instructions");
@@ -270,8 +252,8 @@ static int stage_raw(run_ctx *c)
 	}
 	int rc = ctx_reserve(c, o->nload + o->ndump + 1);
 	for (int i = 0; !rc && i < o->nload; i++) {
-		uint64_t len;
-		uint8_t *b = read_file(o->load[i].path, &len);
+		size_t len;
+		uint8_t *b = (uint8_t *)tool_read_file(o->load[i].path, &len);
 		rc = !b || !len ? -1 : place(c, o->load[i].addr, len, b, o->load[i].path);
 		if (!b || !len)
 			fprintf(stderr, "loom run: %s: can not read it (or empty)\n", o->load[i].path);
