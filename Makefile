@@ -206,10 +206,13 @@ $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cp
 	cp $(dir $@)obj/bench_array $@
 
 # ------------------------------------------------------------------ tests
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libloomcore.a
+# every C test program counts and reports through tests/unit/check.h
+CHECK_O     := $(BUILD)/obj/tests/unit/check.o
+CHECK_SAN_O := $(BUILD)/san/tests/unit/check.o
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
-$(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
+$(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # the ONNX test-case helpers these unit tests share (tests/unit/onnx_case.h)
@@ -219,20 +222,20 @@ $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # loom_model_dump is part of loom objdump (tools/cmd_objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/cmd_objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/cmd_objdump.o
-$(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a
+$(DIRECTED): tests/directed/test_directed.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
-$(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloomcore-san.a
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
+$(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(CHECK_SAN_O) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
 
 # libloom's own tests: ELF validation on hand-made files, calls without firmware
-$(BUILD)/tests/test_driver: tests/driver/test_driver.c $(LIBLOOM) $(BUILD)/libloomcore.a
+$(BUILD)/tests/test_driver: tests/driver/test_driver.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
-$(BUILD)/tests/san_test_driver: tests/driver/test_driver.c $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+$(BUILD)/tests/san_test_driver: tests/driver/test_driver.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
 # a protocol stand-in for firmware/ (docs/FIRMWARE.md), to test libloom on its own
 $(STUB_FW): tests/driver/stub_fw/build.sh tests/driver/stub_fw/start.S tests/driver/stub_fw/stub_fw.c \
             include/loom/fw_abi.h include/loom/core.h include/loom/core.def tests/rv32/link.ld | $(SETUP)

@@ -11,29 +11,13 @@
  * ends with "N passed, M failed"; exit status 1 on any failure. */
 #include "loom/hw.h"
 #include "loom/isa.h"
+#include "check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static unsigned npass, nfail;
-
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
 
 #define POP_PREV 0x100u
 #define POP_NEXT 0x200u
@@ -270,35 +254,35 @@ static void test_regs(struct t *t)
 {
 	const loom_hwcfg *c = &t->cfg;
 	const char *n = c->name;
-	check(reg(t, LOOM_REG_ID) == LOOM_ID_VALUE, "%s: ID", n);
-	check(reg(t, LOOM_REG_VERSION) == (LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR), "%s: VERSION", n);
-	check(reg(t, LOOM_REG_HW_ARRAY) == (c->array_rows | c->array_cols << 8 | c->sp_banks << 16 |
+	CHECK(reg(t, LOOM_REG_ID) == LOOM_ID_VALUE, "%s: ID", n);
+	CHECK(reg(t, LOOM_REG_VERSION) == (LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR), "%s: VERSION", n);
+	CHECK(reg(t, LOOM_REG_HW_ARRAY) == (c->array_rows | c->array_cols << 8 | c->sp_banks << 16 |
 					    c->dma_outstanding << 24), "%s: HW_ARRAY", n);
-	check(reg(t, LOOM_REG_HW_SP_BYTES) == c->sp_bytes, "%s: HW_SP_BYTES", n);
-	check(reg(t, LOOM_REG_HW_ACC_BYTES) == c->acc_bytes, "%s: HW_ACC_BYTES", n);
-	check(reg(t, LOOM_REG_HW_BUS) == (c->dram_beat_bytes | c->dram_mib << 16), "%s: HW_BUS", n);
-	check(reg(t, LOOM_REG_HW_FINGERPRINT) == c->fingerprint, "%s: HW_FINGERPRINT", n);
-	check(reg(t, LOOM_REG_STATUS) == 0 && reg(t, LOOM_REG_IRQ_STATUS) == 0 && !loom_hw_irq(t->hw),
+	CHECK(reg(t, LOOM_REG_HW_SP_BYTES) == c->sp_bytes, "%s: HW_SP_BYTES", n);
+	CHECK(reg(t, LOOM_REG_HW_ACC_BYTES) == c->acc_bytes, "%s: HW_ACC_BYTES", n);
+	CHECK(reg(t, LOOM_REG_HW_BUS) == (c->dram_beat_bytes | c->dram_mib << 16), "%s: HW_BUS", n);
+	CHECK(reg(t, LOOM_REG_HW_FINGERPRINT) == c->fingerprint, "%s: HW_FINGERPRINT", n);
+	CHECK(reg(t, LOOM_REG_STATUS) == 0 && reg(t, LOOM_REG_IRQ_STATUS) == 0 && !loom_hw_irq(t->hw),
 	      "%s: reset STATUS = IRQ_STATUS = 0, irq low", n);
-	check(reg(t, LOOM_REG_IRQ_MASK) == 3, "%s: IRQ_MASK resets to 3", n);
+	CHECK(reg(t, LOOM_REG_IRQ_MASK) == 3, "%s: IRQ_MASK resets to 3", n);
 	loom_hw_mmio_write(t->hw, LOOM_REG_INSN_BASE, 0x12345660);
-	check(reg(t, LOOM_REG_INSN_BASE) == 0x12345660, "%s: INSN_BASE read-back", n);
+	CHECK(reg(t, LOOM_REG_INSN_BASE) == 0x12345660, "%s: INSN_BASE read-back", n);
 	loom_hw_mmio_write(t->hw, LOOM_REG_ID, 0);
 	loom_hw_mmio_write(t->hw, LOOM_REG_HW_SP_BYTES, 0);
-	check(reg(t, LOOM_REG_ID) == LOOM_ID_VALUE && reg(t, LOOM_REG_HW_SP_BYTES) == c->sp_bytes,
+	CHECK(reg(t, LOOM_REG_ID) == LOOM_ID_VALUE && reg(t, LOOM_REG_HW_SP_BYTES) == c->sp_bytes,
 	      "%s: RO registers ignore writes", n);
-	check(reg(t, LOOM_REG_CTRL) == 0, "%s: CTRL reads 0", n);
+	CHECK(reg(t, LOOM_REG_CTRL) == 0, "%s: CTRL reads 0", n);
 	int bad = 0;
 	for (unsigned i = 0; i < LOOM_CTR_COUNT; i++)
 		bad |= ctr(t, i) != 0;
-	check(!bad, "%s: counters are 0 at reset", n);
-	check(!strcmp(t->hw->backend, "cmodel"), "%s: backend name", n);
+	CHECK(!bad, "%s: counters are 0 at reset", n);
+	CHECK(!strcmp(t->hw->backend, "cmodel"), "%s: backend name", n);
 	uint8_t b[8];
 	t->hw->err[0] = 0;
-	check(loom_hw_dram_read(t->hw, c->dram_bytes - 4, b, 8) == -1 && t->hw->err[0],
+	CHECK(loom_hw_dram_read(t->hw, c->dram_bytes - 4, b, 8) == -1 && t->hw->err[0],
 	      "%s: dram_read past the end fails with a message (%s)", n, t->hw->err);
-	check(loom_hw_dram_write(t->hw, c->dram_bytes, b, 1) == -1, "%s: dram_write past the end fails", n);
-	check(loom_hw_dram_write(t->hw, c->dram_bytes - 8, b, 8) == 0, "%s: dram_write of the last bytes", n);
+	CHECK(loom_hw_dram_write(t->hw, c->dram_bytes, b, 1) == -1, "%s: dram_write past the end fails", n);
+	CHECK(loom_hw_dram_write(t->hw, c->dram_bytes - 8, b, 8) == 0, "%s: dram_write of the last bytes", n);
 }
 
 /* LOAD with padding into SP and ACC, STORE back, compare; DRAM byte counters. */
@@ -325,7 +309,7 @@ static void test_roundtrip(struct t *t)
 	p[3] = st(LOOM_MEM_SP, DST, MEM, R / 4, L, R, 1, 0, 1, 0, 0);
 	p[4] = finish();
 	struct res r = run_prog(t, PROG, p, NI(p));
-	check(done_ok(&r), "%s: SP padding round trip runs (status %x cause %u)", n, r.status, r.cause);
+	CHECK(done_ok(&r), "%s: SP padding round trip runs (status %x cause %u)", n, r.status, r.cause);
 	uint8_t *got = malloc(L * R), *exp = malloc(L * R);
 	rd(t, DST, got, L * R);
 	uint64_t rdb = 5 * t->fb, wrb = beats(t, 0x8000, 64) * t->B;
@@ -343,12 +327,12 @@ static void test_roundtrip(struct t *t)
 		memset(e + n0, 0, R - n0);
 		rdb += beats(t, SRC + s, n0) * t->B;
 	}
-	check(!memcmp(got, exp, L * R), "%s: SP padding, pad value and zero fill of %u lines", n, L);
-	check(ctr(t, LOOM_CTR_DRAM_RD_BYTES) == (uint32_t)rdb, "%s: DRAM_RD_BYTES %u == %llu", n,
+	CHECK(!memcmp(got, exp, L * R), "%s: SP padding, pad value and zero fill of %u lines", n, L);
+	CHECK(ctr(t, LOOM_CTR_DRAM_RD_BYTES) == (uint32_t)rdb, "%s: DRAM_RD_BYTES %u == %llu", n,
 	      ctr(t, LOOM_CTR_DRAM_RD_BYTES), (unsigned long long)rdb);
-	check(ctr(t, LOOM_CTR_DRAM_WR_BYTES) == (uint32_t)wrb, "%s: DRAM_WR_BYTES %u == %llu", n,
+	CHECK(ctr(t, LOOM_CTR_DRAM_WR_BYTES) == (uint32_t)wrb, "%s: DRAM_WR_BYTES %u == %llu", n,
 	      ctr(t, LOOM_CTR_DRAM_WR_BYTES), (unsigned long long)wrb);
-	check(ctr(t, LOOM_CTR_INSNS) == 4 && ctr(t, LOOM_CTR_MACS_LO) == 0 && ctr(t, LOOM_CTR_BANK_CONFLICTS) == 0,
+	CHECK(ctr(t, LOOM_CTR_INSNS) == 4 && ctr(t, LOOM_CTR_MACS_LO) == 0 && ctr(t, LOOM_CTR_BANK_CONFLICTS) == 0,
 	      "%s: INSNS = 4, MACS = 0, BANK_CONFLICTS = 0", n);
 	free(got);
 	free(exp);
@@ -365,7 +349,7 @@ static void test_roundtrip(struct t *t)
 	p[2] = mark(0x8000, 2);
 	p[3] = st(LOOM_MEM_ACC, DST, AMEM, C, AL, 4 * C, 1, 0, 1, 0, 0);
 	r = run_prog(t, PROG, p, NI(p));
-	check(done_ok(&r), "%s: ACC padding round trip runs", n);
+	CHECK(done_ok(&r), "%s: ACC padding round trip runs", n);
 	rd(t, DST, ag, AL * 4 * C);
 	for (uint32_t l = 0; l < AL; l++) {
 		uint32_t y = l / AW, x = l % AW;
@@ -373,7 +357,7 @@ static void test_roundtrip(struct t *t)
 			continue;
 		memcpy(ae + l * 4 * C, asrc + (y - 1) * AS2 + x * AS1, 4 * (C - 1));
 	}
-	check(!memcmp(ag, ae, AL * 4 * C), "%s: ACC padding lines and zero fill of %u lines", n, AL);
+	CHECK(!memcmp(ag, ae, AL * 4 * C), "%s: ACC padding lines and zero fill of %u lines", n, AL);
 	free(ag);
 	free(ae);
 }
@@ -405,7 +389,7 @@ static void test_gemm(struct t *t)
 		finish(),
 	};
 	struct res r = run_prog(t, PROG, p, NI(p));
-	check(done_ok(&r), "%s: GEMM %ux%ux%u runs", n, M, K, N);
+	CHECK(done_ok(&r), "%s: GEMM %ux%ux%u runs", n, M, K, N);
 	rd(t, OUT, o, M * N * 4);
 	int bad = 0;
 	for (uint32_t i = 0; i < M; i++)
@@ -415,12 +399,12 @@ static void test_gemm(struct t *t)
 				s += a[i * K + k] * bt[j * K + k];
 			bad += get32(o + (i * N + j) * 4) != s;
 		}
-	check(!bad, "%s: GEMM result matches the reference (%d wrong)", n, bad);
+	CHECK(!bad, "%s: GEMM result matches the reference (%d wrong)", n, bad);
 	uint64_t macs = 4ull * M * R * C;
-	check(ctr(t, LOOM_CTR_MACS_LO) == (uint32_t)macs && ctr(t, LOOM_CTR_MACS_HI) == 0,
+	CHECK(ctr(t, LOOM_CTR_MACS_LO) == (uint32_t)macs && ctr(t, LOOM_CTR_MACS_HI) == 0,
 	      "%s: GEMM MACS = %llu", n, (unsigned long long)macs);
-	check(ctr(t, LOOM_CTR_INSNS) == 7, "%s: GEMM INSNS = 7", n);
-	check(ctr(t, LOOM_CTR_BUSY_COMPUTE) > 0 && ctr(t, LOOM_CTR_CYCLES) >= ctr(t, LOOM_CTR_BUSY_COMPUTE),
+	CHECK(ctr(t, LOOM_CTR_INSNS) == 7, "%s: GEMM INSNS = 7", n);
+	CHECK(ctr(t, LOOM_CTR_BUSY_COMPUTE) > 0 && ctr(t, LOOM_CTR_CYCLES) >= ctr(t, LOOM_CTR_BUSY_COMPUTE),
 	      "%s: GEMM cycle counters plausible (CYCLES %u, BUSY_COMPUTE %u)", n, ctr(t, LOOM_CTR_CYCLES),
 	      ctr(t, LOOM_CTR_BUSY_COMPUTE));
 	free(a);
@@ -460,7 +444,7 @@ static void test_conv(struct t *t, const struct conv *cv)
 		finish(),
 	};
 	struct res r = run_prog(t, PROG, p, NI(p));
-	check(done_ok(&r), "%s: conv %ux%u k%ux%u s%ux%u d%ux%u -> %ux%u runs", n, cv->h, cv->w, cv->kh, cv->kw,
+	CHECK(done_ok(&r), "%s: conv %ux%u k%ux%u s%ux%u d%ux%u -> %ux%u runs", n, cv->h, cv->w, cv->kh, cv->kw,
 	      cv->sh, cv->sw, cv->dh, cv->dw, OH, OW);
 	rd(t, OUT, o, (size_t)OH * OW * 4 * C);
 	int bad = 0;
@@ -480,9 +464,9 @@ static void test_conv(struct t *t, const struct conv *cv)
 					}
 				bad += get32(o + ((oy * OW + ox) * C + co) * 4) != s;
 			}
-	check(!bad, "%s: conv result matches the reference (%d wrong)", n, bad);
+	CHECK(!bad, "%s: conv result matches the reference (%d wrong)", n, bad);
 	uint64_t macs = (uint64_t)cv->ncb * cv->kh * cv->kw * OH * OW * R * C;
-	check(ctr(t, LOOM_CTR_MACS_LO) == (uint32_t)macs, "%s: conv MACS = %llu", n, (unsigned long long)macs);
+	CHECK(ctr(t, LOOM_CTR_MACS_LO) == (uint32_t)macs, "%s: conv MACS = %llu", n, (unsigned long long)macs);
 	free(x);
 	free(wt);
 	free(o);
@@ -550,7 +534,7 @@ static void test_requant(struct t *t)
 	st_q(&p[k++], PA, 0, -128, 127);
 	p[k++] = finish();
 	struct res r = run_prog(t, PROG, p, k);
-	check(done_ok(&r), "%s: requant STOREs run", n);
+	CHECK(done_ok(&r), "%s: requant STOREs run", n);
 	size_t nq = NI(q);
 	uint8_t *o = malloc(nq * NR * C);
 	rd(t, OUT, o, NI(q) * NR * C);
@@ -568,10 +552,10 @@ static void test_requant(struct t *t)
 					bad++;
 				}
 			}
-	check(!bad, "%s: requant edge cases match loom_requant (%d wrong of %u)", n, bad,
+	CHECK(!bad, "%s: requant edge cases match loom_requant (%d wrong of %u)", n, bad,
 	      (unsigned)(NI(q) * NR * C));
 	/* spot values computed by hand from the ISA pseudo-code */
-	check(loom_requant(INT32_MAX, 1, INT32_MAX, 31, 0, -128, 127) == 1 &&
+	CHECK(loom_requant(INT32_MAX, 1, INT32_MAX, 31, 0, -128, 127) == 1 &&
 	      loom_requant(INT32_MIN, -1, INT32_MIN, 0, 0, -128, 127) == 127 &&
 	      loom_requant(-1, 0, 1 << 30, 0, 0, -128, 127) == 0 &&
 	      loom_requant(-3, 0, 1 << 30, 0, 0, -128, 127) == -1,
@@ -581,7 +565,7 @@ static void test_requant(struct t *t)
 	int8_t e[4];
 	for (int c = 0; c < 4; c++)
 		e[c] = loom_requant(vals[5 * C + c], par[c].bias, par[c].mult, par[c].shift, 0, -128, 127);
-	check(small[0] == 0xee && small[1] == 0xee && small[2] == 0xee && small[3] == 0xee &&
+	CHECK(small[0] == 0xee && small[1] == 0xee && small[2] == 0xee && small[3] == 0xee &&
 	      !memcmp(small + 4, e, 4) && small[8] == 0xee,
 	      "%s: requant STORE of ROW_WORDS=1 writes exactly 4 bytes", n);
 	free(vals);
@@ -608,7 +592,7 @@ static void good_after(struct t *t, const char *after)
 	};
 	struct res r = run_prog(t, PROG + 0x800, p, NI(p));
 	rd(t, DST, out, 4 * R);
-	check(done_ok(&r) && !memcmp(in, out, 4 * R) && reg(t, LOOM_REG_ERR_PC) == 0 &&
+	CHECK(done_ok(&r) && !memcmp(in, out, 4 * R) && reg(t, LOOM_REG_ERR_PC) == 0 &&
 	      reg(t, LOOM_REG_ERR_INFO) == LOOM_INFO_NONE,
 	      "%s:   good program right after %s", t->cfg.name, after);
 }
@@ -622,7 +606,7 @@ static void err_case(struct t *t, const char *what, uint32_t base, const loom_in
 	t->last_rd = ctr(t, LOOM_CTR_DRAM_RD_BYTES);
 	int ok = r.rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_ERROR && r.cause == cause && r.pc == pc &&
 		 r.info == info;
-	check(ok, "%s: %s -> %s pc 0x%x info 0x%x (got rc %d status %x %s pc 0x%x info 0x%x)", t->cfg.name,
+	CHECK(ok, "%s: %s -> %s pc 0x%x info 0x%x (got rc %d status %x %s pc 0x%x info 0x%x)", t->cfg.name,
 	      what, loom_err_name(cause), pc, info, r.rc, r.status, loom_err_name(r.cause), r.pc, r.info);
 	good_after(t, what);
 }
@@ -692,7 +676,7 @@ static void test_errors(struct t *t)
 	p[1] = finish();
 	put_prog(t, B0, p, 2);
 	err_case(t, "INSN_BASE misaligned", B0 + 8, NULL, 0, LOOM_ERR_MISALIGNED, B0 + 8, LOOM_INFO_NONE);
-	check(t->last_rd == 0, "%s:   misaligned INSN_BASE reads nothing (DRAM_RD_BYTES %u)", t->cfg.name,
+	CHECK(t->last_rd == 0, "%s:   misaligned INSN_BASE reads nothing (DRAM_RD_BYTES %u)", t->cfg.name,
 	      t->last_rd);
 
 	p[0] = ld(LOOM_MEM_SP, (uint32_t)(db - 4 * (R / 4) + 4), 0, R / 4, 1, 0, 1, 0, 1, 0, 0);
@@ -706,13 +690,13 @@ static void test_errors(struct t *t)
 	p[0] = st(LOOM_MEM_SP, 0xfffffffcu, 0, 1, 0, 0, 5, 0, 5, 0, 0);
 	p[1] = finish();
 	struct res r = run_prog(t, B0, p, 2);
-	check(done_ok(&r), "%s: STORE with N1 = 0 past DRAM end is legal", t->cfg.name);
+	CHECK(done_ok(&r), "%s: STORE with N1 = 0 past DRAM end is legal", t->cfg.name);
 
 	p[0] = ld(LOOM_MEM_SP, 0, spl - 4, 1, 2, 4, 1, 0, 1, 0, 0);
 	ld_pad(&p[0], 0, 0, 1, 1, 0);
 	p[1] = finish();
 	r = run_prog(t, B0, p, 2);
-	check(done_ok(&r), "%s: LOAD of 4 lines (with padding) into the last 4 SP lines", t->cfg.name);
+	CHECK(done_ok(&r), "%s: LOAD of 4 lines (with padding) into the last 4 SP lines", t->cfg.name);
 	ld_pad(&p[0], 1, 0, 1, 1, 0);
 	err_case(t, "LOAD padding past SP end", B0, p, 2, LOOM_ERR_SP_RANGE, B0, LOOM_F_LOAD_MEM_ADDR);
 	mp = mm1(0, spl - C + 1, 0, 1, 1, 1);
@@ -760,7 +744,7 @@ static void test_errors(struct t *t)
 	put_prog(t, db - 32, p, 1);
 	err_case(t, "fetch past DRAM end", (uint32_t)(db - 32), NULL, 0, LOOM_ERR_FETCH_RANGE, (uint32_t)db,
 		 LOOM_INFO_NONE);
-	check(t->last_rd == t->fb, "%s:   FETCH_RANGE: only the one instruction read (DRAM_RD_BYTES %u)",
+	CHECK(t->last_rd == t->fb, "%s:   FETCH_RANGE: only the one instruction read (DRAM_RD_BYTES %u)",
 	      t->cfg.name, t->last_rd);
 	err_case(t, "INSN_BASE = DRAM end", (uint32_t)db, NULL, 0, LOOM_ERR_FETCH_RANGE, (uint32_t)db,
 		 LOOM_INFO_NONE);
@@ -772,7 +756,7 @@ static void test_errors(struct t *t)
 	p[1] = op(0x00, 0);
 	put_prog(t, B0, p, 2);
 	r = exec(t, B0, BIG);
-	check(r.cause == LOOM_ERR_ILLEGAL_OPCODE && ctr(t, LOOM_CTR_DRAM_RD_BYTES) == 2 * t->fb &&
+	CHECK(r.cause == LOOM_ERR_ILLEGAL_OPCODE && ctr(t, LOOM_CTR_DRAM_RD_BYTES) == 2 * t->fb &&
 	      ctr(t, LOOM_CTR_INSNS) <= 1,
 	      "%s: DRAM_RD_BYTES counts the failing instruction's fetch (%u)", t->cfg.name,
 	      ctr(t, LOOM_CTR_DRAM_RD_BYTES));
@@ -789,7 +773,7 @@ static void test_errors(struct t *t)
 	big[nt - 2] = finish();
 	put_prog(t, 0x400000, big, nt - 1);
 	r = exec(t, 0x400000, BIG);
-	check(done_ok(&r), "%s: 65535 tokens L->C are fine", t->cfg.name);
+	CHECK(done_ok(&r), "%s: 65535 tokens L->C are fine", t->cfg.name);
 	free(big);
 }
 
@@ -814,7 +798,7 @@ static void test_mark(struct t *t)
 		finish(),
 	};
 	struct res r = run_prog(t, PROG, p, NI(p));
-	check(done_ok(&r), "%s: MARK program runs", n);
+	CHECK(done_ok(&r), "%s: MARK program runs", n);
 	uint64_t ldb = 0, stb = 0, mk[3];
 	for (int i = 0; i < 5; i++) {
 		ldb += beats(t, LA + i * (R + 4), R) * t->B;
@@ -837,24 +821,24 @@ static void test_mark(struct t *t)
 		uint32_t w[16];
 		for (int k = 0; k < 16; k++)
 			w[k] = rd32(t, e[i].addr + 4 * k);
-		check(w[0] == e[i].id, "%s: MARK %d word 0 = MARK_ID", n, i + 1);
-		check(w[1 + LOOM_CTR_MACS_LO] == (uint32_t)e[i].macs && w[1 + LOOM_CTR_MACS_HI] == 0,
+		CHECK(w[0] == e[i].id, "%s: MARK %d word 0 = MARK_ID", n, i + 1);
+		CHECK(w[1 + LOOM_CTR_MACS_LO] == (uint32_t)e[i].macs && w[1 + LOOM_CTR_MACS_HI] == 0,
 		      "%s: MARK %d MACS %u == %llu", n, i + 1, w[1 + LOOM_CTR_MACS_LO], (unsigned long long)e[i].macs);
-		check(w[1 + LOOM_CTR_DRAM_RD_BYTES] == e[i].rd, "%s: MARK %d DRAM_RD_BYTES %u == %llu", n, i + 1,
+		CHECK(w[1 + LOOM_CTR_DRAM_RD_BYTES] == e[i].rd, "%s: MARK %d DRAM_RD_BYTES %u == %llu", n, i + 1,
 		      w[1 + LOOM_CTR_DRAM_RD_BYTES], (unsigned long long)e[i].rd);
-		check(w[1 + LOOM_CTR_DRAM_WR_BYTES] == e[i].wr, "%s: MARK %d DRAM_WR_BYTES %u == %llu", n, i + 1,
+		CHECK(w[1 + LOOM_CTR_DRAM_WR_BYTES] == e[i].wr, "%s: MARK %d DRAM_WR_BYTES %u == %llu", n, i + 1,
 		      w[1 + LOOM_CTR_DRAM_WR_BYTES], (unsigned long long)e[i].wr);
-		check(w[1 + LOOM_CTR_INSNS] == e[i].insns, "%s: MARK %d INSNS %u == %llu", n, i + 1,
+		CHECK(w[1 + LOOM_CTR_INSNS] == e[i].insns, "%s: MARK %d INSNS %u == %llu", n, i + 1,
 		      w[1 + LOOM_CTR_INSNS], (unsigned long long)e[i].insns);
-		check(w[1 + LOOM_CTR_BANK_CONFLICTS] == 0 && w[14] == 0 && w[15] == 0,
+		CHECK(w[1 + LOOM_CTR_BANK_CONFLICTS] == 0 && w[14] == 0 && w[15] == 0,
 		      "%s: MARK %d BANK_CONFLICTS, words 14, 15 = 0", n, i + 1);
-		check(w[1 + LOOM_CTR_CYCLES] > prev_cycles, "%s: MARK %d CYCLES %u increases", n, i + 1,
+		CHECK(w[1 + LOOM_CTR_CYCLES] > prev_cycles, "%s: MARK %d CYCLES %u increases", n, i + 1,
 		      w[1 + LOOM_CTR_CYCLES]);
 		prev_cycles = w[1 + LOOM_CTR_CYCLES];
 	}
-	check(rd32(t, 0x8000) == 0xffffffffu && rd32(t, M1 + 64) == 0xffffffffu,
+	CHECK(rd32(t, 0x8000) == 0xffffffffu && rd32(t, M1 + 64) == 0xffffffffu,
 	      "%s: MARK writes exactly 64 bytes", n);
-	check(ctr(t, LOOM_CTR_INSNS) == 6 && ctr(t, LOOM_CTR_DRAM_RD_BYTES) == 7 * t->fb + ldb &&
+	CHECK(ctr(t, LOOM_CTR_INSNS) == 6 && ctr(t, LOOM_CTR_DRAM_RD_BYTES) == 7 * t->fb + ldb &&
 	      ctr(t, LOOM_CTR_DRAM_WR_BYTES) == mk[0] + mk[1] + mk[2] + stb,
 	      "%s: final INSNS 6, DRAM_RD_BYTES incl. FINISH fetch, DRAM_WR_BYTES incl. last MARK", n);
 }
@@ -885,16 +869,16 @@ static void test_run(struct t *t, struct t *t2)
 	wr(t2, 0x100000, data, 0x40000);
 	put_prog(t2, PROG, p, np);
 	struct res r2 = exec(t2, PROG, BIG);
-	check(done_ok(&r2), "%s: long program runs in one go on a second instance", n);
+	CHECK(done_ok(&r2), "%s: long program runs in one go on a second instance", n);
 	uint32_t cyc2 = reg(t2, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_CYCLES);
 	uint32_t macs2 = reg(t2, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_MACS_LO);
 	rd(t2, 0x200000, o2, NOUT);
 
 	/* idle: run lets time pass and times out */
 	uint64_t c0 = loom_hw_cycles(t->hw);
-	check(loom_hw_run(t->hw, 123) == LOOM_HW_TIMEOUT && loom_hw_cycles(t->hw) == c0 + 123,
+	CHECK(loom_hw_run(t->hw, 123) == LOOM_HW_TIMEOUT && loom_hw_cycles(t->hw) == c0 + 123,
 	      "%s: run() while idle times out after max_cycles", n);
-	check(loom_hw_run(t->hw, 0) == LOOM_HW_TIMEOUT && loom_hw_cycles(t->hw) == c0 + 123,
+	CHECK(loom_hw_run(t->hw, 0) == LOOM_HW_TIMEOUT && loom_hw_cycles(t->hw) == c0 + 123,
 	      "%s: run(0) while idle", n);
 
 	/* timeout and resume */
@@ -902,29 +886,29 @@ static void test_run(struct t *t, struct t *t2)
 	loom_hw_mmio_write(t->hw, LOOM_REG_INSN_BASE, PROG);
 	loom_hw_mmio_write(t->hw, LOOM_REG_CTRL, LOOM_CTRL_START);
 	int rc = loom_hw_run(t->hw, 100);
-	check(rc == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_BUSY &&
+	CHECK(rc == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_BUSY &&
 	      loom_hw_cycles(t->hw) == c0 + 100 && ctr(t, LOOM_CTR_CYCLES) == 100,
 	      "%s: run(100) times out, still BUSY, 100 cycles passed", n);
 	int pieces = 1;
 	while ((rc = loom_hw_run(t->hw, 777)) == LOOM_HW_TIMEOUT && pieces < 100000)
 		pieces++;
-	check(rc == LOOM_HW_IRQ && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_DONE,
+	CHECK(rc == LOOM_HW_IRQ && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_DONE,
 	      "%s: resumed run reaches FINISH after %d timeouts", n, pieces);
-	check(pieces > 2, "%s: the run took several pieces", n);
+	CHECK(pieces > 2, "%s: the run took several pieces", n);
 	rd(t, 0x200000, o1, NOUT);
-	check(!memcmp(o1, o2, NOUT), "%s: resumed result equals the one-go result", n);
-	check(ctr(t, LOOM_CTR_CYCLES) == cyc2 && ctr(t, LOOM_CTR_MACS_LO) == macs2,
+	CHECK(!memcmp(o1, o2, NOUT), "%s: resumed result equals the one-go result", n);
+	CHECK(ctr(t, LOOM_CTR_CYCLES) == cyc2 && ctr(t, LOOM_CTR_MACS_LO) == macs2,
 	      "%s: resumed CYCLES %u and MACS equal the one-go run's (%u)", n, ctr(t, LOOM_CTR_CYCLES), cyc2);
-	check(loom_hw_cycles(t->hw) - c0 == ctr(t, LOOM_CTR_CYCLES),
+	CHECK(loom_hw_cycles(t->hw) - c0 == ctr(t, LOOM_CTR_CYCLES),
 	      "%s: cycles() advanced by exactly CYCLES", n);
 	/* irq already high: immediate return */
 	uint64_t c1 = loom_hw_cycles(t->hw);
-	check(loom_hw_run(t->hw, 1000) == LOOM_HW_IRQ && loom_hw_cycles(t->hw) == c1,
+	CHECK(loom_hw_run(t->hw, 1000) == LOOM_HW_IRQ && loom_hw_cycles(t->hw) == c1,
 	      "%s: run() with the irq line high returns at once", n);
 	loom_hw_mmio_write(t->hw, LOOM_REG_IRQ_STATUS, LOOM_IRQ_ERROR);
-	check(reg(t, LOOM_REG_IRQ_STATUS) == LOOM_IRQ_DONE, "%s: IRQ_STATUS is write-1-to-clear per bit", n);
+	CHECK(reg(t, LOOM_REG_IRQ_STATUS) == LOOM_IRQ_DONE, "%s: IRQ_STATUS is write-1-to-clear per bit", n);
 	loom_hw_mmio_write(t->hw, LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE);
-	check(!loom_hw_irq(t->hw) && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_DONE,
+	CHECK(!loom_hw_irq(t->hw) && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_DONE,
 	      "%s: acknowledged: irq low, STATUS stays DONE", n);
 
 	/* masked interrupt */
@@ -932,19 +916,19 @@ static void test_run(struct t *t, struct t *t2)
 	loom_hw_mmio_write(t->hw, LOOM_REG_CTRL, LOOM_CTRL_START);
 	c1 = loom_hw_cycles(t->hw);
 	rc = loom_hw_run(t->hw, 5000000);
-	check(rc == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_DONE &&
+	CHECK(rc == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == LOOM_STATUS_DONE &&
 	      reg(t, LOOM_REG_IRQ_STATUS) == LOOM_IRQ_DONE && !loom_hw_irq(t->hw) &&
 	      loom_hw_cycles(t->hw) == c1 + 5000000,
 	      "%s: IRQ_MASK 0: run finishes without an interrupt and times out", n);
 	loom_hw_mmio_write(t->hw, LOOM_REG_IRQ_MASK, 3);
-	check(loom_hw_irq(t->hw) && loom_hw_run(t->hw, 10) == LOOM_HW_IRQ, "%s: unmasking raises the irq", n);
+	CHECK(loom_hw_irq(t->hw) && loom_hw_run(t->hw, 10) == LOOM_HW_IRQ, "%s: unmasking raises the irq", n);
 	loom_hw_mmio_write(t->hw, LOOM_REG_IRQ_STATUS, 3);
 
 	/* abort */
 	loom_hw_mmio_write(t->hw, LOOM_REG_CTRL, LOOM_CTRL_START);
 	rc = loom_hw_run(t->hw, 500);
 	loom_hw_mmio_write(t->hw, LOOM_REG_CTRL, LOOM_CTRL_ABORT);
-	check(rc == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == 0 && reg(t, LOOM_REG_ERR_CAUSE) == 0 &&
+	CHECK(rc == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == 0 && reg(t, LOOM_REG_ERR_CAUSE) == 0 &&
 	      !loom_hw_irq(t->hw) && loom_hw_run(t->hw, 1000) == LOOM_HW_TIMEOUT && reg(t, LOOM_REG_STATUS) == 0,
 	      "%s: ABORT: idle, no error, no irq", n);
 	good_after(t, "ABORT");
@@ -959,7 +943,7 @@ static void test_run(struct t *t, struct t *t2)
 	uint32_t st2 = reg(t, LOOM_REG_STATUS);
 	loom_hw_mmio_write(t->hw, LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE | LOOM_IRQ_ERROR);
 	rd(t, 0x200000, o1, NOUT);
-	check(rc == LOOM_HW_TIMEOUT && rc2 == LOOM_HW_IRQ && st2 == LOOM_STATUS_DONE && !memcmp(o1, o2, NOUT) &&
+	CHECK(rc == LOOM_HW_TIMEOUT && rc2 == LOOM_HW_IRQ && st2 == LOOM_STATUS_DONE && !memcmp(o1, o2, NOUT) &&
 	      ctr(t, LOOM_CTR_CYCLES) == cyc2,
 	      "%s: START while busy is ignored", n);
 	free(data);
@@ -981,7 +965,7 @@ static void perf(struct t *t)
 	struct res r = exec(t, PROG, ~0ull);
 	double s = (double)(clock() - c0) / CLOCKS_PER_SEC;
 	uint64_t macs = (uint64_t)ctr(t, LOOM_CTR_MACS_HI) << 32 | ctr(t, LOOM_CTR_MACS_LO);
-	check(done_ok(&r) && macs == 50ull * NCB * IW * IW * R * C, "%s: %llu MACs", t->cfg.name,
+	CHECK(done_ok(&r) && macs == 50ull * NCB * IW * IW * R * C, "%s: %llu MACs", t->cfg.name,
 	      (unsigned long long)macs);
 	printf("info %s: MATMUL speed %.0f MMAC/s (%.3f s)\n", t->cfg.name, s > 0 ? macs / s / 1e6 : 0.0, s);
 }
@@ -1148,7 +1132,7 @@ static int vec_run(struct t *t, const char *what, const int8_t *img, uint32_t L,
 	rd(t, VOUT, got, (size_t)L * R);
 	if (busy)
 		*busy = ctr(t, LOOM_CTR_BUSY_COMPUTE);
-	return check(done_ok(&r) && ctr(t, LOOM_CTR_INSNS) == nops + 3 && ctr(t, LOOM_CTR_MACS_LO) == 0 &&
+	return CHECK(done_ok(&r) && ctr(t, LOOM_CTR_INSNS) == nops + 3 && ctr(t, LOOM_CTR_MACS_LO) == 0 &&
 		     ctr(t, LOOM_CTR_MACS_HI) == 0,
 		     "%s: %s runs (status %x %s info %x, INSNS %u, MACS %u)", t->cfg.name, what, r.status,
 		     loom_err_name(r.cause), r.info, ctr(t, LOOM_CTR_INSNS), ctr(t, LOOM_CTR_MACS_LO));
@@ -1165,7 +1149,7 @@ static int lines_eq(struct t *t, const int8_t *got, const int8_t *exp, uint32_t 
 				printf("     %s: line %u lane %u: got %d want %d\n", what, i / R, i % R, got[i], exp[i]);
 			bad++;
 		}
-	return check(!bad, "%s: %s: %u lines match (%d bytes wrong)", t->cfg.name, what, n, bad);
+	return CHECK(!bad, "%s: %s: %u lines match (%d bytes wrong)", t->cfg.name, what, n, bad);
 }
 
 static void rand_i8(struct t *t, int8_t *p, size_t n, int lo, int hi)
@@ -1179,7 +1163,7 @@ static void vchk(struct t *t, const char *what, const loom_insn *in, unsigned ca
 {
 	uint32_t f = 0x12345678u;
 	unsigned c = loom_insn_check(&t->cfg, in, &f);
-	check(c == cause && f == field, "%s: check %s -> %s %s (got %s %s)", t->cfg.name, what,
+	CHECK(c == cause && f == field, "%s: check %s -> %s %s (got %s %s)", t->cfg.name, what,
 	      loom_err_name(cause), field == LOOM_INFO_NONE ? "-" : loom_field_name(field), loom_err_name(c),
 	      f == LOOM_INFO_NONE ? "-" : loom_field_name(f));
 }
@@ -1353,25 +1337,25 @@ static void test_vec_checks(struct t *t)
 		vchk(t, what, &b, LOOM_ERR_RESERVED_BITS, LOOM_INFO_NONE);
 	}
 	for (unsigned opc = LOOM_OP_ELTWISE; opc <= LOOM_OP_LUT; opc++)
-		check(loom_op_queue(opc) == LOOM_Q_COMPUTE && (loom_op_used_mask(opc, 0) & 0xfffu) == 0xfffu,
+		CHECK(loom_op_queue(opc) == LOOM_Q_COMPUTE && (loom_op_used_mask(opc, 0) & 0xfffu) == 0xfffu,
 		      "%s: %s is a compute-queue opcode with the four token bits", n, loom_op_name(opc));
 
 	/* disassembly names the opcode and its fields */
 	char buf[512];
 	in = eltwise(&e, POP_PREV);
 	loom_insn_disasm(&in, buf, sizeof buf);
-	check(PREFIX(buf, "ELTWISE sp[200] = mul(sp[0]-(1), sp[100]-(2)) b=line n=3x5") && strstr(buf, "pop_prev"),
+	CHECK(PREFIX(buf, "ELTWISE sp[200] = mul(sp[0]-(1), sp[100]-(2)) b=line n=3x5") && strstr(buf, "pop_prev"),
 	      "%s: disasm %s", n, buf);
 	in = pool(&w, 0);
 	loom_insn_disasm(&in, buf, sizeof buf);
-	check(PREFIX(buf, "POOL    sp[500] = max sp[0] in=9x8 out=4x3 cb=2 k=3x2 s=2x3"), "%s: disasm %s", n, buf);
+	CHECK(PREFIX(buf, "POOL    sp[500] = max sp[0] in=9x8 out=4x3 cb=2 k=3x2 s=2x3"), "%s: disasm %s", n, buf);
 	in = dwconv(&d, PUSH_NEXT);
 	loom_insn_disasm(&in, buf, sizeof buf);
-	check(PREFIX(buf, "DWCONV  sp[700] = sp[0] (*) sp[300] params=sp[400] in=9x8") && strstr(buf, "push_next"),
+	CHECK(PREFIX(buf, "DWCONV  sp[700] = sp[0] (*) sp[300] params=sp[400] in=9x8") && strstr(buf, "push_next"),
 	      "%s: disasm %s", n, buf);
 	in = lut(1, 2, 3, 4, 0);
 	loom_insn_disasm(&in, buf, sizeof buf);
-	check(!strcmp(buf, "LUT     sp[2] = table sp[3] of sp[1] lines=4"), "%s: disasm %s", n, buf);
+	CHECK(!strcmp(buf, "LUT     sp[2] = table sp[3] of sp[1] lines=4"), "%s: disasm %s", n, buf);
 
 	/* the C model reports the decoder's verdict in ERR_* */
 	const uint32_t B0 = 0x2000;
@@ -1417,10 +1401,10 @@ static void test_vec_eltwise(struct t *t)
 			exp[(D + i) * R + r] = clip8(rha(2 * da + db, 1) + 5, -100, 120);
 		}
 	lines_eq(t, got, exp, 0, L, "ELTWISE ADD two scales");
-	check(got[(D + 1) * R] == 9 && got[(D + 1) * R + 1] == 1 && got[(D + 1) * R + 2] == 120,
+	CHECK(got[(D + 1) * R] == 9 && got[(D + 1) * R + 1] == 1 && got[(D + 1) * R + 2] == 120,
 	      "%s: ELTWISE ADD hand values 3+1/2 -> 9, -3-1/2 -> 1, clip -> 120 (got %d %d %d)", n,
 	      got[(D + 1) * R], got[(D + 1) * R + 1], got[(D + 1) * R + 2]);
-	check(busy == vec_cyc(NP, PL, 2, 0, 0), "%s: ELTWISE cycles %llu == %llu", n, (unsigned long long)busy,
+	CHECK(busy == vec_cyc(NP, PL, 2, 0, 0), "%s: ELTWISE cycles %llu == %llu", n, (unsigned long long)busy,
 	      (unsigned long long)vec_cyc(NP, PL, 2, 0, 0));
 
 	/* MUL, B_MODE 1 (one B line per plane) and 2 (one for all):
@@ -1444,7 +1428,7 @@ static void test_vec_eltwise(struct t *t)
 					exp[(D + cb * PL + i) * R + r] = clip8(rha(da * db, 3), -128, 127);
 				}
 		lines_eq(t, got, exp, 0, L, what);
-		check(got[D * R] == 2 && got[D * R + 1] == -3 && got[D * R + 2] == 127,
+		CHECK(got[D * R] == 2 && got[D * R + 1] == -3 && got[D * R + 2] == 127,
 		      "%s: %s hand values 16/8 -> 2, -20/8 -> -3, 16383/8 -> 127 (got %d %d %d)", n, what,
 		      got[D * R], got[D * R + 1], got[D * R + 2]);
 	}
@@ -1465,7 +1449,7 @@ static void test_vec_eltwise(struct t *t)
 		for (uint32_t r = 0; r < R; r++)
 			exp[(D + i) * R + r] = clip8((int64_t)exp[(A + i) * R + r] * img[(B + 42) * R + r], -128, 127);
 	lines_eq(t, got, exp, 0, L, "ELTWISE in place, then MUL by one line");
-	check(busy == 2 * vec_cyc(NP, PL, 2, 0, 0), "%s: two ELTWISE cycles %llu", n, (unsigned long long)busy);
+	CHECK(busy == 2 * vec_cyc(NP, PL, 2, 0, 0), "%s: two ELTWISE cycles %llu", n, (unsigned long long)busy);
 
 	/* zero lines: only moves tokens (LOAD -> ELTWISE -> STORE ordering) */
 	struct elt z = e;
@@ -1473,7 +1457,7 @@ static void test_vec_eltwise(struct t *t)
 	z.a = z.b = z.dst = 0xffffff;
 	o = eltwise(&z, 0);
 	vec_run(t, "ELTWISE of 0 planes", img, L, &o, 1, got, &busy);
-	check(!memcmp(got, img, L * R) && busy == 1, "%s: ELTWISE of 0 planes changes nothing, 1 cycle (%llu)", n,
+	CHECK(!memcmp(got, img, L * R) && busy == 1, "%s: ELTWISE of 0 planes changes nothing, 1 cycle (%llu)", n,
 	      (unsigned long long)busy);
 	free(img);
 	free(got);
@@ -1516,10 +1500,10 @@ static void test_vec_pool(struct t *t)
 					exp[(w.dst + (cb * w.oh + oy) * w.ow + ox) * R + r] = clip8(m, -100, 100);
 				}
 	lines_eq(t, got, exp, 0, L, "POOL MAX");
-	check(got[w.dst * R] == -100 && got[w.dst * R + 1] == 100 && got[w.dst * R + 2] == -3,
+	CHECK(got[w.dst * R] == -100 && got[w.dst * R + 1] == 100 && got[w.dst * R + 2] == -3,
 	      "%s: POOL MAX hand values -128 -> -100, 127 -> 100, -3 (got %d %d %d)", n, got[w.dst * R],
 	      got[w.dst * R + 1], got[w.dst * R + 2]);
-	check(busy == vec_cyc(2, 12, 6, 0, 0), "%s: POOL MAX cycles %llu == %llu", n, (unsigned long long)busy,
+	CHECK(busy == vec_cyc(2, 12, 6, 0, 0), "%s: POOL MAX cycles %llu == %llu", n, (unsigned long long)busy,
 	      (unsigned long long)vec_cyc(2, 12, 6, 0, 0));
 
 	/* AVG 2x2 stride 2 over 3 planes of 8x6: MULT ~ 1, SHIFT 2 -> the
@@ -1546,11 +1530,11 @@ static void test_vec_pool(struct t *t)
 					exp[(a.dst + (cb * a.oh + oy) * a.ow + ox) * R + r] = clip8(rha(s, 2) - 10, -128, 127);
 				}
 	lines_eq(t, got, exp, 0, L, "POOL AVG");
-	check(got[a.dst * R] == -11 && got[a.dst * R + 1] == -9 && got[a.dst * R + 2] == -8 &&
+	CHECK(got[a.dst * R] == -11 && got[a.dst * R + 1] == -9 && got[a.dst * R + 2] == -8 &&
 	      got[a.dst * R + 3] == -16,
 	      "%s: POOL AVG hand values -0.5 -> -1, 1.25 -> 1, 1.5 -> 2, -6.25 -> -6 (+zp -10: got %d %d %d %d)", n,
 	      got[a.dst * R], got[a.dst * R + 1], got[a.dst * R + 2], got[a.dst * R + 3]);
-	check(busy == vec_cyc(3, 12, 4, 0, 0), "%s: POOL AVG cycles %llu == %llu", n, (unsigned long long)busy,
+	CHECK(busy == vec_cyc(3, 12, 4, 0, 0), "%s: POOL AVG cycles %llu == %llu", n, (unsigned long long)busy,
 	      (unsigned long long)vec_cyc(3, 12, 4, 0, 0));
 	free(img);
 	free(got);
@@ -1646,10 +1630,10 @@ static void test_vec_dwconv(struct t *t, const struct win *dw0)
 					exp[(w.dst + (cb * w.oh + oy) * w.ow + ox) * R + r] = clip8(v + w.zp, w.lo, w.hi);
 				}
 	}
-	check(special_ok, "%s: %s: test data has s > 0 in lane 0, s < 0 in lane 1", n, what);
+	CHECK(special_ok, "%s: %s: test data has s > 0 in lane 0, s < 0 in lane 1", n, what);
 	lines_eq(t, got, exp, 0, L, what);
 	uint64_t ec = vec_cyc(w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9 * w.ncb);
-	check(busy == ec, "%s: %s cycles %llu == %llu", n, what, (unsigned long long)busy, (unsigned long long)ec);
+	CHECK(busy == ec, "%s: %s cycles %llu == %llu", n, what, (unsigned long long)busy, (unsigned long long)ec);
 	free(img);
 	free(got);
 	free(exp);
@@ -1676,16 +1660,16 @@ static void test_vec_lut(struct t *t)
 	}
 	lines_eq(t, got, exp, 0, L, "LUT, then LUT in place");
 	uint64_t ec = 2 * vec_cyc(1, NL, 1, 0, TL);
-	check(busy == ec, "%s: two LUT cycles %llu == %llu", n, (unsigned long long)busy, (unsigned long long)ec);
+	CHECK(busy == ec, "%s: two LUT cycles %llu == %llu", n, (unsigned long long)busy, (unsigned long long)ec);
 
 	loom_insn o = lut(S, D, TB, NL, 0);
 	vec_run(t, "LUT", img, L, &o, 1, got, NULL);
-	check(got[D * R] == 3 && got[D * R + 1] == -125 && got[D * R + 2] == -4,
+	CHECK(got[D * R] == 3 && got[D * R + 1] == -125 && got[D * R + 2] == -4,
 	      "%s: LUT hand values t(-128) = 3, t(0) = -125, t(127) = -4 (got %d %d %d)", n, got[D * R],
 	      got[D * R + 1], got[D * R + 2]);
 	o = lut(0xffffff, 0xffffff, 0xffffff, 0, 0);
 	vec_run(t, "LUT of 0 lines", img, L, &o, 1, got, &busy);
-	check(!memcmp(got, img, L * R) && busy == 1, "%s: LUT of 0 lines changes nothing, 1 cycle (%llu)", n,
+	CHECK(!memcmp(got, img, L * R) && busy == 1, "%s: LUT of 0 lines changes nothing, 1 cycle (%llu)", n,
 	      (unsigned long long)busy);
 	free(img);
 	free(got);
@@ -1728,7 +1712,7 @@ static void test_vec_tokens(struct t *t)
 		exp[k] = clip8((int64_t)img[k] * img[10 * R + k], -128, 127);
 		exp[R + k] = exp[k];
 	}
-	check(done_ok(&r) && !memcmp(got, exp, 2 * R) && ctr(t, LOOM_CTR_INSNS) == 7,
+	CHECK(done_ok(&r) && !memcmp(got, exp, 2 * R) && ctr(t, LOOM_CTR_INSNS) == 7,
 	      "%s: vector unit pops and pushes all four tokens (status %x %s)", n, r.status, loom_err_name(r.cause));
 	free(img);
 	free(got);
@@ -1740,11 +1724,11 @@ static int open_cfg(struct t *t, const char *name, const char *root)
 	char err[512];
 	memset(t, 0, sizeof *t);
 	if (loom_hwcfg_load(&t->cfg, name, root, err, sizeof err)) {
-		check(0, "load config %s: %s", name, err);
+		CHECK_FAIL("load config %s: %s", name, err);
 		return -1;
 	}
 	t->hw = loom_cmodel_open(&t->cfg, NULL, err, sizeof err);
-	if (!check(t->hw != NULL, "%s: loom_cmodel_open %s", name, t->hw ? "" : err))
+	if (!CHECK(t->hw != NULL, "%s: loom_cmodel_open %s", name, t->hw ? "" : err))
 		return -1;
 	t->R = t->cfg.array_rows;
 	t->C = t->cfg.array_cols;
@@ -1756,6 +1740,7 @@ static int open_cfg(struct t *t, const char *name, const char *root)
 
 int main(void)
 {
+	check_init(0);
 	const char *root = getenv("LOOM_ROOT");
 	if (!root || !*root)
 		root = loom_root_dir();
@@ -1794,6 +1779,5 @@ int main(void)
 		loom_hw_close(t.hw);
 		loom_hw_close(t2.hw);
 	}
-	printf("%u passed, %u failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return check_report();
 }
