@@ -219,6 +219,9 @@ $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(BUILD)/libloomco
 ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
+# test_cmodel is two files: the vector unit's tests in test_cmodel_vec.c
+$(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o
+$(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o
 # loom_model_dump is part of loom objdump (tools/cmd_objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/cmd_objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/cmd_objdump.o

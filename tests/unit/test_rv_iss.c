@@ -741,7 +741,8 @@ static void test_csr(struct sys *s)
 
 /* ------------------------------------------------------------ traps */
 
-static void test_traps(struct sys *s)
+/* ECALL, MRET, EBREAK: mcause, mepc, mtval, mstatus's MIE / MPIE */
+static void test_trap_entry(struct sys *s)
 {
 	/* ECALL with MIE = 1, handler skips it and returns */
 	uint32_t h = 0x200;
@@ -789,7 +790,12 @@ static void test_traps(struct sys *s)
 	st = rv_iss_step(&s->iss);
 	CHECK(trapped(s, st, RV_CAUSE_BREAKPOINT, 0, DTCM_BASE) && s->iss.cycle == 4 && s->iss.instret == 0,
 	      "ebreak at mtvec traps again: 2 cycles per trap (%llu)", (unsigned long long)s->iss.cycle);
+}
 
+/* illegal encodings trap; FENCE and FENCE.I do nothing */
+static void test_illegal(struct sys *s)
+{
+	int st;
 	/* illegal encodings: mtval = the word, nothing else changes */
 	static const struct {
 		const char *name;
@@ -870,7 +876,11 @@ static void test_traps(struct sys *s)
 		CHECK(st == RV_ISS_RAN && r == 0xdeadbeef && s->iss.pc == 4 && s->iss.cycle == 1,
 		      "fence/fence.i %08x: a no-op", fe[i]);
 	}
+}
 
+/* misaligned and faulting loads and stores */
+static void test_ls_faults(struct sys *s)
+{
 	/* misaligned and faulting loads and stores: rd and memory kept, no bus call when misaligned */
 	const struct {
 		const char *name;
@@ -910,7 +920,7 @@ static void test_traps(struct sys *s)
 		s->iss.x[8] = ITCM_SIZE;
 		s->iss.x[9] = DRAM_BASE;
 		s->iss.x[10] = DRAM_BASE + DRAM_BYTES;
-		st = rv_iss_step(&s->iss);
+		int st = rv_iss_step(&s->iss);
 		int misaligned = ls[i].cause == RV_CAUSE_LOAD_MISALIGNED || ls[i].cause == RV_CAUSE_STORE_MISALIGNED;
 		int untouched = s->iss.x[3] == 0xdeadbeef && get_le(s->dtcm, 4) == 0 && !s->tohost_written;
 		CHECK(trapped(s, st, ls[i].cause, ls[i].addr, 0x80) && untouched && s->iss.instret == 0 &&
@@ -918,7 +928,12 @@ static void test_traps(struct sys *s)
 		      "%-30s: %s mcause %u mtval %08x, rd and memory kept%s", ls[i].name, status_name(st),
 		      s->iss.mcause, s->iss.mtval, misaligned ? ", bus not called" : "");
 	}
+}
 
+/* misaligned jump targets and instruction access faults */
+static void test_jump_faults(struct sys *s)
+{
+	int st;
 	/* misaligned jump targets trap on the jump; rd kept */
 	const struct {
 		const char *name;
@@ -974,6 +989,14 @@ static void test_traps(struct sys *s)
 	rv_iss_step(&s->iss);
 	st = rv_iss_step(&s->iss);
 	CHECK(st == RV_ISS_RAN && s->iss.x[A0] == 7, "code runs from the last word of DTCM");
+}
+
+static void test_traps(struct sys *s)
+{
+	test_trap_entry(s);
+	test_illegal(s);
+	test_ls_faults(s);
+	test_jump_faults(s);
 }
 
 /* ------------------------------------------------------------ interrupts, WFI */
