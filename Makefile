@@ -167,11 +167,13 @@ $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) in
 
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
-# verilator_tb/blocks/NAME_tb.cpp around the top BLOCK_NAME_TOP.
+# verilator_tb/blocks/NAME_tb.cpp (and the C++ files of BLOCK_NAME_CPP)
+# around the top BLOCK_NAME_TOP.
 BLOCK_requant_TOP := npu_requant
 BLOCK_requant_SV  := rtl/npu_requant.sv
 BLOCK_dma_TOP     := dma_tb_top
 BLOCK_dma_SV      := rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
+BLOCK_dma_CPP     := verilator_tb/blocks/dma_tb_ref.cpp verilator_tb/blocks/dma_tb_bench.cpp
 BLOCK_compute_TOP := compute_tb_top
 BLOCK_compute_SV  := rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
 BLOCK_sp_TOP      := npu_sp
@@ -185,12 +187,13 @@ BLK ?= dma
 BLKBIN := $(BUILD)/blocks/$(HW)/$(BLK)_tb
 
 block: $(BLKBIN)
-$(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp common/isa.c common/hwcfg.c
+$(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp $(BLOCK_$(BLK)_CPP) \
+           $(wildcard verilator_tb/blocks/$(BLK)_tb.h) common/isa.c common/hwcfg.c
 	@mkdir -p $(dir $@)
 	OBJCACHE=$(CCACHE) verilator --cc --exe --build -j 2 -O3 -Wall --assert --top-module $(BLOCK_$(BLK)_TOP) $(BLOCK_$(BLK)_VFLAGS) \
 	  -Mdir $(BUILD)/blocks/$(HW)/$(BLK).obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o $(BLK)_tb \
 	  $(CURDIR)/verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) \
-	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
+	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(BLOCK_$(BLK)_CPP:%=$(CURDIR)/%) $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
 	  > $(BUILD)/blocks/$(HW)/$(BLK).log 2>&1 || { tail -40 $(BUILD)/blocks/$(HW)/$(BLK).log; exit 1; }
 	cp $(BUILD)/blocks/$(HW)/$(BLK).obj/$(BLK)_tb $@
 
