@@ -215,6 +215,9 @@ public:
 	void track(Drv &d, bool valid, bool ready, bool done, bool busy);
 	void cycle();
 	void checks_and_models(bool ld_gnt, bool st_gnt, bool rv, bool bv);
+	void check_load(bool ld_gnt, bool rv);
+	void check_store_reads(bool st_gnt);
+	void check_store_bus(bool bv);
 	bool idle() const;
 	bool run(long max_cycles);
 	void init_memories();

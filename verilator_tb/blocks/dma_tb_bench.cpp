@@ -500,10 +500,18 @@ void Bench::cycle()
 
 void Bench::checks_and_models(bool ld_gnt, bool st_gnt, bool rv, bool bv)
 {
-	uint8_t buf[512];
 	// --- instruction ports (done_o reflects the writes of earlier cycles)
 	track(ld, top->ld_insn_valid_i, top->ld_insn_ready_o, top->ld_done_o, top->ld_busy_o);
 	track(st, top->st_insn_valid_i, top->st_insn_ready_o, top->st_done_o, top->st_busy_o);
+	check_load(ld_gnt, rv);
+	check_store_reads(st_gnt);
+	check_store_bus(bv);
+}
+
+// the load engine: AR, R, its SP / ACC writes
+void Bench::check_load(bool ld_gnt, bool rv)
+{
+	uint8_t buf[512];
 	// --- AR
 	bool arv = top->ld_ar_valid_o, arr = top->ld_ar_ready_i;
 	uint32_t ara = top->ld_ar_addr_o, arl = top->ld_ar_len_o;
@@ -568,7 +576,11 @@ void Bench::checks_and_models(bool ld_gnt, bool st_gnt, bool rv, bool bv)
 			memcpy(&rtl.acc[l * C], buf, 4 * C);
 		}
 	}
-	// --- store SP / ACC reads
+}
+
+// the store engine's SP / ACC reads
+void Bench::check_store_reads(bool st_gnt)
+{
 	if (p_stsp_req && !p_stsp_gnt && !st.aborting &&
 	    (!top->st_sp_req_o || (uint32_t)top->st_sp_addr_o != p_stsp_addr))
 		error("store SP request dropped or changed before its grant");
@@ -593,6 +605,12 @@ void Bench::checks_and_models(bool ld_gnt, bool st_gnt, bool rv, bool bv)
 		else
 			memcpy(acc_rd_line.data(), &rtl.acc[l * C], 4 * C);
 	}
+}
+
+// the store engine's W, AW, B
+void Bench::check_store_bus(bool bv)
+{
+	uint8_t buf[512];
 	// --- W (before AW: a W beat needs an AW accepted in an earlier cycle)
 	bool wv = top->st_w_valid_o, wr = top->st_w_ready_i;
 	std::vector<uint8_t> ws;
