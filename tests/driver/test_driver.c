@@ -7,7 +7,6 @@
  * without firmware, a firmware that never answers, buffer objects.
  * Usage: test_driver; ends with "N passed, M failed". */
 #include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,6 @@
 #include "check.h"
 #include "test_cmodel.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

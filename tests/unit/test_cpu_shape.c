@@ -23,7 +23,6 @@
 #include "check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

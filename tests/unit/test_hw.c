@@ -5,7 +5,6 @@
  * demand with a cycle window (rtl), and configurations that must be refused
  * with a message naming the parameter.
  * Usage: test_hw [--hw CONFIG]; ends with "N passed, M failed". */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

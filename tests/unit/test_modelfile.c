@@ -30,7 +30,6 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
