@@ -70,6 +70,7 @@ UNIT_TESTS += test_cpu_ops
 UNIT_TESTS += test_passes
 UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
+UNIT_TESTS += test_compile
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -167,11 +168,13 @@ $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) in
 
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
-# verilator_tb/blocks/NAME_tb.cpp around the top BLOCK_NAME_TOP.
+# verilator_tb/blocks/NAME_tb.cpp (and the C++ files of BLOCK_NAME_CPP)
+# around the top BLOCK_NAME_TOP.
 BLOCK_requant_TOP := npu_requant
 BLOCK_requant_SV  := rtl/npu_requant.sv
 BLOCK_dma_TOP     := dma_tb_top
 BLOCK_dma_SV      := rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
+BLOCK_dma_CPP     := verilator_tb/blocks/dma_tb_ref.cpp verilator_tb/blocks/dma_tb_bench.cpp
 BLOCK_compute_TOP := compute_tb_top
 BLOCK_compute_SV  := rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
 BLOCK_sp_TOP      := npu_sp
@@ -185,12 +188,13 @@ BLK ?= dma
 BLKBIN := $(BUILD)/blocks/$(HW)/$(BLK)_tb
 
 block: $(BLKBIN)
-$(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp common/isa.c common/hwcfg.c
+$(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.cpp $(BLOCK_$(BLK)_CPP) \
+           $(wildcard verilator_tb/blocks/$(BLK)_tb.h) common/isa.c common/hwcfg.c
 	@mkdir -p $(dir $@)
 	OBJCACHE=$(CCACHE) verilator --cc --exe --build -j 2 -O3 -Wall --assert --top-module $(BLOCK_$(BLK)_TOP) $(BLOCK_$(BLK)_VFLAGS) \
 	  -Mdir $(BUILD)/blocks/$(HW)/$(BLK).obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o $(BLK)_tb \
 	  $(CURDIR)/verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) \
-	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
+	  $(CURDIR)/verilator_tb/blocks/$(BLK)_tb.cpp $(BLOCK_$(BLK)_CPP:%=$(CURDIR)/%) $(CURDIR)/common/isa.c $(CURDIR)/common/hwcfg.c \
 	  > $(BUILD)/blocks/$(HW)/$(BLK).log 2>&1 || { tail -40 $(BUILD)/blocks/$(HW)/$(BLK).log; exit 1; }
 	cp $(BUILD)/blocks/$(HW)/$(BLK).obj/$(BLK)_tb $@
 
@@ -206,33 +210,48 @@ $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cp
 	cp $(dir $@)obj/bench_array $@
 
 # ------------------------------------------------------------------ tests
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libloomcore.a
+# every C test program counts and reports through tests/unit/check.h
+CHECK_O     := $(BUILD)/obj/tests/unit/check.o
+CHECK_SAN_O := $(BUILD)/san/tests/unit/check.o
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
-$(BUILD)/tests/san_test_%: tests/unit/test_%.c $(BUILD)/libloomcore-san.a
+$(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # the ONNX test-case helpers these unit tests share (tests/unit/onnx_case.h)
-ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib
+ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib test_compile
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
+# test_cmodel is two files: the vector unit's tests in test_cmodel_vec.c
+$(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o
+$(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o
 # loom_model_dump is part of loom objdump (tools/cmd_objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/cmd_objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/cmd_objdump.o
-$(DIRECTED): tests/directed/test_directed.c $(BUILD)/libloomcore.a
+$(DIRECTED): tests/directed/test_directed.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
-$(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(BUILD)/libloomcore-san.a
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
+$(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(CHECK_SAN_O) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
+
+# loom_compile as a library; it runs what it compiles through libloom (one link group, as the CLI)
+$(BUILD)/tests/test_compile: tests/unit/test_compile.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
+$(BUILD)/tests/san_test_compile: tests/unit/test_compile.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
+	  $(DRIVER_LDLIBS) $(LDLIBS)
 
 # libloom's own tests: ELF validation on hand-made files, calls without firmware
-$(BUILD)/tests/test_driver: tests/driver/test_driver.c $(LIBLOOM) $(BUILD)/libloomcore.a
+$(BUILD)/tests/test_driver: tests/driver/test_driver.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
-$(BUILD)/tests/san_test_driver: tests/driver/test_driver.c $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+$(BUILD)/tests/san_test_driver: tests/driver/test_driver.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(DRIVER_LDLIBS) $(LDLIBS)
 # a protocol stand-in for firmware/ (docs/FIRMWARE.md), to test libloom on its own
 $(STUB_FW): tests/driver/stub_fw/build.sh tests/driver/stub_fw/start.S tests/driver/stub_fw/stub_fw.c \
             include/loom/fw_abi.h include/loom/core.h include/loom/core.def tests/rv32/link.ld | $(SETUP)

@@ -58,6 +58,8 @@ suite unit-cpu-shape "$B/tests/test_cpu_shape"
 suite unit-passes "$B/tests/test_passes"
 suite unit-modelfile "$B/tests/test_modelfile"
 suite unit-calib "$B/tests/test_calib"
+# loom_compile as a library: placement, steps, fallbacks, errors, a run on the C model
+suite unit-compile "$B/tests/test_compile"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
 suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
@@ -105,6 +107,7 @@ suite asan-cpu-shape "$B/tests/san_test_cpu_shape"
 suite asan-passes "$B/tests/san_test_passes"
 suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
+suite asan-compile "$B/tests/san_test_compile"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model

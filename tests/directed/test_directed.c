@@ -19,6 +19,7 @@
 #include "loom/isa.h"
 #include "compiler/npu/npu.h"
 #include "cosim/golden.h"
+#include "tests/unit/check.h"
 
 typedef struct rng {
 	uint64_t s;
@@ -731,163 +732,179 @@ static int vec_cases(vcase *v)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* The directed conv / GEMM layers; returns their number. */
+static int conv_cases(tcase *c)
 {
-	const char *backend = "cmodel", *hwspec = "default", *only = NULL;
-	uint64_t seed = 1;
-	int verbose = 0, nrandom = 0;
+	int n = 0;
+	c[n++] = conv("conv1x1 3->5 9x7", 9, 7, 3, 5, 1, 1, 1, 0);
+	c[n] = conv("conv3x3 s2 17->70 15x13 pad1", 15, 13, 17, 70, 3, 2, 1, 1);
+	c[n++].wrange = 20;
+	c[n++] = conv("conv3x3 d2 5->17 12x11 pad2", 12, 11, 5, 17, 3, 1, 2, 2);
+	c[n] = conv("conv3x3 asym pad t0 b2 l1 r0 8->12", 10, 9, 8, 12, 3, 1, 1, 0);
+	c[n].c.pad_bottom = 2;
+	c[n].c.pad_left = 1;
+	c[n++].c.in_zp = -7;
+	c[n] = conv("conv3x3 relu6 16->16 8x8", 8, 8, 16, 16, 3, 1, 1, 1);
+	c[n].c.out_zp = -128;
+	c[n].c.clip_lo = -128; /* ReLU: clip_lo = zero point */
+	c[n++].c.clip_hi = -60; /* 6.0 at a scale of 6/68 */
+	c[n] = conv("conv5x5 s2x1 70->3 11x14 pad2", 11, 14, 70, 3, 5, 1, 1, 2);
+	c[n].c.sh = 2;
+	c[n++].wrange = 10;
+	c[n++] = conv("conv1x1 s2 33->40 9x10", 9, 10, 33, 40, 1, 2, 1, 0);
+	c[n] = conv("conv7x7 s2 pad3 3->24 20x20 stem", 20, 20, 3, 24, 7, 2, 1, 3);
+	c[n++].c.pad_bottom = 2;
+	c[n] = conv("conv3x3 strides in 12 out 16, 5->6", 7, 6, 5, 6, 3, 1, 1, 1);
+	c[n].c.in_stride = 12;
+	c[n++].c.out_stride = 16;
+	c[n++] = conv("conv3x3 32->32 28x28", 28, 28, 32, 32, 3, 1, 1, 1);
+	c[n++] = gemm("gemm M=1 70x17", 1, 70, 17, 0);
+	c[n++] = gemm("gemm raw int32 33x17x70", 33, 17, 70, 1);
+	c[n++] = gemm("gemm 64x256x48", 64, 256, 48, 0);
+	/* forced plans: passes chained, passes behind barriers, chunked input
+	 * with streamed weights, column tiles, one-pixel tiles */
+	c[n] = conv("conv3x3 forced passes chained 20->70", 9, 8, 20, 70, 3, 1, 1, 1);
+	c[n].hints = hint(3, 0, 0, 1, 1, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("conv3x3 forced passes barrier 20->70", 9, 8, 20, 70, 3, 1, 1, 1);
+	c[n].hints = hint(4, 0, 0, 2, 1, 1, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("conv3x3 forced chunks+wstream 70->17 s2", 11, 9, 70, 17, 3, 2, 1, 1);
+	c[n].hints = hint(2, 3, 1, 0, 2, 0, 0);
+	c[n].wrange = 16;
+	c[n++].has_hints = 1;
+	c[n] = conv("conv3x3 forced column tiles d2 17->33", 9, 13, 17, 33, 3, 1, 2, 2);
+	c[n].hints = hint(2, 5, 0, 0, 0, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("conv3x3 forced 1x1 tiles 5->5", 5, 4, 5, 5, 3, 1, 1, 1);
+	c[n].hints = hint(1, 1, 0, 0, 0, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = gemm("gemm raw forced chunks 17x70x20", 17, 70, 20, 1);
+	c[n].hints = hint(0, 0, 1, 1, 2, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("conv1x1 forced chunks resident wgt 40->24 s2", 7, 7, 40, 24, 1, 2, 1, 0);
+	c[n].hints = hint(0, 2, 1, 0, 1, 0, 0);
+	c[n++].has_hints = 1;
+
+	c[n] = conv("conv5x5 forced kernel-row chunks wstream 9->20 d2", 13, 12, 9, 20, 5, 1, 2, 3);
+	c[n].hints = hint(0, 0, 0, 0, 2, 0, 2);
+	c[n++].has_hints = 1;
+	c[n] = conv("conv3x3 forced kernel-row chunks resident 20->9 s2", 11, 10, 20, 9, 3, 2, 1, 1);
+	c[n].hints = hint(3, 0, 1, 0, 1, 0, 1);
+	c[n++].has_hints = 1;
+
+	/* field limits: a row wider than N1 (4095), more than 255 channel
+	 * blocks per MATMUL, more requantization params than the ACC holds */
+	c[n++] = conv("conv1x1 wide 1x4500x8->8 (column tiles)", 1, 4500, 8, 8, 1, 1, 1, 0);
+	c[n++] = gemm("gemm K=4200 (>255 blocks) 3x4200x20", 3, 4200, 20, 0);
+	c[n++] = gemm("gemm N=2100 (params > ACC on small) 2x8x2100", 2, 8, 2100, 0);
+	return n;
+}
+
+typedef struct opts {
+	const char *backend, *hwspec, *only;
+	uint64_t seed;
+	int verbose, nrandom;
+} opts;
+
+/* 0, or 2 after the usage line */
+static int parse_args(int argc, char **argv, opts *o)
+{
+	*o = (opts){"cmodel", "default", NULL, 1, 0, 0};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--backend") && i + 1 < argc)
-			backend = argv[++i];
+			o->backend = argv[++i];
 		else if (!strcmp(argv[i], "--hw") && i + 1 < argc)
-			hwspec = argv[++i];
+			o->hwspec = argv[++i];
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
-			only = argv[++i];
+			o->only = argv[++i];
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-			seed = strtoull(argv[++i], NULL, 0);
+			o->seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--random") && i + 1 < argc)
-			nrandom = atoi(argv[++i]);
+			o->nrandom = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-v"))
-			verbose = 1;
+			o->verbose = 1;
 		else {
 			fprintf(stderr, "usage: test_directed [--backend cmodel|rtl] [--hw CFG] [--case SUBSTR] "
 					"[--seed N] [--random N] [-v]\n");
 			return 2;
 		}
 	}
-	char err[512];
-	loom_hwcfg cfg;
-	if (loom_hwcfg_load(&cfg, hwspec, loom_root_dir(), err, sizeof err)) {
-		fprintf(stderr, "test_directed: %s\n", err);
-		return 2;
-	}
-	loom_hw *hw = loom_hw_open(backend, &cfg, NULL, err, sizeof err);
-	if (!hw) {
-		fprintf(stderr, "test_directed: %s\n", err);
-		return 2;
-	}
+	return 0;
+}
 
-	tcase cases[48];
-	int n = 0;
-	cases[n++] = conv("conv1x1 3->5 9x7", 9, 7, 3, 5, 1, 1, 1, 0);
-	cases[n] = conv("conv3x3 s2 17->70 15x13 pad1", 15, 13, 17, 70, 3, 2, 1, 1);
-	cases[n++].wrange = 20;
-	cases[n++] = conv("conv3x3 d2 5->17 12x11 pad2", 12, 11, 5, 17, 3, 1, 2, 2);
-	cases[n] = conv("conv3x3 asym pad t0 b2 l1 r0 8->12", 10, 9, 8, 12, 3, 1, 1, 0);
-	cases[n].c.pad_bottom = 2;
-	cases[n].c.pad_left = 1;
-	cases[n++].c.in_zp = -7;
-	cases[n] = conv("conv3x3 relu6 16->16 8x8", 8, 8, 16, 16, 3, 1, 1, 1);
-	cases[n].c.out_zp = -128;
-	cases[n].c.clip_lo = -128; /* ReLU: clip_lo = zero point */
-	cases[n++].c.clip_hi = -60; /* 6.0 at a scale of 6/68 */
-	cases[n] = conv("conv5x5 s2x1 70->3 11x14 pad2", 11, 14, 70, 3, 5, 1, 1, 2);
-	cases[n].c.sh = 2;
-	cases[n++].wrange = 10;
-	cases[n++] = conv("conv1x1 s2 33->40 9x10", 9, 10, 33, 40, 1, 2, 1, 0);
-	cases[n] = conv("conv7x7 s2 pad3 3->24 20x20 stem", 20, 20, 3, 24, 7, 2, 1, 3);
-	cases[n++].c.pad_bottom = 2;
-	cases[n] = conv("conv3x3 strides in 12 out 16, 5->6", 7, 6, 5, 6, 3, 1, 1, 1);
-	cases[n].c.in_stride = 12;
-	cases[n++].c.out_stride = 16;
-	cases[n++] = conv("conv3x3 32->32 28x28", 28, 28, 32, 32, 3, 1, 1, 1);
-	cases[n++] = gemm("gemm M=1 70x17", 1, 70, 17, 0);
-	cases[n++] = gemm("gemm raw int32 33x17x70", 33, 17, 70, 1);
-	cases[n++] = gemm("gemm 64x256x48", 64, 256, 48, 0);
-	/* forced plans: passes chained, passes behind barriers, chunked input
-	 * with streamed weights, column tiles, one-pixel tiles */
-	cases[n] = conv("conv3x3 forced passes chained 20->70", 9, 8, 20, 70, 3, 1, 1, 1);
-	cases[n].hints = hint(3, 0, 0, 1, 1, 0, 0);
-	cases[n++].has_hints = 1;
-	cases[n] = conv("conv3x3 forced passes barrier 20->70", 9, 8, 20, 70, 3, 1, 1, 1);
-	cases[n].hints = hint(4, 0, 0, 2, 1, 1, 0);
-	cases[n++].has_hints = 1;
-	cases[n] = conv("conv3x3 forced chunks+wstream 70->17 s2", 11, 9, 70, 17, 3, 2, 1, 1);
-	cases[n].hints = hint(2, 3, 1, 0, 2, 0, 0);
-	cases[n].wrange = 16;
-	cases[n++].has_hints = 1;
-	cases[n] = conv("conv3x3 forced column tiles d2 17->33", 9, 13, 17, 33, 3, 1, 2, 2);
-	cases[n].hints = hint(2, 5, 0, 0, 0, 0, 0);
-	cases[n++].has_hints = 1;
-	cases[n] = conv("conv3x3 forced 1x1 tiles 5->5", 5, 4, 5, 5, 3, 1, 1, 1);
-	cases[n].hints = hint(1, 1, 0, 0, 0, 0, 0);
-	cases[n++].has_hints = 1;
-	cases[n] = gemm("gemm raw forced chunks 17x70x20", 17, 70, 20, 1);
-	cases[n].hints = hint(0, 0, 1, 1, 2, 0, 0);
-	cases[n++].has_hints = 1;
-	cases[n] = conv("conv1x1 forced chunks resident wgt 40->24 s2", 7, 7, 40, 24, 1, 2, 1, 0);
-	cases[n].hints = hint(0, 2, 1, 0, 1, 0, 0);
-	cases[n++].has_hints = 1;
+/* One line per layer run: ok, FAIL, or skip when the plan forced by its
+ * hints does not fit. */
+static void report_case(const char *name, int has_hints, int f, const char *why, const char *info)
+{
+	if (f && has_hints && !strncmp(why, "plan:", 5))
+		check_skip("%-45s %s", name, why);
+	else
+		CHECK(!f, "%-45s %s", name, f ? why : info);
+	fflush(stdout);
+}
 
-	cases[n] = conv("conv5x5 forced kernel-row chunks wstream 9->20 d2", 13, 12, 9, 20, 5, 1, 2, 3);
-	cases[n].hints = hint(0, 0, 0, 0, 2, 0, 2);
-	cases[n++].has_hints = 1;
-	cases[n] = conv("conv3x3 forced kernel-row chunks resident 20->9 s2", 11, 10, 20, 9, 3, 2, 1, 1);
-	cases[n].hints = hint(3, 0, 1, 0, 1, 0, 1);
-	cases[n++].has_hints = 1;
-
-	/* field limits: a row wider than N1 (4095), more than 255 channel
-	 * blocks per MATMUL, more requantization params than the ACC holds */
-	cases[n++] = conv("conv1x1 wide 1x4500x8->8 (column tiles)", 1, 4500, 8, 8, 1, 1, 1, 0);
-	cases[n++] = gemm("gemm K=4200 (>255 blocks) 3x4200x20", 3, 4200, 20, 0);
-	cases[n++] = gemm("gemm N=2100 (params > ACC on small) 2x8x2100", 2, 8, 2100, 0);
-
-	vcase vcases[48];
-	int nv = vec_cases(vcases);
-
-	int passed = 0, failed = 0;
-	rng rr = {seed * 0x2545f4914f6cdd1dull + 11};
-	for (int i = 0; i < n + nrandom; i++) {
+/* the directed conv / GEMM layers, then o->nrandom random ones */
+static void run_conv_cases(loom_hw *hw, const tcase *cases, int n, const opts *o)
+{
+	rng rr = {o->seed * 0x2545f4914f6cdd1dull + 11};
+	for (int i = 0; i < n + o->nrandom; i++) {
 		tcase rc;
 		const tcase *tc = &cases[i < n ? i : 0];
 		if (i >= n) {
 			rc = random_case(&rr, i - n);
 			tc = &rc;
 		}
-		if (only && !strstr(tc->name, only))
+		if (o->only && !strstr(tc->name, o->only))
 			continue;
 		char why[1024] = "", info[512] = "";
-		int f = run_case(hw, tc, seed + (uint64_t)i, verbose, why, sizeof why, info, sizeof info);
-		if (f && tc->has_hints && !strncmp(why, "plan:", 5)) {
-			printf("skip %-45s %s\n", tc->name, why);
-			continue;
-		}
-		if (f) {
-			failed++;
-			printf("FAIL %-45s %s\n", tc->name, why);
-		} else {
-			passed++;
-			printf("ok   %-45s %s\n", tc->name, info);
-		}
-		fflush(stdout);
+		int f = run_case(hw, tc, o->seed + (uint64_t)i, o->verbose, why, sizeof why, info, sizeof info);
+		report_case(tc->name, tc->has_hints, f, why, info);
 	}
-	/* vector-unit layers, then as many random ones */
-	rng rv = {seed * 0x2545f4914f6cdd1dull + 13};
-	for (int i = 0; i < nv + nrandom; i++) {
+}
+
+/* the directed vector-unit layers, then as many random ones */
+static void run_vec_cases(loom_hw *hw, const vcase *vcases, int nv, const opts *o)
+{
+	rng rv = {o->seed * 0x2545f4914f6cdd1dull + 13};
+	for (int i = 0; i < nv + o->nrandom; i++) {
 		vcase rc;
 		const vcase *vc = &vcases[i < nv ? i : 0];
 		if (i >= nv) {
 			rc = random_vcase(&rv, i - nv);
 			vc = &rc;
 		}
-		if (only && !strstr(vc->name, only))
+		if (o->only && !strstr(vc->name, o->only))
 			continue;
 		char why[1024] = "", info[512] = "";
-		int f = run_vcase(hw, vc, seed + 1000 + (uint64_t)i, verbose, why, sizeof why, info, sizeof info);
-		if (f && vc->has_hints && !strncmp(why, "plan:", 5)) {
-			printf("skip %-45s %s\n", vc->name, why);
-			continue;
-		}
-		if (f) {
-			failed++;
-			printf("FAIL %-45s %s\n", vc->name, why);
-		} else {
-			passed++;
-			printf("ok   %-45s %s\n", vc->name, info);
-		}
-		fflush(stdout);
+		int f = run_vcase(hw, vc, o->seed + 1000 + (uint64_t)i, o->verbose, why, sizeof why, info, sizeof info);
+		report_case(vc->name, vc->has_hints, f, why, info);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	opts o;
+	if (parse_args(argc, argv, &o))
+		return 2;
+	char err[512];
+	loom_hwcfg cfg;
+	if (loom_hwcfg_load(&cfg, o.hwspec, loom_root_dir(), err, sizeof err)) {
+		fprintf(stderr, "test_directed: %s\n", err);
+		return 2;
+	}
+	loom_hw *hw = loom_hw_open(o.backend, &cfg, NULL, err, sizeof err);
+	if (!hw) {
+		fprintf(stderr, "test_directed: %s\n", err);
+		return 2;
+	}
+	check_init(0);
+	tcase cases[48];
+	int n = conv_cases(cases);
+	vcase vcases[48];
+	int nv = vec_cases(vcases);
+	run_conv_cases(hw, cases, n, &o);
+	run_vec_cases(hw, vcases, nv, &o);
 	loom_hw_close(hw);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_report();
 }

@@ -7,7 +7,6 @@
  * without firmware, a firmware that never answers, buffer objects.
  * Usage: test_driver; ends with "N passed, M failed". */
 #include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +14,7 @@
 #include "driver/fw_elf.h"
 #include "loom/core.h"
 #include "loom/loom.h"
-
-static int npass, nfail;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-}
+#include "tests/unit/check.h"
 
 /* ---- hand-made ELF files ---- */
 
@@ -91,9 +74,9 @@ static void expect(elf_buf *e, const char *needle, const char *what)
 	char err[512] = "";
 	int rc = loom_fw_parse(e->b, e->len, &img, err, sizeof err);
 	if (!needle)
-		check(rc == LOOM_OK, "elf: %s: accepted (%u segments)%s%s", what, img.nseg, rc ? " - " : "", err);
+		CHECK(rc == LOOM_OK, "elf: %s: accepted (%u segments)%s%s", what, img.nseg, rc ? " - " : "", err);
 	else
-		check(rc == LOOM_EFW && strstr(err, needle) && img.nseg == 0, "elf: %s: %s", what,
+		CHECK(rc == LOOM_EFW && strstr(err, needle) && img.nseg == 0, "elf: %s: %s", what,
 		      rc ? err : "accepted");
 	loom_fw_image_free(&img);
 }
@@ -110,7 +93,7 @@ static void t_good(void)
 	loom_fw_image img;
 	char err[256] = "";
 	int rc = loom_fw_parse(e.b, e.len, &img, err, sizeof err);
-	check(rc == LOOM_OK && img.nseg == 2 && img.seg[0].addr == 0 && img.seg[0].filesz == 64 &&
+	CHECK(rc == LOOM_OK && img.nseg == 2 && img.seg[0].addr == 0 && img.seg[0].filesz == 64 &&
 		      img.seg[1].addr == LOOM_CORE_DTCM_BASE && img.seg[1].filesz == 16 && img.seg[1].memsz == 256 &&
 		      img.seg[1].data[0] == 2,
 	      "elf: code in ITCM, data+bss in DTCM: two segments as in the file %s", err);
@@ -226,7 +209,7 @@ static void t_truncate_fuzz(void)
 		refused += loom_fw_parse(e.b, n, &img, err, sizeof err) == LOOM_EFW && err[0];
 		loom_fw_image_free(&img);
 	}
-	check(refused == e.len, "elf: every truncation of a %zu-byte file refused (%u)", e.len, refused);
+	CHECK(refused == e.len, "elf: every truncation of a %zu-byte file refused (%u)", e.len, refused);
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	unsigned ok = 0, efw = 0, other = 0;
 	for (int t = 0; t < 5000; t++) {
@@ -248,9 +231,9 @@ static void t_truncate_fuzz(void)
 			other++;
 		loom_fw_image_free(&img);
 	}
-	check(other == 0 && efw > 0, "elf: 5000 corrupted files: %u accepted, %u refused with a message, %u other",
+	CHECK(other == 0 && efw > 0, "elf: 5000 corrupted files: %u accepted, %u refused with a message, %u other",
 	      ok, efw, other);
-	check(loom_fw_parse(NULL, 10, &(loom_fw_image){0}, NULL, 0) == LOOM_EINVAL &&
+	CHECK(loom_fw_parse(NULL, 10, &(loom_fw_image){0}, NULL, 0) == LOOM_EINVAL &&
 		      loom_fw_parse(e.b, e.len, NULL, NULL, 0) == LOOM_EINVAL,
 	      "elf: NULL buffer or image: LOOM_EINVAL (and a NULL message buffer is fine)");
 }
@@ -262,10 +245,10 @@ static void t_device(void)
 	loom_dev *d = NULL;
 	char err[512] = "";
 	int rc = loom_open(&(loom_open_opts){.backend = "cmodel", .hw = "small"}, &d, err, sizeof err);
-	check(rc == LOOM_OK && d, "device: open cmodel/small %s", err);
+	CHECK(rc == LOOM_OK && d, "device: open cmodel/small %s", err);
 	if (!d)
 		return;
-	check(loom_boot(d, NULL) == LOOM_ESTATE && strstr(loom_errmsg(d), "no firmware"),
+	CHECK(loom_boot(d, NULL) == LOOM_ESTATE && strstr(loom_errmsg(d), "no firmware"),
 	      "device: boot without firmware: %s", loom_errmsg(d));
 	elf_buf e;
 	/* `j .` at 0: valid, never answers */
@@ -273,20 +256,20 @@ static void t_device(void)
 	make_elf(&e, spin, 1);
 	const uint32_t j_self = 0x0000006fu;
 	memcpy(e.b + phdr(&e, 0)->p_offset, &j_self, 4);
-	check(loom_load_firmware_mem(d, e.b, e.len) == LOOM_OK, "device: load a spinning one-instruction image");
+	CHECK(loom_load_firmware_mem(d, e.b, e.len) == LOOM_OK, "device: load a spinning one-instruction image");
 	seg_spec bad[] = {{PT_LOAD, 0x30000000u, 4, 4}};
 	elf_buf b;
 	make_elf(&b, bad, 1);
 	rc = loom_load_firmware_mem(d, b.b, b.len);
-	check(rc == LOOM_EFW && strstr(loom_errmsg(d), "segment 0"), "device: a bad image is refused: %s",
+	CHECK(rc == LOOM_EFW && strstr(loom_errmsg(d), "segment 0"), "device: a bad image is refused: %s",
 	      loom_errmsg(d));
 	rc = loom_boot(d, &(loom_boot_opts){.boot_timeout_cycles = 20000, .ring_entries = 2});
-	check(rc == LOOM_EBOOT && strstr(loom_errmsg(d), "no reply"),
+	CHECK(rc == LOOM_EBOOT && strstr(loom_errmsg(d), "no reply"),
 	      "device: the old (spinning) image is what boots, and gets no reply: %s", loom_errmsg(d));
 	uint64_t id;
 	loom_job_desc jd = {.insn_addr = 0};
-	check(loom_submit(d, &jd, 0, &id) == LOOM_ESTATE, "device: no submission after a failed boot");
-	check(loom_reset(d) == LOOM_EBOOT, "device: reset boots the same image again (no reply again)");
+	CHECK(loom_submit(d, &jd, 0, &id) == LOOM_ESTATE, "device: no submission after a failed boot");
+	CHECK(loom_reset(d) == LOOM_EBOOT, "device: reset boots the same image again (no reply again)");
 	loom_bo *bos[8];
 	int n = 0;
 	while (n < 8 && loom_bo_alloc(d, 1000, 256, &bos[n]) == LOOM_OK)
@@ -294,16 +277,16 @@ static void t_device(void)
 	int sorted = n == 8;
 	for (int i = 1; i < n; i++)
 		sorted &= loom_bo_addr(bos[i]) >= loom_bo_addr(bos[i - 1]) + 1000 && loom_bo_addr(bos[i]) % 256 == 0;
-	check(sorted, "device: 8 buffers of 1000 bytes aligned to 256, first fit, no overlap");
+	CHECK(sorted, "device: 8 buffers of 1000 bytes aligned to 256, first fit, no overlap");
 	loom_bo_free(bos[3]);
 	loom_bo *again = NULL;
 	rc = loom_bo_alloc(d, 1000, 256, &again);
-	check(rc == LOOM_OK && again && loom_bo_addr(again) == 3 * 1024, "device: a freed gap is reused (at %#llx)",
+	CHECK(rc == LOOM_OK && again && loom_bo_addr(again) == 3 * 1024, "device: a freed gap is reused (at %#llx)",
 	      (unsigned long long)loom_bo_addr(again));
 	uint8_t w[1000], r[1000];
 	for (int i = 0; i < 1000; i++)
 		w[i] = (uint8_t)(i * 7);
-	check(again && loom_bo_write(again, 0, w, sizeof w) == LOOM_OK && loom_bo_read(again, 0, r, sizeof r) == LOOM_OK &&
+	CHECK(again && loom_bo_write(again, 0, w, sizeof w) == LOOM_OK && loom_bo_read(again, 0, r, sizeof r) == LOOM_OK &&
 		      !memcmp(w, r, sizeof w),
 	      "device: buffer write and read back");
 	/* buffers left allocated are freed by loom_close (ASan checks) */
@@ -317,18 +300,18 @@ static void t_device(void)
 	char bx[16] = "", by[16] = "";
 	ok = ok && !loom_bo_read(x, 0, bx, 13) && !loom_bo_read(y, 0, by, 14) && !strcmp(bx, "first device") &&
 	     !strcmp(by, "second device");
-	check(ok, "device: two devices in one process keep their own DRAM and allocations");
+	CHECK(ok, "device: two devices in one process keep their own DRAM and allocations");
 	loom_close(two[0]);
 	loom_close(two[1]);
 }
 
 int main(void)
 {
+	check_init(0);
 	t_good();
 	t_header();
 	t_segments();
 	t_truncate_fuzz();
 	t_device();
-	printf("%d passed, %d failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return check_report();
 }

@@ -1,9 +1,9 @@
-/* onnx_case.h - what the unit tests test_cpu_ops, test_cpu_shape and
- * test_passes share: exit-on-out-of-memory wrappers around the graph
- * builder of ir/ir.h (test code only: the library reports -1 /
- * NULL), listing ONNX test case folders, loading their
- * test_data_set_0/{input,output}_<k>.pb tensors and comparing the outputs
- * of a run with them. */
+/* onnx_case.h - what the unit tests test_cpu_ops, test_cpu_shape,
+ * test_passes, test_calib and test_compile share: exit-on-out-of-memory
+ * wrappers around the graph builder of ir/ir.h (test code only: the
+ * library reports -1 / NULL), listing ONNX test case folders, loading
+ * their test_data_set_0/{input,output}_<k>.pb tensors and comparing the
+ * outputs of a run with them. */
 #ifndef LOOM_TEST_ONNX_CASE_H
 #define LOOM_TEST_ONNX_CASE_H
 

@@ -28,36 +28,14 @@
 #include "ir/ir.h"
 #include "compiler/onnx.h"
 #include "onnx_case.h"
+#include "check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static unsigned npass, nfail, nskip;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		npass++;
-	else
-		nfail++;
-}
-
-static void skip(const char *what)
-{
-	printf("skip %s\n", what);
-	nskip++;
-}
 
 /* x[n] -> Relu -> y */
 typedef struct relu_graph {
@@ -99,21 +77,21 @@ static void test_ramp(void)
 	int rc;
 	for (int i = 0; i < N; i++)
 		x[i] = (float)i * 0.01f; /* 0 .. 100 */
-	check(!feed(&r, c, x, N), "ramp: observe");
+	CHECK(!feed(&r, c, x, N), "ramp: observe");
 	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_MINMAX, 0, &lo, &hi);
-	check(!rc && lo == 0 && fabsf(hi - 100) < 1e-3f,
+	CHECK(!rc && lo == 0 && fabsf(hi - 100) < 1e-3f,
 	      "ramp: minmax [%g, %g] = [0, 100]", lo, hi);
 	rc = loom_calib_range(c, r.x, &lo, &hi);
-	check(!rc && fabsf(lo - 1) < 0.2f && fabsf(hi - 99) < 0.2f,
+	CHECK(!rc && fabsf(lo - 1) < 0.2f && fabsf(hi - 99) < 0.2f,
 	      "ramp: percentile 99 [%g, %g] ~ [1, 99]", lo, hi);
 	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_PERCENTILE, 50, &lo, &hi);
-	check(!rc && fabsf(lo - 50) < 0.2f &&
+	CHECK(!rc && fabsf(lo - 50) < 0.2f &&
 		      lo == hi, "ramp: percentile 50 [%g, %g] ~ the median 50", lo, hi);
 	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_MSE, 0, &lo, &hi);
-	check(!rc && lo == 0 && hi > 98 && hi <= 100,
+	CHECK(!rc && lo == 0 && hi > 98 && hi <= 100,
 	      "ramp: MSE [%g, %g] ~ the full range (no outliers)", lo, hi);
-	check(loom_calib_samples(c) == 1, "ramp: 1 sample counted");
-	check(loom_calib_range(c, -1, &lo, &hi) == -1 && loom_calib_range(c, 99, &lo, &hi) == -1,
+	CHECK(loom_calib_samples(c) == 1, "ramp: 1 sample counted");
+	CHECK(loom_calib_range(c, -1, &lo, &hi) == -1 && loom_calib_range(c, 99, &lo, &hi) == -1,
 	      "ramp: bad tensor index -> -1");
 	loom_calib_free(c);
 	loom_graph_free(r.g);
@@ -131,19 +109,19 @@ static void test_outlier(void)
 	for (int i = 0; i < N - 1; i++)
 		x[i] = -1.0f + 2.0f * (float)i / (N - 2); /* -1 .. 1 */
 	x[N - 1] = 10.0f;
-	check(!feed(&r, c, x, N), "outlier: observe");
+	CHECK(!feed(&r, c, x, N), "outlier: observe");
 	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_MINMAX, 0, &lo, &hi);
-	check(!rc && lo == -1 && hi == 10,
+	CHECK(!rc && lo == -1 && hi == 10,
 	      "outlier: minmax keeps it [%g, %g]", lo, hi);
 	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_PERCENTILE, 99.9, &plo, &phi);
-	check(!rc && fabsf(plo + 1) < 0.1f &&
+	CHECK(!rc && fabsf(plo + 1) < 0.1f &&
 		      fabsf(phi - 1) < 0.1f, "outlier: percentile 99.9 clips it [%g, %g]", plo, phi);
 	rc = loom_calib_range(c, r.x, &mlo, &mhi);
-	check(!rc && mhi > phi + 0.5f && mhi < hi - 0.05f && mlo == -1,
+	CHECK(!rc && mhi > phi + 0.5f && mhi < hi - 0.05f && mlo == -1,
 	      "outlier: MSE in between [%g, %g]", mlo, mhi);
 	for (int m = LOOM_CALIB_MINMAX; m <= LOOM_CALIB_MSE; m++) {
 		rc = loom_calib_range_by(c, r.y, m, 99.9, &lo, &hi);
-		check(!rc && lo >= 0 && lo <= hi,
+		CHECK(!rc && lo >= 0 && lo <= hi,
 		      "outlier: relu output, method %d [%g, %g], lo >= 0", m, lo, hi);
 	}
 	loom_calib_free(c);
@@ -184,16 +162,16 @@ static void test_rebin(void)
 		}
 		if (k == 0)
 			r0 = a;
-		check(!feed(&r, c, x, N), "rebin: observe %d (values in [-%g, %g])", k, scale[k], scale[k]);
+		CHECK(!feed(&r, c, x, N), "rebin: observe %d (values in [-%g, %g])", k, scale[k], scale[k]);
 		rc = loom_calib_stats(c, r.x, &smin, &smax, &count, &hist, &range);
-		check(!rc && smin == mn && smax == mx &&
+		CHECK(!rc && smin == mn && smax == mx &&
 			      count == (uint64_t)N * (k + 1), "rebin: after %d: min %g max %g count %llu, R %g", k,
 		      smin, smax, (unsigned long long)count, range);
 	}
 	amax = fmax(-mn, mx);
 	{
 		double q = range / r0, l2 = log2(q);
-		check(range >= amax && range < 2 * amax && fabs(l2 - nearbyint(l2)) < 1e-9,
+		CHECK(range >= amax && range < 2 * amax && fabs(l2 - nearbyint(l2)) < 1e-9,
 		      "rebin: R %g = first max|x| %g * 2^%g covers max|x| %g", range, r0, l2, amax);
 	}
 	memset(ref, 0, sizeof(ref));
@@ -209,12 +187,12 @@ static void test_rebin(void)
 			same = 0;
 			break;
 		}
-	check(same, "rebin: merged histogram equals the one-pass histogram over the final range");
+	CHECK(same, "rebin: merged histogram equals the one-pass histogram over the final range");
 	/* NaN / Inf are not counted */
 	for (int i = 0; i < N; i++)
 		x[i] = i % 2 ? NAN : (i % 4 ? INFINITY : 0.5f);
 	rc = feed(&r, c, x, N) || loom_calib_stats(c, r.x, &smin, &smax, &count, NULL, NULL);
-	check(!rc &&
+	CHECK(!rc &&
 		      count == (uint64_t)N * K + N / 4 + (N % 4 != 0) && smin == mn && smax == mx,
 	      "rebin: NaN / Inf skipped (count %llu)", (unsigned long long)count);
 	loom_calib_free(c);
@@ -223,19 +201,19 @@ static void test_rebin(void)
 	c = OC_MUSTP(loom_calib_new(r.g, LOOM_CALIB_PERCENTILE, 99));
 	memset(x, 0, N * sizeof(float));
 	rc = feed(&r, c, x, N) || loom_calib_stats(c, r.x, &smin, &smax, &count, NULL, &range);
-	check(!rc && smin == 0 &&
+	CHECK(!rc && smin == 0 &&
 		      smax == 0 && range == 0, "zeros: min = max = 0, R = 0");
 	{
 		float lo, hi;
 		float lo2, hi2;
 		rc = loom_calib_range_by(c, r.x, LOOM_CALIB_MSE, 0, &lo, &hi) || loom_calib_range(c, r.x, &lo2, &hi2);
-		check(!rc && lo == 0 && hi == 0 && lo2 == 0 && hi2 == 0, "zeros: ranges MSE [%g, %g], p99 [%g, %g]", lo,
+		CHECK(!rc && lo == 0 && hi == 0 && lo2 == 0 && hi2 == 0, "zeros: ranges MSE [%g, %g], p99 [%g, %g]", lo,
 		      hi, lo2, hi2);
 	}
 	for (int i = 0; i < N; i++)
 		x[i] = i % 2 ? 2.0f : -2.0f;
 	rc = feed(&r, c, x, N) || loom_calib_stats(c, r.x, NULL, NULL, &count, &hist, &range);
-	check(!rc && range == 2 &&
+	CHECK(!rc && range == 2 &&
 		      hist[LOOM_CALIB_BINS / 2] == N && hist[0] == N / 2 && hist[LOOM_CALIB_BINS - 1] == N - N / 2,
 	      "zeros then +-2: R 2, bin of 0 holds the %d zeros", N);
 	loom_calib_free(c);
@@ -254,18 +232,18 @@ static void test_weight_scales(void)
 	int n;
 	memcpy(t.dims, dims, sizeof(dims));
 	n = loom_calib_weight_scales(&t, 0, s);
-	check(n == 3 && s[0] == 3.0f / 127 && s[1] == 1.0f && s[2] == 1.0f,
+	CHECK(n == 3 && s[0] == 3.0f / 127 && s[1] == 1.0f && s[2] == 1.0f,
 	      "weight scales axis 0: %d channels %g %g %g (a zero channel -> 1)", n, s[0], s[1], s[2]);
 	n = loom_calib_weight_scales(&t, 1, s);
 	/* channel 0: 1 -2 0 0 -127 2 ; channel 1: 3 .5 0 0 4 5 */
-	check(n == 2 && s[0] == 1.0f && s[1] == 5.0f / 127, "weight scales axis 1: %g %g", s[0], s[1]);
+	CHECK(n == 2 && s[0] == 1.0f && s[1] == 5.0f / 127, "weight scales axis 1: %g %g", s[0], s[1]);
 	n = loom_calib_weight_scales(&t, -1, s);
 	/* last axis 0: 1 3 0 0 -127 4 ; 1: -2 .5 0 0 2 5 */
-	check(n == 2 && s[0] == 1.0f && s[1] == 5.0f / 127, "weight scales axis -1: %g %g", s[0], s[1]);
-	check(loom_calib_weight_scales(&t, 3, s) == -1 && loom_calib_weight_scales(&t, -4, s) == -1,
+	CHECK(n == 2 && s[0] == 1.0f && s[1] == 5.0f / 127, "weight scales axis -1: %g %g", s[0], s[1]);
+	CHECK(loom_calib_weight_scales(&t, 3, s) == -1 && loom_calib_weight_scales(&t, -4, s) == -1,
 	      "weight scales: axis out of range -> -1");
 	t.dtype = LOOM_DT_INT32;
-	check(loom_calib_weight_scales(&t, 0, s) == -1, "weight scales: non-float -> -1");
+	CHECK(loom_calib_weight_scales(&t, 0, s) == -1, "weight scales: non-float -> -1");
 }
 
 /* ------------------------------------------------------------ --calib DIR */
@@ -311,24 +289,24 @@ static void test_dir_conv(void)
 	loom_tensor out;
 	float lo, hi, mn = INFINITY, mx = -INFINITY;
 	if (!oc_file_exists(dir)) {
-		skip(dir);
+		check_skip("%s", dir);
 		return;
 	}
 	memset(&s, 0, sizeof(s));
 	n = loom_calib_dir(dir, record, &s, err, sizeof(err));
-	check(n == 1 && s.n == 1 && s.ninputs[0] == 2 && strstr(s.where[0], "test_data_set_0") && s.rank0[0] == 4 &&
+	CHECK(n == 1 && s.n == 1 && s.ninputs[0] == 2 && strstr(s.where[0], "test_data_set_0") && s.rank0[0] == 4 &&
 		      s.dims0[0][2] == 7 && s.dims0[0][3] == 5,
 	      "dir conv case: %d sample(s), %d inputs (%s, %s), x rank %d [.., %lld, %lld] from %s", n,
 	      s.ninputs[0], s.names[0][0], s.names[0][1], s.rank0[0], (long long)s.dims0[0][2],
 	      (long long)s.dims0[0][3], s.where[0]);
 	snprintf(path, sizeof(path), "%s/model.onnx", dir);
 	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof(err))) {
-		check(0, "dir conv case: load: %s", err);
+		CHECK_FAIL("dir conv case: load: %s", err);
 		return;
 	}
 	c = OC_MUSTP(loom_calib_new(g, LOOM_CALIB_MINMAX, 0));
 	n = loom_calib_run_dir(c, g, dir, err, sizeof(err));
-	check(n == 1, "dir conv case: loom_calib_run_dir: %d %s", n, n < 0 ? err : "");
+	CHECK(n == 1, "dir conv case: loom_calib_run_dir: %d %s", n, n < 0 ? err : "");
 	snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
 	if (n == 1 && !loom_onnx_load_tensor(path, &out, err, sizeof(err))) {
 		for (int64_t i = 0; i < loom_tensor_numel(&out); i++) {
@@ -337,13 +315,13 @@ static void test_dir_conv(void)
 		}
 		loom_tensor_clear(&out);
 		int rc = loom_calib_range(c, g->outputs[0], &lo, &hi);
-		check(!rc && fabsf(lo - mn) < 1e-4f && fabsf(hi - mx) < 1e-4f,
+		CHECK(!rc && fabsf(lo - mn) < 1e-4f && fabsf(hi - mx) < 1e-4f,
 		      "dir conv case: output range [%g, %g] = output_0.pb's [%g, %g]", lo, hi, mn, mx);
 	}
 	for (int i = 0; i < g->ntensors; i++)
 		if (!g->tensors[i].is_const && g->tensors[i].dtype == LOOM_DT_FLOAT) {
 			int ok = !loom_calib_range(c, i, &lo, &hi);
-			check(ok && lo <= hi, "dir conv case: '%s' [%g, %g]", g->tensors[i].name, lo, hi);
+			CHECK(ok && lo <= hi, "dir conv case: '%s' [%g, %g]", g->tensors[i].name, lo, hi);
 		}
 	loom_calib_free(c);
 	loom_graph_free(g);
@@ -399,14 +377,14 @@ static void test_dir_temp(void)
 	seen s;
 	int n;
 	if (!dir) {
-		check(0, "mkdtemp");
+		CHECK_FAIL("mkdtemp");
 		return;
 	}
 	memset(&s, 0, sizeof(s));
 	snprintf(p, sizeof(p), "%s/no_such", dir);
-	check(loom_calib_dir(p, record, &s, err, sizeof(err)) == -1 && strstr(err, "no_such"),
+	CHECK(loom_calib_dir(p, record, &s, err, sizeof(err)) == -1 && strstr(err, "no_such"),
 	      "dir: missing folder -> %s", err);
-	check(loom_calib_dir(dir, record, &s, err, sizeof(err)) == -1 && strstr(err, "no calibration data"),
+	CHECK(loom_calib_dir(dir, record, &s, err, sizeof(err)) == -1 && strstr(err, "no calibration data"),
 	      "dir: empty folder -> %s", err);
 	snprintf(p, sizeof(p), "%s/input_1.pb", dir);
 	write_pb(p, "", 1, d2, v1);
@@ -428,12 +406,12 @@ static void test_dir_temp(void)
 	write_pb(p, "", 1, d2, s2);
 	memset(&s, 0, sizeof(s));
 	n = loom_calib_dir(dir, record, &s, err, sizeof(err));
-	check(n == 3 && s.n == 3, "dir temp: %d samples %s", n, n < 0 ? err : "");
-	check(s.ninputs[0] == 3 && !strcmp(s.names[0][0], "a") && !strcmp(s.names[0][1], "") &&
+	CHECK(n == 3 && s.n == 3, "dir temp: %d samples %s", n, n < 0 ? err : "");
+	CHECK(s.ninputs[0] == 3 && !strcmp(s.names[0][0], "a") && !strcmp(s.names[0][1], "") &&
 		      !strcmp(s.names[0][2], "w") && s.first[0][0] == 1 && s.first[0][1] == 3 && s.first[0][2] == 5,
 	      "dir temp: top-level sample: input_0 (a), input_1, w.pb (named w); output_0.pb skipped: %s %s %s",
 	      s.names[0][0], s.names[0][1], s.names[0][2]);
-	check(s.ninputs[1] == 1 && s.first[1][0] == 20 && strstr(s.where[1], "test_data_set_2") && s.ninputs[2] == 1 &&
+	CHECK(s.ninputs[1] == 1 && s.first[1][0] == 20 && strstr(s.where[1], "test_data_set_2") && s.ninputs[2] == 1 &&
 		      s.first[2][0] == 100 && strstr(s.where[2], "test_data_set_10"),
 	      "dir temp: then test_data_set_2, test_data_set_10 (numeric order), inputs only");
 
@@ -447,7 +425,7 @@ static void test_dir_temp(void)
 		}
 	}
 	memset(&s, 0, sizeof(s));
-	check(loom_calib_dir(dir, record, &s, err, sizeof(err)) == -1 && strstr(err, "input_1.pb"),
+	CHECK(loom_calib_dir(dir, record, &s, err, sizeof(err)) == -1 && strstr(err, "input_1.pb"),
 	      "dir temp: corrupt file -> %s", err);
 	unlink(p);
 
@@ -473,20 +451,20 @@ static void test_bind(void)
 			    {.name = "", .dtype = LOOM_DT_FLOAT, .rank = 1, .data = vb}};
 	char err[512];
 	t[0].dims[0] = t[1].dims[0] = 2;
-	check(!loom_calib_bind(g, t, 2, "s", err, sizeof(err)) && ((float *)g->tensors[a].data)[0] == 1 &&
+	CHECK(!loom_calib_bind(g, t, 2, "s", err, sizeof(err)) && ((float *)g->tensors[a].data)[0] == 1 &&
 		      ((float *)g->tensors[b].data)[0] == 3, "bind: unnamed tensors by position");
 	t[0].name = "b";
 	t[1].name = "a";
-	check(!loom_calib_bind(g, t, 2, "s", err, sizeof(err)) && ((float *)g->tensors[a].data)[0] == 3 &&
+	CHECK(!loom_calib_bind(g, t, 2, "s", err, sizeof(err)) && ((float *)g->tensors[a].data)[0] == 3 &&
 		      ((float *)g->tensors[b].data)[0] == 1, "bind: named tensors by name");
 	t[0].name = "";
-	check(loom_calib_bind(g, t, 2, "s", err, sizeof(err)) == -1 && strstr(err, "'a'"),
+	CHECK(loom_calib_bind(g, t, 2, "s", err, sizeof(err)) == -1 && strstr(err, "'a'"),
 	      "bind: two tensors for one input -> %s", err);
-	check(loom_calib_bind(g, t, 1, "s", err, sizeof(err)) == -1 && strstr(err, "'b'"),
+	CHECK(loom_calib_bind(g, t, 1, "s", err, sizeof(err)) == -1 && strstr(err, "'b'"),
 	      "bind: a missing input -> %s", err);
 	t[1].name = "b";
 	t[1].dims[0] = 3;
-	check(loom_calib_bind(g, t, 2, "sample7", err, sizeof(err)) == -1 && strstr(err, "sample7") &&
+	CHECK(loom_calib_bind(g, t, 2, "sample7", err, sizeof(err)) == -1 && strstr(err, "sample7") &&
 		      strstr(err, "'b'"), "bind: shape mismatch -> %s", err);
 	loom_graph_free(g);
 }
@@ -502,16 +480,16 @@ static void test_model(const char *models)
 	snprintf(dir, sizeof(dir), "%s/digits_cnn_opset13", models);
 	snprintf(path, sizeof(path), "%s/model.onnx", dir);
 	if (!oc_file_exists(path)) {
-		skip("end to end: no digits_cnn_opset13 model (make models)");
+		check_skip("end to end: no digits_cnn_opset13 model (make models)");
 		return;
 	}
 	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof(err))) {
-		check(0, "digits_cnn: load: %s", err);
+		CHECK_FAIL("digits_cnn: load: %s", err);
 		return;
 	}
 	c = OC_MUSTP(loom_calib_new(g, LOOM_CALIB_PERCENTILE, 99.99));
 	n = loom_calib_run_dir(c, g, dir, err, sizeof(err));
-	check(n >= 1 && loom_calib_samples(c) == n, "digits_cnn: %d sample(s) observed %s", n, n < 0 ? err : "");
+	CHECK(n >= 1 && loom_calib_samples(c) == n, "digits_cnn: %d sample(s) observed %s", n, n < 0 ? err : "");
 	for (int i = 0; i < g->ntensors; i++) {
 		const loom_tensor *t = &g->tensors[i];
 		int is_act = 0, is_relu = 0;
@@ -543,7 +521,7 @@ static void test_model(const char *models)
 			printed++;
 		}
 	}
-	check(nact > 0 && !bad, "digits_cnn: all %d activation tensors have lo <= hi by all methods, %d relu outputs lo >= 0",
+	CHECK(nact > 0 && !bad, "digits_cnn: all %d activation tensors have lo <= hi by all methods, %d relu outputs lo >= 0",
 	      nact, nrelu);
 	loom_calib_free(c);
 	loom_graph_free(g);
@@ -551,6 +529,7 @@ static void test_model(const char *models)
 
 int main(int argc, char **argv)
 {
+	check_init(CHECK_SKIPS);
 	char models[1024];
 	const char *b = getenv("BUILD");
 	if (argc > 1)
@@ -565,6 +544,5 @@ int main(int argc, char **argv)
 	test_dir_temp();
 	test_bind();
 	test_model(models);
-	printf("%u passed, %u failed, %u skipped\n", npass, nfail, nskip);
-	return nfail ? 1 : 0;
+	return check_report();
 }

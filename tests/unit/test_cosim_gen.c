@@ -26,6 +26,7 @@
 #include "cosim/cosim.h"
 #include "loom/hwcfg.h"
 #include "loom/isa.h"
+#include "check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,8 +34,6 @@
 #include <string.h>
 
 #define SEEDS 200
-
-static unsigned npass, nfail;
 
 typedef struct checker {
 	const loom_hwcfg *cfg;
@@ -641,12 +640,7 @@ static int same_prog(const loom_cosim_prog *a, const loom_cosim_prog *b)
 
 static void report(const char *cfg, uint64_t seed, int bad, checker *c)
 {
-	if (c->bad) {
-		nfail++;
-		printf("FAIL %s %s seed %llu: %s\n", cfg, bad ? "bad" : "legal", (unsigned long long)seed, c->msg);
-	} else {
-		npass++;
-	}
+	CHECK(!c->bad, "%s %s seed %llu: %s", cfg, bad ? "bad" : "legal", (unsigned long long)seed, c->msg);
 }
 
 /* Vector-unit coverage every configuration must reach over its seeds. */
@@ -899,37 +893,33 @@ static void check_bad(const loom_hwcfg *cfg, uint64_t seed, unsigned *kinds_seen
 
 int main(void)
 {
+	check_init(CHECK_QUIET);
 	static const char *cfgs[] = {"small", "default", "large", "odd"};
 	const char *root = loom_root_dir();
 	for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
 		loom_hwcfg cfg;
 		char err[512];
 		if (loom_hwcfg_load(&cfg, cfgs[k], root, err, sizeof err)) {
-			printf("FAIL config %s: %s\n", cfgs[k], err);
-			nfail++;
+			CHECK_FAIL("config %s: %s", cfgs[k], err);
 			continue;
 		}
 		struct stats st;
 		memset(&st, 0, sizeof st);
-		unsigned before = nfail;
+		unsigned before = check_failed();
 		for (uint64_t s = 1; s <= SEEDS; s++)
 			check_legal(&cfg, s * 7919 + k, &st);
 		unsigned kinds[128] = {0};
 		unsigned nk = loom_cosim_bad_kinds();
-		if (nk > 128) {
-			printf("FAIL: %u bad kinds, the test counts 128\n", nk);
-			nfail++;
-		}
+		if (nk > 128)
+			CHECK_FAIL("%u bad kinds, the test counts 128", nk);
 		for (uint64_t s = 0; s < 2ull * nk; s++)
 			check_bad(&cfg, 1000 + s, kinds);
 		for (unsigned i = 0; i < nk && i < 128; i++)
-			if (!kinds[i]) {
-				printf("FAIL %s: bad kind %s never generated\n", cfg.name, loom_cosim_bad_name(i));
-				nfail++;
-			}
+			if (!kinds[i])
+				CHECK_FAIL("%s: bad kind %s never generated", cfg.name, loom_cosim_bad_name(i));
 		printf("%-8s %s: %llu legal programs, %llu..%llu instructions (avg %llu), %llu LOAD %llu MATMUL %llu STORE "
 		       "%llu MARK, %llu sync, %llu token-only, %llu early pops, avg ~%llu cycles; %u bad kinds x 2\n",
-		       cfg.name, nfail == before ? "ok" : "FAILED", (unsigned long long)st.progs,
+		       cfg.name, check_failed() == before ? "ok" : "FAILED", (unsigned long long)st.progs,
 		       (unsigned long long)st.minins, (unsigned long long)st.maxins,
 		       (unsigned long long)(st.progs ? st.insns / st.progs : 0), (unsigned long long)st.ops[0],
 		       (unsigned long long)st.ops[1], (unsigned long long)st.ops[2], (unsigned long long)st.mark,
@@ -938,21 +928,15 @@ int main(void)
 		/* the vector unit: every feature seen, a minority of compute work */
 		uint64_t nvec = st.vops[0] + st.vops[1] + st.vops[2] + st.vops[3];
 		for (int v = 0; v < V_N; v++)
-			if (!st.vfeat[v]) {
-				printf("FAIL %s: no %s in %d legal programs\n", cfg.name, vfeat_name[v], SEEDS);
-				nfail++;
-			}
+			if (!st.vfeat[v])
+				CHECK_FAIL("%s: no %s in %d legal programs", cfg.name, vfeat_name[v], SEEDS);
 		for (int v = 0; v < 4; v++)
-			if (!st.vops[v]) {
-				printf("FAIL %s: opcode %s never generated\n", cfg.name, loom_op_name(LOOM_OP_ELTWISE + v));
-				nfail++;
-			}
+			if (!st.vops[v])
+				CHECK_FAIL("%s: opcode %s never generated", cfg.name, loom_op_name(LOOM_OP_ELTWISE + v));
 		unsigned share = (unsigned)(100 * nvec / (nvec + st.ops[1] ? nvec + st.ops[1] : 1));
-		if (share < 10 || share > 45) {
-			printf("FAIL %s: vector instructions are %u%% of the compute queue (expected 10..45%%)\n", cfg.name,
-			       share);
-			nfail++;
-		}
+		if (share < 10 || share > 45)
+			CHECK_FAIL("%s: vector instructions are %u%% of the compute queue (expected 10..45%%)", cfg.name,
+				   share);
 		printf("%-8s    vector unit: %llu ELTWISE %llu POOL %llu DWCONV %llu LUT (%u%% of compute; %llu of zero "
 		       "lines), %llu chained, %llu into MATMUL, %llu in place\n",
 		       cfg.name, (unsigned long long)st.vops[0], (unsigned long long)st.vops[1],
@@ -961,6 +945,5 @@ int main(void)
 		       (unsigned long long)st.vfeat[V_CHAIN], (unsigned long long)st.vfeat[V_VEC_TO_MATMUL],
 		       (unsigned long long)(st.vfeat[V_ELT_INPLACE] + st.vfeat[V_LUT_INPLACE]));
 	}
-	printf("%u passed, %u failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return check_report();
 }

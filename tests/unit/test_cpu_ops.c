@@ -32,30 +32,13 @@
 #include "ir/ir.h"
 #include "compiler/onnx.h"
 #include "onnx_case.h"
+#include "check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned npass, nfail, nskip;
-
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 #define F(...) ((const float[]){__VA_ARGS__})
@@ -109,7 +92,7 @@ static int grun(loom_graph *g, const char *label)
 {
 	char err[512];
 	if (loom_ref_run(g, err, sizeof err)) {
-		check(0, "%s: run failed: %s", label, err);
+		CHECK_FAIL("%s: run failed: %s", label, err);
 		return -1;
 	}
 	return 0;
@@ -122,7 +105,7 @@ static void expect_out(loom_graph *g, int k, const char *label, int dtype, int r
 	char why[256];
 	const loom_tensor *t = &g->tensors[g->nodes[0].outputs[k]];
 	compare(t, dtype, rank, dims, data, 1e-5, 1e-6, why, sizeof why);
-	check(!why[0], "%s%s%s", label, why[0] ? ": " : "", why);
+	CHECK(!why[0], "%s%s%s", label, why[0] ? ": " : "", why);
 }
 
 /* Run g, check the first node's output 0 and free g. */
@@ -145,11 +128,11 @@ static void expect_fail_v(loom_graph *g, const char *label, const char *const *s
 		if (!strstr(err, subs[i]))
 			missing = subs[i];
 	if (!rc)
-		check(0, "%s: ran without error", label);
+		CHECK_FAIL("%s: ran without error", label);
 	else if (missing)
-		check(0, "%s: message \"%s\" lacks \"%s\"", label, err, missing);
+		CHECK_FAIL("%s: message \"%s\" lacks \"%s\"", label, err, missing);
 	else
-		check(1, "%s (\"%s\")", label, err);
+		CHECK(1, "%s (\"%s\")", label, err);
 	loom_graph_free(g);
 }
 
@@ -208,17 +191,17 @@ static void test_registry(void)
 			}
 		}
 	}
-	check(!bad, "loom_cpu_op_find picks the highest min_opset <= opset, loom_cpu_op_any finds every row "
+	CHECK(!bad, "loom_cpu_op_find picks the highest min_opset <= opset, loom_cpu_op_any finds every row "
 		    "(%d lookups, %d wrong)",
 	      checked, bad);
-	check(loom_cpu_op_find("Celu", 11) == NULL && loom_cpu_op_find("Celu", 12) != NULL,
+	CHECK(loom_cpu_op_find("Celu", 11) == NULL && loom_cpu_op_find("Celu", 12) != NULL,
 	      "Celu has a kernel from opset 12 only");
-	check(loom_cpu_op_find("LayerNormalization", 16) == NULL &&
+	CHECK(loom_cpu_op_find("LayerNormalization", 16) == NULL &&
 		      loom_cpu_op_find("LayerNormalization", 17) != NULL,
 	      "LayerNormalization has a kernel from opset 17");
-	check(loom_cpu_op_find("NoSuchOp", 13) == NULL && loom_cpu_op_find(NULL, 13) == NULL,
+	CHECK(loom_cpu_op_find("NoSuchOp", 13) == NULL && loom_cpu_op_find(NULL, 13) == NULL,
 	      "unknown op types have no kernel");
-	check(loom_cpu_op_find("Conv", 13) && loom_cpu_op_find("Reshape", 13) &&
+	CHECK(loom_cpu_op_find("Conv", 13) && loom_cpu_op_find("Reshape", 13) &&
 		      loom_cpu_op_find("QLinearConv", 13),
 	      "the table has every kernel file's operators (Conv, Reshape, QLinearConv)");
 }
@@ -234,23 +217,23 @@ static void test_helpers(void)
 	a.dims[0] = 2, a.dims[1] = 1, a.dims[2] = 3;
 	b.rank = 2;
 	b.dims[0] = 4, b.dims[1] = 1;
-	check(!loom_broadcast_shape(&a, &b, &rank, dims) && rank == 3 && dims[0] == 2 && dims[1] == 4 &&
+	CHECK(!loom_broadcast_shape(&a, &b, &rank, dims) && rank == 3 && dims[0] == 2 && dims[1] == 4 &&
 		      dims[2] == 3,
 	      "loom_broadcast_shape [2,1,3] x [4,1] = [2,4,3]");
 	b.rank = 0;
-	check(!loom_broadcast_shape(&a, &b, &rank, dims) && rank == 3 && dims[1] == 1,
+	CHECK(!loom_broadcast_shape(&a, &b, &rank, dims) && rank == 3 && dims[1] == 1,
 	      "loom_broadcast_shape with a scalar");
 	b.rank = 1;
 	b.dims[0] = 2;
-	check(loom_broadcast_shape(&a, &b, &rank, dims) == -1, "loom_broadcast_shape [2,1,3] x [2] fails");
+	CHECK(loom_broadcast_shape(&a, &b, &rank, dims) == -1, "loom_broadcast_shape [2,1,3] x [2] fails");
 
 	a.dtype = LOOM_DT_FLOAT;
 	a.rank = 1;
 	a.dims[0] = 2;
 	a.data = NULL;
-	check(loom_tensor_set_data(&a, F(1, 2), 8) == 0 && a.data && ((float *)a.data)[1] == 2,
+	CHECK(loom_tensor_set_data(&a, F(1, 2), 8) == 0 && a.data && ((float *)a.data)[1] == 2,
 	      "loom_tensor_set_data copies");
-	check(loom_tensor_set_data(&a, F(1, 2, 3), 12) == -1 && ((float *)a.data)[1] == 2,
+	CHECK(loom_tensor_set_data(&a, F(1, 2, 3), 12) == -1 && ((float *)a.data)[1] == 2,
 	      "loom_tensor_set_data refuses a wrong size and keeps the data");
 	free(a.data);
 }
@@ -283,7 +266,7 @@ static void test_executor(void)
 	c1 = gconst(g, "w", FL, 4, D(4, 2, 3, 3), NULL);
 	n = gnode(g, "Conv", "conv_bad", (int[]){x, c1}, 2, 1);
 	attr_i(n, "group", 2);
-	check(loom_graph_infer(g, err, sizeof err) == -1 && strstr(err, "conv_bad") &&
+	CHECK(loom_graph_infer(g, err, sizeof err) == -1 && strstr(err, "conv_bad") &&
 		      strstr(err, "Conv") && strstr(err, "group"),
 	      "Conv with a bad group fails in inference: %s", err);
 	loom_graph_free(g);
@@ -318,17 +301,17 @@ static void test_executor(void)
 	{
 		int ok = loom_graph_infer(g, err, sizeof err) == 0;
 		const loom_tensor *st = &g->tensors[s], *y = &g->tensors[g->nodes[1].outputs[0]];
-		check(ok && st->is_const && st->data && ((int64_t *)st->data)[0] == 3 &&
+		CHECK(ok && st->is_const && st->data && ((int64_t *)st->data)[0] == 3 &&
 			      ((int64_t *)st->data)[1] == 2,
 		      "loom_graph_infer folds Add of constants (shape [3,2] known)%s%s", ok ? "" : ": ",
 		      ok ? "" : err);
-		check(ok && y->rank == 2 && y->dims[0] == 3 && y->dims[1] == 2 && y->dtype == FL,
+		CHECK(ok && y->rank == 2 && y->dims[0] == 3 && y->dims[1] == 2 && y->dtype == FL,
 		      "Reshape after the folded node gets shape [3,2]");
 		ok = loom_ref_run(g, err, sizeof err) == 0;
-		check(ok && y->data && ((float *)y->data)[5] == 6, "loom_ref_run of the folded graph%s%s",
+		CHECK(ok && y->data && ((float *)y->data)[5] == 6, "loom_ref_run of the folded graph%s%s",
 		      ok ? "" : ": ", ok ? "" : err);
 		ok = loom_ref_run(g, err, sizeof err) == 0;
-		check(ok && ((int64_t *)st->data)[0] == 3 && ((float *)y->data)[4] == 5,
+		CHECK(ok && ((int64_t *)st->data)[0] == 3 && ((float *)y->data)[4] == 5,
 		      "loom_ref_run twice gives the same result");
 	}
 	loom_graph_free(g);
@@ -343,9 +326,9 @@ static void test_executor(void)
 	if (!grun(g, "Relu -> Mul chain")) {
 		char why[256];
 		compare(&g->tensors[c1], FL, 1, D(3), F(0, 0, 2), 0, 0, why, sizeof why);
-		check(!why[0], "chain: the intermediate tensor keeps its data %s", why);
+		CHECK(!why[0], "chain: the intermediate tensor keeps its data %s", why);
 		compare(&g->tensors[g->nodes[1].outputs[0]], FL, 1, D(3), F(0, 0, 4), 0, 0, why, sizeof why);
-		check(!why[0], "chain: Relu then Mul by a scalar constant %s", why);
+		CHECK(!why[0], "chain: Relu then Mul by a scalar constant %s", why);
 	}
 	loom_graph_free(g);
 }
@@ -584,7 +567,7 @@ static void gemm_size(int64_t M, int64_t N, int64_t K, int ta, int tb, int matmu
 					snprintf(why, sizeof why, "y[%lld,%lld] = %.9g, expected %.9g", (long long)i,
 						 (long long)j, y[i * N + j], s);
 			}
-		check(!why[0], "%s%s%s", label, why[0] ? ": " : "", why);
+		CHECK(!why[0], "%s%s%s", label, why[0] ? ": " : "", why);
 	}
 	loom_graph_free(g);
 	free(pa);
@@ -1164,8 +1147,7 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 	snprintf(dir, sizeof dir, "%s/%s", root, name);
 	for (int i = 0; known_skips[i].name; i++)
 		if (!strcmp(name, known_skips[i].name)) {
-			printf("skip %s: %s\n", name, known_skips[i].why);
-			nskip++;
+			check_skip("%s: %s", name, known_skips[i].why);
 			ty->skip_design++;
 			return;
 		}
@@ -1178,11 +1160,10 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 		if (skip && !named_like_ours(name)) {
 			ty->skip_none++; /* not a case of ours, as far as the name tells */
 		} else if (skip) {
-			printf("skip %s: %s\n", name, err);
-			nskip++;
+			check_skip("%s: %s", name, err);
 			ty->skip_design++;
 		} else {
-			check(0, "%s: load: %s", name, err);
+			CHECK_FAIL("%s: load: %s", name, err);
 			ty->fail++;
 		}
 		return;
@@ -1210,14 +1191,14 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 		if (!rc)
 			break;
 		if (rc < 0) {
-			check(0, "%s: %s", name, err);
+			CHECK_FAIL("%s: %s", name, err);
 			ty->fail++;
 			loom_graph_free(g);
 			return;
 		}
 		ti = oc_input_tensor(g, k, &t);
 		if (ti < 0) {
-			check(0, "%s: input_%d.pb '%s' matches no graph input", name, k, t.name);
+			CHECK_FAIL("%s: input_%d.pb '%s' matches no graph input", name, k, t.name);
 			ty->fail++;
 			loom_tensor_clear(&t);
 			loom_graph_free(g);
@@ -1227,13 +1208,13 @@ static void run_case(const char *root, const char *name, struct tally *ty)
 		loom_tensor_clear(&t);
 	}
 	if (loom_ref_run(g, err, sizeof err)) {
-		check(0, "%s: run: %s", name, err);
+		CHECK_FAIL("%s: run: %s", name, err);
 		ty->fail++;
 		loom_graph_free(g);
 		return;
 	}
 	oc_compare_outputs(g, dir, 1e-3, 1e-5, why, sizeof why);
-	if (check(!why[0], "%s%s%s", name, why[0] ? ": " : "", why))
+	if (CHECK(!why[0], "%s%s%s", name, why[0] ? ": " : "", why))
 		ty->pass++;
 	else
 		ty->fail++;
@@ -1253,8 +1234,7 @@ static void test_onnx_cases(const char *root)
 	size_t cnt;
 	struct tally ty = {0, 0, 0, 0, 0};
 	if (oc_list(root, is_case, NULL, &names, &cnt)) {
-		printf("skip ONNX node test cases: no directory %s\n", root);
-		nskip++;
+		check_skip("ONNX node test cases: no directory %s", root);
 		return;
 	}
 	for (size_t i = 0; i < cnt; i++)
@@ -1268,6 +1248,7 @@ static void test_onnx_cases(const char *root)
 
 int main(int argc, char **argv)
 {
+	check_init(CHECK_SKIPS);
 	static const char *const roots[] = {"/usr/share/libonnx-testdata/data/node",
 					    "/usr/share/libonnx-testdata/data/pytorch-converted",
 					    "/usr/share/libonnx-testdata/data/pytorch-operator",
@@ -1291,6 +1272,5 @@ int main(int argc, char **argv)
 		for (int i = 0; roots[i]; i++)
 			test_onnx_cases(roots[i]);
 	}
-	printf("%u passed, %u failed, %u skipped\n", npass, nfail, nskip);
-	return nfail ? 1 : 0;
+	return check_report();
 }

@@ -21,30 +21,13 @@
 #include "ir/ir.h"
 #include "compiler/onnx.h"
 #include "onnx_case.h"
+#include "check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned npass, nfail, nskip;
-
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
 
 /* ------------------------------------------------------------------ graph building */
 
@@ -139,10 +122,10 @@ static void expect_out(loom_graph *g, const char *what, int out, int dtype, int 
 {
 	char err[512], why[256];
 	if (loom_ref_run(g, err, sizeof err)) {
-		check(0, "%s: %s", what, err);
+		CHECK_FAIL("%s: %s", what, err);
 	} else {
 		compare(&g->tensors[out], dtype, rank, dims, want, why, sizeof why);
-		check(!why[0], "%s%s%s", what, why[0] ? ": " : "", why);
+		CHECK(!why[0], "%s%s%s", what, why[0] ? ": " : "", why);
 	}
 }
 
@@ -161,7 +144,7 @@ static void expect_fail(loom_graph *g, const char *what, const char *const *need
 	int rc = loom_ref_run(g, err, sizeof err), ok = rc != 0;
 	for (int i = 0; ok && need[i]; i++)
 		ok = strstr(err, need[i]) != NULL;
-	check(ok, "%s: %s", what, rc ? err : "succeeded");
+	CHECK(ok, "%s: %s", what, rc ? err : "succeeded");
 	loom_graph_free(g);
 }
 
@@ -900,7 +883,7 @@ static int is_our_case(const char *name)
 	return 0;
 }
 
-/* Load, run and compare one case; adds to npass/nfail/nskip. */
+/* Load, run and compare one case; counted through check.h. */
 static void run_case(const char *root, const char *name)
 {
 	char path[1024], dir[1024], err[1024], why[1600];
@@ -913,18 +896,16 @@ static void run_case(const char *root, const char *name)
 			"float16", "bfloat16", "string", "sequence", "optional", "subgraph",
 			"opsets 7 to 17", NULL};
 		if (oc_err_has_any(err, by_design)) {
-			printf("skip %s: %s\n", name, err);
-			nskip++;
+			check_skip("%s: %s", name, err);
 		} else {
-			check(0, "%s: load: %s", name, err);
+			CHECK_FAIL("%s: load: %s", name, err);
 		}
 		return;
 	}
 	for (int i = 0; i < g->nnodes; i++)
 		if (!loom_cpu_op_find(g->nodes[i].op_type, g->opset)) {
-			printf("skip %s: no kernel for %s (opset %lld)\n", name, g->nodes[i].op_type,
-			       (long long)g->opset);
-			nskip++;
+			check_skip("%s: no kernel for %s (opset %lld)", name, g->nodes[i].op_type,
+				   (long long)g->opset);
 			loom_graph_free(g);
 			return;
 		}
@@ -935,13 +916,13 @@ static void run_case(const char *root, const char *name)
 		if (!rc)
 			break;
 		if (rc < 0) {
-			check(0, "%s: %s", name, err);
+			CHECK_FAIL("%s: %s", name, err);
 			loom_graph_free(g);
 			return;
 		}
 		int ti = oc_input_tensor(g, nin, &t);
 		if (ti < 0) {
-			check(0, "%s: input_%d.pb '%s' matches no graph input", name, nin, t.name);
+			CHECK_FAIL("%s: input_%d.pb '%s' matches no graph input", name, nin, t.name);
 			loom_tensor_clear(&t);
 			loom_graph_free(g);
 			return;
@@ -951,8 +932,8 @@ static void run_case(const char *root, const char *name)
 			char a[128], b[128];
 			fmt_dims(a, sizeof a, t.rank, t.dims);
 			fmt_dims(b, sizeof b, gt->rank, gt->dims);
-			check(0, "%s: input_%d.pb is %s %s, the graph's input %s %s", name, nin,
-			      loom_dtype_name(t.dtype), a, loom_dtype_name(gt->dtype), b);
+			CHECK_FAIL("%s: input_%d.pb is %s %s, the graph's input %s %s", name, nin,
+			        loom_dtype_name(t.dtype), a, loom_dtype_name(gt->dtype), b);
 			loom_tensor_clear(&t);
 			loom_graph_free(g);
 			return;
@@ -961,12 +942,12 @@ static void run_case(const char *root, const char *name)
 		loom_tensor_clear(&t);
 	}
 	if (loom_ref_run(g, err, sizeof err)) {
-		check(0, "%s: run: %s", name, err);
+		CHECK_FAIL("%s: run: %s", name, err);
 		loom_graph_free(g);
 		return;
 	}
 	oc_compare_outputs(g, dir, 1e-3, 1e-5, why, sizeof why);
-	check(!why[0], "%s%s%s", name, why[0] ? ": " : "", why);
+	CHECK(!why[0], "%s%s%s", name, why[0] ? ": " : "", why);
 	loom_graph_free(g);
 }
 
@@ -982,8 +963,7 @@ static void test_onnx_cases(const char *root)
 	char **names;
 	size_t cnt;
 	if (oc_list(root, want_case, NULL, &names, &cnt)) {
-		printf("skip ONNX node test cases: no directory %s\n", root);
-		nskip++;
+		check_skip("ONNX node test cases: no directory %s", root);
 		return;
 	}
 	for (size_t i = 0; i < cnt; i++)
@@ -993,6 +973,7 @@ static void test_onnx_cases(const char *root)
 
 int main(int argc, char **argv)
 {
+	check_init(CHECK_SKIPS);
 	const char *root = argc > 1 ? argv[1] : "/usr/share/libonnx-testdata/data/node";
 	test_reshape();
 	test_flatten_squeeze();
@@ -1004,6 +985,5 @@ int main(int argc, char **argv)
 	test_reduce_arg();
 	test_resize();
 	test_onnx_cases(root);
-	printf("%u passed, %u failed, %u skipped\n", npass, nfail, nskip);
-	return nfail ? 1 : 0;
+	return check_report();
 }

@@ -5,7 +5,6 @@
  * demand with a cycle window (rtl), and configurations that must be refused
  * with a message naming the parameter.
  * Usage: test_hw [--hw CONFIG]; ends with "N passed, M failed". */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +13,7 @@
 
 #include "loom/hw.h"
 #include "loom/isa.h"
-
-static int npass, nfail;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-}
+#include "check.h"
 
 #define SET(in, f, v) loom_insn_set(&(in), LOOM_F_##f, (v))
 
@@ -107,14 +91,14 @@ static void window_tests(loom_hw *hw, const char *be)
 	set_win(hw, 2, 0x20000, (uint32_t)(st_end - 0x20000));
 	set_win(hw, 3, 0, 0);
 	loom_hw_mmio_write(hw, LOOM_REG_WIN_CTRL, 1);
-	check(loom_hw_mmio_read(hw, LOOM_REG_WIN_CTRL) == 1 && loom_hw_mmio_read(hw, LOOM_REG_WIN1_BASE) == 0x10000,
+	CHECK(loom_hw_mmio_read(hw, LOOM_REG_WIN_CTRL) == 1 && loom_hw_mmio_read(hw, LOOM_REG_WIN1_BASE) == 0x10000,
 	      "%s: window registers read back", be);
 	int rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: a program inside its windows completes", be);
+	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: a program inside its windows completes", be);
 	/* the store window one byte short: STORE refused, naming its DRAM_ADDR */
 	set_win(hw, 2, 0x20000, (uint32_t)(st_end - 0x20000 - 1));
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_ERROR && r.cause == LOOM_ERR_DMA_WINDOW &&
+	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_ERROR && r.cause == LOOM_ERR_DMA_WINDOW &&
 		      r.pc == 0x2040 && r.info == LOOM_F_STORE_DRAM_ADDR,
 	      "%s: STORE one byte past its window: %s at 0x%x (%s)", be, loom_err_name(r.cause), r.pc,
 	      loom_field_name(r.info));
@@ -122,43 +106,43 @@ static void window_tests(loom_hw *hw, const char *be)
 	set_win(hw, 2, 0x20000, (uint32_t)(st_end - 0x20000));
 	set_win(hw, 1, 0x10004, (uint32_t)(ld_end - 0x10000));
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.cause == LOOM_ERR_DMA_WINDOW && r.pc == 0x2000 && r.info == LOOM_F_LOAD_DRAM_ADDR,
+	CHECK(rc == LOOM_HW_IRQ && r.cause == LOOM_ERR_DMA_WINDOW && r.pc == 0x2000 && r.info == LOOM_F_LOAD_DRAM_ADDR,
 	      "%s: LOAD starting before its window: %s at 0x%x (%s)", be, loom_err_name(r.cause), r.pc,
 	      loom_field_name(r.info));
 	/* the code window ends before FINISH: the fetch is refused, nothing read */
 	set_win(hw, 1, 0x10000, (uint32_t)(ld_end - 0x10000));
 	set_win(hw, 0, 0x2000, 0x60);
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.cause == LOOM_ERR_DMA_WINDOW && r.pc == 0x2060 && r.info == LOOM_INFO_NONE,
+	CHECK(rc == LOOM_HW_IRQ && r.cause == LOOM_ERR_DMA_WINDOW && r.pc == 0x2060 && r.info == LOOM_INFO_NONE,
 	      "%s: fetch past the code window: %s at 0x%x", be, loom_err_name(r.cause), r.pc);
 	/* disabled: the same windows do not matter */
 	loom_hw_mmio_write(hw, LOOM_REG_WIN_CTRL, 0);
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: windows disabled: completes", be);
+	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: windows disabled: completes", be);
 }
 
 static void backend_tests(const char *be, const loom_hwcfg *c)
 {
 	char err[512];
 	loom_hw *hw = loom_hw_open(be, c, NULL, err, sizeof err);
-	check(hw != NULL, "%s %s: open (%s)", be, c->name, hw ? "ok" : err);
+	CHECK(hw != NULL, "%s %s: open (%s)", be, c->name, hw ? "ok" : err);
 	if (!hw)
 		return;
-	check(loom_hw_mmio_read(hw, LOOM_REG_ID) == LOOM_ID_VALUE, "%s: ID register", be);
-	check(loom_hw_mmio_read(hw, LOOM_REG_VERSION) == (LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR), "%s: VERSION", be);
+	CHECK(loom_hw_mmio_read(hw, LOOM_REG_ID) == LOOM_ID_VALUE, "%s: ID register", be);
+	CHECK(loom_hw_mmio_read(hw, LOOM_REG_VERSION) == (LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR), "%s: VERSION", be);
 	uint32_t a = loom_hw_mmio_read(hw, LOOM_REG_HW_ARRAY);
-	check((a & 0xff) == c->array_rows && ((a >> 8) & 0xff) == c->array_cols &&
+	CHECK((a & 0xff) == c->array_rows && ((a >> 8) & 0xff) == c->array_cols &&
 		      ((a >> 16) & 0xff) == c->sp_banks && (a >> 24) == c->dma_outstanding,
 	      "%s: HW_ARRAY read-back 0x%08x", be, a);
-	check(loom_hw_mmio_read(hw, LOOM_REG_HW_SP_BYTES) == c->sp_bytes &&
+	CHECK(loom_hw_mmio_read(hw, LOOM_REG_HW_SP_BYTES) == c->sp_bytes &&
 		      loom_hw_mmio_read(hw, LOOM_REG_HW_ACC_BYTES) == c->acc_bytes &&
 		      loom_hw_mmio_read(hw, LOOM_REG_HW_BUS) == (c->dram_beat_bytes | c->dram_mib << 16) &&
 		      loom_hw_mmio_read(hw, LOOM_REG_HW_FINGERPRINT) == c->fingerprint,
 	      "%s: SP/ACC/BUS/FINGERPRINT read-back", be);
-	check(loom_hw_mmio_read(hw, LOOM_REG_IRQ_MASK) == 3 && loom_hw_mmio_read(hw, LOOM_REG_STATUS) == 0,
+	CHECK(loom_hw_mmio_read(hw, LOOM_REG_IRQ_MASK) == 3 && loom_hw_mmio_read(hw, LOOM_REG_STATUS) == 0,
 	      "%s: reset state of IRQ_MASK and STATUS", be);
 	uint8_t b[16];
-	check(loom_hw_dram_write(hw, c->dram_bytes - 8, b, 16) == -1 && strstr(loom_hw_error(hw), "outside"),
+	CHECK(loom_hw_dram_write(hw, c->dram_bytes - 8, b, 16) == -1 && strstr(loom_hw_error(hw), "outside"),
 	      "%s: host DRAM write past the end refused (%s)", be, loom_hw_error(hw));
 
 	/* a run longer than its bound: clear timeout, abort, then the next run works */
@@ -169,14 +153,14 @@ static void backend_tests(const char *be, const loom_hwcfg *c)
 	write_prog(hw, c, 0x1000, 1);
 	loom_hw_result r;
 	int rc = loom_hw_exec(hw, 0x1000, 300, &r);
-	check(rc == LOOM_HW_TIMEOUT && r.timed_out && !(r.status & LOOM_STATUS_BUSY) && r.cause == 0,
+	CHECK(rc == LOOM_HW_TIMEOUT && r.timed_out && !(r.status & LOOM_STATUS_BUSY) && r.cause == 0,
 	      "%s: run past its 300-cycle bound times out and is aborted (status %x)", be, r.status);
 	rc = loom_hw_exec(hw, 0x1000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: the same program then completes (%llu cycles)",
+	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: the same program then completes (%llu cycles)",
 	      be, (unsigned long long)r.cycles);
 	write_prog(hw, c, 0x2000, 0);
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
-	check(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE && r.info == LOOM_INFO_NONE,
+	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE && r.info == LOOM_INFO_NONE,
 	      "%s: next program completes", be);
 	window_tests(hw, be);
 	loom_hw_close(hw);
@@ -192,7 +176,7 @@ static void wave_tests(const loom_hwcfg *c)
 	o.wave_from = 50;
 	o.wave_to = 400;
 	loom_hw *hw = loom_hw_open("rtl", c, &o, err, sizeof err);
-	check(hw != NULL, "rtl: open with waves (%s)", hw ? path : err);
+	CHECK(hw != NULL, "rtl: open with waves (%s)", hw ? path : err);
 	if (!hw)
 		return;
 	write_prog(hw, c, 0x1000, 0);
@@ -200,7 +184,7 @@ static void wave_tests(const loom_hwcfg *c)
 	loom_hw_exec(hw, 0x1000, 1000000, &r);
 	loom_hw_close(hw);
 	struct stat st;
-	check(stat(path, &st) == 0 && st.st_size > 1000, "rtl: FST waveform written (%lld bytes)",
+	CHECK(stat(path, &st) == 0 && st.st_size > 1000, "rtl: FST waveform written (%lld bytes)",
 	      (long long)(stat(path, &st) == 0 ? st.st_size : -1));
 	FILE *f = fopen(path, "rb");
 	unsigned char h = 0;
@@ -209,7 +193,7 @@ static void wave_tests(const loom_hwcfg *c)
 			h = 0xff;
 		fclose(f);
 	}
-	check(h == 0, "rtl: the file starts with an FST header block");
+	CHECK(h == 0, "rtl: the file starts with an FST header block");
 	unlink(path);
 }
 
@@ -233,12 +217,12 @@ static void config_tests(void)
 		loom_hwcfg c;
 		char err[512] = "";
 		int rc = loom_hwcfg_load(&c, bad[i].spec, NULL, err, sizeof err);
-		check(rc == -1 && strstr(err, bad[i].needle), "config '%s' refused: %s", bad[i].spec, err);
+		CHECK(rc == -1 && strstr(err, bad[i].needle), "config '%s' refused: %s", bad[i].spec, err);
 	}
 	loom_hwcfg c;
 	char err[512] = "";
 	int rc = loom_hwcfg_load(&c, "default:array_cols=20,acc_bytes=81920", NULL, err, sizeof err);
-	check(rc == 0 && c.array_rows == 16 && c.array_cols == 20 && !strncmp(c.name, "custom-", 7),
+	CHECK(rc == 0 && c.array_rows == 16 && c.array_cols == 20 && !strncmp(c.name, "custom-", 7),
 	      "overrides give a custom configuration (%s)", rc ? err : c.name);
 	/* a file with a missing parameter names it */
 	char path[128];
@@ -249,12 +233,13 @@ static void config_tests(void)
 		fclose(f);
 	}
 	rc = loom_hwcfg_load(&c, path, NULL, err, sizeof err);
-	check(rc == -1 && strstr(err, "missing") && strstr(err, path), "incomplete file refused: %s", err);
+	CHECK(rc == -1 && strstr(err, "missing") && strstr(err, path), "incomplete file refused: %s", err);
 	unlink(path);
 }
 
 int main(int argc, char **argv)
 {
+	check_init(0);
 	const char *spec = "default";
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--hw") && i + 1 < argc)
@@ -269,6 +254,5 @@ int main(int argc, char **argv)
 	backend_tests("cmodel", &c);
 	backend_tests("rtl", &c);
 	wave_tests(&c);
-	printf("%d passed, %d failed\n", npass, nfail);
-	return nfail != 0;
+	return check_report();
 }

@@ -25,33 +25,15 @@
 #include "loom/isa.h"
 #include "ir/model.h"
 #include "tools/cli.h"
+#include "check.h"
 
 #include <gelf.h>
 #include <libelf.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static unsigned npass, nfail;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok) {
-		npass++;
-		return;
-	}
-	nfail++;
-	printf("FAIL ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
 
 static void *xcalloc(size_t n, size_t sz)
 {
@@ -420,17 +402,17 @@ static void test_geom(void)
 	uint32_t h, w, c;
 	int64_t d4[4] = {1, 3, 5, 7}, d3[3] = {1, 6, 9}, d2[2] = {4, 10}, d1[1] = {11}, b4[4] = {2, 3, 5, 7};
 	int64_t big[2] = {1, (int64_t)UINT32_MAX + 1}, neg[2] = {1, -1}, huge[3] = {1, UINT32_MAX, UINT32_MAX};
-	check(!loom_mt_geom(4, d4, &h, &w, &c) && h == 5 && w == 7 && c == 3, "geom rank 4");
-	check(!loom_mt_geom(3, d3, &h, &w, &c) && h == 1 && w == 9 && c == 6, "geom rank 3");
-	check(!loom_mt_geom(2, d2, &h, &w, &c) && h == 1 && w == 4 && c == 10, "geom rank 2");
-	check(!loom_mt_geom(1, d1, &h, &w, &c) && h == 1 && w == 1 && c == 11, "geom rank 1");
-	check(!loom_mt_geom(0, NULL, &h, &w, &c) && h == 1 && w == 1 && c == 1, "geom rank 0");
-	check(!loom_mt_geom(4, b4, &h, &w, &c) && h == 10 && w == 7 && c == 3, "geom batch 2: images stacked");
-	check(loom_mt_geom(5, b4, &h, &w, &c) == -1, "geom rank 5");
-	check(loom_mt_geom(2, big, &h, &w, &c) == -1, "geom dim > UINT32_MAX");
-	check(loom_mt_geom(2, neg, &h, &w, &c) == -1, "geom negative dim");
-	check(loom_mt_geom(3, huge, &h, &w, &c) == -1, "geom size overflow");
-	check(!strcmp(loom_layer_kind_name(LOOM_LAYER_LUT), "lut") && !loom_layer_kind_name(6) &&
+	CHECK(!loom_mt_geom(4, d4, &h, &w, &c) && h == 5 && w == 7 && c == 3, "geom rank 4");
+	CHECK(!loom_mt_geom(3, d3, &h, &w, &c) && h == 1 && w == 9 && c == 6, "geom rank 3");
+	CHECK(!loom_mt_geom(2, d2, &h, &w, &c) && h == 1 && w == 4 && c == 10, "geom rank 2");
+	CHECK(!loom_mt_geom(1, d1, &h, &w, &c) && h == 1 && w == 1 && c == 11, "geom rank 1");
+	CHECK(!loom_mt_geom(0, NULL, &h, &w, &c) && h == 1 && w == 1 && c == 1, "geom rank 0");
+	CHECK(!loom_mt_geom(4, b4, &h, &w, &c) && h == 10 && w == 7 && c == 3, "geom batch 2: images stacked");
+	CHECK(loom_mt_geom(5, b4, &h, &w, &c) == -1, "geom rank 5");
+	CHECK(loom_mt_geom(2, big, &h, &w, &c) == -1, "geom dim > UINT32_MAX");
+	CHECK(loom_mt_geom(2, neg, &h, &w, &c) == -1, "geom negative dim");
+	CHECK(loom_mt_geom(3, huge, &h, &w, &c) == -1, "geom size overflow");
+	CHECK(!strcmp(loom_layer_kind_name(LOOM_LAYER_LUT), "lut") && !loom_layer_kind_name(6) &&
 		      !loom_layer_kind_name(-1),
 	      "loom_layer_kind_name");
 	loom_model_free(NULL);
@@ -454,7 +436,7 @@ static void test_dump(const loom_model *m)
 		"00013100:  MARK", "000131a0:  FINISH",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-		check(text && strstr(text, want[i]) != NULL, "dump shows '%s'", want[i]);
+		CHECK(text && strstr(text, want[i]) != NULL, "dump shows '%s'", want[i]);
 	if (getenv("TEST_MODELFILE_DUMP") && text)
 		fputs(text, stdout);
 	free(text);
@@ -517,9 +499,9 @@ static void test_invalid(const loom_hwcfg *cfg, const char *path)
 		loom_model *m = build_model(cfg), *r = NULL;
 		cases[i].fn(m);
 		int wr = loom_model_write(m, path, err, sizeof err);
-		check(wr == 0, "invalid case %zu: write: %s", i, err);
+		CHECK(wr == 0, "invalid case %zu: write: %s", i, err);
 		int rc = loom_model_read(path, NULL, &r, err, sizeof err);
-		check(rc == -1 && !r && strstr(err, cases[i].want) && !strncmp(err, path, strlen(path)),
+		CHECK(rc == -1 && !r && strstr(err, cases[i].want) && !strncmp(err, path, strlen(path)),
 		      "invalid case %zu: want '%s', got %d '%s'", i, cases[i].want, rc, err);
 		loom_model_free(r);
 		loom_model_free(m);
@@ -548,13 +530,13 @@ static void test_patches(const uint8_t *file, size_t len)
 			p[3].off = i + sizeof vnote;
 			p[3].val = 2;
 		}
-	check(p[3].val == 2, "version note found in the file");
+	CHECK(p[3].val == 2, "version note found in the file");
 	for (size_t i = 0; i < 4; i++) {
 		memcpy(b, file, len);
 		b[p[i].off] = p[i].val;
 		err[0] = 0;
 		int rc = loom_model_read_mem(b, len, "p.loom", NULL, &m, err, sizeof err);
-		check(rc == -1 && !m && strstr(err, p[i].want) && !strncmp(err, "p.loom: ", 8), "patch %zu: want '%s', got '%s'",
+		CHECK(rc == -1 && !m && strstr(err, p[i].want) && !strncmp(err, "p.loom: ", 8), "patch %zu: want '%s', got '%s'",
 		      i, p[i].want, err);
 	}
 	/* the fingerprint text */
@@ -565,10 +547,10 @@ static void test_patches(const uint8_t *file, size_t len)
 			memcpy(b, file, len);
 			b[i + strlen(fp)] = b[i + strlen(fp)] == '0' ? '1' : '0';
 			int rc = loom_model_read_mem(b, len, "p.loom", NULL, &m, err, sizeof err);
-			check(rc == -1 && strstr(err, "does not match"), "fingerprint patch: got '%s'", err);
+			CHECK(rc == -1 && strstr(err, "does not match"), "fingerprint patch: got '%s'", err);
 			found = 1;
 		}
-	check(found, "fingerprint found in the note");
+	CHECK(found, "fingerprint found in the note");
 	free(b);
 }
 
@@ -585,8 +567,8 @@ static void test_corrupt(const uint8_t *file, size_t len, const loom_hwcfg *cfg)
 		if (try_read(b, l, cfg, null, &bad_msg) == 0)
 			ok_trunc++;
 	}
-	check(!bad_msg, "truncation: every failure has a message");
-	check(!ok_trunc, "truncation: %d truncated files accepted", ok_trunc);
+	CHECK(!bad_msg, "truncation: every failure has a message");
+	CHECK(!ok_trunc, "truncation: %d truncated files accepted", ok_trunc);
 
 	bad_msg = 0;
 	for (int i = 0; i < 2000; i++) {
@@ -596,14 +578,14 @@ static void test_corrupt(const uint8_t *file, size_t len, const loom_hwcfg *cfg)
 		b[at] ^= x;
 		fails += try_read(b, len, cfg, null, &bad_msg) != 0;
 	}
-	check(!bad_msg, "2000 flips: every read succeeds or fails with a message");
-	check(fails > 0, "2000 flips: %u refused", fails);
+	CHECK(!bad_msg, "2000 flips: every read succeeds or fails with a message");
+	CHECK(fails > 0, "2000 flips: %u refused", fails);
 	if (getenv("TEST_MODELFILE_DUMP"))
 		printf("%zu bytes, 2000 flips: %u refused\n", len, fails);
 
 	size_t off = 0, size = 0;
 	memcpy(b, file, len);
-	check(find_section(b, len, ".loom.tensors", &off, &size) == 0 && size > 0 && off + size <= len,
+	CHECK(find_section(b, len, ".loom.tensors", &off, &size) == 0 && size > 0 && off + size <= len,
 	      ".loom.tensors found");
 	bad_msg = 0;
 	fails = 0;
@@ -612,8 +594,8 @@ static void test_corrupt(const uint8_t *file, size_t len, const loom_hwcfg *cfg)
 		b[off + rnd() % size] ^= (uint8_t)(rnd() % 255 + 1);
 		fails += try_read(b, len, cfg, null, &bad_msg) != 0;
 	}
-	check(!bad_msg, "tensor table flips: every read succeeds or fails with a message");
-	check(fails > 0, "tensor table flips: %u of %u refused", fails, n);
+	CHECK(!bad_msg, "tensor table flips: every read succeeds or fails with a message");
+	CHECK(fails > 0, "tensor table flips: %u of %u refused", fails, n);
 	if (getenv("TEST_MODELFILE_DUMP"))
 		printf("tensor table flips: %u of %u refused\n", fails, n);
 	fclose(null);
@@ -622,6 +604,7 @@ static void test_corrupt(const uint8_t *file, size_t len, const loom_hwcfg *cfg)
 
 int main(void)
 {
+	check_init(CHECK_QUIET);
 	char err[512], path[] = "/tmp/test_modelfile_XXXXXX";
 	loom_hwcfg cfg, small, slow;
 	int fd = mkstemp(path);
@@ -638,12 +621,12 @@ int main(void)
 
 	loom_model *m = build_model(&cfg), *r = NULL;
 	int rc = loom_model_write(m, path, err, sizeof err);
-	check(rc == 0, "write: %s", err);
+	CHECK(rc == 0, "write: %s", err);
 	rc = loom_model_read(path, &cfg, &r, err, sizeof err);
-	check(rc == 0 && r, "read: %s", err);
+	CHECK(rc == 0 && r, "read: %s", err);
 	if (r) {
 		char why[256] = "";
-		check(model_eq(m, r, why, sizeof why), "round trip: %s differs", why);
+		CHECK(model_eq(m, r, why, sizeof why), "round trip: %s differs", why);
 		test_dump(r);
 	}
 	loom_model_free(r);
@@ -652,15 +635,15 @@ int main(void)
 	rc = loom_model_read(path, &small, &r, err, sizeof err);
 	char want[600];
 	snprintf(want, sizeof want, "%s compiled for array_rows = 16, configuration 'small' has array_rows = 8", path);
-	check(rc == -1 && !r && !strcmp(err, want), "read with 'small': got '%s'", err);
-	check(loom_model_check_cfg(m, &small, err, sizeof err) == -1 && strstr(err, "array_rows = 16"),
+	CHECK(rc == -1 && !r && !strcmp(err, want), "read with 'small': got '%s'", err);
+	CHECK(loom_model_check_cfg(m, &small, err, sizeof err) == -1 && strstr(err, "array_rows = 16"),
 	      "loom_model_check_cfg with 'small': %s", err);
-	check(loom_model_check_cfg(m, &slow, err, sizeof err) == 0, "dram_latency / dram_bw are not compared: %s", err);
+	CHECK(loom_model_check_cfg(m, &slow, err, sizeof err) == 0, "dram_latency / dram_bw are not compared: %s", err);
 	rc = loom_model_read(path, &slow, &r, err, sizeof err);
-	check(rc == 0 && r, "read with another dram_latency: %s", err);
+	CHECK(rc == 0 && r, "read with another dram_latency: %s", err);
 	loom_model_free(r);
 	r = NULL;
-	check(loom_model_read("/nonexistent/x.loom", NULL, &r, err, sizeof err) == -1 && strstr(err, "/nonexistent/x.loom"),
+	CHECK(loom_model_read("/nonexistent/x.loom", NULL, &r, err, sizeof err) == -1 && strstr(err, "/nonexistent/x.loom"),
 	      "missing file: %s", err);
 
 	size_t len;
@@ -674,6 +657,5 @@ int main(void)
 		printf("FAIL keep: %s\n", err);
 	loom_model_free(m);
 	unlink(path);
-	printf("%u passed, %u failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return check_report();
 }

@@ -21,6 +21,7 @@
 #include "compiler/onnx.h"
 
 #include "onnx.pb-c.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -30,23 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static unsigned npass, nfail;
-
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
 
 /* snprintf where truncation is fine (paths and labels in messages) */
 static int fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
@@ -327,7 +311,7 @@ static void sweep_tensors(const char *casedir, const loom_graph *g, struct sweep
 						s->tensors_refused++;
 					else {
 						s->tensors_bad++;
-						check(0, "%s: tensor %s refused without a clean message: %s", label, path, err);
+						CHECK_FAIL("%s: tensor %s refused without a clean message: %s", label, path, err);
 					}
 					continue;
 				}
@@ -338,7 +322,7 @@ static void sweep_tensors(const char *casedir, const loom_graph *g, struct sweep
 						same = gi->dims[d] == t.dims[d];
 					if (!same) {
 						s->input_mismatch++;
-						check(0, "%s: %s does not match graph input '%s'", label, path, gi->name);
+						CHECK_FAIL("%s: %s does not match graph input '%s'", label, path, gi->name);
 					}
 				}
 				loom_tensor_clear(&t);
@@ -404,7 +388,7 @@ static void sweep_dir(const char *sub, int min_loaded)
 			const char *p = g ? graph_problem(g) : "no graph";
 			if (*p) {
 				s.bad++;
-				check(0, "%s: loaded graph broken: %s", label, p);
+				CHECK_FAIL("%s: loaded graph broken: %s", label, p);
 			} else {
 				s.loaded++;
 			}
@@ -413,16 +397,16 @@ static void sweep_dir(const char *sub, int min_loaded)
 			printf("refused %s: %s\n", label, err + strlen(path) + 2);
 		} else {
 			s.bad++;
-			check(0, "%s: refused without a clean message: rc %d, '%s'", label, rc, err);
+			CHECK_FAIL("%s: refused without a clean message: rc %d, '%s'", label, rc, err);
 		}
 		sweep_tensors(casedir, g, &s, label);
 		loom_graph_free(g);
 	}
 	free_list(cases, ncases);
-	check(s.bad == 0 && s.loaded >= min_loaded,
+	CHECK(s.bad == 0 && s.loaded >= min_loaded,
 	      "%s: %d models: %d loaded (%d with shapes from their test inputs), %d refused cleanly, %d bad (want >= %d loaded)",
 	      sub, s.models, s.loaded, s.shaped, s.refused, s.bad, min_loaded);
-	check(s.tensors_bad == 0 && s.input_mismatch == 0,
+	CHECK(s.tensors_bad == 0 && s.input_mismatch == 0,
 	      "%s: %d test tensors: %d loaded, %d refused cleanly, %d bad, %d inputs not matching their graph", sub,
 	      s.tensors, s.tensors - s.tensors_refused - s.tensors_bad, s.tensors_refused, s.tensors_bad,
 	      s.input_mismatch);
@@ -474,31 +458,31 @@ static void test_known_models(void)
 
 	/* Conv with strides and padding: x[1,1,7,5], W[1,1,3,3] both graph inputs */
 	g = load_case("node/test_conv_with_strides_padding", err, sizeof err);
-	if (check(g != NULL, "node/test_conv_with_strides_padding loads: %s", g ? "" : err)) {
+	if (CHECK(g != NULL, "node/test_conv_with_strides_padding loads: %s", g ? "" : err)) {
 		const loom_node *n = g->nnodes == 1 ? &g->nodes[0] : NULL;
-		check(n && !strcmp(n->op_type, "Conv") && n->ninputs == 2 && n->noutputs == 1,
+		CHECK(n && !strcmp(n->op_type, "Conv") && n->ninputs == 2 && n->noutputs == 1,
 		      "conv_with_strides_padding: one Conv node, 2 inputs, 1 output");
-		check(g->opset >= 11 && g->opset <= 17, "conv_with_strides_padding: opset %" PRId64, g->opset);
-		check(g->ninputs == 2 && g->noutputs == 1, "conv_with_strides_padding: 2 graph inputs, 1 output");
+		CHECK(g->opset >= 11 && g->opset <= 17, "conv_with_strides_padding: opset %" PRId64, g->opset);
+		CHECK(g->ninputs == 2 && g->noutputs == 1, "conv_with_strides_padding: 2 graph inputs, 1 output");
 		static const int64_t xd[] = {1, 1, 7, 5}, wd[] = {1, 1, 3, 3}, yd[] = {1, 1, 4, 3};
 		int x = loom_graph_find(g, "x"), w = loom_graph_find(g, "W"), y = loom_graph_find(g, "y");
-		check(x >= 0 && w >= 0 && y >= 0 && g->inputs[0] == x && g->inputs[1] == w && g->outputs[0] == y,
+		CHECK(x >= 0 && w >= 0 && y >= 0 && g->inputs[0] == x && g->inputs[1] == w && g->outputs[0] == y,
 		      "conv_with_strides_padding: tensors x, W, y are the graph's inputs and output");
-		check(x >= 0 && dims_are(&g->tensors[x], 4, xd) && g->tensors[x].dtype == LOOM_DT_FLOAT &&
+		CHECK(x >= 0 && dims_are(&g->tensors[x], 4, xd) && g->tensors[x].dtype == LOOM_DT_FLOAT &&
 		      !g->tensors[x].is_const && !g->tensors[x].data, "conv_with_strides_padding: x float[1,1,7,5]");
-		check(w >= 0 && dims_are(&g->tensors[w], 4, wd) && !g->tensors[w].is_const,
+		CHECK(w >= 0 && dims_are(&g->tensors[w], 4, wd) && !g->tensors[w].is_const,
 		      "conv_with_strides_padding: W float[1,1,3,3], an input, not an initializer");
-		check(y >= 0 && dims_are(&g->tensors[y], 4, yd) && g->tensors[y].dtype == LOOM_DT_FLOAT,
+		CHECK(y >= 0 && dims_are(&g->tensors[y], 4, yd) && g->tensors[y].dtype == LOOM_DT_FLOAT,
 		      "conv_with_strides_padding: y's value_info float[1,1,4,3] recorded");
 		if (n) {
 			static const int64_t ks[] = {3, 3}, pads[] = {1, 1, 1, 1}, st[] = {2, 2};
-			check(ints_are(n, "kernel_shape", 2, ks) && ints_are(n, "pads", 4, pads) &&
+			CHECK(ints_are(n, "kernel_shape", 2, ks) && ints_are(n, "pads", 4, pads) &&
 			      ints_are(n, "strides", 2, st) && n->nattrs == 3,
 			      "conv_with_strides_padding: kernel_shape [3,3], pads [1,1,1,1], strides [2,2]");
-			check(loom_node_in(g, n, 0) == &g->tensors[x] && loom_node_in(g, n, 1) == &g->tensors[w] &&
+			CHECK(loom_node_in(g, n, 0) == &g->tensors[x] && loom_node_in(g, n, 1) == &g->tensors[w] &&
 			      loom_node_in(g, n, 2) == NULL && loom_node_out(g, n, 0) == &g->tensors[y],
 			      "conv_with_strides_padding: loom_node_in/out");
-			check(!strcmp(n->domain, "") && n->name[0], "conv_with_strides_padding: domain \"\", name '%s'",
+			CHECK(!strcmp(n->domain, "") && n->name[0], "conv_with_strides_padding: domain \"\", name '%s'",
 			      n->name);
 		}
 		loom_graph_free(g);
@@ -515,9 +499,9 @@ static void test_known_models(void)
 	free(b);
 	g = NULL;
 	int rc = loom_onnx_load(path, NULL, 0, &g, err, sizeof err);
-	check(clean_refusal(path, rc, g, err) && strstr(err, "opset 6"), "pytorch-converted/test_Conv2d (opset 6) refused: %s",
+	CHECK(clean_refusal(path, rc, g, err) && strstr(err, "opset 6"), "pytorch-converted/test_Conv2d (opset 6) refused: %s",
 	      err + (rc ? strlen(path) + 2 : 0));
-	if (check(m && m->graph && m->n_opset_import == 1 && m->graph->n_initializer == 2,
+	if (CHECK(m && m->graph && m->n_opset_import == 1 && m->graph->n_initializer == 2,
 		  "pytorch-converted/test_Conv2d: a ModelProto with 2 initializers")) {
 		m->opset_import[0]->version = 7;
 		size_t n = onnx__model_proto__get_packed_size(m);
@@ -527,7 +511,7 @@ static void test_known_models(void)
 		free(pb);
 		g = NULL;
 		rc = loom_onnx_load(TMP, NULL, 0, &g, err, sizeof err);
-		if (check(!rc, "test_Conv2d as opset 7 loads: %s", rc ? err : "")) {
+		if (CHECK(!rc, "test_Conv2d as opset 7 loads: %s", rc ? err : "")) {
 			const loom_node *cv = find_node(g, "Conv");
 			const loom_tensor *w = cv ? loom_node_in(g, cv, 1) : NULL;
 			const loom_tensor *bias = cv ? loom_node_in(g, cv, 2) : NULL;
@@ -540,11 +524,11 @@ static void test_known_models(void)
 			static const loom_tensor none;
 			const loom_tensor *wt = w ? w : &none;
 			const char *wn = wt->name ? wt->name : "-";
-			check(g->ninputs == 1 && g->nnodes == 1 && w && bias && wt->is_const && bias->is_const &&
+			CHECK(g->ninputs == 1 && g->nnodes == 1 && w && bias && wt->is_const && bias->is_const &&
 			      !strcmp(wn, tw->name), "test_Conv2d: one graph input, weight '%s' and bias are initializers", wn);
-			check(same, "test_Conv2d: weight [%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "] equals the file's %s",
+			CHECK(same, "test_Conv2d: weight [%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "] equals the file's %s",
 			      wt->dims[0], wt->dims[1], wt->dims[2], wt->dims[3], tw->has_raw_data ? "raw_data" : "float_data");
-			check(!*graph_problem(g), "test_Conv2d: IR invariants");
+			CHECK(!*graph_problem(g), "test_Conv2d: IR invariants");
 			loom_graph_free(g);
 		}
 		unlink(TMP);
@@ -554,9 +538,9 @@ static void test_known_models(void)
 
 	/* Constant folded into an initializer: no node left */
 	g = load_case("node/test_constant", err, sizeof err);
-	if (check(g != NULL, "node/test_constant loads: %s", g ? "" : err)) {
+	if (CHECK(g != NULL, "node/test_constant loads: %s", g ? "" : err)) {
 		const loom_tensor *o = &g->tensors[g->outputs[0]];
-		check(g->nnodes == 0 && g->noutputs == 1 && o->is_const && o->data && o->dtype == LOOM_DT_FLOAT &&
+		CHECK(g->nnodes == 0 && g->noutputs == 1 && o->is_const && o->data && o->dtype == LOOM_DT_FLOAT &&
 		      o->rank == 2 && o->dims[0] == 5 && o->dims[1] == 5,
 		      "test_constant: the Constant is folded, its output a float[5,5] constant");
 		loom_graph_free(g);
@@ -564,24 +548,24 @@ static void test_known_models(void)
 
 	/* LSTM with a skipped optional output before a wanted one */
 	g = load_case("node/test_lstm_defaults", err, sizeof err);
-	if (check(g != NULL, "node/test_lstm_defaults loads: %s", g ? "" : err)) {
+	if (CHECK(g != NULL, "node/test_lstm_defaults loads: %s", g ? "" : err)) {
 		const loom_node *n = find_node(g, "LSTM");
-		check(n && n->noutputs == 2 && strstr(loom_node_out(g, n, 0)->name, ":unused0") &&
+		CHECK(n && n->noutputs == 2 && strstr(loom_node_out(g, n, 0)->name, ":unused0") &&
 		      !strcmp(loom_node_out(g, n, 1)->name, "Y_h"),
 		      "test_lstm_defaults: outputs ('', 'Y_h') -> an unused tensor and Y_h");
-		check(n && loom_attr_int(n, "hidden_size", 0) == 3, "test_lstm_defaults: hidden_size 3");
+		CHECK(n && loom_attr_int(n, "hidden_size", 0) == 3, "test_lstm_defaults: hidden_size 3");
 		loom_graph_free(g);
 	}
 
 	/* a skipped optional input is -1 (Clip's min) */
 	g = load_case("node/test_clip_default_inbounds", err, sizeof err);
-	if (check(g != NULL, "node/test_clip_default_inbounds loads: %s", g ? "" : err)) {
+	if (CHECK(g != NULL, "node/test_clip_default_inbounds loads: %s", g ? "" : err)) {
 		loom_graph_free(g);
 	}
 	g = load_case("node/test_clip_default_int8_max", err, sizeof err);
-	if (check(g != NULL, "node/test_clip_default_int8_max loads: %s", g ? "" : err)) {
+	if (CHECK(g != NULL, "node/test_clip_default_int8_max loads: %s", g ? "" : err)) {
 		const loom_node *n = find_node(g, "Clip");
-		check(n && n->ninputs == 3 && n->inputs[1] == -1 && loom_node_in(g, n, 1) == NULL &&
+		CHECK(n && n->ninputs == 3 && n->inputs[1] == -1 && loom_node_in(g, n, 1) == NULL &&
 		      loom_node_in(g, n, 2) && loom_node_in(g, n, 2)->dtype == LOOM_DT_INT8,
 		      "test_clip_default_int8_max: Clip(x, '', max): input 1 is -1");
 		loom_graph_free(g);
@@ -589,9 +573,9 @@ static void test_known_models(void)
 
 	/* a STRING attribute and an optional trailing input */
 	g = load_case("node/test_resize_upsample_scales_nearest", err, sizeof err);
-	if (check(g != NULL, "node/test_resize_upsample_scales_nearest loads: %s", g ? "" : err)) {
+	if (CHECK(g != NULL, "node/test_resize_upsample_scales_nearest loads: %s", g ? "" : err)) {
 		const loom_node *n = find_node(g, "Resize");
-		check(n && !strcmp(loom_attr_str(n, "mode", "?"), "nearest") &&
+		CHECK(n && !strcmp(loom_attr_str(n, "mode", "?"), "nearest") &&
 		      !strcmp(loom_attr_str(n, "nope", "dflt"), "dflt"),
 		      "test_resize_upsample_scales_nearest: mode 'nearest'");
 		loom_graph_free(g);
@@ -758,7 +742,7 @@ static void expect_refusal(mk *k, const loom_input_shape *s, int ns, const char 
 	int rc = mk_load(k, s, ns, &g, err, sizeof err);
 	int ok = clean_refusal(TMP, rc, g, err) && (!w1 || strstr(err, w1)) && (!w2 || strstr(err, w2)) &&
 		 (!w3 || strstr(err, w3));
-	check(ok, "%s: refused: %s", what, rc ? err : "(it loaded)");
+	CHECK(ok, "%s: refused: %s", what, rc ? err : "(it loaded)");
 	loom_graph_free(g);
 }
 
@@ -781,15 +765,15 @@ static void test_opsets_and_shapes(void)
 	char err[1024];
 
 	mk_relu(&k, 13, 1);
-	if (check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "hand-made Relu model (opset 13) loads: %s", err)) {
-		check(g->opset == 13 && g->nnodes == 1 && !strcmp(g->nodes[0].name, "relu") && !strcmp(g->name, "hand") &&
+	if (CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "hand-made Relu model (opset 13) loads: %s", err)) {
+		CHECK(g->opset == 13 && g->nnodes == 1 && !strcmp(g->nodes[0].name, "relu") && !strcmp(g->name, "hand") &&
 		      !strcmp(g->path, TMP), "Relu model: opset, node, graph name and path");
-		check(!*graph_problem(g), "Relu model: IR invariants");
+		CHECK(!*graph_problem(g), "Relu model: IR invariants");
 		loom_graph_free(g);
 	}
 	for (int64_t o = 7; o <= 17; o += 10) {
 		mk_relu(&k, o, 1);
-		check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "opset %" PRId64 " accepted: %s", o, err);
+		CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "opset %" PRId64 " accepted: %s", o, err);
 		loom_graph_free(g);
 	}
 	mk_relu(&k, 6, 1);
@@ -798,7 +782,7 @@ static void test_opsets_and_shapes(void)
 	expect_refusal(&k, NULL, 0, "opset 18", "opset 18", "7 to 17", NULL);
 	mk_relu(&k, 13, 1);
 	k.ops[0].domain = "ai.onnx";
-	check(!mk_load(&k, NULL, 0, &g, err, sizeof err) && g->opset == 13, "domain 'ai.onnx' is the default domain: %s", err);
+	CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err) && g->opset == 13, "domain 'ai.onnx' is the default domain: %s", err);
 	loom_graph_free(g);
 	mk_relu(&k, 13, 1);
 	k.ops[0].domain = "ai.onnx.ml";
@@ -811,7 +795,7 @@ static void test_opsets_and_shapes(void)
 	k.ops[1].version = 3;
 	k.opsp[1] = &k.ops[1];
 	k.m.n_opset_import = 2;
-	check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "an unused ai.onnx.ml import is accepted: %s", err);
+	CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "an unused ai.onnx.ml import is accepted: %s", err);
 	loom_graph_free(g);
 	k.nodes[0].domain = "ai.onnx.ml";
 	expect_refusal(&k, NULL, 0, "a node of domain ai.onnx.ml", "node 'relu' (Relu)", "ai.onnx.ml", NULL);
@@ -829,19 +813,19 @@ static void test_opsets_and_shapes(void)
 	mk_relu(&k, 13, -1);
 	expect_refusal(&k, NULL, 0, "dynamic dim without --input-shape", "'x'", "dimension 0", "dynamic");
 	loom_input_shape s;
-	check(!loom_parse_input_shape("x=4x3", &s, err, sizeof err), "parse x=4x3: %s", err);
-	if (check(!mk_load(&k, &s, 1, &g, err, sizeof err), "dynamic dim fixed by --input-shape x=4x3: %s", err)) {
+	CHECK(!loom_parse_input_shape("x=4x3", &s, err, sizeof err), "parse x=4x3: %s", err);
+	if (CHECK(!mk_load(&k, &s, 1, &g, err, sizeof err), "dynamic dim fixed by --input-shape x=4x3: %s", err)) {
 		const loom_tensor *x = &g->tensors[g->inputs[0]];
 		const loom_tensor *y = &g->tensors[g->outputs[0]];
-		check(x->rank == 2 && x->dims[0] == 4 && x->dims[1] == 3, "x is float[4,3]");
-		check(y->dtype == LOOM_DT_FLOAT && y->rank == 0, "y's dynamic value_info: dtype only, shape left to inference");
+		CHECK(x->rank == 2 && x->dims[0] == 4 && x->dims[1] == 3, "x is float[4,3]");
+		CHECK(y->dtype == LOOM_DT_FLOAT && y->rank == 0, "y's dynamic value_info: dtype only, shape left to inference");
 		loom_graph_free(g);
 	}
-	check(!loom_parse_input_shape("x=4x5", &s, err, sizeof err), "parse x=4x5");
+	CHECK(!loom_parse_input_shape("x=4x5", &s, err, sizeof err), "parse x=4x5");
 	expect_refusal(&k, &s, 1, "--input-shape against a static dim", "dimension 1 is 3", "5 given", NULL);
-	check(!loom_parse_input_shape("x=4", &s, err, sizeof err), "parse x=4");
+	CHECK(!loom_parse_input_shape("x=4", &s, err, sizeof err), "parse x=4");
 	expect_refusal(&k, &s, 1, "--input-shape of the wrong rank", "rank 1", "rank 2", NULL);
-	check(!loom_parse_input_shape("z=4x3", &s, err, sizeof err), "parse z=4x3");
+	CHECK(!loom_parse_input_shape("z=4x3", &s, err, sizeof err), "parse z=4x3");
 	expect_refusal(&k, &s, 1, "--input-shape of an unknown input", "no input 'z'", "x", NULL);
 	loom_input_shape two[2];
 	loom_parse_input_shape("x=4x3", &two[0], err, sizeof err);
@@ -852,7 +836,7 @@ static void test_opsets_and_shapes(void)
 	mk_relu(&k, 13, 1);
 	k.tt[0].shape = NULL;
 	expect_refusal(&k, NULL, 0, "an input without a shape", "'x'", "no shape", NULL);
-	check(!mk_load(&k, &two[0], 1, &g, err, sizeof err) && g->tensors[g->inputs[0]].rank == 2,
+	CHECK(!mk_load(&k, &two[0], 1, &g, err, sizeof err) && g->tensors[g->inputs[0]].rank == 2,
 	      "an input without a shape given by --input-shape: %s", err);
 	loom_graph_free(g);
 	mk_relu(&k, 13, 1);
@@ -889,10 +873,10 @@ static void test_graph_structure(void)
 	mk_node(&k, "Relu", "n2", "b", NULL, "c");
 	mk_node(&k, "Relu", "n1", "a", NULL, "b");
 	mk_node(&k, "Relu", NULL, "x", NULL, "a");
-	if (check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "unsorted nodes load: %s", err)) {
-		check(g->nnodes == 3 && !strcmp(g->nodes[0].name, "Relu_2") && !strcmp(g->nodes[1].name, "n1") &&
+	if (CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "unsorted nodes load: %s", err)) {
+		CHECK(g->nnodes == 3 && !strcmp(g->nodes[0].name, "Relu_2") && !strcmp(g->nodes[1].name, "n1") &&
 		      !strcmp(g->nodes[2].name, "n2"), "nodes sorted: Relu_2 (synthesized name), n1, n2");
-		check(!*graph_problem(g), "sorted graph keeps the IR invariants");
+		CHECK(!*graph_problem(g), "sorted graph keeps the IR invariants");
 		loom_graph_free(g);
 	}
 	/* a cycle: a = Relu(b), b = Relu(a), c = Add(x, b) */
@@ -948,9 +932,9 @@ static void test_graph_structure(void)
 	Onnx__NodeProto *n = mk_node(&k, "Clip", "clip", "x", "", "c");
 	k.nin[0][n->n_input++] = "m";
 	k.nout[0][n->n_output++] = "";
-	if (check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "Clip(x, '', m) -> (c, '') loads: %s", err)) {
+	if (CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "Clip(x, '', m) -> (c, '') loads: %s", err)) {
 		const loom_node *c = &g->nodes[0];
-		check(c->ninputs == 3 && c->inputs[1] == -1 && c->noutputs == 1 &&
+		CHECK(c->ninputs == 3 && c->inputs[1] == -1 && c->noutputs == 1 &&
 		      g->tensors[g->inputs[1]].rank == 0, "empty input is -1, trailing empty output dropped, m a scalar");
 		loom_graph_free(g);
 	}
@@ -1002,30 +986,30 @@ static void test_attributes_and_constants(void)
 	a = aps[na++] = mk_attr(&k, "empty", LOOM_ATTR_INTS);
 	k.nodes[0].n_attribute = (size_t)na;
 	k.nodes[0].attribute = aps;
-	if (check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "a node with every attribute type loads: %s", err)) {
+	if (CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "a node with every attribute type loads: %s", err)) {
 		const loom_node *n = &g->nodes[0];
 		int c;
-		check(n->nattrs == na, "8 attributes");
-		check(loom_attr_float(n, "alpha", 0) == 0.25f && loom_attr_float(n, "axis", 9) == 9,
+		CHECK(n->nattrs == na, "8 attributes");
+		CHECK(loom_attr_float(n, "alpha", 0) == 0.25f && loom_attr_float(n, "axis", 9) == 9,
 		      "FLOAT alpha 0.25 (and an INT read as float gives the default)");
-		check(loom_attr_int(n, "axis", 0) == -3 && loom_attr_int(n, "missing", 42) == 42, "INT axis -3, default 42");
-		check(!strcmp(loom_attr_str(n, "mode", ""), "abc"), "STRING mode 'abc'");
+		CHECK(loom_attr_int(n, "axis", 0) == -3 && loom_attr_int(n, "missing", 42) == 42, "INT axis -3, default 42");
+		CHECK(!strcmp(loom_attr_str(n, "mode", ""), "abc"), "STRING mode 'abc'");
 		const loom_attr *s = loom_node_attr(n, "scales");
-		check(s && s->type == LOOM_ATTR_FLOATS && s->n == 2 && s->floats[0] == 1.5f && s->floats[1] == -2.0f,
+		CHECK(s && s->type == LOOM_ATTR_FLOATS && s->n == 2 && s->floats[0] == 1.5f && s->floats[1] == -2.0f,
 		      "FLOATS scales [1.5, -2]");
 		const int64_t *p = loom_attr_ints(n, "pads", &c);
-		check(p && c == 3 && p[0] == 7 && p[1] == -8 && p[2] == 9, "INTS pads [7, -8, 9]");
-		check(!loom_attr_ints(n, "alpha", &c) && c == 0, "loom_attr_ints of a FLOAT: NULL, count 0");
+		CHECK(p && c == 3 && p[0] == 7 && p[1] == -8 && p[2] == 9, "INTS pads [7, -8, 9]");
+		CHECK(!loom_attr_ints(n, "alpha", &c) && c == 0, "loom_attr_ints of a FLOAT: NULL, count 0");
 		const loom_attr *ss = loom_node_attr(n, "names");
-		check(ss && ss->type == LOOM_ATTR_STRINGS && ss->n == 2 && !strcmp(ss->strings[0], "abc") &&
+		CHECK(ss && ss->type == LOOM_ATTR_STRINGS && ss->n == 2 && !strcmp(ss->strings[0], "abc") &&
 		      !strcmp(ss->strings[1], ""), "STRINGS names ['abc', '']");
 		const loom_attr *t = loom_node_attr(n, "value");
-		check(t && t->type == LOOM_ATTR_TENSOR && t->t && t->t->dtype == LOOM_DT_INT64 && t->t->rank == 1 &&
+		CHECK(t && t->type == LOOM_ATTR_TENSOR && t->t && t->t->dtype == LOOM_DT_INT64 && t->t->rank == 1 &&
 		      t->t->dims[0] == 2 && ((int64_t *)t->t->data)[1] == -8 && t->t->is_const,
 		      "TENSOR value int64[2] {7, -8}");
 		const loom_attr *e = loom_node_attr(n, "empty");
-		check(e && e->type == LOOM_ATTR_INTS && e->n == 0, "an empty INTS");
-		check(!loom_node_attr(n, "nothing"), "loom_node_attr of a missing name: NULL");
+		CHECK(e && e->type == LOOM_ATTR_INTS && e->n == 0, "an empty INTS");
+		CHECK(!loom_node_attr(n, "nothing"), "loom_node_attr of a missing name: NULL");
 		loom_graph_free(g);
 	}
 	/* an attribute twice; a TENSOR attribute with bad data */
@@ -1058,7 +1042,7 @@ static void test_attributes_and_constants(void)
 		a->n_ints = 3, a->ints = in;
 		k.nodes[0].n_attribute = 1;
 		k.nodes[0].attribute = cap;
-		if (!check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "Constant %s loads: %s", forms[f], err))
+		if (!CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "Constant %s loads: %s", forms[f], err))
 			continue;
 		const loom_tensor *t = &g->tensors[loom_graph_find(g, "k")];
 		int ok = g->nnodes == 1 && t->is_const && t->data && g->nodes[0].inputs[1] == loom_graph_find(g, "k");
@@ -1071,7 +1055,7 @@ static void test_attributes_and_constants(void)
 		default: ok = ok && t->dtype == LOOM_DT_INT64 && t->rank == 1 && t->dims[0] == 3 &&
 			     ((int64_t *)t->data)[2] == 9; break;
 		}
-		check(ok, "Constant %s folded into an initializer with its value", forms[f]);
+		CHECK(ok, "Constant %s folded into an initializer with its value", forms[f]);
 		loom_graph_free(g);
 	}
 	a->name = "value_string";
@@ -1132,11 +1116,11 @@ static void test_initializers(void)
 				default: t->n_int32_data = 3, t->int32_data = iv; break;
 				}
 			}
-			if (!check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "%s initializer (%s) loads: %s",
+			if (!CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "%s initializer (%s) loads: %s",
 				   loom_dtype_name(dt), r ? "raw_data" : "typed field", err))
 				continue;
 			const loom_tensor *w = &g->tensors[loom_graph_find(g, "w")];
-			check(w->dtype == dt && w->rank == 1 && w->dims[0] == 3 && w->is_const &&
+			CHECK(w->dtype == dt && w->rank == 1 && w->dims[0] == 3 && w->is_const &&
 			      loom_tensor_bytes(w) == 3 * es && !memcmp(w->data, want, 3 * es),
 			      "%s initializer (%s): values", loom_dtype_name(dt), r ? "raw_data" : "typed field");
 			loom_graph_free(g);
@@ -1156,9 +1140,9 @@ static void test_initializers(void)
 	t->dims = (int64_t *)dneg;
 	expect_refusal(&k, NULL, 0, "a negative initializer dim", "initializer 'w'", "dimension 1 is negative", NULL);
 	t->dims = (int64_t *)d0;
-	if (check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "an empty initializer float[0,4] loads: %s", err)) {
+	if (CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "an empty initializer float[0,4] loads: %s", err)) {
 		const loom_tensor *w = &g->tensors[loom_graph_find(g, "w")];
-		check(w->is_const && w->data && loom_tensor_numel(w) == 0 && loom_tensor_bytes(w) == 0,
+		CHECK(w->is_const && w->data && loom_tensor_numel(w) == 0 && loom_tensor_bytes(w) == 0,
 		      "empty initializer: numel 0, data not NULL");
 		loom_graph_free(g);
 	}
@@ -1194,8 +1178,8 @@ static void test_initializers(void)
 	t = mk_init_tensor(&k, "w", LOOM_DT_FLOAT, 1, d3);
 	t->n_float_data = 3, t->float_data = fv;
 	mk_input(&k, "w", LOOM_DT_FLOAT, 1, d3);
-	if (check(!mk_load(&k, NULL, 0, &g, err, sizeof err), "an initializer also listed as input loads: %s", err)) {
-		check(g->ninputs == 1 && !strcmp(g->tensors[g->inputs[0]].name, "x") &&
+	if (CHECK(!mk_load(&k, NULL, 0, &g, err, sizeof err), "an initializer also listed as input loads: %s", err)) {
+		CHECK(g->ninputs == 1 && !strcmp(g->tensors[g->inputs[0]].name, "x") &&
 		      g->tensors[loom_graph_find(g, "w")].is_const, "it is a constant, not a graph input");
 		loom_graph_free(g);
 	}
@@ -1218,28 +1202,28 @@ static void test_files(void)
 	onnx__tensor_proto__pack(&t, b);
 	write_file(tp, b, n);
 	loom_tensor lt;
-	if (check(!loom_onnx_load_tensor(tp, &lt, err, sizeof err), "a TensorProto file loads: %s", err)) {
-		check(!strcmp(lt.name, "input_a") && lt.dtype == LOOM_DT_FLOAT && lt.rank == 2 && lt.dims[0] == 2 &&
+	if (CHECK(!loom_onnx_load_tensor(tp, &lt, err, sizeof err), "a TensorProto file loads: %s", err)) {
+		CHECK(!strcmp(lt.name, "input_a") && lt.dtype == LOOM_DT_FLOAT && lt.rank == 2 && lt.dims[0] == 2 &&
 		      lt.dims[1] == 1 && ((float *)lt.data)[1] == 4.0f && !lt.is_const, "tensor: name, type, shape, values");
 		loom_tensor_clear(&lt);
-		check(!lt.name && !lt.data && !lt.rank, "loom_tensor_clear zeroes the tensor");
+		CHECK(!lt.name && !lt.data && !lt.rank, "loom_tensor_clear zeroes the tensor");
 	}
 	write_file(tp, b, n - 3);
 	int rc = loom_onnx_load_tensor(tp, &lt, err, sizeof err);
-	check(clean_refusal(tp, rc, NULL, err) && !lt.data && !lt.name, "a truncated TensorProto: %s", err);
+	CHECK(clean_refusal(tp, rc, NULL, err) && !lt.data && !lt.name, "a truncated TensorProto: %s", err);
 	free(b);
 	rc = loom_onnx_load_tensor("/nonexistent/x.pb", &lt, err, sizeof err);
-	check(clean_refusal("/nonexistent/x.pb", rc, NULL, err), "a missing tensor file: %s", err);
+	CHECK(clean_refusal("/nonexistent/x.pb", rc, NULL, err), "a missing tensor file: %s", err);
 
 	/* the model files */
 	loom_graph *g = NULL;
 	write_file(TMP, "", 0);
 	rc = loom_onnx_load(TMP, NULL, 0, &g, err, sizeof err);
-	check(clean_refusal(TMP, rc, g, err) && strstr(err, "empty"), "an empty file: %s", err);
+	CHECK(clean_refusal(TMP, rc, g, err) && strstr(err, "empty"), "an empty file: %s", err);
 	rc = loom_onnx_load("/nonexistent/m.onnx", NULL, 0, &g, err, sizeof err);
-	check(clean_refusal("/nonexistent/m.onnx", rc, g, err), "a missing file: %s", err);
+	CHECK(clean_refusal("/nonexistent/m.onnx", rc, g, err), "a missing file: %s", err);
 	rc = loom_onnx_load("/tmp", NULL, 0, &g, err, sizeof err);
-	check(clean_refusal("/tmp", rc, g, err), "a directory: %s", err);
+	CHECK(clean_refusal("/tmp", rc, g, err), "a directory: %s", err);
 
 	char path[512];
 	fmt(path, sizeof path, "%s/node/test_conv_with_strides_padding/model.onnx", TESTDATA);
@@ -1252,11 +1236,11 @@ static void test_files(void)
 		mk_write(&k, TMP);
 		m = read_all(TMP, &len);
 	}
-	if (!check(m && len > 16, "a model to mutate (%zu bytes)", len))
+	if (!CHECK(m && len > 16, "a model to mutate (%zu bytes)", len))
 		return;
 	write_file(TMP, m, len / 2);
 	rc = loom_onnx_load(TMP, NULL, 0, &g, err, sizeof err);
-	check(clean_refusal(TMP, rc, g, err), "a model truncated at half: %s", err);
+	CHECK(clean_refusal(TMP, rc, g, err), "a model truncated at half: %s", err);
 	/* every truncation: loads or refuses cleanly, never crashes */
 	int clean = 1, refused = 0;
 	for (size_t l = 1; l < len; l++) {
@@ -1269,7 +1253,7 @@ static void test_files(void)
 		loom_graph_free(g);
 		g = NULL;
 	}
-	check(clean, "the model truncated at each of %zu lengths: %d refused, no crash, messages clean", len - 1, refused);
+	CHECK(clean, "the model truncated at each of %zu lengths: %d refused, no crash, messages clean", len - 1, refused);
 	/* random bytes, and flipped bytes of the model */
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	uint8_t *r = malloc(len);
@@ -1308,12 +1292,12 @@ static void test_files(void)
 			loom_tensor_clear(&tt);
 	}
 	free(r);
-	check(clean, "200 random files and 2800 mutated models: %d loaded, %d refused, no crash, messages clean",
+	CHECK(clean, "200 random files and 2800 mutated models: %d loaded, %d refused, no crash, messages clean",
 	      loaded, refused);
 	free(m);
 	/* a ModelProto read as a tensor, a tensor read as a model */
 	rc = loom_onnx_load(tp, NULL, 0, &g, err, sizeof err);
-	check(clean_refusal(tp, rc, g, err), "a TensorProto file as a model: %s", err);
+	CHECK(clean_refusal(tp, rc, g, err), "a TensorProto file as a model: %s", err);
 	unlink(tp);
 	unlink(TMP);
 }
@@ -1322,46 +1306,47 @@ static void test_parse_and_ir(void)
 {
 	loom_input_shape s;
 	char err[512];
-	check(!loom_parse_input_shape("data=1x3x224x224", &s, err, sizeof err) && !strcmp(s.name, "data") &&
+	CHECK(!loom_parse_input_shape("data=1x3x224x224", &s, err, sizeof err) && !strcmp(s.name, "data") &&
 	      s.rank == 4 && s.dims[0] == 1 && s.dims[1] == 3 && s.dims[2] == 224 && s.dims[3] == 224,
 	      "parse data=1x3x224x224");
-	check(!loom_parse_input_shape("a=b:0=0x7", &s, err, sizeof err) && !strcmp(s.name, "a=b:0") && s.rank == 2 &&
+	CHECK(!loom_parse_input_shape("a=b:0=0x7", &s, err, sizeof err) && !strcmp(s.name, "a=b:0") && s.rank == 2 &&
 	      s.dims[0] == 0 && s.dims[1] == 7, "parse a=b:0=0x7: the name ends at the last '='");
 	static const char *bad[] = {"x", "=1x2", "x=", "x=1xx2", "x=-1", "x=1x", "x=1,2", "x= 1",
 				    "x=1x2x3x4x5x6x7x8x9", "x=99999999999999999999"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int rc = loom_parse_input_shape(bad[i], &s, err, sizeof err);
-		check(rc == -1 && strstr(err, "--input-shape"), "parse '%s' refused: %s", bad[i], err);
+		CHECK(rc == -1 && strstr(err, "--input-shape"), "parse '%s' refused: %s", bad[i], err);
 	}
 	char longname[300];
 	memset(longname, 'n', sizeof longname);
 	strcpy(longname + 280, "=1");
-	check(loom_parse_input_shape(longname, &s, err, sizeof err) == -1, "an input name too long: %s", err);
+	CHECK(loom_parse_input_shape(longname, &s, err, sizeof err) == -1, "an input name too long: %s", err);
 
-	check(loom_dtype_size(LOOM_DT_FLOAT) == 4 && loom_dtype_size(LOOM_DT_INT64) == 8 &&
+	CHECK(loom_dtype_size(LOOM_DT_FLOAT) == 4 && loom_dtype_size(LOOM_DT_INT64) == 8 &&
 	      loom_dtype_size(LOOM_DT_BOOL) == 1 && loom_dtype_size(LOOM_DT_UINT16) == 2 &&
 	      loom_dtype_size(LOOM_DT_DOUBLE) == 8 && loom_dtype_size(10) == 0 && loom_dtype_size(8) == 0 &&
 	      loom_dtype_size(LOOM_DT_UNDEFINED) == 0, "loom_dtype_size");
-	check(!strcmp(loom_dtype_name(LOOM_DT_FLOAT), "float") && !strcmp(loom_dtype_name(LOOM_DT_INT64), "int64") &&
+	CHECK(!strcmp(loom_dtype_name(LOOM_DT_FLOAT), "float") && !strcmp(loom_dtype_name(LOOM_DT_INT64), "int64") &&
 	      !strcmp(loom_dtype_name(LOOM_DT_UINT8), "uint8") && !strcmp(loom_dtype_name(16), "bfloat16") &&
 	      !strcmp(loom_dtype_name(99), "unknown"), "loom_dtype_name");
 	loom_tensor t = {0};
 	t.dtype = LOOM_DT_INT16;
-	check(loom_tensor_numel(&t) == 1 && loom_tensor_bytes(&t) == 2, "a scalar: numel 1, 2 bytes");
+	CHECK(loom_tensor_numel(&t) == 1 && loom_tensor_bytes(&t) == 2, "a scalar: numel 1, 2 bytes");
 	t.rank = 3, t.dims[0] = 2, t.dims[1] = 3, t.dims[2] = 4;
-	check(loom_tensor_numel(&t) == 24 && loom_tensor_bytes(&t) == 48, "int16[2,3,4]: numel 24, 48 bytes");
+	CHECK(loom_tensor_numel(&t) == 24 && loom_tensor_bytes(&t) == 48, "int16[2,3,4]: numel 24, 48 bytes");
 	t.dims[1] = -1;
-	check(loom_tensor_numel(&t) == -1 && loom_tensor_bytes(&t) == 0, "a negative dim: numel -1, 0 bytes");
+	CHECK(loom_tensor_numel(&t) == -1 && loom_tensor_bytes(&t) == 0, "a negative dim: numel -1, 0 bytes");
 	t.dims[1] = INT64_MAX, t.dims[2] = 4;
-	check(loom_tensor_numel(&t) == -1, "an overflowing shape: numel -1");
+	CHECK(loom_tensor_numel(&t) == -1, "an overflowing shape: numel -1");
 	t.dims[1] = 3, t.dtype = 10;
-	check(loom_tensor_bytes(&t) == 0, "an unknown dtype: 0 bytes");
-	check(loom_graph_find(NULL, "x") == -1 && !loom_node_attr(NULL, "x"), "NULL graph / node");
+	CHECK(loom_tensor_bytes(&t) == 0, "an unknown dtype: 0 bytes");
+	CHECK(loom_graph_find(NULL, "x") == -1 && !loom_node_attr(NULL, "x"), "NULL graph / node");
 	loom_graph_free(NULL);
 }
 
 int main(int argc, char **argv)
 {
+	check_init(0);
 	if (argc >= 3 && !strcmp(argv[1], "--dump")) {
 		loom_input_shape s[16];
 		int ns = 0;
@@ -1394,8 +1379,7 @@ int main(int argc, char **argv)
 		sweep_dir("simple", 0);
 		sweep_dir("real", 0);
 	} else {
-		check(0, "%s: the ONNX test data (libonnx-testdata) is not installed", TESTDATA);
+		CHECK_FAIL("%s: the ONNX test data (libonnx-testdata) is not installed", TESTDATA);
 	}
-	printf("%u passed, %u failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return check_report();
 }

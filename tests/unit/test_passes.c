@@ -25,31 +25,13 @@
 #include "compiler/onnx.h"
 #include "onnx_case.h"
 #include "compiler/passes.h"
+#include "check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned npass, nfail, nskip;
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 #define F(...) ((const float[]){__VA_ARGS__})
@@ -161,7 +143,7 @@ static void check_valid(const loom_graph *g, const char *label)
 {
 	char why[300];
 	int ok = graph_valid(g, why, sizeof why);
-	check(ok, "%s: graph valid%s%s", label, ok ? "" : ": ", why);
+	CHECK(ok, "%s: graph valid%s%s", label, ok ? "" : ": ", why);
 }
 
 /* Run a fresh copy built by build() unchanged and one after loom_simplify;
@@ -172,22 +154,22 @@ static void check_same(loom_graph *(*build)(void), const char *label, loom_pass_
 	loom_pass_stats st = {0};
 	char err[512], why[300] = "";
 	if (loom_ref_run(a, err, sizeof err)) {
-		check(0, "%s: reference run of the original: %s", label, err);
+		CHECK_FAIL("%s: reference run of the original: %s", label, err);
 		goto out;
 	}
 	if (loom_simplify(b, &st, err, sizeof err)) {
-		check(0, "%s: loom_simplify: %s", label, err);
+		CHECK_FAIL("%s: loom_simplify: %s", label, err);
 		goto out;
 	}
 	{
 		char v[300];
 		if (!graph_valid(b, v, sizeof v)) {
-			check(0, "%s: graph invalid after loom_simplify: %s", label, v);
+			CHECK_FAIL("%s: graph invalid after loom_simplify: %s", label, v);
 			goto out;
 		}
 	}
 	if (loom_ref_run(b, err, sizeof err)) {
-		check(0, "%s: reference run after loom_simplify: %s", label, err);
+		CHECK_FAIL("%s: reference run after loom_simplify: %s", label, err);
 		goto out;
 	}
 	for (int i = 0; i < a->noutputs && !why[0]; i++) {
@@ -202,7 +184,7 @@ static void check_same(loom_graph *(*build)(void), const char *label, loom_pass_
 		if (w[0])
 			snprintf(why, sizeof why, "output '%s': %s", ta->name, w);
 	}
-	check(!why[0], "%s: same outputs after loom_simplify (%d -> %d nodes)%s%s", label, st.nodes_before,
+	CHECK(!why[0], "%s: same outputs after loom_simplify (%d -> %d nodes)%s%s", label, st.nodes_before,
 	      st.nodes_after, why[0] ? ": " : "", why);
 out:
 	if (st_out)
@@ -236,12 +218,12 @@ static void test_fold(void)
 	loom_pass_stats st = {0};
 	char err[512];
 	int rc = loom_pass_fold_constants(g, &st, err, sizeof err);
-	check(!rc, "fold: pass runs%s%s", rc ? ": " : "", rc ? err : "");
+	CHECK(!rc, "fold: pass runs%s%s", rc ? ": " : "", rc ? err : "");
 	if (!rc) {
 		const loom_tensor *t2 = &g->tensors[loom_graph_find(g, "t2")];
-		check(g->nnodes == 1 && !strcmp(g->nodes[0].name, "n3") && st.folded == 2,
+		CHECK(g->nnodes == 1 && !strcmp(g->nodes[0].name, "n3") && st.folded == 2,
 		      "fold: 2 of 3 nodes folded, n3 left (%d nodes, folded %d)", g->nnodes, st.folded);
-		check(t2->is_const && t2->data && ((const float *)t2->data)[0] == 4 &&
+		CHECK(t2->is_const && t2->data && ((const float *)t2->data)[0] == 4 &&
 			      ((const float *)t2->data)[1] == 12,
 		      "fold: t2 became the initializer [4, 12]");
 		check_valid(g, "fold");
@@ -277,20 +259,20 @@ static void test_identity(void)
 	char err[512];
 	int rc = loom_pass_fold_constants(g, &st, err, sizeof err) ||
 		 loom_pass_remove_identity(g, &st, err, sizeof err);
-	check(!rc, "identity: passes run%s%s", rc ? ": " : "", rc ? err : "");
+	CHECK(!rc, "identity: passes run%s%s", rc ? ": " : "", rc ? err : "");
 	if (!rc) {
 		const loom_node *r2 = node_named(g, "r2");
-		check(g->nnodes == 3 && node_named(g, "r1") && r2 && node_named(g, "id3"),
+		CHECK(g->nnodes == 3 && node_named(g, "r1") && r2 && node_named(g, "id3"),
 		      "identity: r1, r2, id3 left (%d nodes)", g->nnodes);
-		check(st.identities_removed == 3 && st.identities_kept == 1,
+		CHECK(st.identities_removed == 3 && st.identities_kept == 1,
 		      "identity: 3 removed, 1 kept (%d, %d)", st.identities_removed, st.identities_kept);
 		if (r2) {
-			check(!strcmp(tname(g, r2->inputs[0]), "a"), "identity: r2 reads a (reads %s)",
+			CHECK(!strcmp(tname(g, r2->inputs[0]), "a"), "identity: r2 reads a (reads %s)",
 			      tname(g, r2->inputs[0]));
-			check(!strcmp(tname(g, r2->outputs[0]), "y"), "identity: r2 writes the graph output y (writes %s)",
+			CHECK(!strcmp(tname(g, r2->outputs[0]), "y"), "identity: r2 writes the graph output y (writes %s)",
 			      tname(g, r2->outputs[0]));
 		}
-		check(!strcmp(tname(g, g->outputs[0]), "y") && !strcmp(tname(g, g->outputs[1]), "y2"),
+		CHECK(!strcmp(tname(g, g->outputs[0]), "y") && !strcmp(tname(g, g->outputs[1]), "y2"),
 		      "identity: graph outputs still y, y2");
 		check_valid(g, "identity");
 	}
@@ -310,7 +292,7 @@ static void test_identity(void)
 		goutput(h, m);
 		st = (loom_pass_stats){0};
 		rc = loom_pass_remove_identity(h, &st, err, sizeof err);
-		check(!rc && h->nnodes == 2 && st.identities_removed == 0,
+		CHECK(!rc && h->nnodes == 2 && st.identities_removed == 0,
 		      "identity: training-mode Dropout and Dropout with a used mask kept (%d nodes)", h->nnodes);
 		loom_graph_free(h);
 	}
@@ -326,7 +308,7 @@ static void test_identity(void)
 		goutput(h, y);
 		st = (loom_pass_stats){0};
 		rc = loom_pass_remove_identity(h, &st, err, sizeof err);
-		check(!rc && h->nnodes == 1 && h->nodes[0].inputs[0] == x,
+		CHECK(!rc && h->nnodes == 1 && h->nodes[0].inputs[0] == x,
 		      "identity: inference Dropout (training_mode false, mask unused) removed, Neg reads x");
 		loom_graph_free(h);
 	}
@@ -351,7 +333,7 @@ static void test_dead(void)
 	loom_pass_stats st = {0};
 	char err[512];
 	int rc = loom_pass_dead_nodes(g, &st, err, sizeof err);
-	check(!rc && g->nnodes == 1 && !strcmp(g->nodes[0].name, "r") && st.dead_removed == 2,
+	CHECK(!rc && g->nnodes == 1 && !strcmp(g->nodes[0].name, "r") && st.dead_removed == 2,
 	      "dead: Sigmoid and Neg removed, Relu left (%d nodes, removed %d)", g->nnodes, st.dead_removed);
 	check_valid(g, "dead");
 	loom_graph_free(g);
@@ -398,14 +380,14 @@ static void test_bn_conv(void)
 		char err[512];
 		int rc = loom_pass_fold_constants(g, &st, err, sizeof err) ||
 			 loom_pass_fold_batchnorm(g, &st, err, sizeof err);
-		check(!rc, "%s: passes run%s%s", names[bn_variant], rc ? ": " : "", rc ? err : "");
+		CHECK(!rc, "%s: passes run%s%s", names[bn_variant], rc ? ": " : "", rc ? err : "");
 		if (!rc) {
 			const loom_node *n = &g->nodes[0];
-			check(g->nnodes == 1 && !strcmp(n->op_type, "Conv") && n->ninputs == 3 && st.bn_folded == 1 &&
+			CHECK(g->nnodes == 1 && !strcmp(n->op_type, "Conv") && n->ninputs == 3 && st.bn_folded == 1 &&
 				      !strcmp(tname(g, n->outputs[0]), "y"),
 			      "%s: one Conv with a bias writing y (%d nodes, %d inputs, writes %s)", names[bn_variant],
 			      g->nnodes, n->ninputs, tname(g, n->outputs[0]));
-			check(g->tensors[n->inputs[1]].is_const && g->tensors[n->inputs[2]].is_const &&
+			CHECK(g->tensors[n->inputs[1]].is_const && g->tensors[n->inputs[2]].is_const &&
 				      n->inputs[1] != loom_graph_find(g, "W"),
 			      "%s: new constant weights '%s', bias '%s'", names[bn_variant], tname(g, n->inputs[1]),
 			      tname(g, n->inputs[2]));
@@ -428,7 +410,7 @@ static void test_bn_conv(void)
 			goutput(g, r);
 		}
 		rc = loom_pass_fold_batchnorm(g, &st, err, sizeof err);
-		check(!rc && g->nnodes == 3 && st.bn_folded == 0, "bn-conv: not folded when the Conv output has two users");
+		CHECK(!rc && g->nnodes == 3 && st.bn_folded == 0, "bn-conv: not folded when the Conv output has two users");
 		loom_graph_free(g);
 	}
 }
@@ -468,9 +450,9 @@ static void test_bn_gemm(void)
 		char err[512];
 		int rc = loom_pass_fold_constants(g, &st, err, sizeof err) ||
 			 loom_pass_fold_batchnorm(g, &st, err, sizeof err);
-		check(!rc, "%s: passes run%s%s", names[bn_variant], rc ? ": " : "", rc ? err : "");
+		CHECK(!rc, "%s: passes run%s%s", names[bn_variant], rc ? ": " : "", rc ? err : "");
 		if (!rc)
-			check(g->nnodes == 1 && !strcmp(g->nodes[0].op_type, "Gemm") && g->nodes[0].ninputs == 3 &&
+			CHECK(g->nnodes == 1 && !strcmp(g->nodes[0].op_type, "Gemm") && g->nodes[0].ninputs == 3 &&
 				      st.bn_folded == 1 && !strcmp(tname(g, g->nodes[0].outputs[0]), "y"),
 			      "%s: one Gemm with C writing y (%d nodes)", names[bn_variant], g->nnodes);
 		loom_graph_free(g);
@@ -510,9 +492,9 @@ static void test_bn_matmul(void)
 		char err[512];
 		int rc = loom_pass_fold_constants(g, &st, err, sizeof err) ||
 			 loom_pass_fold_batchnorm(g, &st, err, sizeof err);
-		check(!rc, "%s: passes run%s%s", names[bn_variant], rc ? ": " : "", rc ? err : "");
+		CHECK(!rc, "%s: passes run%s%s", names[bn_variant], rc ? ": " : "", rc ? err : "");
 		if (!rc)
-			check(g->nnodes == 2 && !strcmp(g->nodes[0].op_type, "MatMul") &&
+			CHECK(g->nnodes == 2 && !strcmp(g->nodes[0].op_type, "MatMul") &&
 				      !strcmp(g->nodes[1].op_type, "Add") && st.bn_folded == 1 &&
 				      !strcmp(tname(g, g->nodes[1].outputs[0]), "y") &&
 				      g->tensors[g->nodes[1].inputs[bn_variant ? 0 : 1]].rank == 1,
@@ -583,14 +565,14 @@ static void test_fuse(void)
 	char err[512];
 	int n0 = g->nnodes;
 	int rc = loom_pass_fold_constants(g, &st, err, sizeof err) || loom_pass_fuse(g, &st, err, sizeof err);
-	check(!rc, "fuse: passes run%s%s", rc ? ": " : "", rc ? err : "");
+	CHECK(!rc, "fuse: passes run%s%s", rc ? ": " : "", rc ? err : "");
 	if (!rc) {
-		check(g->nnodes == n0, "fuse: no node removed (%d of %d)", g->nnodes, n0);
-		check(has_fusion(g, &st, "m1", "bias", "clip"), "fuse: MatMul m1 + Add bias + Clip");
-		check(has_fusion(g, &st, "gm", NULL, "leaky"), "fuse: Gemm gm + LeakyRelu");
-		check(has_fusion(g, &st, "ad", NULL, "rf"), "fuse: Add ad + Relu rf");
-		check(has_fusion(g, &st, "cv", NULL, "cr"), "fuse: Conv cv + Relu cr");
-		check(st.nfusions == 4, "fuse: 4 groups (m2 has no activation, cv2's output is a graph output) (%d)",
+		CHECK(g->nnodes == n0, "fuse: no node removed (%d of %d)", g->nnodes, n0);
+		CHECK(has_fusion(g, &st, "m1", "bias", "clip"), "fuse: MatMul m1 + Add bias + Clip");
+		CHECK(has_fusion(g, &st, "gm", NULL, "leaky"), "fuse: Gemm gm + LeakyRelu");
+		CHECK(has_fusion(g, &st, "ad", NULL, "rf"), "fuse: Add ad + Relu rf");
+		CHECK(has_fusion(g, &st, "cv", NULL, "cr"), "fuse: Conv cv + Relu cr");
+		CHECK(st.nfusions == 4, "fuse: 4 groups (m2 has no activation, cv2's output is a graph output) (%d)",
 		      st.nfusions);
 	}
 	loom_pass_stats_free(&st);
@@ -670,19 +652,19 @@ static void test_pipeline(void)
 	loom_pass_stats st = {0};
 	char err[512];
 	int rc = loom_simplify(g, &st, err, sizeof err);
-	check(!rc, "pipeline: loom_simplify runs%s%s", rc ? ": " : "", rc ? err : "");
+	CHECK(!rc, "pipeline: loom_simplify runs%s%s", rc ? ": " : "", rc ? err : "");
 	if (!rc) {
 		const loom_node *rs = node_named(g, "reshape");
-		check(g->nnodes == 3 && node_named(g, "conv") && node_named(g, "relu") && rs,
+		CHECK(g->nnodes == 3 && node_named(g, "conv") && node_named(g, "relu") && rs,
 		      "pipeline: Conv, Relu, Reshape left (%d -> %d nodes)", st.nodes_before, g->nnodes);
-		check(st.folded == 4 && st.identities_removed == 2 && st.dead_removed == 1 && st.bn_folded == 1,
+		CHECK(st.folded == 4 && st.identities_removed == 2 && st.dead_removed == 1 && st.bn_folded == 1,
 		      "pipeline: folded 4 (Shape chain), removed 2 (Dropout, Identity), dead 1, bn 1 (%d, %d, %d, %d)",
 		      st.folded, st.identities_removed, st.dead_removed, st.bn_folded);
 		if (rs)
-			check(!strcmp(tname(g, rs->outputs[0]), "y") && !strcmp(tname(g, rs->inputs[0]), "r") &&
+			CHECK(!strcmp(tname(g, rs->outputs[0]), "y") && !strcmp(tname(g, rs->inputs[0]), "r") &&
 				      g->tensors[rs->inputs[1]].is_const,
 			      "pipeline: Reshape reads r and the folded shape, writes y");
-		check(has_fusion(g, &st, "conv", NULL, "relu") && st.nfusions == 1, "pipeline: Conv + Relu fused (%d)",
+		CHECK(has_fusion(g, &st, "conv", NULL, "relu") && st.nfusions == 1, "pipeline: Conv + Relu fused (%d)",
 		      st.nfusions);
 	}
 	loom_pass_stats_free(&st);
@@ -736,8 +718,7 @@ static void run_model(const char *dir, const char *label)
 		static const char *const by_design[] = {"float16", "bfloat16", "string", "sequence", "optional",
 							"subgraph", "domain", NULL};
 		if (oc_err_has_any(err, by_design)) {
-			printf("skip %s: %s\n", label, err);
-			nskip++;
+			check_skip("%s: %s", label, err);
 			goto out;
 		}
 	}
@@ -746,7 +727,7 @@ static void run_model(const char *dir, const char *label)
 		if (!rc)
 			break;
 		if (rc < 0) {
-			check(0, "%s: %s", label, err);
+			CHECK_FAIL("%s: %s", label, err);
 			goto out;
 		}
 	}
@@ -763,36 +744,36 @@ static void run_model(const char *dir, const char *label)
 			}
 		snprintf(path, sizeof path, "%s/model.onnx", dir);
 		if (!ns || loom_onnx_load(path, shp, ns, &g, err, sizeof err)) {
-			check(0, "%s: load: %s", label, err);
+			CHECK_FAIL("%s: load: %s", label, err);
 			goto out;
 		}
 	}
 	for (int k = 0; k < nin; k++) {
 		int ti = oc_input_tensor(g, k, &ins[k]);
 		if (ti < 0) {
-			check(0, "%s: input_%d.pb '%s' matches no graph input", label, k, ins[k].name);
+			CHECK_FAIL("%s: input_%d.pb '%s' matches no graph input", label, k, ins[k].name);
 			goto out;
 		}
 		oc_set_tensor(&g->tensors[ti], &ins[k]);
 	}
 	if (loom_simplify(g, &st, err, sizeof err)) {
-		check(0, "%s: loom_simplify: %s", label, err);
+		CHECK_FAIL("%s: loom_simplify: %s", label, err);
 		goto out;
 	}
 	{
 		char v[300];
 		if (!graph_valid(g, v, sizeof v)) {
-			check(0, "%s: graph invalid after loom_simplify: %s", label, v);
+			CHECK_FAIL("%s: graph invalid after loom_simplify: %s", label, v);
 			goto out;
 		}
 	}
 	if (loom_ref_run(g, err, sizeof err)) {
-		check(0, "%s: run after loom_simplify: %s", label, err);
+		CHECK_FAIL("%s: run after loom_simplify: %s", label, err);
 		goto out;
 	}
 	oc_compare_outputs(g, dir, 1e-3, 1e-4, why, sizeof why);
 	fusion_summary(g, &st, fz, sizeof fz);
-	check(!why[0],
+	CHECK(!why[0],
 	      "%s: %d -> %d nodes (folded %d, identity %d removed / %d kept, dead %d, bn %d); fusions %d: %s%s%s",
 	      label, st.nodes_before, st.nodes_after, st.folded, st.identities_removed, st.identities_kept,
 	      st.dead_removed, st.bn_folded, st.nfusions, fz, why[0] ? "; " : "", why);
@@ -822,8 +803,7 @@ static void run_models(const char *root, const char *const *prefixes, int requir
 	char **names;
 	size_t cnt;
 	if (oc_list(root, want_model, (void *)(uintptr_t)prefixes, &names, &cnt)) {
-		printf("skip %s: no such directory%s\n", root, required ? " (make models)" : "");
-		nskip++;
+		check_skip("%s: no such directory%s", root, required ? " (make models)" : "");
 		return;
 	}
 	for (size_t i = 0; i < cnt; i++) {
@@ -836,6 +816,7 @@ static void run_models(const char *root, const char *const *prefixes, int requir
 
 int main(int argc, char **argv)
 {
+	check_init(CHECK_SKIPS);
 	static const char *const node_prefixes[] = {"test_batchnorm_", "test_conv_", "test_identity",
 						    "test_dropout_", NULL};
 	const char *build = getenv("BUILD");
@@ -854,6 +835,5 @@ int main(int argc, char **argv)
 	test_pipeline();
 	run_models(models, NULL, 1);
 	run_models("/usr/share/libonnx-testdata/data/node", node_prefixes, 0);
-	printf("%u passed, %u failed, %u skipped\n", npass, nfail, nskip);
-	return nfail ? 1 : 0;
+	return check_report();
 }

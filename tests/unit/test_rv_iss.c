@@ -26,33 +26,16 @@
  * Prints one line per check and ends with "N passed, M failed"; exit status
  * 1 on any failure. */
 #include "cmodel/rv_iss.h"
+#include "check.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static unsigned npass, nfail;
-
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s ", ok ? "ok  " : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	if (ok)
-		npass++;
-	else
-		nfail++;
-	return ok;
-}
 
 #define NI(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_STEPS 1000000u
@@ -360,7 +343,7 @@ static void test_encoder(void)
 		{CSRRCI(ZERO, MSTATUS, 8), 0x30047073, "csrci mstatus,8"},
 	};
 	for (size_t i = 0; i < NI(e); i++)
-		check(e[i].got == e[i].want, "encoder: %-20s = %08x (as: %08x)", e[i].as, e[i].got, e[i].want);
+		CHECK(e[i].got == e[i].want, "encoder: %-20s = %08x (as: %08x)", e[i].as, e[i].got, e[i].want);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -412,7 +395,7 @@ static void alu(struct sys *s, struct rop o, uint32_t a, uint32_t b, uint32_t wa
 {
 	uint32_t r;
 	int st = one(s, R(o, 3, 1, 2), a, b, &r);
-	check(st == RV_ISS_RAN && r == want && s->iss.pc == 4 && s->iss.cycle == cycles &&
+	CHECK(st == RV_ISS_RAN && r == want && s->iss.pc == 4 && s->iss.cycle == cycles &&
 		      s->iss.instret == 1,
 	      "%-6s %08x, %08x = %08x (want %08x), %llu cycles", o.name, a, b, r, want,
 	      (unsigned long long)s->iss.cycle);
@@ -422,7 +405,7 @@ static void imm(struct sys *s, const char *name, uint32_t insn, uint32_t a, uint
 {
 	uint32_t r;
 	int st = one(s, insn, a, 0, &r);
-	check(st == RV_ISS_RAN && r == want && s->iss.cycle == 1, "%-22s x1 = %08x: %08x (want %08x)", name,
+	CHECK(st == RV_ISS_RAN && r == want && s->iss.cycle == 1, "%-22s x1 = %08x: %08x (want %08x)", name,
 	      a, r, want);
 }
 
@@ -521,13 +504,13 @@ static void test_alu(struct sys *s)
 	/* x0 is never written, AUIPC adds the pc */
 	uint32_t r;
 	one(s, ADDI(0, 1, 5), 7, 0, &r);
-	check(s->iss.x[0] == 0, "addi x0, x1, 5: x0 stays 0");
+	CHECK(s->iss.x[0] == 0, "addi x0, x1, 5: x0 stays 0");
 	one(s, R(MUL, 0, 1, 1), 7, 0, &r);
-	check(s->iss.x[0] == 0, "mul x0, x1, x1: x0 stays 0");
+	CHECK(s->iss.x[0] == 0, "mul x0, x1, x1: x0 stays 0");
 	uint32_t p[] = {NOP, NOP, AUIPC(3, 0xfffff), AUIPC(4, 1)};
 	load_prog(s, DTCM_BASE, p, NI(p));
 	run_to(s, DTCM_BASE + 16, 10);
-	check(s->iss.x[3] == DTCM_BASE + 8 - 0x1000 && s->iss.x[4] == DTCM_BASE + 12 + 0x1000,
+	CHECK(s->iss.x[3] == DTCM_BASE + 8 - 0x1000 && s->iss.x[4] == DTCM_BASE + 12 + 0x1000,
 	      "auipc at 0x10000008, 0x1000000c: %08x %08x", s->iss.x[3], s->iss.x[4]);
 }
 
@@ -553,7 +536,7 @@ static void test_loads_stores(struct sys *s)
 		put_le(s->dtcm + 0x104, 4, 0x00008000);
 		s->iss.x[1] = base;
 		int st = rv_iss_step(&s->iss);
-		check(st == RV_ISS_RAN && s->iss.x[3] == l[i].want && s->iss.cycle == 2,
+		CHECK(st == RV_ISS_RAN && s->iss.x[3] == l[i].want && s->iss.cycle == 2,
 		      "%s = %08x (want %08x), 2 cycles", l[i].name, s->iss.x[3], l[i].want);
 	}
 
@@ -570,13 +553,13 @@ static void test_loads_stores(struct sys *s)
 	s->dram[3] = 0x9c;
 	s->iss.x[9] = 0xdeadbeef;
 	run_to(s, 4 * NI(p), 20);
-	check(get_le(s->dtcm, 4) == 0xaaaa44aa && get_le(s->dtcm + 4, 4) == 0x3344aaaa &&
+	CHECK(get_le(s->dtcm, 4) == 0xaaaa44aa && get_le(s->dtcm + 4, 4) == 0x3344aaaa &&
 		      get_le(s->dtcm + 8, 4) == 0x11223344 && get_le(s->dtcm + 12, 4) == 0xaaaaaaaa,
 	      "sb/sh/sw write only their bytes: %08x %08x %08x %08x", get_le(s->dtcm, 4),
 	      get_le(s->dtcm + 4, 4), get_le(s->dtcm + 8, 4), get_le(s->dtcm + 12, 4));
-	check(s->iss.x[4] == SB(2, 1, 1), "lw from ITCM reads the code: %08x", s->iss.x[4]);
-	check(s->iss.x[6] == 0x9c, "lbu from DRAM (0x80000003) = %02x", s->iss.x[6]);
-	check(s->iss.x[9] == 0 && s->iss.mcause == 0 && s->iss.instret == NI(p),
+	CHECK(s->iss.x[4] == SB(2, 1, 1), "lw from ITCM reads the code: %08x", s->iss.x[4]);
+	CHECK(s->iss.x[6] == 0x9c, "lbu from DRAM (0x80000003) = %02x", s->iss.x[6]);
+	CHECK(s->iss.x[9] == 0 && s->iss.mcause == 0 && s->iss.instret == NI(p),
 	      "sw/lw in the NPU window: %08x, no trap", s->iss.x[9]);
 }
 
@@ -588,7 +571,7 @@ static void test_jumps(struct sys *s)
 	int ok = rv_iss_step(&s->iss) == RV_ISS_RAN && s->iss.pc == 12 && s->iss.x[RA] == 4;
 	ok &= rv_iss_step(&s->iss) == RV_ISS_RAN && s->iss.pc == 8 && s->iss.x[T0] == 16;
 	ok &= rv_iss_step(&s->iss) == RV_ISS_RAN && s->iss.pc == 16;
-	check(ok && s->iss.cycle == 6 && s->iss.instret == 3,
+	CHECK(ok && s->iss.cycle == 6 && s->iss.instret == 3,
 	      "jal, jalr (target bit 0 cleared), j: pc %x, ra %x, t0 %x, %llu cycles (want 6)", s->iss.pc,
 	      s->iss.x[RA], s->iss.x[T0], (unsigned long long)s->iss.cycle);
 
@@ -596,7 +579,7 @@ static void test_jumps(struct sys *s)
 	load_prog(s, 0, q, NI(q));
 	s->iss.x[RA] = 0;
 	rv_iss_step(&s->iss);
-	check(s->iss.pc == 8 && s->iss.x[RA] == 4, "jalr ra, 8(ra): target from the old ra (pc %x, ra %x)",
+	CHECK(s->iss.pc == 8 && s->iss.x[RA] == 4, "jalr ra, 8(ra): target from the old ra (pc %x, ra %x)",
 	      s->iss.pc, s->iss.x[RA]);
 
 	const struct {
@@ -620,7 +603,7 @@ static void test_jumps(struct sys *s)
 		s->iss.x[2] = br[i].b;
 		int st = rv_iss_step(&s->iss);
 		uint32_t want = DTCM_BASE + (br[i].taken ? 4 : 16);
-		check(st == RV_ISS_RAN && s->iss.pc == want && s->iss.cycle == (br[i].taken ? 2u : 1u),
+		CHECK(st == RV_ISS_RAN && s->iss.pc == want && s->iss.cycle == (br[i].taken ? 2u : 1u),
 		      "%-13s: pc %08x (want %08x), %llu cycles", br[i].name, s->iss.pc, want,
 		      (unsigned long long)s->iss.cycle);
 	}
@@ -684,10 +667,10 @@ static void test_csr(struct sys *s)
 	for (size_t i = 0; i < NI(c); i++) {
 		int st = csr1(s, c[i].insn, c[i].src);
 		if (c[i].legal)
-			check(st == RV_ISS_RAN && s->iss.x[3] == c[i].rd && s->iss.pc == 4 && s->iss.cycle == 1,
+			CHECK(st == RV_ISS_RAN && s->iss.x[3] == c[i].rd && s->iss.pc == 4 && s->iss.cycle == 1,
 			      "%-32s legal, x3 = %08x (want %08x)", c[i].name, s->iss.x[3], c[i].rd);
 		else
-			check(trapped(s, st, RV_CAUSE_ILLEGAL, c[i].insn, 0) && s->iss.x[3] == 0xdeadbeef &&
+			CHECK(trapped(s, st, RV_CAUSE_ILLEGAL, c[i].insn, 0) && s->iss.x[3] == 0xdeadbeef &&
 				      s->iss.instret == 0,
 			      "%-32s illegal (%s, mcause %u, mtval %08x), x3 kept", c[i].name, status_name(st),
 			      s->iss.mcause, s->iss.mtval);
@@ -710,7 +693,7 @@ static void test_csr(struct sys *s)
 		load_prog(s, 0, p, 2);
 		s->iss.x[1] = w[i].wr;
 		run_to(s, 8, 2);
-		check(s->iss.x[3] == w[i].rd, "%-8s written %08x reads %08x (want %08x)", w[i].name, w[i].wr,
+		CHECK(s->iss.x[3] == w[i].rd, "%-8s written %08x reads %08x (want %08x)", w[i].name, w[i].wr,
 		      s->iss.x[3], w[i].rd);
 	}
 
@@ -722,7 +705,7 @@ static void test_csr(struct sys *s)
 	s->iss.x[1] = 0xa5a50000;
 	s->iss.x[2] = 0x0000ffff;
 	run_to(s, 4 * NI(p), 10);
-	check(s->iss.x[1] == 0xa5a50000 && s->iss.x[4] == 0xa5a50000 && s->iss.x[5] == 0xa5a5ffff &&
+	CHECK(s->iss.x[1] == 0xa5a50000 && s->iss.x[4] == 0xa5a50000 && s->iss.x[5] == 0xa5a5ffff &&
 		      s->iss.x[6] == 0xa5a50000 && s->iss.x[7] == 0xa5a5001f && s->iss.x[8] == 0xa5a5001c &&
 		      s->iss.x[9] == 0x15,
 	      "csrrw (rd = rs1)/csrrs/csrrc/csrrsi/csrrci/csrrwi: %08x %08x %08x %08x %08x %08x %08x",
@@ -734,7 +717,7 @@ static void test_csr(struct sys *s)
 			CSRRS(8, CYCLEH, 0), CSRRS(9, MINSTRETH, 0)};
 	load_prog(s, 0, q, NI(q));
 	run_to(s, 4 * NI(q), 20);
-	check(s->iss.x[3] == 37 && s->iss.x[4] == 38 && s->iss.x[5] == 5 && s->iss.x[6] == 6 &&
+	CHECK(s->iss.x[3] == 37 && s->iss.x[4] == 38 && s->iss.x[5] == 5 && s->iss.x[6] == 6 &&
 		      s->iss.x[7] == 0 && s->iss.x[8] == 0 && s->iss.x[9] == 0,
 	      "mcycle %u (37), cycle %u (38), minstret %u (5), instret %u (6): counts before the "
 	      "instruction, write ignored",
@@ -743,7 +726,7 @@ static void test_csr(struct sys *s)
 	s->iss.cycle = 0x123456789ull;
 	s->iss.instret = 0xabcdef012ull;
 	run_to(s, 12, 5);
-	check(s->iss.x[7] == 1 && s->iss.x[8] == 1 && s->iss.x[9] == 0xa, "mcycleh %x cycleh %x minstreth %x",
+	CHECK(s->iss.x[7] == 1 && s->iss.x[8] == 1 && s->iss.x[9] == 0xa, "mcycleh %x cycleh %x minstreth %x",
 	      s->iss.x[7], s->iss.x[8], s->iss.x[9]);
 
 	/* mip shows the lines whatever mie says */
@@ -752,12 +735,13 @@ static void test_csr(struct sys *s)
 	s->lines = 0x70000;
 	s->mtimecmp = 0;
 	rv_iss_step(&s->iss);
-	check(s->iss.x[3] == 0x70080, "mip = %08x with the three lines and MTIP, mie = 0", s->iss.x[3]);
+	CHECK(s->iss.x[3] == 0x70080, "mip = %08x with the three lines and MTIP, mie = 0", s->iss.x[3]);
 }
 
 /* ------------------------------------------------------------ traps */
 
-static void test_traps(struct sys *s)
+/* ECALL, MRET, EBREAK: mcause, mepc, mtval, mstatus's MIE / MPIE */
+static void test_trap_entry(struct sys *s)
 {
 	/* ECALL with MIE = 1, handler skips it and returns */
 	uint32_t h = 0x200;
@@ -771,14 +755,14 @@ static void test_traps(struct sys *s)
 	s->iss.mtval = 0x1234;
 	rv_iss_step(&s->iss);
 	int st = rv_iss_step(&s->iss);
-	check(trapped(s, st, RV_CAUSE_ECALL_M, 0, 4) && s->iss.mstatus == RV_MSTATUS_MPIE &&
+	CHECK(trapped(s, st, RV_CAUSE_ECALL_M, 0, 4) && s->iss.mstatus == RV_MSTATUS_MPIE &&
 		      s->iss.instret == 1 && s->iss.cycle == 3,
 	      "ecall: mcause %u, mepc %x, mtval %x, mstatus %x (MPIE, not MIE), pc %x, instret %llu, %llu "
 	      "cycles",
 	      s->iss.mcause, s->iss.mepc, s->iss.mtval, s->iss.mstatus, s->iss.pc,
 	      (unsigned long long)s->iss.instret, (unsigned long long)s->iss.cycle);
 	run_to(s, 12, 20);
-	check(s->iss.pc == 12 && s->iss.x[5] == 1 && s->iss.x[7] == 0x1880 &&
+	CHECK(s->iss.pc == 12 && s->iss.x[5] == 1 && s->iss.x[7] == 0x1880 &&
 		      s->iss.mstatus == (RV_MSTATUS_MIE | RV_MSTATUS_MPIE),
 	      "mret: back to mepc + 4, mstatus in handler %x, after %x (MIE = MPIE, MPIE = 1)", s->iss.x[7],
 	      s->iss.mstatus);
@@ -789,7 +773,7 @@ static void test_traps(struct sys *s)
 	s->iss.mepc = 0x40;
 	s->iss.mstatus = RV_MSTATUS_MIE;
 	st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && s->iss.pc == 0x40 && s->iss.mstatus == RV_MSTATUS_MPIE && s->iss.cycle == 2,
+	CHECK(st == RV_ISS_RAN && s->iss.pc == 0x40 && s->iss.mstatus == RV_MSTATUS_MPIE && s->iss.cycle == 2,
 	      "mret with MPIE = 0: MIE = 0, MPIE = 1 (%x), pc %x", s->iss.mstatus, s->iss.pc);
 
 	/* EBREAK, nested trap (MIE already 0: MPIE becomes 0) */
@@ -799,13 +783,18 @@ static void test_traps(struct sys *s)
 	s->iss.mstatus = RV_MSTATUS_MPIE;
 	s->iss.mtval = 99;
 	st = rv_iss_step(&s->iss);
-	check(trapped(s, st, RV_CAUSE_BREAKPOINT, 0, DTCM_BASE) && s->iss.mstatus == 0,
+	CHECK(trapped(s, st, RV_CAUSE_BREAKPOINT, 0, DTCM_BASE) && s->iss.mstatus == 0,
 	      "ebreak: mcause %u, mtval %u, mepc %x, mstatus %x", s->iss.mcause, s->iss.mtval, s->iss.mepc,
 	      s->iss.mstatus);
 	st = rv_iss_step(&s->iss);
-	check(trapped(s, st, RV_CAUSE_BREAKPOINT, 0, DTCM_BASE) && s->iss.cycle == 4 && s->iss.instret == 0,
+	CHECK(trapped(s, st, RV_CAUSE_BREAKPOINT, 0, DTCM_BASE) && s->iss.cycle == 4 && s->iss.instret == 0,
 	      "ebreak at mtvec traps again: 2 cycles per trap (%llu)", (unsigned long long)s->iss.cycle);
+}
 
+/* illegal encodings trap; FENCE and FENCE.I do nothing */
+static void test_illegal(struct sys *s)
+{
+	int st;
 	/* illegal encodings: mtval = the word, nothing else changes */
 	static const struct {
 		const char *name;
@@ -872,7 +861,7 @@ static void test_traps(struct sys *s)
 		int kept = 1;
 		for (unsigned r = 2; r < 32; r++)
 			kept &= s->iss.x[r] == 0x1000 + r;
-		check(trapped(s, st, RV_CAUSE_ILLEGAL, il[i].insn, 0x100) && kept && s->iss.instret == 0 &&
+		CHECK(trapped(s, st, RV_CAUSE_ILLEGAL, il[i].insn, 0x100) && kept && s->iss.instret == 0 &&
 			      s->nstore == 0 && s->nload == 0,
 		      "illegal %-28s %08x: %s mcause %u mtval %08x mepc %x, registers and memory kept",
 		      il[i].name, il[i].insn, status_name(st), s->iss.mcause, s->iss.mtval, s->iss.mepc);
@@ -883,10 +872,14 @@ static void test_traps(struct sys *s)
 	for (size_t i = 0; i < NI(fe); i++) {
 		uint32_t r;
 		st = one(s, fe[i], 7, 8, &r);
-		check(st == RV_ISS_RAN && r == 0xdeadbeef && s->iss.pc == 4 && s->iss.cycle == 1,
+		CHECK(st == RV_ISS_RAN && r == 0xdeadbeef && s->iss.pc == 4 && s->iss.cycle == 1,
 		      "fence/fence.i %08x: a no-op", fe[i]);
 	}
+}
 
+/* misaligned and faulting loads and stores */
+static void test_ls_faults(struct sys *s)
+{
 	/* misaligned and faulting loads and stores: rd and memory kept, no bus call when misaligned */
 	const struct {
 		const char *name;
@@ -926,15 +919,20 @@ static void test_traps(struct sys *s)
 		s->iss.x[8] = ITCM_SIZE;
 		s->iss.x[9] = DRAM_BASE;
 		s->iss.x[10] = DRAM_BASE + DRAM_BYTES;
-		st = rv_iss_step(&s->iss);
+		int st = rv_iss_step(&s->iss);
 		int misaligned = ls[i].cause == RV_CAUSE_LOAD_MISALIGNED || ls[i].cause == RV_CAUSE_STORE_MISALIGNED;
 		int untouched = s->iss.x[3] == 0xdeadbeef && get_le(s->dtcm, 4) == 0 && !s->tohost_written;
-		check(trapped(s, st, ls[i].cause, ls[i].addr, 0x80) && untouched && s->iss.instret == 0 &&
+		CHECK(trapped(s, st, ls[i].cause, ls[i].addr, 0x80) && untouched && s->iss.instret == 0 &&
 			      s->iss.cycle == 2 && (!misaligned || s->nload + s->nstore == 0),
 		      "%-30s: %s mcause %u mtval %08x, rd and memory kept%s", ls[i].name, status_name(st),
 		      s->iss.mcause, s->iss.mtval, misaligned ? ", bus not called" : "");
 	}
+}
 
+/* misaligned jump targets and instruction access faults */
+static void test_jump_faults(struct sys *s)
+{
+	int st;
 	/* misaligned jump targets trap on the jump; rd kept */
 	const struct {
 		const char *name;
@@ -954,7 +952,7 @@ static void test_traps(struct sys *s)
 		s->iss.x[T0] = j[i].a;
 		s->iss.x[RA] = 0xdeadbeef;
 		st = rv_iss_step(&s->iss);
-		check(trapped(s, st, RV_CAUSE_INSN_MISALIGNED, j[i].tval, 0x100) && s->iss.instret == 0 &&
+		CHECK(trapped(s, st, RV_CAUSE_INSN_MISALIGNED, j[i].tval, 0x100) && s->iss.instret == 0 &&
 			      s->iss.x[RA] == 0xdeadbeef,
 		      "%-24s: %s mcause %u mtval %08x mepc %x, rd kept", j[i].name, status_name(st),
 		      s->iss.mcause, s->iss.mtval, s->iss.mepc);
@@ -962,12 +960,12 @@ static void test_traps(struct sys *s)
 	uint32_t nb = BNE(0, 0, 6);
 	load_prog(s, 0x100, &nb, 1);
 	st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && s->iss.pc == 0x104, "bne not taken to .+6: no trap");
+	CHECK(st == RV_ISS_RAN && s->iss.pc == 0x104, "bne not taken to .+6: no trap");
 	uint32_t ja = JALR(RA, T0, 0);
 	load_prog(s, 0x100, &ja, 1);
 	s->iss.x[T0] = 0x201;
 	st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && s->iss.pc == 0x200 && s->iss.x[RA] == 0x104, "jalr to 0x201 goes to 0x200");
+	CHECK(st == RV_ISS_RAN && s->iss.pc == 0x200 && s->iss.x[RA] == 0x104, "jalr to 0x201 goes to 0x200");
 
 	/* instruction access faults: mepc = mtval = the address fetched */
 	static const uint32_t fa[] = {0x30000000, PERIPH_BASE, NPU_BASE, DRAM_BASE, ITCM_SIZE,
@@ -979,7 +977,7 @@ static void test_traps(struct sys *s)
 		s->iss.x[1] = fa[i];
 		int st1 = rv_iss_step(&s->iss);
 		st = rv_iss_step(&s->iss);
-		check(st1 == RV_ISS_RAN && trapped(s, st, RV_CAUSE_INSN_FAULT, fa[i], fa[i]) && s->iss.instret == 1,
+		CHECK(st1 == RV_ISS_RAN && trapped(s, st, RV_CAUSE_INSN_FAULT, fa[i], fa[i]) && s->iss.instret == 1,
 		      "fetch from %08x: %s mcause %u mtval %08x mepc %08x", fa[i], status_name(st), s->iss.mcause,
 		      s->iss.mtval, s->iss.mepc);
 	}
@@ -989,7 +987,15 @@ static void test_traps(struct sys *s)
 	s->iss.x[1] = DTCM_BASE + DTCM_SIZE - 4;
 	rv_iss_step(&s->iss);
 	st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && s->iss.x[A0] == 7, "code runs from the last word of DTCM");
+	CHECK(st == RV_ISS_RAN && s->iss.x[A0] == 7, "code runs from the last word of DTCM");
+}
+
+static void test_traps(struct sys *s)
+{
+	test_trap_entry(s);
+	test_illegal(s);
+	test_ls_faults(s);
+	test_jump_faults(s);
 }
 
 /* ------------------------------------------------------------ interrupts, WFI */
@@ -1019,7 +1025,7 @@ static void test_irq(struct sys *s)
 		s->mtimecmp = c[i].mtip ? 0 : ~0ull;
 		int st = rv_iss_step(&s->iss);
 		if (c[i].cause)
-			check(st == RV_ISS_IRQ && s->iss.mcause == c[i].cause && s->iss.mepc == 0x40 &&
+			CHECK(st == RV_ISS_IRQ && s->iss.mcause == c[i].cause && s->iss.mepc == 0x40 &&
 				      s->iss.mtval == 0 && s->iss.pc == 0x800 &&
 				      s->iss.mstatus == RV_MSTATUS_MPIE && s->iss.x[5] == 0 &&
 				      s->iss.instret == 0 && s->iss.cycle == 2,
@@ -1027,7 +1033,7 @@ static void test_irq(struct sys *s)
 			      c[i].lines, c[i].mtip, c[i].mie, status_name(st), s->iss.mcause, c[i].cause,
 			      s->iss.mepc);
 		else
-			check(st == RV_ISS_RAN && s->iss.x[5] == 1,
+			CHECK(st == RV_ISS_RAN && s->iss.x[5] == 1,
 			      "lines %05x mtip %d mie %05x: nothing enabled is pending, the instruction runs",
 			      c[i].lines, c[i].mtip, c[i].mie);
 	}
@@ -1044,19 +1050,19 @@ static void test_irq(struct sys *s)
 	int st1 = rv_iss_step(&s->iss);
 	int st2 = rv_iss_step(&s->iss);
 	int st3 = rv_iss_step(&s->iss);
-	check(st1 == RV_ISS_RAN && st2 == RV_ISS_RAN && st3 == RV_ISS_IRQ && s->iss.mepc == 8 &&
+	CHECK(st1 == RV_ISS_RAN && st2 == RV_ISS_RAN && st3 == RV_ISS_IRQ && s->iss.mepc == 8 &&
 		      s->iss.mcause == 0x80000011,
 	      "MIE = 0 holds the interrupt off; taken after csrsi mstatus, 8 with mepc %x", s->iss.mepc);
 	/* level-sensitive: after mret, still pending -> taken again before the instruction */
 	rv_iss_step(&s->iss);
 	rv_iss_step(&s->iss);
 	int st6 = rv_iss_step(&s->iss);
-	check(st6 == RV_ISS_IRQ && s->iss.mepc == 8 && s->iss.x[6] == 1 && s->iss.x[5] == 1,
+	CHECK(st6 == RV_ISS_IRQ && s->iss.mepc == 8 && s->iss.x[6] == 1 && s->iss.x[5] == 1,
 	      "line still high after mret: taken again at mepc %x (handler ran %u times)", s->iss.mepc,
 	      s->iss.x[6]);
 	s->lines = 0;
 	run_to(s, 12, 10);
-	check(s->iss.x[5] == 2 && s->iss.x[6] == 2, "line low: handler returns, x5 = %u", s->iss.x[5]);
+	CHECK(s->iss.x[5] == 2 && s->iss.x[6] == 2, "line low: handler returns, x5 = %u", s->iss.x[5]);
 
 	/* the timer: MTIP once mtime (the cycle count) reaches mtimecmp, set by the program */
 	uint32_t t[] = {LUI(1, PERIPH_BASE >> 12), ADDI(2, 0, 40), SW(2, P_MTIMECMP_LO, 1), SW(0, P_MTIMECMP_HI, 1),
@@ -1070,13 +1076,13 @@ static void test_irq(struct sys *s)
 		before = s->iss.cycle;
 		st = rv_iss_step(&s->iss);
 	}
-	check(st == RV_ISS_IRQ && s->iss.mcause == 0x80000007 && before >= 40 && before < 43,
+	CHECK(st == RV_ISS_IRQ && s->iss.mcause == 0x80000007 && before >= 40 && before < 43,
 	      "timer: mcause %08x taken at cycle %llu (mtimecmp 40)", s->iss.mcause, (unsigned long long)before);
 	uint32_t r[] = {LUI(1, PERIPH_BASE >> 12), LW(2, P_MTIME_LO, 1), LW(3, P_MTIME_HI, 1), LW(4, P_MTIMECMP_LO, 1),
 			LW(5, P_MTIMECMP_HI, 1)};
 	load_prog(s, 0, r, NI(r));
 	run_to(s, 4 * NI(r), 10);
-	check(s->iss.x[2] == 1 && s->iss.x[3] == 0 && s->iss.x[4] == 0xffffffff && s->iss.x[5] == 0xffffffff,
+	CHECK(s->iss.x[2] == 1 && s->iss.x[3] == 0 && s->iss.x[4] == 0xffffffff && s->iss.x[5] == 0xffffffff,
 	      "peripheral: mtime %u (1 = cycles before the lw), mtimecmp resets to all ones", s->iss.x[2]);
 }
 
@@ -1088,7 +1094,7 @@ static void test_wfi(struct sys *s)
 	s->iss.mtvec = 0x800;
 	s->iss.mie = 0x10000;
 	int st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && s->iss.wfi && s->iss.pc == 4 && s->iss.instret == 1 && s->iss.cycle == 1,
+	CHECK(st == RV_ISS_RAN && s->iss.wfi && s->iss.pc == 4 && s->iss.instret == 1 && s->iss.cycle == 1,
 	      "wfi: retires, waits (wfi %d, pc %x)", s->iss.wfi, s->iss.pc);
 	int all = 1;
 	for (int i = 0; i < 10; i++)
@@ -1097,12 +1103,12 @@ static void test_wfi(struct sys *s)
 	s->mtimecmp = 0;    /* MTIP, not enabled */
 	for (int i = 0; i < 10; i++)
 		all &= rv_iss_step(&s->iss) == RV_ISS_WFI;
-	check(all && s->iss.pc == 4 && s->iss.cycle == 21 && s->iss.x[5] == 0 && s->iss.instret == 1,
+	CHECK(all && s->iss.pc == 4 && s->iss.cycle == 21 && s->iss.x[5] == 0 && s->iss.instret == 1,
 	      "wfi: 20 steps waiting, 1 cycle each (%llu), lines not enabled in mie keep it waiting",
 	      (unsigned long long)s->iss.cycle);
 	s->lines = 0x10000;
 	st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && !s->iss.wfi && s->iss.pc == 8 && s->iss.x[5] == 1 && s->iss.mcause == 0,
+	CHECK(st == RV_ISS_RAN && !s->iss.wfi && s->iss.pc == 8 && s->iss.x[5] == 1 && s->iss.mcause == 0,
 	      "wfi with MIE = 0 wakes on mip & mie and goes on: %s, pc %x, no trap", status_name(st), s->iss.pc);
 
 	/* MIE = 1: wakes and takes the interrupt with mepc = the next instruction */
@@ -1116,7 +1122,7 @@ static void test_wfi(struct sys *s)
 	unsigned n = 0;
 	while ((st = rv_iss_step(&s->iss)) == RV_ISS_WFI && n < 100)
 		n++;
-	check(st == RV_ISS_IRQ && s->iss.mepc == 4 && s->iss.mcause == 0x80000007 && n == 5 && !s->iss.wfi,
+	CHECK(st == RV_ISS_IRQ && s->iss.mepc == 4 && s->iss.mcause == 0x80000007 && n == 5 && !s->iss.wfi,
 	      "wfi with MIE = 1, timer: %u steps waiting, then %s mcause %08x mepc %x", n, status_name(st),
 	      s->iss.mcause, s->iss.mepc);
 
@@ -1125,7 +1131,7 @@ static void test_wfi(struct sys *s)
 	s->iss.mie = 0x40000;
 	s->lines = 0x40000;
 	st = rv_iss_step(&s->iss);
-	check(st == RV_ISS_RAN && !s->iss.wfi && rv_iss_step(&s->iss) == RV_ISS_RAN && s->iss.x[5] == 1,
+	CHECK(st == RV_ISS_RAN && !s->iss.wfi && rv_iss_step(&s->iss) == RV_ISS_RAN && s->iss.x[5] == 1,
 	      "wfi with an enabled line already pending and MIE = 0 does not wait");
 
 	/* mie = 0: waits forever, whatever is pending; rv_iss_run counts the steps */
@@ -1134,7 +1140,7 @@ static void test_wfi(struct sys *s)
 	s->mtimecmp = 0;
 	s->iss.mstatus = RV_MSTATUS_MIE;
 	uint64_t k = rv_iss_run(&s->iss, 1000);
-	check(k == 1000 && s->iss.wfi && s->iss.pc == 4 && s->iss.cycle == 1000,
+	CHECK(k == 1000 && s->iss.wfi && s->iss.pc == 4 && s->iss.cycle == 1000,
 	      "wfi with mie = 0: rv_iss_run(1000) = %llu steps, still waiting, %llu cycles",
 	      (unsigned long long)k, (unsigned long long)s->iss.cycle);
 }
@@ -1161,7 +1167,7 @@ static void test_cycles(struct sys *s)
 	};
 	load_prog(s, 0, p, NI(p));
 	int r = run_to(s, 52, 20);
-	check(r == 0 && s->iss.cycle == 50 && s->iss.instret == 10 && s->iss.x[3] == 9 && s->iss.x[4] == 0,
+	CHECK(r == 0 && s->iss.cycle == 50 && s->iss.instret == 10 && s->iss.x[3] == 9 && s->iss.x[4] == 0,
 	      "cycle model: %llu cycles (want 50), %llu instructions (want 10)", (unsigned long long)s->iss.cycle,
 	      (unsigned long long)s->iss.instret);
 
@@ -1169,9 +1175,9 @@ static void test_cycles(struct sys *s)
 	uint32_t q[] = {LUI(1, PERIPH_BASE >> 12), ADDI(2, 0, 1), SW(2, P_TOHOST, 1), JAL(0, 0)};
 	load_prog(s, 0, q, NI(q));
 	uint64_t n = rv_iss_run(&s->iss, 100);
-	check(n == 3 && s->iss.halt && s->tohost == 1 && s->iss.pc == 12,
+	CHECK(n == 3 && s->iss.halt && s->tohost == 1 && s->iss.pc == 12,
 	      "rv_iss_run stops after the TOHOST store: %llu steps", (unsigned long long)n);
-	check(rv_iss_run(&s->iss, 100) == 0, "rv_iss_run with halt set runs nothing");
+	CHECK(rv_iss_run(&s->iss, 100) == 0, "rv_iss_run with halt set runs nothing");
 	s->iss.mstatus = 0x88;
 	s->iss.mie = 0x80;
 	s->iss.mepc = s->iss.mcause = s->iss.mtval = s->iss.mscratch = s->iss.mtvec = 4;
@@ -1185,7 +1191,7 @@ static void test_cycles(struct sys *s)
 	uint32_t v = 0, u = 0;
 	z &= rv_iss_csr_read(&s->iss, MSTATUS, &v) == 0 && v == 0x1800;
 	z &= rv_iss_csr_read(&s->iss, 0x7c0, &u) == -1;
-	check(z, "rv_iss_reset: pc, registers, CSRs, counters 0 (mstatus reads %x)", v);
+	CHECK(z, "rv_iss_reset: pc, registers, CSRs, counters 0 (mstatus reads %x)", v);
 }
 
 /* ------------------------------------------------------------ ELF runner */
@@ -1258,32 +1264,32 @@ static void run_elf(struct sys *s, const char *dir, const char *file)
 	snprintf(name, sizeof name, "%.*s", (int)(strlen(file) - 4), file);
 	sys_reset(s);
 	if (load_elf(s, path, err, sizeof err)) {
-		check(0, "rv32 %-16s %s: %s", name, path, err);
+		CHECK_FAIL("rv32 %-16s %s: %s", name, path, err);
 		return;
 	}
 	uint64_t n = rv_iss_run(&s->iss, MAX_STEPS);
 	const struct rv_iss *c = &s->iss;
 	if (!s->tohost_written) {
-		check(0, "rv32 %-16s no TOHOST write in %u steps (pc %08x, wfi %d, last trap mcause %08x mepc %08x "
-			 "mtval %08x)",
-		      name, MAX_STEPS, c->pc, c->wfi, c->mcause, c->mepc, c->mtval);
+		CHECK_FAIL("rv32 %-16s no TOHOST write in %u steps (pc %08x, wfi %d, last trap mcause %08x mepc %08x "
+			   "mtval %08x)",
+		        name, MAX_STEPS, c->pc, c->wfi, c->mcause, c->mepc, c->mtval);
 		return;
 	}
 	if (s->tohost == 1)
-		check(1, "rv32 %-16s TOHOST = 1 after %llu steps, %llu instructions, %llu cycles", name,
+		CHECK(1, "rv32 %-16s TOHOST = 1 after %llu steps, %llu instructions, %llu cycles", name,
 		      (unsigned long long)n, (unsigned long long)c->instret, (unsigned long long)c->cycle);
 	else if ((s->tohost & 1) && s->tohost > 1)
-		check(0, "rv32 %-16s TOHOST = %#x: test case %u failed (pc %08x, last trap mcause %08x mepc %08x "
-			 "mtval %08x)",
-		      name, s->tohost, s->tohost >> 1, c->pc, c->mcause, c->mepc, c->mtval);
+		CHECK_FAIL("rv32 %-16s TOHOST = %#x: test case %u failed (pc %08x, last trap mcause %08x mepc %08x "
+			   "mtval %08x)",
+		        name, s->tohost, s->tohost >> 1, c->pc, c->mcause, c->mepc, c->mtval);
 	else
-		check(0, "rv32 %-16s TOHOST = %#x (not a pass/fail code; pc %08x)", name, s->tohost, c->pc);
+		CHECK_FAIL("rv32 %-16s TOHOST = %#x (not a pass/fail code; pc %08x)", name, s->tohost, c->pc);
 }
 
 static void run_elf_dir(struct sys *s, const char *dir)
 {
 	DIR *d = opendir(dir);
-	if (!check(d != NULL, "rv32: open ELF directory %s", dir))
+	if (!CHECK(d != NULL, "rv32: open ELF directory %s", dir))
 		return;
 	char **names = NULL;
 	size_t n = 0;
@@ -1302,7 +1308,7 @@ static void run_elf_dir(struct sys *s, const char *dir)
 		names[n++] = dup;
 	}
 	closedir(d);
-	check(n > 0, "rv32: %zu ELF files in %s", n, dir);
+	CHECK(n > 0, "rv32: %zu ELF files in %s", n, dir);
 	if (n)
 		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n; i++) {
@@ -1314,6 +1320,7 @@ static void run_elf_dir(struct sys *s, const char *dir)
 
 int main(int argc, char **argv)
 {
+	check_init(0);
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		fprintf(stderr, "usage: %s [ELF_DIR]\n", argv[0]);
 		return 2;
@@ -1335,6 +1342,5 @@ int main(int argc, char **argv)
 	if (argc == 2)
 		run_elf_dir(s, argv[1]);
 	sys_free(s);
-	printf("%u passed, %u failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return check_report();
 }

@@ -1,0 +1,510 @@
+/* test_compile.c - loom_compile (compiler/compile.h) called as a library,
+ * without the CLI, on small float graphs built in memory (ir/ir.h):
+ *
+ *   x [1,3,8,8] -> Conv conv1 (8 filters 3x3, pads 1) -> Relu relu1 ->
+ *   MaxPool pool1 (2x2, stride 2) -> Flatten flat -> Gemm fc (10) -> y
+ *
+ * with constant weights, compiled for "default" and calibrated on random
+ * inputs unless said otherwise:
+ *   - placement: the report's node table (where, why, layer, MACs) and its
+ *     totals; the layers (kinds, names, the nodes they implement); the CPU
+ *     graph's stand-ins for lowered nodes; the steps (QUANT of x, one NPU
+ *     job of every layer, DEQUANT of the last layer's output, CPU nodes);
+ *   - determinism: two compiles of the same graph write byte-identical
+ *     .loom files (loom_model_write);
+ *   - --keep-float conv1 (loom_compile_opts.keep_float) keeps conv1 and what
+ *     follows it on the CPU; a name that is no node is an error naming it;
+ *   - an operator without NPU lowering (a Softmax after fc) falls back to
+ *     the CPU with the reason;
+ *   - configurations too small: a scratchpad the convolution planner
+ *     refuses (conv1 on the CPU, the reason in the report), device DRAM
+ *     the model does not fit in (an error naming the bytes and the
+ *     configuration);
+ *   - broken graphs (an unknown operator, Conv weights that do not match
+ *     the input's channels): errors naming the node;
+ *   - the compiled models (all on the NPU, and with --keep-float) run on
+ *     the C model through the runtime (runtime/exec.h: a libloom device
+ *     booted with build/firmware/loom_fw.elf; skipped when the firmware is
+ *     missing, make firmware) against loom_ref_run on the float graph:
+ *     every output within 4 int8 steps of the output's quantization.
+ *
+ * Prints one line per check and ends with "N passed, M failed, K skipped";
+ * exit status 1 on any failure. */
+#include "compiler/compile.h"
+#include "ir/model.h"
+#include "loom/loom.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/exec.h"
+#include "onnx_case.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define D(...) ((const int64_t[]){__VA_ARGS__})
+#define FL LOOM_DT_FLOAT
+#define NX (1 * 3 * 8 * 8)
+#define NY 10
+
+/* ------------------------------------------------------------------ graphs */
+
+/* what build_net puts after fc, or breaks */
+enum tail { PLAIN, SOFTMAX, UNKNOWN_OP, BAD_WEIGHTS };
+
+/* n deterministic values in about [-s, s] */
+static void fill(float *v, size_t n, unsigned seed, float s)
+{
+	uint32_t x = 0x9e3779b9u * (seed + 1);
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1664525u + 1013904223u;
+		v[i] = s * ((float)(x >> 8) / 8388608.0f - 1.0f);
+	}
+}
+
+static int gconst(loom_graph *g, const char *name, int rank, const int64_t *dims, unsigned seed, float s)
+{
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	float *v = oc_xmalloc((size_t)n * sizeof *v);
+	fill(v, (size_t)n, seed, s);
+	int t = OC_MUST(loom_graph_add_tensor(g, name, FL, rank, dims, v, 1));
+	free(v);
+	return t;
+}
+
+/* a node output (type and shape from inference) */
+static int gval(loom_graph *g, const char *name)
+{
+	return OC_MUST(loom_graph_add_tensor(g, name, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0));
+}
+
+static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *in, int nin, int out)
+{
+	int i = OC_MUST(loom_graph_add_node(g, op, name, in, nin, &out, 1));
+	return &g->nodes[i]; /* after the call: it may move g->nodes */
+}
+
+/* The network of the opening comment; tail adds a Softmax sm (fc -> z ->
+ * sm -> y), an unknown operator frob after fc, or gives conv1 weights of
+ * 4 input channels for the input's 3. */
+static loom_graph *build_net(enum tail tail)
+{
+	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
+	int x = oc_add_input(g, "x", FL, 4, D(1, 3, 8, 8), NULL);
+	int w1 = gconst(g, "w1", 4, D(8, tail == BAD_WEIGHTS ? 4 : 3, 3, 3), 1, 0.4f);
+	int b1 = gconst(g, "b1", 1, D(8), 2, 0.1f);
+	int w2 = gconst(g, "w2", 2, D(NY, 128), 3, 0.2f);
+	int b2 = gconst(g, "b2", 1, D(NY), 4, 0.1f);
+	int c1 = gval(g, "c1"), r1 = gval(g, "r1"), p1 = gval(g, "p1"), f1 = gval(g, "f1");
+	int z = gval(g, tail == PLAIN ? "y" : "z");
+	loom_node *n = gnode(g, "Conv", "conv1", (const int[]){x, w1, b1}, 3, c1);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
+	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
+	gnode(g, "Relu", "relu1", &c1, 1, r1);
+	n = gnode(g, "MaxPool", "pool1", &r1, 1, p1);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(2, 2), 2));
+	OC_MUST(loom_node_set_attr_ints(n, "strides", D(2, 2), 2));
+	OC_MUST(loom_node_set_attr_int(gnode(g, "Flatten", "flat", &p1, 1, f1), "axis", 1));
+	OC_MUST(loom_node_set_attr_int(gnode(g, "Gemm", "fc", (const int[]){f1, w2, b2}, 3, z), "transB", 1));
+	int y = z;
+	if (tail == SOFTMAX || tail == UNKNOWN_OP) {
+		y = gval(g, "y");
+		gnode(g, tail == SOFTMAX ? "Softmax" : "FrobnicateTensor", tail == SOFTMAX ? "sm" : "frob", &z, 1, y);
+	}
+	OC_MUST(loom_graph_add_output(g, y));
+	return g;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static const loom_node_report *node_rep(const loom_compile_report *r, const char *name)
+{
+	for (int i = 0; i < r->nnodes; i++)
+		if (!strcmp(r->nodes[i].name, name))
+			return &r->nodes[i];
+	return NULL;
+}
+
+/* node name in the report: where (enum loom_where) and a why containing what */
+static void check_node(const loom_compile_report *r, const char *label, const char *name, int where, const char *what)
+{
+	static const char *const wn[] = {"on the CPU", "on the NPU", "fused"};
+	const loom_node_report *n = node_rep(r, name);
+	CHECK(n && n->where == where && strstr(n->why, what), "%s: %s %s, '%s' (report: %s, '%s')", label, name,
+	      wn[where], what, n ? wn[n->where] : "no such node", n ? n->why : "");
+}
+
+static int tensor_named(const loom_graph *g, const char *name)
+{
+	int t = loom_graph_find(g, name);
+	if (t < 0) {
+		fprintf(stderr, "test_compile: no tensor %s\n", name);
+		exit(2);
+	}
+	return t;
+}
+
+/* the model's steps as "quant npu dequant cpu ..." */
+static void step_kinds(const loom_model *m, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (uint32_t s = 0; s < m->nsteps && o < len; s++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", s ? " " : "", loom_step_kind_name(m->steps[s].kind));
+}
+
+/* the layers' kinds as "conv pool gemm" */
+static void layer_kinds(const loom_model *m, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (uint32_t l = 0; l < m->nlayers && o < len; l++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", l ? " " : "", loom_layer_kind_name(m->layers[l].kind));
+}
+
+/* compile g (consumed) for the configuration spec: 0 or -1 + err */
+static int compile(loom_graph *g, const char *spec, const loom_compile_opts *o, loom_model **m,
+		   loom_compile_report *rep, char *err, size_t len)
+{
+	loom_hwcfg cfg;
+	*m = NULL;
+	if (loom_hwcfg_load(&cfg, spec, NULL, err, len)) {
+		loom_graph_free(g);
+		return -1;
+	}
+	return loom_compile(g, &cfg, o, m, rep, err, len);
+}
+
+/* ------------------------------------------------------------------ placement */
+
+/* the report of the network compiled with everything on the NPU */
+static void check_rep(const loom_compile_report *r)
+{
+	const char *L = "placement";
+	CHECK(r->nnodes == 5 && r->nodes_onnx == 5, "%s: 5 nodes in the report (%d, %d before simplification)", L,
+	      r->nnodes, r->nodes_onnx);
+	check_node(r, L, "conv1", LOOM_WHERE_NPU, "conv");
+	check_node(r, L, "relu1", LOOM_WHERE_FUSED, "into conv1");
+	check_node(r, L, "pool1", LOOM_WHERE_NPU, "pool");
+	check_node(r, L, "flat", LOOM_WHERE_FUSED, "into fc");
+	check_node(r, L, "fc", LOOM_WHERE_NPU, "gemm");
+	const loom_node_report *c = node_rep(r, "conv1"), *p = node_rep(r, "pool1"), *f = node_rep(r, "fc");
+	const loom_node_report *u = node_rep(r, "relu1");
+	CHECK(c && p && f && u && c->layer == 0 && p->layer == 1 && f->layer == 2 && u->layer == -1,
+	      "%s: conv1, pool1, fc are layers 0, 1, 2; relu1 none", L);
+	CHECK(c && f && c->macs == 8 * 8 * 8 * 3 * 3 * 3 && f->macs == 128 * NY,
+	      "%s: MACs conv1 %llu (13824), fc %llu (1280)", L, c ? (unsigned long long)c->macs : 0,
+	      f ? (unsigned long long)f->macs : 0);
+	CHECK(r->nodes_cpu == 0 && r->nodes_npu == 5 && r->macs_npu == 13824 + 1280 && r->macs_cpu == 0,
+	      "%s: totals: %d on the CPU, %d on the NPU, %llu NPU MACs, %llu CPU MACs", L, r->nodes_cpu, r->nodes_npu,
+	      (unsigned long long)r->macs_npu, (unsigned long long)r->macs_cpu);
+	CHECK(r->calib_random && r->calib_samples == 4, "%s: calibrated on %d random samples (%d)", L,
+	      r->calib_samples, r->calib_random);
+}
+
+/* the model of the network compiled with everything on the NPU */
+static void check_model(const loom_model *m, const loom_compile_report *r)
+{
+	const char *L = "placement";
+	const loom_graph *g = m->graph;
+	char kinds[256];
+	layer_kinds(m, kinds, sizeof kinds);
+	CHECK(m->nlayers == 3 && !strcmp(kinds, "conv pool gemm") && !strcmp(m->layers[0].name, "conv1") &&
+		      !strcmp(m->layers[1].name, "pool1") && !strcmp(m->layers[2].name, "fc"),
+	      "%s: layers %s (conv1, pool1, fc)", L, kinds);
+	int relu = -1;
+	for (int k = 0; k < LOOM_LAYER_MAX_NODES; k++)
+		if (m->nlayers && m->layers[0].nodes[k] >= 0 && !strcmp(g->nodes[m->layers[0].nodes[k]].name, "relu1"))
+			relu = k;
+	CHECK(relu > 0, "%s: the conv layer implements relu1 too", L);
+	int stand_ins = 0;
+	for (int i = 0; i < 5 && i < g->nnodes; i++)
+		stand_ins += !strcmp(g->nodes[i].op_type, LOOM_NPU_OP) && g->nodes[i].ninputs == 0;
+	CHECK(stand_ins == 5, "%s: the CPU graph keeps the 5 lowered nodes as %s stand-ins (%d)", L, LOOM_NPU_OP,
+	      stand_ins);
+	uint64_t est = 0;
+	for (uint32_t l = 0; l < m->nlayers; l++)
+		est += m->layers[l].est_cycles;
+	CHECK(r->est_cycles > 0 && r->est_cycles == est, "%s: estimate %llu cycles, the layers' sum", L,
+	      (unsigned long long)r->est_cycles);
+
+	/* steps: x quantized, one job, the last layer's output dequantized, CPU nodes after */
+	char steps[256];
+	step_kinds(m, steps, sizeof steps);
+	int x = tensor_named(g, "x");
+	int ok = m->nsteps >= 3 && m->steps[0].kind == LOOM_STEP_QUANT && m->steps[0].tensor == x &&
+		 m->steps[1].kind == LOOM_STEP_NPU && m->steps[1].layer == 0 && m->steps[1].nlayers == 3 &&
+		 m->steps[2].kind == LOOM_STEP_DEQUANT && m->nlayers == 3 && m->steps[2].tensor == m->layers[2].out;
+	CHECK(ok, "%s: steps %s: QUANT x, one NPU job of layers 0..2, DEQUANT of fc's output", L, steps);
+	int cpu_ok = 1, seen[4] = {0};
+	for (uint32_t s = 0; s < m->nsteps; s++) {
+		const loom_step *st = &m->steps[s];
+		if (st->kind >= 0 && st->kind < 4)
+			seen[st->kind] = 1;
+		if (s >= 3)
+			cpu_ok &= st->kind == LOOM_STEP_CPU && st->node >= 0 && st->node < g->nnodes &&
+				  strcmp(g->nodes[st->node].op_type, LOOM_NPU_OP);
+	}
+	CHECK(cpu_ok && seen[LOOM_STEP_CPU] && seen[LOOM_STEP_QUANT] && seen[LOOM_STEP_NPU] && seen[LOOM_STEP_DEQUANT],
+	      "%s: after it, CPU steps of float nodes (fc's int32 output scaled on the host): all four step kinds", L);
+	int y = g->noutputs == 1 ? g->outputs[0] : -1;
+	CHECK(y >= 0 && !strcmp(g->tensors[y].name, "y") && m->mt[y].host && m->mt[y].scale > 0,
+	      "%s: graph output y on the host with its int8 step (%g)", L, y >= 0 ? (double)m->mt[y].scale : 0.0);
+}
+
+static void test_placement(void)
+{
+	loom_compile_opts o = {0};
+	loom_compile_report rep;
+	loom_model *m;
+	char err[1024] = "";
+	int rc = compile(build_net(PLAIN), "default", &o, &m, &rep, err, sizeof err);
+	if (!CHECK(!rc, "placement: compiles%s%s", rc ? ": " : "", rc ? err : ""))
+		return;
+	check_rep(&rep);
+	check_model(m, &rep);
+	loom_compile_report_free(&rep);
+	loom_model_free(m);
+}
+
+/* ------------------------------------------------------------------ determinism */
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	*len = 0;
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END)) {
+		long n = ftell(f);
+		if (n >= 0 && !fseek(f, 0, SEEK_SET)) {
+			b = oc_xmalloc((size_t)n + 1);
+			*len = fread(b, 1, (size_t)n, f);
+		}
+	}
+	fclose(f);
+	return b;
+}
+
+static void test_deterministic(void)
+{
+	char path[2][64], err[1024] = "";
+	uint8_t *buf[2] = {NULL, NULL};
+	size_t len[2] = {0, 0};
+	int ok = 1;
+	for (int k = 0; k < 2; k++) {
+		loom_compile_opts o = {.options = "test", .source = "net.onnx"};
+		loom_model *m;
+		snprintf(path[k], sizeof path[k], "/tmp/test_compile_%d_%d.loom", (int)getpid(), k);
+		if (compile(build_net(PLAIN), "default", &o, &m, NULL, err, sizeof err) ||
+		    loom_model_write(m, path[k], err, sizeof err)) {
+			CHECK_FAIL("determinism: compile / write %d: %s", k, err);
+			ok = 0;
+		}
+		loom_model_free(m);
+		buf[k] = slurp(path[k], &len[k]);
+		unlink(path[k]);
+	}
+	if (ok)
+		CHECK(buf[0] && buf[1] && len[0] > 0 && len[0] == len[1] && !memcmp(buf[0], buf[1], len[0]),
+		      "determinism: two compiles write the same %zu-byte file (%zu bytes the second time)", len[0],
+		      len[1]);
+	free(buf[0]);
+	free(buf[1]);
+}
+
+/* ------------------------------------------------------------------ CPU fallbacks */
+
+static void test_keep_float(void)
+{
+	const char *L = "--keep-float conv1";
+	loom_compile_opts o = {.keep_float = "conv1"};
+	loom_compile_report rep;
+	loom_model *m;
+	char err[1024] = "", kinds[256], steps[256];
+	int rc = compile(build_net(PLAIN), "default", &o, &m, &rep, err, sizeof err);
+	if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+		return;
+	check_node(&rep, L, "conv1", LOOM_WHERE_CPU, "--keep-float");
+	check_node(&rep, L, "relu1", LOOM_WHERE_CPU, "input is computed on the CPU");
+	check_node(&rep, L, "pool1", LOOM_WHERE_NPU, "pool");
+	check_node(&rep, L, "fc", LOOM_WHERE_NPU, "gemm");
+	CHECK(rep.nodes_cpu == 2 && rep.macs_cpu == 13824 && rep.macs_npu == 1280,
+	      "%s: 2 nodes, 13824 MACs on the CPU (%d, %llu)", L, rep.nodes_cpu, (unsigned long long)rep.macs_cpu);
+	layer_kinds(m, kinds, sizeof kinds);
+	step_kinds(m, steps, sizeof steps);
+	const loom_graph *g = m->graph;
+	int ok = m->nsteps >= 4 && m->steps[0].kind == LOOM_STEP_CPU && !strcmp(g->nodes[m->steps[0].node].name, "conv1") &&
+		 !strcmp(g->nodes[m->steps[0].node].op_type, "Conv") && m->steps[1].kind == LOOM_STEP_CPU &&
+		 !strcmp(g->nodes[m->steps[1].node].name, "relu1") && m->steps[2].kind == LOOM_STEP_QUANT &&
+		 m->steps[2].tensor == tensor_named(g, "r1") && m->steps[3].kind == LOOM_STEP_NPU;
+	CHECK(!strcmp(kinds, "pool gemm") && ok, "%s: layers %s; steps %s: conv1, relu1 in float, r1 quantized, the job",
+	      L, kinds, steps);
+	loom_compile_report_free(&rep);
+	loom_model_free(m);
+
+	o.keep_float = "conv1,nope";
+	rc = compile(build_net(PLAIN), "default", &o, &m, &rep, err, sizeof err);
+	CHECK(rc == -1 && !m && strstr(err, "--keep-float") && strstr(err, "'nope'"),
+	      "--keep-float nope: an error naming it: %s", err);
+}
+
+static void test_unsupported(void)
+{
+	const char *L = "Softmax";
+	loom_compile_opts o = {0};
+	loom_compile_report rep;
+	loom_model *m;
+	char err[1024] = "", steps[256];
+	int rc = compile(build_net(SOFTMAX), "default", &o, &m, &rep, err, sizeof err);
+	if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+		return;
+	check_node(&rep, L, "sm", LOOM_WHERE_CPU, "no NPU lowering");
+	check_node(&rep, L, "fc", LOOM_WHERE_NPU, "gemm");
+	const loom_graph *g = m->graph;
+	step_kinds(m, steps, sizeof steps);
+	uint32_t n = m->nsteps;
+	CHECK(rep.nodes_cpu == 1 && n >= 2 && m->steps[n - 2].kind == LOOM_STEP_DEQUANT &&
+		      m->steps[n - 2].tensor == tensor_named(g, "z") && m->steps[n - 1].kind == LOOM_STEP_CPU &&
+		      !strcmp(g->nodes[m->steps[n - 1].node].name, "sm"),
+	      "%s: steps %s: fc's output z dequantized, then sm on the CPU", L, steps);
+	loom_compile_report_free(&rep);
+	loom_model_free(m);
+}
+
+/* ------------------------------------------------------------------ too small, broken */
+
+static void test_too_small(void)
+{
+	/* 64 scratchpad lines of 64 bytes: no tiling of conv1 fits */
+	const char *L = "scratchpad of 4 KiB, 64-byte lines";
+	loom_compile_opts o = {0};
+	loom_compile_report rep;
+	loom_model *m;
+	char err[1024] = "", kinds[256];
+	int rc = compile(build_net(PLAIN), "small:array_rows=64,sp_bytes=4096,sp_banks=1", &o, &m, &rep, err,
+			 sizeof err);
+	if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
+		check_node(&rep, L, "conv1", LOOM_WHERE_CPU, "planner refused");
+		check_node(&rep, L, "pool1", LOOM_WHERE_NPU, "pool");
+		layer_kinds(m, kinds, sizeof kinds);
+		CHECK(!strcmp(kinds, "pool gemm"), "%s: layers %s (pool gemm)", L, kinds);
+		loom_compile_report_free(&rep);
+		loom_model_free(m);
+	}
+
+	/* 1 MiB of DRAM, the model placed 4 KiB before its end */
+	o.base = (1u << 20) - 4096;
+	rc = compile(build_net(PLAIN), "small:dram_mib=1", &o, &m, &rep, err, sizeof err);
+	CHECK(rc == -1 && !m && strstr(err, "bytes of device DRAM") && strstr(err, "has 1048576"),
+	      "1 MiB of DRAM: an error naming the bytes needed and the configuration's: %s", err);
+}
+
+static void test_broken(void)
+{
+	loom_compile_opts o = {0};
+	loom_model *m;
+	char err[1024] = "";
+	int rc = compile(build_net(UNKNOWN_OP), "default", &o, &m, NULL, err, sizeof err);
+	CHECK(rc == -1 && !m && strstr(err, "frob") && strstr(err, "FrobnicateTensor"),
+	      "unknown operator: an error naming the node and its op: %s", err);
+	rc = compile(build_net(BAD_WEIGHTS), "default", &o, &m, NULL, err, sizeof err);
+	CHECK(rc == -1 && !m && strstr(err, "conv1"), "Conv weights of 4 channels on 3: an error naming the node: %s",
+	      err);
+}
+
+/* ------------------------------------------------------------------ on the C model */
+
+/* Compile the network (keep_float or NULL), calibrated on the input x, run
+ * it on the C model and compare with the float reference. */
+/* the output of m's run on its device: within 4 int8 steps of want, one NPU job */
+static void check_run(const char *L, const loom_model *m, const loom_exec *ex, const float *want)
+{
+	const loom_graph *g = m->graph;
+	int y = g->outputs[0];
+	const float *got = g->tensors[y].data;
+	double step = m->mt[y].scale, worst = 0;
+	for (int i = 0; got && i < NY; i++)
+		worst = fmax(worst, fabs((double)got[i] - want[i]));
+	CHECK(got && loom_tensor_numel(&g->tensors[y]) == NY && worst <= 1e-4 + 4 * step,
+	      "%s: y within 4 int8 steps of the float reference (max error %.3g = %.2f steps of %.3g)", L, worst,
+	      step > 0 ? worst / step : 0.0, step);
+	const loom_exec_stats *st = loom_exec_get_stats(ex);
+	CHECK(st->jobs == 1, "%s: one NPU job (%llu)", L, (unsigned long long)st->jobs);
+}
+
+/* Compile the network (keep_float or NULL), calibrated on the input x, run
+ * it on the C model and compare with the float reference want. */
+static void run_one(const char *keep_float, const float *x, const float *want, const char *fw)
+{
+	char L[64], err[2048] = "";
+	snprintf(L, sizeof L, "C model%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "");
+	loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 3, 8, 8}, .data = (void *)x};
+	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1};
+	loom_model *m;
+	loom_dev *dev = NULL;
+	loom_exec *ex = NULL;
+	int rc = compile(build_net(PLAIN), "default", &o, &m, NULL, err, sizeof err);
+	if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+		return;
+	loom_graph *g = m->graph;
+	rc = loom_open(&(loom_open_opts){.backend = "cmodel", .hw = "default"}, &dev, err, sizeof err);
+	if (!rc && ((rc = loom_load_firmware(dev, fw)) || (rc = loom_boot(dev, NULL))))
+		snprintf(err, sizeof err, "%s: %s: %s", fw, loom_strerror(rc), loom_errmsg(dev));
+	if (!CHECK(!rc, "%s: device open and booted%s%s", L, rc ? ": " : "", rc ? err : ""))
+		goto out;
+	rc = loom_exec_new(dev, m, &ex, err, sizeof err);
+	if (!CHECK(!rc, "%s: loom_exec_new%s%s", L, rc ? ": " : "", rc ? err : ""))
+		goto out;
+	rc = loom_tensor_set_data(&g->tensors[tensor_named(g, "x")], x, NX * sizeof *x);
+	if (!rc)
+		rc = loom_exec_run(ex, err, sizeof err);
+	if (CHECK(!rc, "%s: input bound, loom_exec_run%s%s", L, rc ? ": " : "", rc ? err : ""))
+		check_run(L, m, ex, want);
+out:
+	loom_exec_free(ex);
+	loom_close(dev);
+	loom_model_free(m);
+}
+
+static void test_run(void)
+{
+	char fw[4200];
+	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
+	if (!oc_file_exists(fw)) {
+		check_skip("C model runs: no firmware %s (make firmware)", fw);
+		return;
+	}
+	float x[NX], want[NY];
+	fill(x, NX, 5, 1.0f);
+	loom_graph *ref = build_net(PLAIN);
+	char err[1024] = "";
+	int xt = tensor_named(ref, "x");
+	int rc = loom_tensor_set_data(&ref->tensors[xt], x, sizeof x) || loom_ref_run(ref, err, sizeof err);
+	if (!CHECK(!rc, "C model: float reference run%s%s", rc ? ": " : "", rc ? err : "")) {
+		loom_graph_free(ref);
+		return;
+	}
+	memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof want);
+	loom_graph_free(ref);
+	run_one(NULL, x, want, fw);
+	run_one("conv1", x, want, fw);
+}
+
+int main(void)
+{
+	check_init(CHECK_SKIPS);
+	test_placement();
+	test_deterministic();
+	test_keep_float();
+	test_unsupported();
+	test_too_small();
+	test_broken();
+	test_run();
+	return check_report();
+}
