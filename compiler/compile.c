@@ -1,41 +1,29 @@
 /* compile.c - loom compile (compiler/compile.h): from an imported ONNX
- * graph to a loom_model (ir/model.h).
- *
- * Stages:
- *  1. loom_simplify (passes.h): shapes, constant folding, Identity/Dropout,
- *     dead nodes, BatchNorm folding, the fusion table.
- *  2. Calibration (calib.h) on --calib DIR, or on random inputs.
- *  3. Lowering, node by node in topological order. A node goes to the NPU
- *     when a kernel (compiler/npu/npu.h) implements it and its
- *     quantization is representable; otherwise (or with --keep-float) it
- *     stays a float CPU node, and the report says why. Activations are
- *     quantized per tensor (asymmetric int8 over the calibrated range,
- *     widened to contain 0), weights per output channel (symmetric), biases
- *     to int32 at scale s_in * s_w; requantization multipliers are
- *     s_in * s_w / s_out (< 1). Lowerings:
- *       Conv              CONV (groups other than 1 and depthwise: block-
- *                         diagonal weights), depthwise: DWCONV; fused bias,
- *                         Relu / Clip as the output clamp
- *       Gemm, MatMul      GEMM (constant B; Flatten of an image folded into
- *                         the weights' row order)
- *       MaxPool           POOL MAX (ceil_mode by extra end padding)
- *       AveragePool, GlobalAveragePool   POOL AVG (divisor in the multiplier)
- *       Add, Mul          ELTWISE (same shape, or per channel), Add + Relu
- *       Concat (channels) one POOL 1x1 copy per input into its channel slice
- *                         (MAX when the scales agree, AVG to rescale)
- *       Flatten, Reshape, Squeeze, Unsqueeze   aliases when the device
- *                         image is the same
- *       unary elementwise (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid,
- *       HardSwish, Tanh, Erf, ..., binary ops with a constant scalar)
- *                         LUT: the table is the CPU kernel run on the 256
- *                         dequantized int8 values
- *  4. Steps: CPU nodes; QUANT / DEQUANT where a tensor crosses between host
- *     float and device int8; consecutive layers form one NPU job.
- *  5. Memory: weights and parameters packed into the const region;
- *     activations placed in the arena by liveness (greedy, largest first,
- *     lowest address that no tensor alive at the same time uses).
- *  6. Emission: each job's layers built with the kernels' planners at their
- *     final addresses, FINISH, loom_prog_verify.
+ * graph to a loom_model (ir/model.h). This file is the pipeline and the
+ * report; each stage has a file of its own (compile_internal.h):
+ *  1. QDQ folding (quantize.c) and loom_simplify (passes.c): shapes,
+ *     constant folding, Identity/Dropout, dead nodes, BatchNorm folding,
+ *     the fusion table.
+ *  2. Calibration (quantize.c, calib.h) on --calib DIR, the caller's
+ *     sample, or random inputs.
+ *  3. Lowering (lower.c), node by node in topological order: a node goes to
+ *     the NPU lowering its operator's row of runtime/ops.def names
+ *     (lower_conv.c, lower_vec.c, lower_shape.c; docs/OPERATORS.md lists
+ *     them, printed by loom ops) when its quantization is representable;
+ *     otherwise (or with --keep-float) it stays a float CPU node, and the
+ *     report says why. Activations are quantized per tensor (asymmetric
+ *     int8 over the calibrated range, widened to contain 0), weights per
+ *     output channel (symmetric), biases to int32 at scale s_in * s_w;
+ *     requantization multipliers are s_in * s_w / s_out (< 1).
+ *  4. Steps (plan.c): CPU nodes; QUANT / DEQUANT where a tensor crosses
+ *     between host float and device int8; consecutive layers form one NPU
+ *     job.
+ *  5. Memory (here and plan.c): weights and parameters packed into the
+ *     const region; activations placed in the arena by liveness (greedy,
+ *     largest first, lowest address that no tensor alive at the same time
+ *     uses).
+ *  6. Emission (emit.c): each job's layers built with the NPU back end
+ *     (compiler/npu/) at their final addresses, FINISH, loom_prog_verify.
  * No global state. */
 #include "compiler/compile_internal.h"
 

@@ -13,9 +13,8 @@
 #include "compiler/passes.h"
 #include "runtime/cpu_ops.h"
 
-#define DEFAULT_BASE 0x10000u
-
-#define ALIGN 64u
+#define DEFAULT_BASE 0x10000u /* the const region's address unless the options say otherwise */
+#define ALIGN 64u            /* regions and tensors in device DRAM */
 
 /* a layer being built: its kernel parameters and packed constants */
 typedef struct lw {
@@ -38,9 +37,8 @@ typedef struct lw {
 	int time;                /* liveness time */
 } lw;
 
-typedef struct forced_q forced_q;
-
-typedef struct rawout rawout;
+typedef struct forced_q forced_q; /* quantize.c: a QDQ pair's scale and zero point */
+typedef struct rawout rawout;     /* lower_conv.c: a graph output left as int32 */
 
 /* The compiler's context, by stage. */
 typedef struct cc {
