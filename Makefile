@@ -1,6 +1,6 @@
 # Makefile - the one build of Loom.
 #   make            build everything (CLI build/bin/loom, RTL of the default config)
-#   make run        the main job (for now: the tensor-engine demo on the RTL)
+#   make run        the main job: a trained CNN on the RTL (loom eval), accuracy and profile
 #   make test       set up, build, and run the test suite (CI runs this)
 #   make test-full  longer suites
 #   make bench      benchmarks, results into docs/PERFORMANCE.md
@@ -77,7 +77,7 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz
+.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz
 all: cli rtl firmware
 
 setup: $(SETUP)
@@ -313,8 +313,24 @@ test: tests-built
 test-full: tests-built fuzz
 	LOOM_ROOT=$(CURDIR) FULL=1 sh tests/run.sh
 
-run: cli rtl
-	LOOM_ROOT=$(CURDIR) $(LOOM) demo --hw default --backend rtl
+# the main job: the digits CNN (trained on scikit-learn's real images,
+# examples/digits/) compiled to int8, 288 held-out images on the RTL through
+# libloom and the firmware, checked against the C model byte for byte
+DIGITS := examples/digits
+EVAL_DIGITS = $(LOOM) eval $(DIGITS)/model.onnx --data $(DIGITS)/eval --labels $(DIGITS)/eval/labels.txt \
+	      --calib $(DIGITS)/calib --hw default --backend rtl --compare cmodel --profile
+run: cli rtl firmware
+	@LOOM_ROOT=$(CURDIR) $(EVAL_DIGITS)
+	@echo
+	@echo "Next, a bigger model: ResNet-50 (exported by PyTorch, calibrated on 8 photo crops) on the RTL:"
+	@echo "  make run-resnet50"
+
+# ResNet-50 compiled and run once on the RTL with its per-layer profile
+R50 := $(BUILD)/models-bench/resnet50_opset13
+run-resnet50: cli rtl firmware | $(SETUP)
+	@[ -f $(R50)/model.onnx ] || $(PYTHON3) scripts/export_models.py --out $(BUILD)/models-bench --only resnet50
+	LOOM_ROOT=$(CURDIR) $(LOOM) compile $(R50)/model.onnx -o $(BUILD)/resnet50.loom --calib $(R50)/calib
+	LOOM_ROOT=$(CURDIR) $(LOOM) run $(BUILD)/resnet50.loom --backend rtl --data $(R50)/test_data_set_0 --check --profile
 
 bench: cli rtl bench-array models
 	LOOM_ROOT=$(CURDIR) sh scripts/bench.sh

@@ -11,7 +11,9 @@ in the layout of ONNX's backend tests, the one `loom test-onnx` runs:
     OUT/NAME/test_data_set_0/input_0.pb    TensorProto named like the graph input
     OUT/NAME/test_data_set_0/output_0.pb   PyTorch's own float32 eval-mode result
     OUT/NAME/test_data_set_1/...           (torchvision models) a second input
-    OUT/NAME/calib/test_data_set_N/input_0.pb  (torchvision models) calibration inputs
+    OUT/NAME/calib/test_data_set_N/input_0.pb  (torchvision models, digits) calibration inputs
+    OUT/NAME/eval/test_data_set_N/...          (digits_cnn) the labelled held-out test
+    OUT/NAME/eval/labels.txt                   images: one class per sample, in order
     OUT/NAME/output_0_float64.pb           the same model run in float64 (not read by loom)
     OUT/NAME/meta.json                     how it was made (not read by loom)
 
@@ -181,8 +183,14 @@ def digits_cnn(arch):
     with torch.no_grad():
         acc = (m(xs[test]).argmax(1) == ys[test]).float().mean().item()
     x = xs[test[:16]].clone()
+    # calibration: 64 training images; evaluation (loom eval, make run): the
+    # held-out test images in batches of 16 (288 of 297) with their labels
+    calib = [xs[train[16 * k:16 * (k + 1)]].clone() for k in range(4)]
+    evals = [(xs[test[16 * k:16 * (k + 1)]].clone(), ys[test[16 * k:16 * (k + 1)]].tolist())
+             for k in range(len(test) // 16)]
     return m, x, {"test_accuracy": round(acc, 4), "test_images": 297,
-                  "labels": ys[test[:16]].tolist(), "epochs": 8}
+                  "labels": ys[test[:16]].tolist(), "epochs": 8,
+                  "_calib_inputs": calib, "_eval_sets": evals}
 
 
 class DigitsQDQ(nn.Module):
@@ -236,6 +244,7 @@ def digits_qdq(arch):
     r = lambda t: (float(t.min()), float(t.max()))
     q = DigitsQDQ(m, {"in": r(xs), "c1": r(c1), "c2": r(c2), "f1": r(f1), "out": r(out)})
     info = dict(info)
+    info.pop("_eval_sets", None)
     info["qdq"] = "uint8 per-tensor activations, int8 per-channel weights"
     return q, x, info
 
@@ -419,6 +428,20 @@ def export_one(arch, build, opset, folder):
         d = os.path.join(tmp, "calib", "test_data_set_%d" % k)
         os.makedirs(d)
         write_tensor(os.path.join(d, "input_0.pb"), xc.numpy(), "input")
+    # a labelled evaluation set (loom eval): eval/test_data_set_N with
+    # PyTorch's outputs, eval/labels.txt with one class per sample in order
+    evals = info.pop("_eval_sets", [])
+    for k, (xe, labels) in enumerate(evals):
+        d = os.path.join(tmp, "eval", "test_data_set_%d" % k)
+        os.makedirs(d)
+        with torch.no_grad():
+            ye = model(xe.float())
+        write_tensor(os.path.join(d, "input_0.pb"), xe.numpy(), "input")
+        write_tensor(os.path.join(d, "output_0.pb"), ye.numpy(), "output")
+    if evals:
+        with open(os.path.join(tmp, "eval", "labels.txt"), "w") as f:
+            for _, labels in evals:
+                f.write("".join("%d\n" % v for v in labels))
     # the same model in float64, beside the data set (loom reads only test_data_set_N):
     # for measuring how far a float32 executor is from the exact result
     write_tensor(os.path.join(tmp, "output_0_float64.pb"), y64.numpy(), "output")

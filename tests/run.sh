@@ -78,6 +78,12 @@ suite onnx-npu-rtl "$LOOM" test-onnx --backend rtl "$n/test_basic_conv_with_padd
 	"$n/test_matmul_2d" "$n/test_maxpool_2d_pads" "$n/test_maxpool_2d_ceil" "$n/test_averagepool_2d_strides" \
 	"$n/test_averagepool_2d_pads_count_include_pad" "$n/test_add" "$n/test_mul" "$n/test_relu" "$n/test_sigmoid" \
 	"$n/test_leakyrelu" "$n/test_clip_splitbounds" "$n/test_batchnorm_example" "$n/test_hardswish" "$n/test_tanh"
+# the main job (make run): the digits CNN on the RTL, 288 held-out images,
+# float vs int8 accuracy, every output byte-identical to the C model's, the
+# whole model on the NPU
+suite main-job-rtl "$LOOM" eval examples/digits/model.onnx --data examples/digits/eval \
+	--labels examples/digits/eval/labels.txt --calib examples/digits/calib --hw default --backend rtl \
+	--compare cmodel --profile --min-accuracy 0.97 --min-npu-macs 1
 # the exported models compiled with their calibration folders, run on the C
 # model against PyTorch: cosine similarity >= 0.99 (and squeezenet on the RTL)
 suite models-npu-cmodel sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 resnet18_opset13 \

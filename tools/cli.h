@@ -6,6 +6,7 @@
 
 int cmd_cosim(int argc, char **argv);  /* loom cosim --hw CFG --count N --seed S */
 int cmd_demo(int argc, char **argv);   /* loom demo [--hw CFG] [--backend B] */
+int cmd_eval(int argc, char **argv);   /* loom eval MODEL.onnx --data DIR --labels FILE [--backend B] [--compare B] */
 int cmd_selftest(int argc, char **argv); /* loom selftest --backend B [--hw CFG] [--fw ELF] */
 int cmd_run(int argc, char **argv);      /* loom run [--backend B] --cosim-seed S | --insns FILE ... | MODEL.onnx */
 int cmd_test_onnx(int argc, char **argv); /* loom test-onnx CASE_DIR... [--backend ref] */

@@ -12,6 +12,7 @@ static const struct {
 } cmds[] = {
 	{"compile", cmd_compile, "an ONNX model to a .loom file: quantized, lowered to the NPU, CPU fallback"},
 	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
+	{"eval", cmd_eval, "a classifier on a labelled data set: float vs int8 accuracy, RTL vs C model, profile"},
 	{"demo", cmd_demo, "conv, GEMM and vector layers on the NPU, checked, with cycles and utilization"},
 	{"ops", cmd_ops, "the operator table: CPU kernels, opsets, NPU lowerings and their conditions"},
 	{"objdump", cmd_objdump, "a .loom model file: tensors, layers, steps, disassembled instructions"},
