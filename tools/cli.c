@@ -109,6 +109,18 @@ void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_
 
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len)
 {
+	/* a configuration of configs/ by its name when every parameter is the
+	 * same (its RTL is built and cached under that name) */
+	loom_hwcfg named;
+	char err[256];
+	int same = strncmp(c->name, "custom-", 7) && !loom_hwcfg_load(&named, c->name, NULL, err, sizeof err);
+#define LOOM_HWPARAM(nm, sv, lo, hi, doc) same = same && named.nm == c->nm;
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+	if (same) {
+		snprintf(buf, len, "%s", c->name);
+		return;
+	}
 	size_t n = 0;
 	buf[0] = 0;
 #define LOOM_HWPARAM(nm, sv, lo, hi, doc) \

@@ -38,7 +38,8 @@ int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err
  * take_shape: the input tensors' shapes replace the graph's (same size) */
 int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
 		     size_t len);
-/* "key=value,..." of every parameter: a loom_open spec for exactly this configuration */
+/* a loom_open spec for exactly this configuration: its name when configs/NAME.cfg
+ * has every parameter the same, else "key=value,..." of every parameter */
 #include "loom/hwcfg.h"
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
 /* loom compile --sensitivity (tools/cmd_compile_sens.c) */
