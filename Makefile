@@ -8,6 +8,9 @@
 #   make rtl HW=NAME [HWCFG=path]   verilate one configuration into build/hw/NAME
 # Every target first runs scripts/setup.sh when the tools are missing.
 
+# every core unless the command line says otherwise (make -j1 builds serially)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+
 BUILD   := build
 HW      ?= default
 HWCFG   ?= configs/$(HW).cfg
@@ -155,7 +158,7 @@ VERILATOR_MAKEFLAGS := OPT_FAST=-O2 OPT_SLOW=-O0 OPT_GLOBAL=-O2
 
 rtl: $(HWDIR)/libloom_rtl.so
 
-$(HWDIR)/npu_pkg.sv $(HWDIR)/loom_cfg.h: $(HWCFG) $(GEN_HW)
+$(HWDIR)/npu_pkg.sv $(HWDIR)/loom_cfg.h &: $(HWCFG) $(GEN_HW)
 	@mkdir -p $(HWDIR)
 	$(GEN_HW) $(HWCFG) $(HWDIR)
 
