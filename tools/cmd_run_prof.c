@@ -149,12 +149,13 @@ void run_print_profile(const loom_model *m, const loom_exec_stats *st, double mh
 		  m->nlayers ? bound_names[top] : "-");
 	printf("bLd/bCp/bSt%%: cycles the load DMA, the compute engine (array or vector unit) and the store DMA held an "
 	       "instruction;\nwLd/wCp/wSt%%: cycles the head of a queue waited for a token: load for compute (C->L), "
-	       "compute for load or store (L->C, S->C), store for compute (C->S);\nbound: the busiest engine "
+	       "compute for load or store (L->C, S->C), store for compute (C->S) (the RTL counts this also while the "
+	       "engine holds an earlier instruction);\nbound: the busiest engine "
 	       "(compute: the array, vector: the vector unit, load / store: the DMA engines)\n");
-	printf("bound:");
-	for (int k = 0; k < 4; k++)
+	printf("layers by bound:");
+	for (int k = 0, n = 0; k < 4; k++)
 		if (s.bound_n[k])
-			printf(" %s %" PRIu64 " layers (%.1f%% of cycles)", bound_names[k], s.bound_n[k],
+			printf("%s %s %" PRIu64 " (%.1f%% of cycles)", n++ ? "," : "", bound_names[k], s.bound_n[k],
 			       pct(s.bound_cycles[k], cy));
 	printf("%s\n", m->nlayers ? "" : " no NPU layers");
 	time_split t;

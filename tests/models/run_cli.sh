@@ -123,7 +123,7 @@ rows=$(grep -Ec '^[0-9]+ +/.* (compute|vector|load|store)$' "$out/prof.txt")
 [ "$rows" -eq "$nl" ] && [ "$nl" -gt 10 ] && ok "one table row per layer ($rows) with its bound class" ||
 	bad "$rows table rows, $nl CSV rows"
 grep -Eq '^ +total +[0-9]+ ' "$out/prof.txt" && ok "a total row" || bad "no total row"
-grep -Eq '^bound: compute [0-9]+ layers' "$out/prof.txt" && ok "bound classes summed" || bad "no bound line"
+grep -Eq '^layers by bound: compute [0-9]+ \(' "$out/prof.txt" && ok "bound classes summed" || bad "no bound line"
 grep -Eq '^time at 500 MHz: latency [0-9.]+ ms = NPU [0-9.]+ ms .* \+ host CPU [0-9.]+ ms' "$out/prof.txt" &&
 	ok "the NPU / host split at --clock-mhz 500" || bad "time split: $(grep 'time at' "$out/prof.txt")"
 head -n 1 "$out/p.csv" | grep -q '^index,layer,kind,job_step,start_cycle,cycles,macs,macs_issued,util_pct,dram_rd_bytes,dram_wr_bytes,busy_load,busy_compute,busy_store,stall_load,stall_compute,stall_store,bank_conflicts,insns,bound,time_us$' &&
