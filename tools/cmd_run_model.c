@@ -265,9 +265,9 @@ static int load_inputs(const run_opts *o, const loom_graph *g, loom_tensor *in, 
 			return 1;
 		free(t.name);
 		t.name = strdup(name);
-		int slot = *nin;
+		int slot = *nin; /* --data's tensor of that name, or unnamed at the input's position */
 		for (int j = 0; j < *nin; j++)
-			if (in[j].name && !strcmp(in[j].name, name))
+			if ((in[j].name && !strcmp(in[j].name, name)) || ((!in[j].name || !in[j].name[0]) && j == gi))
 				slot = j;
 		if (slot == *nin && *nin == TOOL_MAX_IO) {
 			loom_tensor_clear(&t);
