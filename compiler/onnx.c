@@ -1,7 +1,8 @@
 /* onnx.c - the ONNX importer of `loom compile`: reads a ModelProto with
  * protobuf-c (build/gen/onnx.pb-c.c, generated at build time from Debian's
  * /usr/include/onnx/onnx.proto) and converts its graph into the IR of
- * ir/ir.h; also reads single TensorProto files (test data).
+ * ir/ir.h; also reads and writes single TensorProto files (test data,
+ * `loom run --output-dir`).
  * compiler/onnx.h says what the loaded graph looks like and what is not
  * supported.
  *
@@ -277,6 +278,58 @@ int loom_onnx_load_tensor(const char *path, loom_tensor *t, char *err, size_t er
 	if (rc)
 		loom_tensor_clear(t);
 	return rc;
+}
+
+int loom_onnx_save_tensor(const char *path, const loom_tensor *t, const char *name, char *err, size_t errlen)
+{
+	sink s = {path, err, errlen};
+	size_t es = t ? loom_dtype_size(t->dtype) : 0;
+	if (!t || !es)
+		return fail(&s, "tensor '%s': data type %s cannot be written", name ? name : "",
+			    t ? loom_dtype_name(t->dtype) : "(none)");
+	if (t->rank < 0 || t->rank > LOOM_MAX_RANK)
+		return fail(&s, "tensor '%s': rank %d", name ? name : "", t->rank);
+	int64_t numel = loom_tensor_numel(t);
+	size_t bytes = (size_t)numel * es;
+	if (numel && !t->data)
+		return fail(&s, "tensor '%s' has no data", name ? name : "");
+	Onnx__TensorProto tp;
+	onnx__tensor_proto__init(&tp);
+	int64_t dims[LOOM_MAX_RANK];
+	for (int i = 0; i < t->rank; i++)
+		dims[i] = t->dims[i];
+	tp.n_dims = (size_t)t->rank;
+	tp.dims = dims;
+	tp.has_data_type = 1;
+	tp.data_type = t->dtype;
+	tp.name = (char *)(name ? name : t->name ? t->name : "");
+	uint8_t *raw = malloc(bytes + 1), *buf = NULL;
+	if (!raw)
+		return fail(&s, "out of memory");
+	if (bytes)
+		copy_le(raw, t->data, bytes, es); /* host order -> little endian (the same swap) */
+	tp.has_raw_data = 1;
+	tp.raw_data.len = bytes;
+	tp.raw_data.data = raw;
+	size_t len = onnx__tensor_proto__get_packed_size(&tp);
+	buf = malloc(len + 1);
+	if (!buf) {
+		free(raw);
+		return fail(&s, "out of memory");
+	}
+	onnx__tensor_proto__pack(&tp, buf);
+	free(raw);
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		free(buf);
+		return fail(&s, "cannot create: %s", strerror(errno));
+	}
+	size_t put = fwrite(buf, 1, len, f);
+	free(buf);
+	int werr = ferror(f);
+	if (fclose(f) || put != len || werr)
+		return fail(&s, "write error: %s", strerror(errno));
+	return 0;
 }
 
 /* ------------------------------------------------------------------ --input-shape */

@@ -1,7 +1,8 @@
 /* onnx.h - Loom's ONNX importer (compiler/onnx.c): reads an ONNX model
  * (ModelProto, opsets 7 to 17 of the default domain) into the graph IR of
  * ir/ir.h, and single tensors (TensorProto .pb files, as in the
- * test_data_set_N directories of ONNX test cases) into a loom_tensor.
+ * test_data_set_N directories of ONNX test cases) into a loom_tensor, and
+ * writes a loom_tensor as one.
  *
  * What the loaded graph looks like:
  *  - tensors: the graph inputs first (in the model's order, initializers
@@ -61,13 +62,19 @@ int loom_parse_input_shape(const char *spec, loom_input_shape *s, char *err, siz
 int loom_onnx_load(const char *path, const loom_input_shape *shapes, int nshapes,
 		   loom_graph **out, char *err, size_t errlen);
 
-/* Read a TensorProto file into *t (name from the proto, "" if none; data
- * owned by t, is_const 0). 0, or -1 with t zeroed and a message naming the
- * file. */
 /* The same from a buffer; name (may be NULL) is what messages call it. */
 int loom_onnx_load_mem(const void *buf, size_t len, const char *name, const loom_input_shape *shapes,
 		       int nshapes, loom_graph **out, char *err, size_t errlen);
+
+/* Read a TensorProto file into *t (name from the proto, "" if none; data
+ * owned by t, is_const 0). 0, or -1 with t zeroed and a message naming the
+ * file. */
 int loom_onnx_load_tensor(const char *path, loom_tensor *t, char *err, size_t errlen);
+/* Write t as a TensorProto file (dims, data_type, little-endian raw_data;
+ * name: TensorProto.name, NULL for t->name), readable by
+ * loom_onnx_load_tensor and onnx.numpy_helper. 0, or -1 with a message
+ * naming the file. */
+int loom_onnx_save_tensor(const char *path, const loom_tensor *t, const char *name, char *err, size_t errlen);
 
 /* Free what a loaded tensor owns (name, data) and zero it. */
 void loom_tensor_clear(loom_tensor *t);

@@ -1,6 +1,7 @@
 /* exec.c - running a compiled model through libloom (runtime/exec.h): the
  * model's DRAM image, its steps (CPU nodes, quantization, NPU jobs), the
- * per-layer profile from the MARK records. */
+ * per-layer profile from the MARK records, the per-step records (host time,
+ * an NPU job's completion and, on request, the device cycle of its START). */
 #include "runtime/exec.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "ir/model.h"
 #include "runtime/cpu_ops.h"
 #include "loom/isa.h"
+#include "loom/regs.h"
 
 /* ------------------------------------------------------------------ exec */
 
@@ -21,6 +23,7 @@ struct loom_exec {
 	loom_model *m;
 	loom_bo *bo;
 	loom_exec_stats st;
+	int locate;         /* loom_exec_locate_starts */
 	int8_t *img;        /* conversion buffer (largest device image) */
 	size_t img_bytes;
 };
@@ -56,11 +59,12 @@ int loom_exec_new(loom_dev *dev, loom_model *m, loom_exec **out, char *err, size
 	e->dev = dev;
 	e->m = m;
 	e->st.layers = calloc(m->nlayers + 1, sizeof *e->st.layers);
+	e->st.steps = calloc(m->nsteps + 1, sizeof *e->st.steps);
 	for (int t = 0; t < m->graph->ntensors; t++)
 		if (m->mt[t].dev && img_size(&m->mt[t]) > e->img_bytes)
 			e->img_bytes = img_size(&m->mt[t]);
 	e->img = malloc(e->img_bytes + 1);
-	if (!e->st.layers || !e->img) {
+	if (!e->st.layers || !e->st.steps || !e->img) {
 		loom_exec_free(e);
 		return fail(err, errlen, "out of memory");
 	}
@@ -98,10 +102,75 @@ void loom_exec_free(loom_exec *e)
 	loom_bo_free(e->bo);
 	free(e->img);
 	free(e->st.layers);
+	free(e->st.steps);
 	free(e);
 }
 
 const loom_exec_stats *loom_exec_get_stats(const loom_exec *e) { return &e->st; }
+
+void loom_exec_locate_starts(loom_exec *e, int on) { e->locate = on; }
+
+/* The device cycle at which the engine STARTs the job just submitted: run
+ * the device in slices of 16 cycles, each stopping at the interrupt as the
+ * driver's own wait does (the device's cycles are the same as without this),
+ * until STATUS.BUSY; CYCLES has then counted since START. 0 when the job
+ * ended first (fewer cycles than a slice), the interrupt came or bound passed. */
+static uint64_t locate_start(loom_exec *e, uint64_t bound)
+{
+	loom_hw *hw = loom_dev_hw(e->dev);
+	uint64_t c0 = loom_hw_cycles(hw);
+	while (loom_hw_cycles(hw) - c0 < bound) {
+		if (loom_hw_mmio_read(hw, LOOM_REG_STATUS) & LOOM_STATUS_BUSY)
+			return loom_hw_cycles(hw) - loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4u * LOOM_CTR_CYCLES);
+		if (loom_hw_irq(hw) || loom_hw_run(hw, 16) != LOOM_HW_TIMEOUT)
+			return 0;
+	}
+	return 0;
+}
+
+/* The job's layers from their MARK records (counters since the job's START). */
+static void read_marks(loom_exec *e, const loom_step *st)
+{
+	loom_model *m = e->m;
+	uint32_t prev[LOOM_MARK_BYTES / 4];
+	memset(prev, 0, sizeof prev);
+	for (uint32_t l = st->layer; l < st->layer + st->nlayers; l++) {
+		uint32_t rec[LOOM_MARK_BYTES / 4];
+		uint8_t raw[LOOM_MARK_BYTES];
+		if (loom_bo_read(e->bo, m->mark_base - m->base + (uint64_t)LOOM_MARK_BYTES * l, raw, sizeof raw))
+			break;
+		for (unsigned i = 0; i < LOOM_MARK_BYTES / 4; i++)
+			rec[i] = (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 | (uint32_t)raw[4 * i + 2] << 16 |
+				 (uint32_t)raw[4 * i + 3] << 24;
+		loom_layer_prof *p = &e->st.layers[l];
+		const uint32_t *c = rec + 1, *q = prev + 1;
+		p->cycles = c[LOOM_CTR_CYCLES] - q[LOOM_CTR_CYCLES];
+		uint64_t mc = (uint64_t)c[LOOM_CTR_MACS_HI] << 32 | c[LOOM_CTR_MACS_LO];
+		uint64_t mq = (uint64_t)q[LOOM_CTR_MACS_HI] << 32 | q[LOOM_CTR_MACS_LO];
+		p->macs = mc - mq;
+		p->dram_rd = c[LOOM_CTR_DRAM_RD_BYTES] - q[LOOM_CTR_DRAM_RD_BYTES];
+		p->dram_wr = c[LOOM_CTR_DRAM_WR_BYTES] - q[LOOM_CTR_DRAM_WR_BYTES];
+		for (unsigned i = 0; i < LOOM_FW_CTRS; i++)
+			p->ctr[i] = c[i] - q[i];
+		p->ctr[LOOM_CTR_MACS_LO] = (uint32_t)p->macs;
+		p->ctr[LOOM_CTR_MACS_HI] = (uint32_t)(p->macs >> 32);
+		p->start = q[LOOM_CTR_CYCLES];
+		p->step = (uint32_t)(st - m->steps);
+		memcpy(prev, rec, sizeof prev);
+	}
+}
+
+/* the job's completion in its step record */
+static void record_job(loom_exec *e, const loom_step *st, const loom_result *r, uint64_t start)
+{
+	loom_step_prof *sp = &e->st.steps[st - e->m->steps];
+	sp->submit_cycle = r->submit_cycle;
+	sp->done_cycle = r->done_cycle;
+	sp->start_cycle = start;
+	memcpy(sp->ctr, r->ctr, sizeof sp->ctr);
+	sp->fw_cycles = r->fw_cycles;
+	sp->fw_insns = r->fw_insns;
+}
 
 static int run_npu(loom_exec *e, const loom_step *st, char *err, size_t errlen)
 {
@@ -121,6 +190,7 @@ static int run_npu(loom_exec *e, const loom_step *st, char *err, size_t errlen)
 	uint64_t id;
 	int rc = loom_submit(e->dev, &jd, LOOM_SUBMIT_WAIT, &id);
 	loom_result r;
+	uint64_t start = !rc && e->locate ? locate_start(e, wd) : 0;
 	if (!rc)
 		rc = loom_wait(e->dev, id, 4 * wd + 10000000, &r);
 	const char *first = m->layers[st->layer].name;
@@ -134,27 +204,8 @@ static int run_npu(loom_exec *e, const loom_step *st, char *err, size_t errlen)
 	e->st.jobs++;
 	e->st.npu_cycles += r.done_cycle - r.submit_cycle;
 	e->st.engine_cycles += r.ctr[LOOM_CTR_CYCLES];
-	/* per-layer profile from the MARK records (counters since the job's START) */
-	uint32_t prev[LOOM_MARK_BYTES / 4];
-	memset(prev, 0, sizeof prev);
-	for (uint32_t l = st->layer; l < st->layer + st->nlayers; l++) {
-		uint32_t rec[LOOM_MARK_BYTES / 4];
-		uint8_t raw[LOOM_MARK_BYTES];
-		if (loom_bo_read(e->bo, m->mark_base - m->base + (uint64_t)LOOM_MARK_BYTES * l, raw, sizeof raw))
-			break;
-		for (unsigned i = 0; i < LOOM_MARK_BYTES / 4; i++)
-			rec[i] = (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 | (uint32_t)raw[4 * i + 2] << 16 |
-				 (uint32_t)raw[4 * i + 3] << 24;
-		loom_layer_prof *p = &e->st.layers[l];
-		const uint32_t *c = rec + 1, *q = prev + 1;
-		p->cycles = c[LOOM_CTR_CYCLES] - q[LOOM_CTR_CYCLES];
-		uint64_t mc = (uint64_t)c[LOOM_CTR_MACS_HI] << 32 | c[LOOM_CTR_MACS_LO];
-		uint64_t mq = (uint64_t)q[LOOM_CTR_MACS_HI] << 32 | q[LOOM_CTR_MACS_LO];
-		p->macs = mc - mq;
-		p->dram_rd = c[LOOM_CTR_DRAM_RD_BYTES] - q[LOOM_CTR_DRAM_RD_BYTES];
-		p->dram_wr = c[LOOM_CTR_DRAM_WR_BYTES] - q[LOOM_CTR_DRAM_WR_BYTES];
-		memcpy(prev, rec, sizeof prev);
-	}
+	record_job(e, st, &r, start);
+	read_marks(e, st);
 	return 0;
 }
 
@@ -213,6 +264,7 @@ int loom_exec_run(loom_exec *e, char *err, size_t errlen)
 				return -1;
 			e->st.npu_s += now_s() - t0;
 		}
+		e->st.steps[s].host_s = now_s() - t0;
 	}
 	return 0;
 }

@@ -103,6 +103,17 @@ suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 
 	tiny_transformer_opset13
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"
+# loom run MODEL.loom: inputs from .pb/.npy files, --output-dir, --hw, --profile,
+# --profile-csv, --trace (C model); the trace and a one-layer waveform on the RTL;
+# the RTL's outputs byte-identical to the C model's (ResNet-18; ResNet-50 in test-full)
+suite run-cli sh tests/models/run_cli.sh "$LOOM" "$B/models"
+suite run-rtl-trace-wave sh tests/models/run_rtl.sh "$LOOM" "$B/models"
+suite run-same-outputs sh tests/models/same_outputs.sh "$LOOM" "$B/models" resnet18_opset13
+if [ -n "$FULL" ]; then
+	r50="$B/models-bench/resnet50_opset13"
+	[ -f "$r50/model.onnx" ] || /usr/bin/python3 scripts/export_models.py --out "$B/models-bench" --only resnet50 >/dev/null
+	suite run-same-outputs-resnet50 sh tests/models/same_outputs.sh "$LOOM" "$B/models-bench" resnet50_opset13
+fi
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer
 suite asan-cmodel "$B/tests/san_test_cmodel"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"

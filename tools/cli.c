@@ -18,10 +18,16 @@
 
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len)
 {
+	return tool_dev_open_opts(backend, hw, NULL, out, err, len);
+}
+
+int tool_dev_open_opts(const char *backend, const char *hw, const loom_hw_opts *hw_opts, loom_dev **out, char *err,
+		       size_t len)
+{
 	char fw[2048];
 	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
 	loom_dev *d = NULL;
-	int rc = loom_open(&(loom_open_opts){.backend = backend, .hw = hw}, &d, err, len);
+	int rc = loom_open(&(loom_open_opts){.backend = backend, .hw = hw, .hw_opts = hw_opts}, &d, err, len);
 	if (rc)
 		return -1;
 	if ((rc = loom_load_firmware(d, fw)) || (rc = loom_boot(d, NULL))) {

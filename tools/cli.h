@@ -34,6 +34,13 @@ typedef struct tool_metrics_t {
 int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len);
 /* open a device, load build/firmware/loom_fw.elf and boot it: 0 or -1 + message */
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len);
+/* the same with the backend's options (DRAM timing, waveforms; NULL: none) */
+int tool_dev_open_opts(const char *backend, const char *hw, const loom_hw_opts *hw_opts, loom_dev **out, char *err,
+		       size_t len);
+/* a NumPy .npy file (little-endian C-order float32, int64, int32, uint8 or
+ * int8; tools/npy.c) into *t (name NULL, data owned by t): 0, or -1 with a
+ * message naming the file */
+int tool_load_npy(const char *path, loom_tensor *t, char *err, size_t len);
 /* put input tensors (by name, else by position) into the graph inputs;
  * take_shape: the input tensors' shapes replace the graph's (same size) */
 int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
@@ -48,6 +55,16 @@ void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
 #include "compiler/onnx.h"
 int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
 		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
+/* loom run MODEL.loom (tools/cmd_run_prof.c): the per-layer profile table
+ * and time split, the same as CSV, the Chrome-trace / Perfetto timeline,
+ * from the last run's records (times at mhz) */
+#include "runtime/exec.h"
+void run_model_usage(FILE *f); /* tools/cmd_run_model.c, also in `loom run --help` */
+void run_print_profile(const loom_model *m, const loom_exec_stats *st, double mhz);
+int run_write_csv(const char *path, const loom_model *m, const loom_exec_stats *st, double mhz, char *err,
+		  size_t len);
+int run_write_trace(const char *path, const loom_model *m, const loom_exec_stats *st, const char *backend,
+		    double mhz, char *err, size_t len);
 /* element i of t as a double; every output's shape and first values */
 double tool_elem_f(const loom_tensor *t, int64_t i);
 void tool_print_outputs(const loom_graph *g);

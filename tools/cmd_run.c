@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"  --wait CYCLES         how long loom_wait runs the device (default 1e9)\n"
 		"  --repeat N            submit the job N times, report jobs/s and mean latency\n"
 		"  --ring N              ring entries (default 64)\n");
+	fprintf(f, "\nloom run MODEL.onnx [--backend ref|cmodel|rtl] ...: an ONNX model (compiled first on cmodel|rtl)\n\n");
+	run_model_usage(f);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
