@@ -97,6 +97,10 @@ suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 
 	tiny_transformer_opset13
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"
+# bad input gets a clear error naming it and exit 2, never a silent default: model
+# inputs, option values, backends and configurations of every command, --calib
+# folders, the warning for calibration on random data
+suite bad-input sh tests/models/bad_input.sh "$LOOM" "$B/models"
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer
 suite asan-cmodel "$B/tests/san_test_cmodel"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"

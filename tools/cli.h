@@ -33,17 +33,32 @@ typedef struct tool_metrics_t {
 int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len);
 /* open a device, load build/firmware/loom_fw.elf and boot it: 0 or -1 + message */
 int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len);
-/* put input tensors (by name, else by position) into the graph inputs;
- * take_shape: the input tensors' shapes replace the graph's (same size) */
+/* put input tensors (by name, else by position, with a warning on stderr
+ * when the tensor's name is no graph input's) into the graph inputs; a
+ * missing, extra, wrongly typed or shaped tensor is an error naming the
+ * input, the expected and the given type and shape; NaN and infinities
+ * are warned about (count, input name) on stderr. take_shape: the input
+ * tensors' shapes replace the graph's (same element count) */
 int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
 		     size_t len);
+/* the same checks and errors, without binding or warnings */
+int tool_check_inputs(const loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len);
 /* "key=value,..." of every parameter: a loom_open spec for exactly this configuration */
 #include "loom/hwcfg.h"
+/* --backend NAME of loom CMD: 0 when NAME is one of choices ("ref|cmodel|rtl"),
+ * else -1 after "loom CMD: unknown backend 'NAME' (choices: ...)" on stderr */
+int tool_check_backend(const char *cmd, const char *name, const char *choices);
+/* --hw SPEC of loom CMD into *cfg: 0, or -1 after "loom CMD: --hw SPEC: why"
+ * on stderr (an unknown name lists the known configurations) */
+int tool_load_hw(const char *cmd, const char *spec, loom_hwcfg *cfg);
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
 /* loom compile --sensitivity (tools/cmd_compile_sens.c) */
 #include <stdio.h>
 #include "compiler/compile.h"
 #include "compiler/onnx.h"
+/* the warning, on stderr whatever -q says, when rep says the model was
+ * calibrated on random inputs (and has no QDQ scales of its own) */
+void tool_warn_calib(const char *model, const loom_compile_report *rep);
 int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
 		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
 /* element i of t as a double; every output's shape and first values */

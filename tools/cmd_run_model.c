@@ -87,11 +87,13 @@ int cmd_run_model(int argc, char **argv)
 	if (data && ((nin = tool_load_tensors(data, "input", in, err, sizeof err)) < 0 ||
 		     (check && (nwant = tool_load_tensors(data, "output", want, err, sizeof err)) < 0))) {
 		fprintf(stderr, "loom run: %s\n", err);
+		rc = 2;
 		goto out;
 	}
-	if (nin) {
+	if (data) {
 		if (tool_bind_inputs(g, in, nin, data, 0, err, sizeof err)) {
 			fprintf(stderr, "loom run: %s\n", err);
+			rc = 2;
 			goto out;
 		}
 	} else {

@@ -446,6 +446,10 @@ static int parse_args(int argc, char **argv, test_opts *o)
 			o->quiet = 1;
 		} else if (!strcmp(a, "--calib-method") && i + 1 < argc) {
 			const char *v = argv[++i];
+			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse")) {
+				fprintf(stderr, "loom test-onnx: --calib-method %s: minmax, percentile or mse\n", v);
+				return 2;
+			}
 			o->calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : 0;
 		} else if (!strcmp(a, "--percentile") && i + 1 < argc) {
 			o->percentile = atof(argv[++i]);
@@ -581,13 +585,13 @@ int cmd_test_onnx(int argc, char **argv)
 	}
 	npu_ctx npu = {.backend = o.backend, .hw = o.hw, .min_cos = o.min_cos, .keep_float = o.keep_float,
 		       .calib_method = o.calib_method, .percentile = o.percentile};
+	loom_hwcfg cfg;
+	if (tool_check_backend("test-onnx", o.backend, "ref|cmodel|rtl") || tool_load_hw("test-onnx", o.hw, &cfg)) {
+		free(o.dirs);
+		return 2;
+	}
 	if (strcmp(o.backend, "ref")) {
 		char e2[1024];
-		if (strcmp(o.backend, "cmodel") && strcmp(o.backend, "rtl")) {
-			fprintf(stderr, "loom test-onnx: backend '%s': ref, cmodel or rtl\n", o.backend);
-			free(o.dirs);
-			return 2;
-		}
 		if (tool_dev_open(o.backend, o.hw, &npu.dev, e2, sizeof e2)) {
 			fprintf(stderr, "loom test-onnx: %s backend: %s\n", o.backend, e2);
 			free(o.dirs);
@@ -618,6 +622,63 @@ int cmd_test_onnx(int argc, char **argv)
 	int have_dev = npu.dev != NULL;
 	loom_close(npu.dev);
 	return report(&r, have_dev);
+}
+
+/* loom run MODEL.onnx on cmodel or rtl: the --data inputs checked against
+ * the graph (bad input: exit 2), then compiled (calibrating on --calib
+ * DIR, else on the --data inputs, else random inputs, with a warning on
+ * stderr) into a temporary .loom and run as `loom run MODEL.loom` does.
+ * Takes g. */
+static int run_onnx_npu(const char *model, loom_graph *g, const loom_hwcfg *cfg, const char *backend,
+			const char *data, const char *calib, int check)
+{
+	char err[1024];
+	loom_tensor in[TOOL_MAX_IO];
+	memset(in, 0, sizeof in);
+	int nin = data ? tool_load_tensors(data, "input", in, err, sizeof err) : 0;
+	int bad = nin < 0 || (data && tool_check_inputs(g, in, nin, data, err, sizeof err));
+	for (int i = 0; i < nin; i++)
+		loom_tensor_clear(&in[i]);
+	if (bad) {
+		fprintf(stderr, "loom run: %s\n", err);
+		loom_graph_free(g);
+		return 2;
+	}
+	loom_model *m = NULL;
+	loom_compile_report rep;
+	loom_compile_opts co = {.calib_dir = calib ? calib : data, .source = model};
+	if (loom_compile(g, cfg, &co, &m, &rep, err, sizeof err)) {
+		fprintf(stderr, "loom run: %s: %s\n", model, err);
+		return 1;
+	}
+	tool_warn_calib(model, &rep);
+	loom_compile_report_free(&rep);
+	char tmp[] = "/tmp/loom-run-XXXXXX.loom";
+	int fd = mkstemps(tmp, 5);
+	if (fd < 0 || (close(fd), loom_model_write(m, tmp, err, sizeof err))) {
+		fprintf(stderr, "loom run: %s: %s\n", tmp, fd < 0 ? "cannot create" : err);
+		loom_model_free(m);
+		if (fd >= 0)
+			remove(tmp);
+		return 1;
+	}
+	loom_model_free(m);
+	char *av[8];
+	int ac = 0;
+	av[ac++] = "run";
+	av[ac++] = tmp;
+	av[ac++] = "--backend";
+	av[ac++] = (char *)backend;
+	if (data) {
+		av[ac++] = "--data";
+		av[ac++] = (char *)data;
+	}
+	if (check)
+		av[ac++] = "--check";
+	av[ac] = NULL;
+	int rc = cmd_run_model(ac, av);
+	remove(tmp);
+	return rc;
 }
 
 /* ---- loom run MODEL.onnx --backend ref|cmodel|rtl ----
@@ -661,53 +722,16 @@ int cmd_run_onnx(int argc, char **argv)
 		}
 	}
 	char err[1024];
+	loom_hwcfg cfg;
+	if (tool_check_backend("run", backend, "ref|cmodel|rtl") || tool_load_hw("run", hw, &cfg))
+		return 2;
 	if (strcmp(backend, "ref")) {
-		/* the NPU backends: compile (calibrating on --calib DIR, else on the
-		 * --data inputs, else random inputs) into a temporary .loom and run
-		 * it as `loom run MODEL.loom` does */
-		if (strcmp(backend, "cmodel") && strcmp(backend, "rtl")) {
-			fprintf(stderr, "loom run: backend '%s': ref, cmodel or rtl\n", backend);
-			return 2;
-		}
 		loom_graph *g = NULL;
-		loom_model *m = NULL;
-		loom_hwcfg cfg;
-		if (loom_hwcfg_load(&cfg, hw, NULL, err, sizeof err) ||
-		    loom_onnx_load(model, nshp ? shp : NULL, nshp, &g, err, sizeof err)) {
+		if (loom_onnx_load(model, nshp ? shp : NULL, nshp, &g, err, sizeof err)) {
 			fprintf(stderr, "loom run: %s\n", err);
 			return 1;
 		}
-		loom_compile_opts co = {.calib_dir = calib ? calib : data, .source = model};
-		if (loom_compile(g, &cfg, &co, &m, NULL, err, sizeof err)) {
-			fprintf(stderr, "loom run: %s: %s\n", model, err);
-			return 1;
-		}
-		char tmp[] = "/tmp/loom-run-XXXXXX.loom";
-		int fd = mkstemps(tmp, 5);
-		if (fd < 0 || (close(fd), loom_model_write(m, tmp, err, sizeof err))) {
-			fprintf(stderr, "loom run: %s: %s\n", tmp, fd < 0 ? "cannot create" : err);
-			loom_model_free(m);
-			if (fd >= 0)
-				remove(tmp);
-			return 1;
-		}
-		loom_model_free(m);
-		char *av[8];
-		int ac = 0;
-		av[ac++] = "run";
-		av[ac++] = tmp;
-		av[ac++] = "--backend";
-		av[ac++] = (char *)backend;
-		if (data) {
-			av[ac++] = "--data";
-			av[ac++] = (char *)data;
-		}
-		if (check)
-			av[ac++] = "--check";
-		av[ac] = NULL;
-		int rc = cmd_run_model(ac, av);
-		remove(tmp);
-		return rc;
+		return run_onnx_npu(model, g, &cfg, backend, data, calib, check);
 	}
 	if (check && !data) {
 		fprintf(stderr, "loom run: --check needs --data DIR\n");
@@ -731,17 +755,19 @@ int cmd_run_onnx(int argc, char **argv)
 	int nin = 0, rc = 1;
 	if (data && (nin = tool_load_tensors(data, "input", in, err, sizeof err)) < 0) {
 		fprintf(stderr, "loom run: %s\n", err);
+		rc = 2;
 		goto out;
 	}
-	for (int i = 0; i < g->ninputs; i++) {
+	if (data && tool_bind_inputs(g, in, nin, data, 0, err, sizeof err)) {
+		fprintf(stderr, "loom run: %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	for (int i = 0; !data && i < g->ninputs; i++) { /* no --data: zeros */
 		loom_tensor *t = &g->tensors[g->inputs[i]];
 		size_t nb = loom_tensor_bytes(t);
-		if (i < nin && loom_tensor_bytes(&in[i]) != nb) {
-			fprintf(stderr, "loom run: %s: input %d does not fit graph input '%s'\n", data, i, t->name);
-			goto out;
-		}
-		void *z = i < nin ? NULL : calloc(1, nb ? nb : 1);
-		if (loom_tensor_set_data(t, i < nin ? in[i].data : z, nb)) {
+		void *z = calloc(1, nb ? nb : 1);
+		if (loom_tensor_set_data(t, z, nb)) {
 			free(z);
 			fprintf(stderr, "loom run: out of memory\n");
 			goto out;
