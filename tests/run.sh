@@ -68,12 +68,18 @@ suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$
 # resnet18, shufflenet, a CNN trained on the digits data set, a transformer block)
 suite onnx-ref-models "$LOOM" test-onnx "$B/models" --backend ref --atol 1e-4 --rtol 1e-3
 # the same test cases compiled to INT8 and run on the NPU (C model): every case
-# that passes on the reference executor passes, outputs within 4 int8 steps
+# that passes on the reference executor passes, outputs within 4 int8 steps, and
+# each case puts exactly as many nodes on the NPU as tests/onnx/npu_expect.txt
+# lists (none when not listed): a fallback to the CPU fails, so does a stale list
+# (loom test-onnx ... --write-placement tests/onnx/npu_expect.txt rewrites it)
+pl=tests/onnx/npu_expect.txt
 suite onnx-npu-cmodel "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
-	--backend cmodel --expect tests/onnx/ref_expect.txt -q
-# a sample of node cases on the RTL
+	--backend cmodel --expect tests/onnx/ref_expect.txt --placement $pl -q
+# README's counts of those cases (all, on the NPU, CPU only) are the lists'
+suite readme-onnx-counts sh tests/onnx/readme_counts.sh README.md tests/onnx/ref_expect.txt $pl
+# a sample of node cases on the RTL, placement checked the same way
 n="$d/node"
-suite onnx-npu-rtl "$LOOM" test-onnx --backend rtl "$n/test_basic_conv_with_padding" \
+suite onnx-npu-rtl "$LOOM" test-onnx --backend rtl --placement $pl "$n/test_basic_conv_with_padding" \
 	"$n/test_conv_with_strides_and_asymmetric_padding" "$n/test_gemm_default_vector_bias" "$n/test_gemm_transposeB" \
 	"$n/test_matmul_2d" "$n/test_maxpool_2d_pads" "$n/test_maxpool_2d_ceil" "$n/test_averagepool_2d_strides" \
 	"$n/test_averagepool_2d_pads_count_include_pad" "$n/test_add" "$n/test_mul" "$n/test_relu" "$n/test_sigmoid" \
@@ -116,7 +122,7 @@ suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model
 suite asan-onnx-npu "$B/bin/loom-san" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
-	--backend cmodel --expect tests/onnx/ref_expect.txt -q
+	--backend cmodel --expect tests/onnx/ref_expect.txt --placement $pl -q
 suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel 0.99 npu_ops_opset13 \
 	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
 # hardware-access layer, configurations, run bound, waveforms (both backends)

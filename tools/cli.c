@@ -88,9 +88,10 @@ static void warn_nonfinite(const loom_tensor *t, const char *name, const char *w
 }
 
 /* tool_bind_inputs; bind = 0: only the checks, no warnings, g unchanged */
-static int bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, int bind,
+static int bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int flags, int bind,
 		       char *err, size_t len)
 {
+	int take_shape = flags & TOOL_BIND_SHAPE, warn = bind && !(flags & TOOL_BIND_QUIET);
 	int src[TOOL_MAX_IO];
 	char want[160], got[160], all[1024];
 	if (g->ninputs > TOOL_MAX_IO) {
@@ -101,7 +102,7 @@ static int bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char
 	for (int j = 0; j < g->ninputs; j++)
 		src[j] = -1;
 	for (int i = 0; i < nin; i++) {
-		int j = bind_target(g, in, i, where, bind);
+		int j = bind_target(g, in, i, where, warn);
 		fmt_type(got, sizeof got, &in[i]);
 		if (j < 0) {
 			snprintf(err, len, "%s: extra input tensor %d '%s' (%s): the model has %d input%s: %s", where, i,
@@ -135,7 +136,8 @@ static int bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char
 		}
 		if (!bind)
 			continue;
-		warn_nonfinite(x, t->name, where);
+		if (warn)
+			warn_nonfinite(x, t->name, where);
 		if (take_shape) { /* the data set fixes the input's shape (same size) */
 			t->rank = x->rank;
 			memcpy(t->dims, x->dims, sizeof t->dims);
@@ -148,10 +150,10 @@ static int bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char
 	return 0;
 }
 
-int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int flags, char *err,
 		     size_t len)
 {
-	return bind_inputs(g, in, nin, where, take_shape, 1, err, len);
+	return bind_inputs(g, in, nin, where, flags, 1, err, len);
 }
 
 int tool_check_inputs(const loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len)

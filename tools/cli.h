@@ -37,9 +37,12 @@ int tool_dev_open(const char *backend, const char *hw, loom_dev **out, char *err
  * when the tensor's name is no graph input's) into the graph inputs; a
  * missing, extra, wrongly typed or shaped tensor is an error naming the
  * input, the expected and the given type and shape; NaN and infinities
- * are warned about (count, input name) on stderr. take_shape: the input
- * tensors' shapes replace the graph's (same element count) */
-int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
+ * are warned about (count, input name) on stderr. flags: TOOL_BIND_SHAPE,
+ * the input tensors' shapes replace the graph's (same element count);
+ * TOOL_BIND_QUIET, no warnings (the same tensors were bound before) */
+#define TOOL_BIND_SHAPE 1
+#define TOOL_BIND_QUIET 2
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int flags, char *err,
 		     size_t len);
 /* the same checks and errors, without binding or warnings */
 int tool_check_inputs(const loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len);
