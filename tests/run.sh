@@ -85,22 +85,18 @@ suite onnx-npu-rtl "$LOOM" test-onnx --backend rtl --placement $pl "$n/test_basi
 	"$n/test_averagepool_2d_pads_count_include_pad" "$n/test_add" "$n/test_mul" "$n/test_relu" "$n/test_sigmoid" \
 	"$n/test_leakyrelu" "$n/test_clip_splitbounds" "$n/test_batchnorm_example" "$n/test_hardswish" "$n/test_tanh"
 # the exported models compiled with their calibration folders, run on the C
-# model against PyTorch: cosine similarity >= 0.99 (and squeezenet on the RTL)
-suite models-npu-cmodel sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 resnet18_opset13 \
-	mobilenet_v2_opset13 mobilenet_v2_opset17 squeezenet1_1_opset11 squeezenet1_1_opset13 squeezenet1_1_opset17 \
-	digits_cnn_opset13 digits_cnn_opset17 digits_qdq_opset13 npu_ops_opset9 npu_ops_opset11 npu_ops_opset13 tiny_transformer_opset11 tiny_transformer_opset13 tiny_transformer_opset17
-# mobilenet_v3_small and shufflenet: their logits' range differs 7x between the
-# two photographs, so the int8 output scale calibrated on calib/ is coarse for
-# the second one (cosine 0.96 / 0.986 there, >= 0.995 on the first): >= 0.95
-suite models-npu-cmodel-loose sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.95 \
-	mobilenet_v3_small_opset13 mobilenet_v3_small_opset17 shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17
-# other configurations: the same int8 results whatever the array and SRAM sizes
+# model against PyTorch: each case within its bounds of tests/models/bounds.txt
+# (min cosine similarity and max absolute error, with the reason and the
+# margin); a case whose model is missing fails
+suite models-npu-cmodel sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel
+# other configurations: the same bounds on small and odd, and the int8 results
+# themselves byte-identical on small, default, large and odd (tests/models/xcfg.sh)
 for c in small odd; do
-	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 \
+	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel \
 		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
 done
-suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 digits_cnn_opset13 squeezenet1_1_opset13 npu_ops_opset13 \
-	tiny_transformer_opset13
+suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
+	npu_ops_opset13 tiny_transformer_opset13
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"
 # bad input gets a clear error naming it and exit 2, never a silent default: model
@@ -123,7 +119,7 @@ suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # models through loom compile and loom run on the C model
 suite asan-onnx-npu "$B/bin/loom-san" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
 	--backend cmodel --expect tests/onnx/ref_expect.txt --placement $pl -q
-suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel 0.99 npu_ops_opset13 \
+suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel npu_ops_opset13 \
 	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
