@@ -95,6 +95,9 @@ for c in small odd; do
 	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel \
 		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
 done
+suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squeezenet1_1_opset13 digits_cnn_opset13 \
+	digits_qdq_opset13 npu_ops_opset13 mobilenet_v2_opset13 resnet18_opset13 mobilenet_v3_small_opset13 \
+	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
 suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
 	npu_ops_opset13 tiny_transformer_opset13
 # loom compile / objdump / run as a user meets them, broken models included
