@@ -248,6 +248,12 @@ $(BUILD)/tests/san_test_compile: tests/unit/test_compile.c $(CHECK_SAN_O) $(LIBL
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(DRIVER_LDLIBS) $(LDLIBS)
 
+# what one configuration makes of a model, compared across configurations by tests/models/xcfg.sh
+XCFG_DUMP := $(BUILD)/tests/xcfg_dump
+$(XCFG_DUMP): tests/models/xcfg_dump.c $(LIBLOOM) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
+
 # libloom's own tests: ELF validation on hand-made files, calls without firmware
 $(BUILD)/tests/test_driver: tests/driver/test_driver.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
@@ -294,7 +300,7 @@ RV32_ELFS := $(patsubst tests/rv32/%.S,$(BUILD)/rv32/%.elf,$(wildcard tests/rv32
 $(BUILD)/rv32/%.elf: tests/rv32/%.S tests/rv32/test.h tests/rv32/link.ld tests/rv32/build.sh | $(SETUP)
 	sh tests/rv32/build.sh $(BUILD)/rv32 $*
 
-tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS)
+tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 

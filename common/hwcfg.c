@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -216,6 +217,28 @@ static int apply_overrides(loom_hwcfg *c, const char *ov, char *err, size_t len)
 	return 0;
 }
 
+/* a configuration name without a file under DIR/configs: the message
+ * lists the names there (sorted) and the other forms --hw takes */
+static int unknown_name(const char *name, const char *dir, char *err, size_t len)
+{
+	char cdir[1024], known[512] = "";
+	snprintf(cdir, sizeof cdir, "%s/configs", dir);
+	struct dirent **ents = NULL;
+	int n = scandir(cdir, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(ents[i]->d_name), used = strlen(known);
+		if (k > 4 && !strcmp(ents[i]->d_name + k - 4, ".cfg") && used + k < sizeof known)
+			snprintf(known + used, sizeof known - used, "%s%.*s", used ? ", " : "", (int)(k - 4),
+				 ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	return fail(err, len,
+		    "unknown configuration '%s' (no %s/%s.cfg); known: %s; or a path to a .cfg file, or "
+		    "overrides such as default:array_rows=12",
+		    name, cdir, name, *known ? known : "(none)");
+}
+
 int loom_hwcfg_load(loom_hwcfg *c, const char *spec, const char *cfgdir, char *err, size_t len)
 {
 	char base[512], path[1024];
@@ -233,13 +256,16 @@ int loom_hwcfg_load(loom_hwcfg *c, const char *spec, const char *cfgdir, char *e
 	} else {
 		snprintf(base, sizeof base, "%s", spec);
 	}
-	if (strchr(base, '/') || strstr(base, ".cfg")) {
+	int named = !strchr(base, '/') && !strstr(base, ".cfg");
+	if (!named) {
 		snprintf(path, sizeof path, "%s", base);
 	} else {
 		if (!cfgdir)
 			cfgdir = loom_root_dir();
 		snprintf(path, sizeof path, "%s/configs/%s.cfg", cfgdir, base);
 	}
+	if (named && access(path, F_OK))
+		return unknown_name(base, cfgdir, err, len);
 	if (load_file(c, path, err, len))
 		return -1;
 	const char *stem = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;

@@ -596,7 +596,11 @@ int loom_calib_bind(loom_graph *g, const loom_tensor *inputs, int ninputs, const
 		return -1;
 	}
 	if (ninputs > g->ninputs) {
-		snprintf(err, errlen, "%s: %d input tensors for a graph of %d inputs", w, ninputs, g->ninputs);
+		snprintf(err, errlen,
+			 "%s: %d input tensors for a graph of %d input%s (a calibration folder holds one sample per "
+			 "test_data_set_N/ subfolder, input_K.pb for graph input K; or one sample's .pb files "
+			 "directly; for a one-input graph, .pb files of the input's type and shape, one sample each)",
+			 w, ninputs, g->ninputs, g->ninputs == 1 ? "" : "s");
 		return -1;
 	}
 	for (int i = 0; i < g->ninputs; i++)
@@ -650,12 +654,39 @@ typedef struct run_ctx {
 	loom_graph *g;
 } run_ctx;
 
+/* several tensors for a one-input graph, each of the input's type and
+ * shape: each one is a sample of its own */
+static int one_per_file(const loom_graph *g, const loom_tensor *inputs, int ninputs)
+{
+	if (g->ninputs != 1 || ninputs < 2)
+		return 0;
+	const loom_tensor *gt = &g->tensors[g->inputs[0]];
+	for (int j = 0; j < ninputs; j++) {
+		int same = inputs[j].dtype == gt->dtype && inputs[j].rank == gt->rank;
+		for (int d = 0; same && d < gt->rank; d++)
+			same = inputs[j].dims[d] == gt->dims[d];
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
 static int run_one(void *vctx, int sample, loom_tensor *inputs, int ninputs, const char *where, char *err,
 		   size_t errlen)
 {
 	run_ctx *r = vctx;
 	char msg[1024];
-	(void)sample;
+	if (one_per_file(r->g, inputs, ninputs)) {
+		for (int j = 0; j < ninputs; j++) {
+			char w[1100];
+			loom_tensor one = inputs[j];
+			one.name = NULL; /* bound to the one input whatever its name */
+			snprintf(w, sizeof w, "%.1000s (tensor %d)", where, j);
+			if (run_one(vctx, sample, &one, 1, w, err, errlen))
+				return -1;
+		}
+		return 0;
+	}
 	if (loom_calib_bind(r->g, inputs, ninputs, where, err, errlen))
 		return -1;
 	if (loom_ref_run(r->g, msg, sizeof(msg))) {
@@ -676,5 +707,8 @@ int loom_calib_run_dir(loom_calib *c, loom_graph *g, const char *dir, char *err,
 		snprintf(err, errlen, "calibration: no collector or graph");
 		return -1;
 	}
-	return loom_calib_dir(dir, run_one, &r, err, errlen);
+	int before = loom_calib_samples(c);
+	if (loom_calib_dir(dir, run_one, &r, err, errlen) < 0)
+		return -1;
+	return loom_calib_samples(c) - before;
 }

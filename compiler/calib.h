@@ -115,7 +115,10 @@ int loom_calib_bind(loom_graph *g, const loom_tensor *inputs, int ninputs, const
 		    size_t errlen);
 
 /* loom_calib_dir + loom_calib_bind + loom_ref_run + loom_calib_observe over
- * every sample of dir: the number of samples, or -1 with a message. */
+ * every sample of dir: the number of samples, or -1 with a message. For a
+ * graph of one input, a folder sample of several tensors that each have
+ * the input's type and shape (input_0.pb ... input_7.pb, one image each)
+ * counts as that many samples. */
 int loom_calib_run_dir(loom_calib *c, loom_graph *g, const char *dir, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -29,6 +29,8 @@ typedef struct loom_compile_opts {
 	int calib_ninputs;
 	const char *keep_float;  /* comma-separated node names kept in float on the CPU, or NULL */
 	uint64_t base;           /* DRAM address of the model image; 0: 0x10000 */
+	int arena_no_reuse;      /* every activation its own buffer, none reused (to read
+				    intermediate tensors back after a run: tests/models/xcfg.sh) */
 	const char *options;     /* the command line options, stored in the model */
 	const char *source;      /* the ONNX file name, stored in the model */
 } loom_compile_opts;

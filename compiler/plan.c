@@ -130,8 +130,8 @@ int plan_arena(cc *c)
 	qsort(b, (size_t)nb, sizeof *b, blk_cmp);
 	uint64_t top = 0;
 	for (int i = 0; i < nb; i++) {
-		uint64_t off = 0;
-		for (int again = 1; again;) {
+		uint64_t off = c->o->arena_no_reuse ? top : 0;
+		for (int again = !c->o->arena_no_reuse; again;) {
 			again = 0;
 			for (int j = 0; j < i; j++) {
 				int u = b[j].t, t = b[i].t;

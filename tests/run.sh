@@ -68,12 +68,18 @@ suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$
 # resnet18, shufflenet, a CNN trained on the digits data set, a transformer block)
 suite onnx-ref-models "$LOOM" test-onnx "$B/models" --backend ref --atol 1e-4 --rtol 1e-3
 # the same test cases compiled to INT8 and run on the NPU (C model): every case
-# that passes on the reference executor passes, outputs within 4 int8 steps
+# that passes on the reference executor passes, outputs within 4 int8 steps, and
+# each case puts exactly as many nodes on the NPU as tests/onnx/npu_expect.txt
+# lists (none when not listed): a fallback to the CPU fails, so does a stale list
+# (loom test-onnx ... --write-placement tests/onnx/npu_expect.txt rewrites it)
+pl=tests/onnx/npu_expect.txt
 suite onnx-npu-cmodel "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
-	--backend cmodel --expect tests/onnx/ref_expect.txt -q
-# a sample of node cases on the RTL
+	--backend cmodel --expect tests/onnx/ref_expect.txt --placement $pl -q
+# README's counts of those cases (all, on the NPU, CPU only) are the lists'
+suite readme-onnx-counts sh tests/onnx/readme_counts.sh README.md tests/onnx/ref_expect.txt $pl
+# a sample of node cases on the RTL, placement checked the same way
 n="$d/node"
-suite onnx-npu-rtl "$LOOM" test-onnx --backend rtl "$n/test_basic_conv_with_padding" \
+suite onnx-npu-rtl "$LOOM" test-onnx --backend rtl --placement $pl "$n/test_basic_conv_with_padding" \
 	"$n/test_conv_with_strides_and_asymmetric_padding" "$n/test_gemm_default_vector_bias" "$n/test_gemm_transposeB" \
 	"$n/test_matmul_2d" "$n/test_maxpool_2d_pads" "$n/test_maxpool_2d_ceil" "$n/test_averagepool_2d_strides" \
 	"$n/test_averagepool_2d_pads_count_include_pad" "$n/test_add" "$n/test_mul" "$n/test_relu" "$n/test_sigmoid" \
@@ -85,22 +91,21 @@ suite main-job-rtl "$LOOM" eval examples/digits/model.onnx --data examples/digit
 	--labels examples/digits/eval/labels.txt --calib examples/digits/calib --hw default --backend rtl \
 	--compare cmodel --profile --min-accuracy 0.97 --min-npu-macs 1
 # the exported models compiled with their calibration folders, run on the C
-# model against PyTorch: cosine similarity >= 0.99 (and squeezenet on the RTL)
-suite models-npu-cmodel sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 resnet18_opset13 \
-	mobilenet_v2_opset13 mobilenet_v2_opset17 squeezenet1_1_opset11 squeezenet1_1_opset13 squeezenet1_1_opset17 \
-	digits_cnn_opset13 digits_cnn_opset17 digits_qdq_opset13 npu_ops_opset9 npu_ops_opset11 npu_ops_opset13 tiny_transformer_opset11 tiny_transformer_opset13 tiny_transformer_opset17
-# mobilenet_v3_small and shufflenet: their logits' range differs 7x between the
-# two photographs, so the int8 output scale calibrated on calib/ is coarse for
-# the second one (cosine 0.96 / 0.986 there, >= 0.995 on the first): >= 0.95
-suite models-npu-cmodel-loose sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.95 \
-	mobilenet_v3_small_opset13 mobilenet_v3_small_opset17 shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17
-# other configurations: the same int8 results whatever the array and SRAM sizes
+# model against PyTorch: each case within its bounds of tests/models/bounds.txt
+# (min cosine similarity and max absolute error, with the reason and the
+# margin); a case whose model is missing fails
+suite models-npu-cmodel sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel
+# other configurations: the same bounds on small and odd, and the int8 results
+# themselves byte-identical on small, default, large and odd (tests/models/xcfg.sh)
 for c in small odd; do
-	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel 0.99 \
+	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel \
 		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
 done
-suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl 0.99 digits_cnn_opset13 squeezenet1_1_opset13 npu_ops_opset13 \
-	tiny_transformer_opset13
+suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squeezenet1_1_opset13 digits_cnn_opset13 \
+	digits_qdq_opset13 npu_ops_opset13 mobilenet_v2_opset13 resnet18_opset13 mobilenet_v3_small_opset13 \
+	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
+suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
+	npu_ops_opset13 tiny_transformer_opset13
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"
 # loom run MODEL.loom: inputs from .pb/.npy files, --output-dir, --hw, --profile,
@@ -114,6 +119,10 @@ if [ -n "$FULL" ]; then
 	[ -f "$r50/model.onnx" ] || /usr/bin/python3 scripts/export_models.py --out "$B/models-bench" --only resnet50 >/dev/null
 	suite run-same-outputs-resnet50 sh tests/models/same_outputs.sh "$LOOM" "$B/models-bench" resnet50_opset13
 fi
+# bad input gets a clear error naming it and exit 2, never a silent default: model
+# inputs, option values, backends and configurations of every command, --calib
+# folders, the warning for calibration on random data
+suite bad-input sh tests/models/bad_input.sh "$LOOM" "$B/models"
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer
 suite asan-cmodel "$B/tests/san_test_cmodel"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"
@@ -129,8 +138,8 @@ suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model
 suite asan-onnx-npu "$B/bin/loom-san" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
-	--backend cmodel --expect tests/onnx/ref_expect.txt -q
-suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel 0.99 npu_ops_opset13 \
+	--backend cmodel --expect tests/onnx/ref_expect.txt --placement $pl -q
+suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel npu_ops_opset13 \
 	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default

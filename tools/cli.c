@@ -39,36 +39,139 @@ int tool_dev_open_opts(const char *backend, const char *hw, const loom_hw_opts *
 	return 0;
 }
 
-int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
-		     size_t len)
+/* "float [1,3,224,224]" */
+static void fmt_type(char *buf, size_t len, const loom_tensor *t)
 {
-	if (nin != g->ninputs) {
-		snprintf(err, len, "%s: %d input tensors for %d graph inputs", where, nin, g->ninputs);
+	size_t n = (size_t)snprintf(buf, len, "%s [", loom_dtype_name(t->dtype));
+	for (int d = 0; d < t->rank && d < LOOM_MAX_RANK && n < len; d++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+	if (n < len)
+		snprintf(buf + n, len - n, "]");
+}
+
+/* the graph inputs with their types: "'a' float [1,4], 'b' int64 [2]" */
+static void fmt_inputs(char *buf, size_t len, const loom_graph *g)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int j = 0; j < g->ninputs && n < len; j++) {
+		char ty[160];
+		fmt_type(ty, sizeof ty, &g->tensors[g->inputs[j]]);
+		n += (size_t)snprintf(buf + n, len - n, "%s'%s' %s", j ? ", " : "", g->tensors[g->inputs[j]].name, ty);
+	}
+}
+
+/* the graph input tensor i of in[] goes to: by name, else by position
+ * (with a warning when it has a name that no graph input has); -1 if none */
+static int bind_target(const loom_graph *g, const loom_tensor *in, int i, const char *where, int warn)
+{
+	const char *nm = in[i].name;
+	for (int j = 0; nm && nm[0] && j < g->ninputs; j++)
+		if (!strcmp(g->tensors[g->inputs[j]].name, nm))
+			return j;
+	if (i >= g->ninputs)
+		return -1;
+	if (nm && nm[0] && warn)
+		fprintf(stderr, "warning: %s: input tensor %d is named '%s', which is no input of the model: bound by "
+				"position to input '%s'\n", where, i, nm, g->tensors[g->inputs[i]].name);
+	return i;
+}
+
+/* the count of NaN and infinite values of a float input, warned about */
+static void warn_nonfinite(const loom_tensor *t, const char *name, const char *where)
+{
+	if (t->dtype != LOOM_DT_FLOAT || !t->data)
+		return;
+	const float *f = t->data;
+	int64_t n = loom_tensor_numel(t), nan = 0, inf = 0;
+	for (int64_t k = 0; k < n; k++) {
+		nan += isnan(f[k]) != 0;
+		inf += isinf(f[k]) != 0;
+	}
+	if (nan || inf)
+		fprintf(stderr, "warning: %s: input '%s' holds %lld NaN and %lld infinite values of %lld\n", where,
+			name, (long long)nan, (long long)inf, (long long)n);
+}
+
+/* tool_bind_inputs; bind = 0: only the checks, no warnings, g unchanged */
+static int bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int flags, int bind,
+		       char *err, size_t len)
+{
+	int take_shape = flags & TOOL_BIND_SHAPE, warn = bind && !(flags & TOOL_BIND_QUIET);
+	int src[TOOL_MAX_IO];
+	char want[160], got[160], all[1024];
+	if (g->ninputs > TOOL_MAX_IO) {
+		snprintf(err, len, "%s: the model has %d inputs, more than %d", where, g->ninputs, TOOL_MAX_IO);
 		return -1;
 	}
+	fmt_inputs(all, sizeof all, g);
+	for (int j = 0; j < g->ninputs; j++)
+		src[j] = -1;
 	for (int i = 0; i < nin; i++) {
-		int k = -1;
-		for (int j = 0; in[i].name && in[i].name[0] && j < g->ninputs && k < 0; j++)
-			if (!strcmp(g->tensors[g->inputs[j]].name, in[i].name))
-				k = g->inputs[j];
-		if (k < 0)
-			k = g->inputs[i];
-		loom_tensor *t = &g->tensors[k];
-		if (t->dtype != in[i].dtype || loom_tensor_bytes(t) != loom_tensor_bytes(&in[i])) {
-			snprintf(err, len, "%s: input %d ('%s') does not fit graph input '%s' (%s)", where, i,
-				 in[i].name ? in[i].name : "", t->name, loom_dtype_name(t->dtype));
+		int j = bind_target(g, in, i, where, warn);
+		fmt_type(got, sizeof got, &in[i]);
+		if (j < 0) {
+			snprintf(err, len, "%s: extra input tensor %d '%s' (%s): the model has %d input%s: %s", where, i,
+				 in[i].name ? in[i].name : "", got, g->ninputs, g->ninputs == 1 ? "" : "s", all);
 			return -1;
 		}
-		if (take_shape) { /* the data set fixes the input's shape (same size) */
-			t->rank = in[i].rank;
-			memcpy(t->dims, in[i].dims, sizeof t->dims);
+		if (src[j] >= 0) {
+			snprintf(err, len, "%s: input tensors %d and %d both go to input '%s'", where, src[j], i,
+				 g->tensors[g->inputs[j]].name);
+			return -1;
 		}
-		if (loom_tensor_set_data(t, in[i].data, loom_tensor_bytes(&in[i]))) {
+		src[j] = i;
+	}
+	for (int j = 0; j < g->ninputs; j++) {
+		loom_tensor *t = &g->tensors[g->inputs[j]];
+		fmt_type(want, sizeof want, t);
+		if (src[j] < 0) {
+			snprintf(err, len, "%s: no data for input '%s' (%s): %d tensor%s given for the model's %d input%s: %s",
+				 where, t->name, want, nin, nin == 1 ? "" : "s", g->ninputs, g->ninputs == 1 ? "" : "s",
+				 all);
+			return -1;
+		}
+		const loom_tensor *x = &in[src[j]];
+		int fits = t->dtype == x->dtype && loom_tensor_numel(t) == loom_tensor_numel(x);
+		for (int d = 0; fits && !take_shape && loom_tensor_numel(t) > 1 && d < LOOM_MAX_RANK; d++)
+			fits = t->rank == x->rank && (d >= t->rank || t->dims[d] == x->dims[d]);
+		if (!fits) {
+			fmt_type(got, sizeof got, x);
+			snprintf(err, len, "%s: input '%s': given %s, the model expects %s", where, t->name, got, want);
+			return -1;
+		}
+		if (!bind)
+			continue;
+		if (warn)
+			warn_nonfinite(x, t->name, where);
+		if (take_shape) { /* the data set fixes the input's shape (same size) */
+			t->rank = x->rank;
+			memcpy(t->dims, x->dims, sizeof t->dims);
+		}
+		if (loom_tensor_set_data(t, x->data, loom_tensor_bytes(x))) {
 			snprintf(err, len, "out of memory");
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int flags, char *err,
+		     size_t len)
+{
+	return bind_inputs(g, in, nin, where, flags, 1, err, len);
+}
+
+int tool_check_inputs(const loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len)
+{
+	return bind_inputs((loom_graph *)g, in, nin, where, 0, 0, err, len);
+}
+
+void tool_warn_calib(const char *model, const loom_compile_report *rep)
+{
+	if (rep->calib_random && !rep->qdq_pairs)
+		fprintf(stderr, "warning: %s: no calibration data (--calib DIR): activation ranges come from %d random "
+				"N(0,1) inputs; accuracy on real data will suffer\n", model, rep->calib_samples);
 }
 
 void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m)
@@ -113,6 +216,28 @@ void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_
 	}
 }
 
+int tool_check_backend(const char *cmd, const char *name, const char *choices)
+{
+	size_t n = strlen(name);
+	for (const char *p = choices; p && *p;) {
+		size_t k = strcspn(p, "|");
+		if (k == n && !strncmp(p, name, n))
+			return 0;
+		p += k + (p[k] == '|');
+	}
+	fprintf(stderr, "loom %s: unknown backend '%s' (choices: %s)\n", cmd, name, choices);
+	return -1;
+}
+
+int tool_load_hw(const char *cmd, const char *spec, loom_hwcfg *cfg)
+{
+	char err[1024];
+	if (!loom_hwcfg_load(cfg, spec, NULL, err, sizeof err))
+		return 0;
+	fprintf(stderr, "loom %s: --hw %s: %s\n", cmd, spec, err);
+	return -1;
+}
+
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len)
 {
 	/* a configuration of configs/ by its name when every parameter is the
@@ -139,6 +264,11 @@ void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len)
 int tool_load_tensors(const char *dir, const char *prefix, loom_tensor *t, char *err, size_t len)
 {
 	int n = 0;
+	struct stat ds;
+	if (stat(dir, &ds) || !S_ISDIR(ds.st_mode)) {
+		snprintf(err, len, "%s: not a folder (a data set: %s_0.pb, %s_1.pb, ...)", dir, prefix, prefix);
+		return -1;
+	}
 	for (; n < TOOL_MAX_IO; n++) {
 		char p[4200];
 		struct stat st;

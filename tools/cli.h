@@ -41,18 +41,36 @@ int tool_dev_open_opts(const char *backend, const char *hw, const loom_hw_opts *
  * int8; tools/npy.c) into *t (name NULL, data owned by t): 0, or -1 with a
  * message naming the file */
 int tool_load_npy(const char *path, loom_tensor *t, char *err, size_t len);
-/* put input tensors (by name, else by position) into the graph inputs;
- * take_shape: the input tensors' shapes replace the graph's (same size) */
-int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int take_shape, char *err,
+/* put input tensors (by name, else by position, with a warning on stderr
+ * when the tensor's name is no graph input's) into the graph inputs; a
+ * missing, extra, wrongly typed or shaped tensor is an error naming the
+ * input, the expected and the given type and shape; NaN and infinities
+ * are warned about (count, input name) on stderr. flags: TOOL_BIND_SHAPE,
+ * the input tensors' shapes replace the graph's (same element count);
+ * TOOL_BIND_QUIET, no warnings (the same tensors were bound before) */
+#define TOOL_BIND_SHAPE 1
+#define TOOL_BIND_QUIET 2
+int tool_bind_inputs(loom_graph *g, const loom_tensor *in, int nin, const char *where, int flags, char *err,
 		     size_t len);
+/* the same checks and errors, without binding or warnings */
+int tool_check_inputs(const loom_graph *g, const loom_tensor *in, int nin, const char *where, char *err, size_t len);
 /* a loom_open spec for exactly this configuration: its name when configs/NAME.cfg
  * has every parameter the same, else "key=value,..." of every parameter */
 #include "loom/hwcfg.h"
+/* --backend NAME of loom CMD: 0 when NAME is one of choices ("ref|cmodel|rtl"),
+ * else -1 after "loom CMD: unknown backend 'NAME' (choices: ...)" on stderr */
+int tool_check_backend(const char *cmd, const char *name, const char *choices);
+/* --hw SPEC of loom CMD into *cfg: 0, or -1 after "loom CMD: --hw SPEC: why"
+ * on stderr (an unknown name lists the known configurations) */
+int tool_load_hw(const char *cmd, const char *spec, loom_hwcfg *cfg);
 void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
 /* loom compile --sensitivity (tools/cmd_compile_sens.c) */
 #include <stdio.h>
 #include "compiler/compile.h"
 #include "compiler/onnx.h"
+/* the warning, on stderr whatever -q says, when rep says the model was
+ * calibrated on random inputs (and has no QDQ scales of its own) */
+void tool_warn_calib(const char *model, const loom_compile_report *rep);
 int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
 		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
 /* loom run MODEL.loom (tools/cmd_run_prof.c): the per-layer profile table

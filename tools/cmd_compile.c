@@ -205,9 +205,6 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 	if (r->qdq_pairs)
 		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
 			r->qdq_pairs);
-	if (r->calib_random && !r->qdq_pairs)
-		fprintf(f, "warning: no --calib DIR: activation ranges come from random inputs; accuracy on real data "
-			   "will suffer\n");
 	if (macs ? cpu_share > 5.0 : r->nodes_cpu * 20 > r->nnodes)
 		fprintf(f, "warning: %.1f%% of the work runs on the CPU (more than 5%%): see the fallback reasons "
 			   "above\n", macs ? cpu_share : 100.0 * r->nodes_cpu / (r->nnodes ? r->nnodes : 1));
@@ -390,10 +387,8 @@ int cmd_compile(int argc, char **argv)
 		return 2;
 	char err[2048];
 	loom_hwcfg cfg;
-	if (loom_hwcfg_load(&cfg, o.hw, NULL, err, sizeof err)) {
-		fprintf(stderr, "loom compile: %s\n", err);
+	if (tool_load_hw("compile", o.hw, &cfg))
 		return 2;
-	}
 	/* the cache key */
 	hash h = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
 	char exe[4096], cdir[4096], key[40], cpath[4400], jpath[4400], tpath[4400];
@@ -415,18 +410,26 @@ int cmd_compile(int argc, char **argv)
 		if (cacheable && !stat(cpath, &st) && !stat(jpath, &st) && !stat(tpath, &st)) {
 			/* a hit only when the cached file still reads back */
 			loom_model *cm = NULL;
-			char *table = tool_read_file(tpath, NULL);
-			if (table && !loom_model_read(cpath, &cfg, &cm, err, sizeof err) && !copy_file(cpath, o.out) &&
-			    (!o.report || !copy_file(jpath, o.report))) {
+			char *table = tool_read_file(tpath, NULL), *json = tool_read_file(jpath, NULL);
+			if (table && json && !loom_model_read(cpath, &cfg, &cm, err, sizeof err) &&
+			    !copy_file(cpath, o.out) && (!o.report || !copy_file(jpath, o.report))) {
 				if (!o.quiet)
 					fputs(table, stdout);
+				/* the report's calibration line, as the compile had it */
+				loom_compile_report cr = {.calib_random = !!strstr(json, "\"calib_random\": true"),
+							  .qdq_pairs = !strstr(json, "\"qdq_pairs\": 0\n")};
+				const char *ns = strstr(json, "\"calib_samples\": ");
+				cr.calib_samples = ns ? atoi(ns + 17) : 0;
+				tool_warn_calib(o.model, &cr);
 				printf("cache: hit %s (same model, calibration data, options, configuration and "
 				       "compiler): %s copied from %s\n", key, o.out, cpath);
 				free(table);
+				free(json);
 				loom_model_free(cm);
 				return 0;
 			}
 			free(table);
+			free(json);
 			loom_model_free(cm);
 		}
 	}
@@ -452,6 +455,7 @@ int cmd_compile(int argc, char **argv)
 		return 1;
 	}
 	double t1 = (double)clock() / CLOCKS_PER_SEC;
+	tool_warn_calib(o.model, &rep);
 	int rc = 1;
 	char *table = NULL, *json = NULL;
 	size_t tl = 0, jl = 0;

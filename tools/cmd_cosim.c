@@ -386,10 +386,8 @@ int cmd_cosim(int argc, char **argv)
 	}
 	char err[512];
 	loom_hwcfg cfg;
-	if (loom_hwcfg_load(&cfg, o.hw, NULL, err, sizeof err)) {
-		fprintf(stderr, "loom cosim: %s\n", err);
+	if (tool_load_hw("cosim", o.hw, &cfg))
 		return 2;
-	}
 	cosim_run r;
 	memset(&r, 0, sizeof r);
 	r.o = &o;

@@ -352,10 +352,8 @@ int cmd_demo(int argc, char **argv)
 	}
 	char err[512];
 	loom_hwcfg cfg;
-	if (loom_hwcfg_load(&cfg, hwspec, NULL, err, sizeof err)) {
-		fprintf(stderr, "loom demo: %s\n", err);
+	if (tool_load_hw("demo", hwspec, &cfg))
 		return 2;
-	}
 	loom_hw *hw = loom_hw_open(backend, &cfg, &hopts, err, sizeof err);
 	if (!hw) {
 		fprintf(stderr, "loom demo: %s\n", err);

@@ -341,7 +341,7 @@ static int eval_set(const eval_opts *o, int k, loom_graph *ref, loom_model *m, s
 	if (nin < 0)
 		return -1;
 	if (tool_bind_inputs(ref, in, nin, dir, 0, err, len) || loom_ref_run(ref, err, len) ||
-	    tool_bind_inputs(m->graph, in, nin, dir, 0, err, len))
+	    tool_bind_inputs(m->graph, in, nin, dir, TOOL_BIND_QUIET, err, len))
 		goto out;
 	const loom_tensor *fo = &ref->tensors[ref->outputs[0]];
 	int64_t rows = out_rows(fo);

@@ -239,10 +239,8 @@ int cmd_objdump(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (hw && loom_hwcfg_load(&cfg, hw, NULL, err, sizeof err)) {
-		fprintf(stderr, "loom objdump: %s\n", err);
-		return 1;
-	}
+	if (hw && tool_load_hw("objdump", hw, &cfg))
+		return 2;
 	if (loom_model_read(path, hw ? &cfg : NULL, &m, err, sizeof err)) {
 		fprintf(stderr, "loom objdump: %s\n", err);
 		return 1;

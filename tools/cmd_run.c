@@ -167,6 +167,9 @@ static int parse(int argc, char **argv, run_opts *o)
 		fprintf(stderr, "loom run: give exactly one of --cosim-seed S and --insns FILE\n");
 		return -1;
 	}
+	loom_hwcfg cfg;
+	if (tool_check_backend("run", o->backend, "cmodel|rtl") || tool_load_hw("run", o->hw, &cfg))
+		return -1;
 	return 0;
 }
 

@@ -427,12 +427,14 @@ int cmd_run_model(int argc, char **argv)
 	}
 	if (rc) {
 		fprintf(stderr, "loom run: %s\n", err);
+		rc = 2; /* inputs that are not there or do not fit: a usage error */
 		goto out;
 	}
 	rc = 1;
-	if (nin) {
+	if (nin || o.data) {
 		if (tool_bind_inputs(g, in, nin, o.data ? o.data : "--input", 0, err, sizeof err)) {
 			fprintf(stderr, "loom run: %s\n", err);
+			rc = 2;
 			goto out;
 		}
 	} else {

@@ -993,6 +993,25 @@ int cmd_selftest(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	static const struct {
+		const char *name;
+		void (*fn)(st *);
+	} groups[] = {{"boot", t_boot},         {"wrap", t_wrap},   {"mixed", t_mixed},    {"hang", t_hang},
+		      {"firmware", t_firmware}, {"calls", t_calls}, {"threads", t_threads}};
+	const size_t ngroups = sizeof groups / sizeof groups[0];
+	size_t known = 0;
+	while (only && known < ngroups && strcmp(only, groups[known].name))
+		known++;
+	if (only && known == ngroups) {
+		fprintf(stderr, "loom selftest: --only %s: unknown group; groups:", only);
+		for (size_t i = 0; i < ngroups; i++)
+			fprintf(stderr, " %s", groups[i].name);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	loom_hwcfg cfg;
+	if (tool_check_backend("selftest", s.o.backend, "cmodel|rtl") || tool_load_hw("selftest", s.o.hw, &cfg))
+		return 2;
 	if (s.o.fw)
 		snprintf(s.fw_path, sizeof s.fw_path, "%s", s.o.fw);
 	else
@@ -1001,12 +1020,7 @@ int cmd_selftest(int argc, char **argv)
 		return 1;
 	printf("loom selftest: backend %s, configuration %s, firmware %s (%zu bytes)\n", s.o.backend, s.o.hw,
 	       s.fw_path, s.fw_len);
-	static const struct {
-		const char *name;
-		void (*fn)(st *);
-	} groups[] = {{"boot", t_boot},         {"wrap", t_wrap},   {"mixed", t_mixed},    {"hang", t_hang},
-		      {"firmware", t_firmware}, {"calls", t_calls}, {"threads", t_threads}};
-	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+	for (size_t i = 0; i < ngroups; i++)
 		if (!only || !strcmp(only, groups[i].name))
 			groups[i].fn(&s);
 	free(s.fw);

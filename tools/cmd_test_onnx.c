@@ -52,6 +52,8 @@ typedef struct npu_ctx {
 	double min_cos; /* > 0: an output passes on cosine similarity >= min_cos instead */
 	double cos;    /* the last case's lowest cosine similarity */
 	int on_npu;    /* the last case ran a node on the NPU */
+	int npu_nodes; /* the last case's nodes on the NPU (incl. fused; the fewest of its data
+			  sets), -1 while none compiled */
 	char npu_ops[1024]; /* the op types the last case ran on the NPU: ",Conv,Relu," */
 	double worst;  /* the last case's largest error in quantization steps */
 } npu_ctx;
@@ -214,7 +216,7 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 	}
 	if (loom_onnx_load(model, NULL, 0, &g, err, errlen) && (!nshp || loom_onnx_load(model, shp, nshp, &g, err, errlen)))
 		goto out;
-	if (tool_bind_inputs(g, in, nin, set, 1, err, errlen))
+	if (tool_bind_inputs(g, in, nin, set, TOOL_BIND_SHAPE, err, errlen))
 		goto out;
 	if (!npu) {
 		if (loom_ref_run(g, err, errlen))
@@ -234,6 +236,8 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 		if (loom_compile(cg, loom_dev_config(npu->dev), &co, &m, &rep, err, errlen))
 			goto out;
 		npu->on_npu = m->nlayers > 0;
+		if (npu->npu_nodes < 0 || rep.nodes_npu < npu->npu_nodes)
+			npu->npu_nodes = rep.nodes_npu;
 		for (int k = 0; k < rep.nnodes; k++) {
 			char key[48];
 			snprintf(key, sizeof key, "%s,", rep.nodes[k].op_type);
@@ -244,7 +248,7 @@ static int run_set(const char *model, const char *set, tol tl, npu_ctx *npu, cha
 		}
 		loom_compile_report_free(&rep);
 		g = m->graph;
-		if (tool_bind_inputs(g, act, nact, set, 0, err, errlen) || loom_exec_new(npu->dev, m, &ex, err, errlen) ||
+		if (tool_bind_inputs(g, act, nact, set, TOOL_BIND_QUIET, err, errlen) || loom_exec_new(npu->dev, m, &ex, err, errlen) ||
 		    loom_exec_run(ex, err, errlen))
 			goto out;
 	}
@@ -405,6 +409,11 @@ static void usage(FILE *f)
 		   "  --min-cos C    cmodel, rtl: compare outputs by cosine similarity >= C instead\n"
 		   "                 (whole models)\n"
 		   "  --expect FILE  the cases that must pass (others are coverage only)\n"
+		   "  --placement FILE  cmodel, rtl: per case the number of nodes that must run on the\n"
+		   "                 NPU ('CASE N' lines); fewer fails (a fallback to the CPU), more or\n"
+		   "                 a case not listed with NPU nodes fails as a stale list\n"
+		   "  --write-placement FILE  cmodel, rtl: write that list from this run\n"
+		   "  --calib-method minmax|percentile|mse, --percentile P  calibration\n"
 		   "  --atol, --rtol float tolerances (default 1e-5, 1e-3)\n"
 		   "  -q             print only failures of expected cases and the summary\n"
 		   "Ends with \"N passed, M failed\"; exit status 1 when a case that must pass failed.\n");
@@ -413,6 +422,7 @@ static void usage(FILE *f)
 /* the options of loom test-onnx */
 typedef struct test_opts {
 	const char *backend, *expect, *hw;
+	const char *placement, *write_placement; /* --placement FILE, --write-placement FILE */
 	tol tl;
 	int quiet, per_op;
 	double min_cos;
@@ -438,6 +448,10 @@ static int parse_args(int argc, char **argv, test_opts *o)
 			o->hw = argv[++i];
 		} else if (!strcmp(a, "--expect") && i + 1 < argc) {
 			o->expect = argv[++i];
+		} else if (!strcmp(a, "--placement") && i + 1 < argc) {
+			o->placement = argv[++i];
+		} else if (!strcmp(a, "--write-placement") && i + 1 < argc) {
+			o->write_placement = argv[++i];
 		} else if (!strcmp(a, "--atol") && i + 1 < argc) {
 			o->tl.atol = atof(argv[++i]);
 		} else if (!strcmp(a, "--rtol") && i + 1 < argc) {
@@ -446,6 +460,10 @@ static int parse_args(int argc, char **argv, test_opts *o)
 			o->quiet = 1;
 		} else if (!strcmp(a, "--calib-method") && i + 1 < argc) {
 			const char *v = argv[++i];
+			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse")) {
+				fprintf(stderr, "loom test-onnx: --calib-method %s: minmax, percentile or mse\n", v);
+				return 2;
+			}
 			o->calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : 0;
 		} else if (!strcmp(a, "--percentile") && i + 1 < argc) {
 			o->percentile = atof(argv[++i]);
@@ -475,7 +493,122 @@ typedef struct test_run {
 	opstat ops[MAX_OPS];
 	int nops;
 	int pass, fail, exp_fail, exp_seen, exp_pass;
+	char **pl;  /* --placement: case names and their NPU node counts */
+	int *pl_n, npl;
+	char **wr;  /* what --write-placement writes: cases with NPU nodes */
+	int *wr_n, nwr, wr_cap;
+	int on_npu, cpu_only, exp_on_npu, exp_cpu_only; /* compiled cases; those of --expect that passed */
 } test_run;
+
+/* a --placement file: "CASE N" lines ('#' comments) into r->pl, r->pl_n;
+ * 0, or -1 after a message naming the file and line */
+static int read_placement(const char *path, test_run *r)
+{
+	char **lines = NULL;
+	int n = read_expect(path, &lines);
+	if (n < 0) {
+		fprintf(stderr, "loom test-onnx: --placement %s: cannot read\n", path);
+		return -1;
+	}
+	r->pl = calloc((size_t)n + 1, sizeof *r->pl);
+	r->pl_n = calloc((size_t)n + 1, sizeof *r->pl_n);
+	int rc = r->pl && r->pl_n ? 0 : -1;
+	for (int k = 0; k < n; k++) {
+		char name[1024], extra[8];
+		int cnt;
+		if (!rc && (sscanf(lines[k], "%1023s %d %7s", name, &cnt, extra) != 2 || cnt <= 0)) {
+			fprintf(stderr, "loom test-onnx: --placement %s: '%s': expected 'CASE N' with N > 0 nodes on the NPU\n",
+				path, lines[k]);
+			rc = -1;
+		} else if (!rc) {
+			r->pl[r->npl] = strdup(name);
+			r->pl_n[r->npl++] = cnt;
+		}
+		free(lines[k]);
+	}
+	free(lines);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* --write-placement: the cases with NPU nodes of this run, by name; 0 or -1 */
+static int write_placement(const test_run *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "loom test-onnx: --write-placement %s: cannot create\n", path);
+		return -1;
+	}
+	fprintf(f, "# Per ONNX test case, the number of its nodes (after simplification, fused ones\n"
+		   "# included) that run on the NPU, from the compile report: loom test-onnx\n"
+		   "# --placement fails a case with fewer (a fallback to the CPU) or more (a stale\n"
+		   "# list); a case not listed must run on the CPU only. Written by\n"
+		   "# loom test-onnx ... --backend %s --write-placement: %d cases put nodes on the NPU,\n"
+		   "# %d ran only on the CPU.\n", r->o->backend, r->on_npu, r->cpu_only);
+	char **names = malloc(((size_t)r->nwr + 1) * sizeof *names);
+	for (int k = 0; names && k < r->nwr; k++)
+		names[k] = r->wr[k];
+	if (names)
+		qsort(names, (size_t)r->nwr, sizeof *names, cmp_str);
+	for (int k = 0; names && k < r->nwr; k++)
+		for (int j = 0; j < r->nwr; j++)
+			if (r->wr[j] == names[k])
+				fprintf(f, "%s %d\n", names[k], r->wr_n[j]);
+	int bad = !names;
+	free(names);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "loom test-onnx: --write-placement %s: write error\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* a case's NPU node count against --placement (and kept for
+ * --write-placement): 0, or -1 with the message, before any earlier error
+ * of the case, in err */
+static int placement(test_run *r, const char *name, int counted, char *err, size_t len)
+{
+	int got = r->npu->npu_nodes, want = 0;
+	if (got >= 0) {
+		r->on_npu += got > 0;
+		r->cpu_only += got == 0;
+		r->exp_on_npu += counted && got > 0;
+		r->exp_cpu_only += counted && got == 0;
+	}
+	if (got > 0 && r->o->write_placement) {
+		if (r->nwr == r->wr_cap) {
+			int cap = r->wr_cap ? 2 * r->wr_cap : 256;
+			char **w = realloc(r->wr, (size_t)cap * sizeof *w);
+			int *n = w ? realloc(r->wr_n, (size_t)cap * sizeof *n) : NULL;
+			if (w)
+				r->wr = w;
+			if (n)
+				r->wr_n = n, r->wr_cap = cap;
+		}
+		if (r->nwr < r->wr_cap && (r->wr[r->nwr] = strdup(name)))
+			r->wr_n[r->nwr++] = got;
+	}
+	if (!r->o->placement)
+		return 0;
+	for (int k = 0; k < r->npl; k++)
+		if (!strcmp(r->pl[k], name))
+			want = r->pl_n[k];
+	if (got == want || (got < 0 && want == 0))
+		return 0;
+	char was[1024];
+	snprintf(was, sizeof was, "%s", err);
+	if (got < 0)
+		snprintf(err, len, "placement: %s lists %d nodes on the NPU, the case did not compile: %.600s",
+			 r->o->placement, want, was);
+	else if (got < want)
+		snprintf(err, len, "placement: %d nodes on the NPU, %s lists %d: nodes fell back to the CPU", got,
+			 r->o->placement, want);
+	else
+		snprintf(err, len, "placement: %d nodes on the NPU, %s lists %d%s: the list is stale (regenerate it with "
+				   "--write-placement)", got, r->o->placement, want, want ? "" : " (not listed)");
+	return -1;
+}
 
 /* one case folder: run it, count it, print its line */
 static void test_case(test_run *r, const char *cdir)
@@ -487,14 +620,19 @@ static void test_case(test_run *r, const char *cdir)
 	for (int k = 0; k < r->nexp && !must; k++)
 		must = !strcmp(r->exp[k], name);
 	r->exp_seen += o->expect && must;
-	char err[1024];
+	char err[1024] = "";
 	int nsets = 0;
 	npu->on_npu = 0;
 	snprintf(npu->npu_ops, sizeof npu->npu_ops, ",");
 	npu->worst = 0;
 	npu->cos = 1;
+	npu->npu_nodes = -1;
 	int ok = run_case(cdir, o->tl, npu->dev ? npu : NULL, &nsets, err, sizeof err) == 0;
 	count_ops(cdir, r->ops, &r->nops, ok, npu->npu_ops);
+	if (npu->dev && placement(r, name, ok && must, err, sizeof err)) {
+		ok = 0;
+		must = 1;
+	}
 	if (ok) {
 		r->pass++;
 		r->exp_pass += must;
@@ -559,6 +697,13 @@ static int report(const test_run *r, int have_dev)
 				printf("%-26s %6d %6d\n", r->ops[k].op, r->ops[k].pass, r->ops[k].fail);
 		}
 	}
+	if (have_dev) {
+		printf("placement: %d cases put nodes on the NPU, %d ran only on the CPU", r->on_npu, r->cpu_only);
+		if (o->expect)
+			printf("; of the %d cases of %s that passed, %d on the NPU, %d CPU only", r->exp_pass, o->expect,
+			       r->exp_on_npu, r->exp_cpu_only);
+		printf("\n");
+	}
 	if (o->expect) {
 		printf("coverage: %d of %d cases pass on %s\n", r->pass, r->pass + r->fail, o->backend);
 		printf("%d passed, %d failed\n", r->exp_pass, r->exp_fail);
@@ -581,13 +726,13 @@ int cmd_test_onnx(int argc, char **argv)
 	}
 	npu_ctx npu = {.backend = o.backend, .hw = o.hw, .min_cos = o.min_cos, .keep_float = o.keep_float,
 		       .calib_method = o.calib_method, .percentile = o.percentile};
+	loom_hwcfg cfg;
+	if (tool_check_backend("test-onnx", o.backend, "ref|cmodel|rtl") || tool_load_hw("test-onnx", o.hw, &cfg)) {
+		free(o.dirs);
+		return 2;
+	}
 	if (strcmp(o.backend, "ref")) {
 		char e2[1024];
-		if (strcmp(o.backend, "cmodel") && strcmp(o.backend, "rtl")) {
-			fprintf(stderr, "loom test-onnx: backend '%s': ref, cmodel or rtl\n", o.backend);
-			free(o.dirs);
-			return 2;
-		}
 		if (tool_dev_open(o.backend, o.hw, &npu.dev, e2, sizeof e2)) {
 			fprintf(stderr, "loom test-onnx: %s backend: %s\n", o.backend, e2);
 			free(o.dirs);
@@ -600,24 +745,98 @@ int cmd_test_onnx(int argc, char **argv)
 		return 2;
 	}
 	test_run r = {.o = &o, .npu = &npu};
+	int rc = 2;
+	if ((o.placement || o.write_placement) && !npu.dev) {
+		fprintf(stderr, "loom test-onnx: --placement and --write-placement need --backend cmodel or rtl\n");
+		goto out;
+	}
 	if (o.expect && (r.nexp = read_expect(o.expect, &r.exp)) < 0) {
 		fprintf(stderr, "loom test-onnx: %s: cannot read\n", o.expect);
-		free(o.dirs);
-		return 2;
+		goto out;
 	}
+	if (o.placement && read_placement(o.placement, &r))
+		goto out;
 	for (int d = 0; d < o.ndirs; d++)
 		test_dir(&r, o.dirs[d]);
 	if (o.expect && r.exp_seen < r.nexp) {
 		printf("FAIL %d of the %d expected cases were not found\n", r.nexp - r.exp_seen, r.nexp);
 		r.exp_fail += r.nexp - r.exp_seen;
 	}
+	rc = report(&r, npu.dev != NULL);
+	if (o.write_placement && write_placement(&r, o.write_placement))
+		rc = 2;
+out:
 	for (int k = 0; k < r.nexp; k++)
 		free(r.exp[k]);
+	for (int k = 0; k < r.npl; k++)
+		free(r.pl[k]);
+	for (int k = 0; k < r.nwr; k++)
+		free(r.wr[k]);
 	free(r.exp);
+	free(r.pl);
+	free(r.pl_n);
+	free(r.wr);
+	free(r.wr_n);
 	free(o.dirs);
-	int have_dev = npu.dev != NULL;
 	loom_close(npu.dev);
-	return report(&r, have_dev);
+	return rc;
+}
+
+/* loom run MODEL.onnx on cmodel or rtl: the --data inputs checked against
+ * the graph (bad input: exit 2), then compiled (calibrating on --calib
+ * DIR, else on the --data inputs, else random inputs, with a warning on
+ * stderr) into a temporary .loom and run as `loom run MODEL.loom` does.
+ * Takes g. */
+static int run_onnx_npu(const char *model, loom_graph *g, const loom_hwcfg *cfg, const char *backend,
+			const char *data, const char *calib, int check)
+{
+	char err[1024];
+	loom_tensor in[TOOL_MAX_IO];
+	memset(in, 0, sizeof in);
+	int nin = data ? tool_load_tensors(data, "input", in, err, sizeof err) : 0;
+	int bad = nin < 0 || (data && tool_check_inputs(g, in, nin, data, err, sizeof err));
+	for (int i = 0; i < nin; i++)
+		loom_tensor_clear(&in[i]);
+	if (bad) {
+		fprintf(stderr, "loom run: %s\n", err);
+		loom_graph_free(g);
+		return 2;
+	}
+	loom_model *m = NULL;
+	loom_compile_report rep;
+	loom_compile_opts co = {.calib_dir = calib ? calib : data, .source = model};
+	if (loom_compile(g, cfg, &co, &m, &rep, err, sizeof err)) {
+		fprintf(stderr, "loom run: %s: %s\n", model, err);
+		return 1;
+	}
+	tool_warn_calib(model, &rep);
+	loom_compile_report_free(&rep);
+	char tmp[] = "/tmp/loom-run-XXXXXX.loom";
+	int fd = mkstemps(tmp, 5);
+	if (fd < 0 || (close(fd), loom_model_write(m, tmp, err, sizeof err))) {
+		fprintf(stderr, "loom run: %s: %s\n", tmp, fd < 0 ? "cannot create" : err);
+		loom_model_free(m);
+		if (fd >= 0)
+			remove(tmp);
+		return 1;
+	}
+	loom_model_free(m);
+	char *av[8];
+	int ac = 0;
+	av[ac++] = "run";
+	av[ac++] = tmp;
+	av[ac++] = "--backend";
+	av[ac++] = (char *)backend;
+	if (data) {
+		av[ac++] = "--data";
+		av[ac++] = (char *)data;
+	}
+	if (check)
+		av[ac++] = "--check";
+	av[ac] = NULL;
+	int rc = cmd_run_model(ac, av);
+	remove(tmp);
+	return rc;
 }
 
 /* ---- loom run MODEL.onnx --backend ref|cmodel|rtl ----
@@ -661,53 +880,16 @@ int cmd_run_onnx(int argc, char **argv)
 		}
 	}
 	char err[1024];
+	loom_hwcfg cfg;
+	if (tool_check_backend("run", backend, "ref|cmodel|rtl") || tool_load_hw("run", hw, &cfg))
+		return 2;
 	if (strcmp(backend, "ref")) {
-		/* the NPU backends: compile (calibrating on --calib DIR, else on the
-		 * --data inputs, else random inputs) into a temporary .loom and run
-		 * it as `loom run MODEL.loom` does */
-		if (strcmp(backend, "cmodel") && strcmp(backend, "rtl")) {
-			fprintf(stderr, "loom run: backend '%s': ref, cmodel or rtl\n", backend);
-			return 2;
-		}
 		loom_graph *g = NULL;
-		loom_model *m = NULL;
-		loom_hwcfg cfg;
-		if (loom_hwcfg_load(&cfg, hw, NULL, err, sizeof err) ||
-		    loom_onnx_load(model, nshp ? shp : NULL, nshp, &g, err, sizeof err)) {
+		if (loom_onnx_load(model, nshp ? shp : NULL, nshp, &g, err, sizeof err)) {
 			fprintf(stderr, "loom run: %s\n", err);
 			return 1;
 		}
-		loom_compile_opts co = {.calib_dir = calib ? calib : data, .source = model};
-		if (loom_compile(g, &cfg, &co, &m, NULL, err, sizeof err)) {
-			fprintf(stderr, "loom run: %s: %s\n", model, err);
-			return 1;
-		}
-		char tmp[] = "/tmp/loom-run-XXXXXX.loom";
-		int fd = mkstemps(tmp, 5);
-		if (fd < 0 || (close(fd), loom_model_write(m, tmp, err, sizeof err))) {
-			fprintf(stderr, "loom run: %s: %s\n", tmp, fd < 0 ? "cannot create" : err);
-			loom_model_free(m);
-			if (fd >= 0)
-				remove(tmp);
-			return 1;
-		}
-		loom_model_free(m);
-		char *av[8];
-		int ac = 0;
-		av[ac++] = "run";
-		av[ac++] = tmp;
-		av[ac++] = "--backend";
-		av[ac++] = (char *)backend;
-		if (data) {
-			av[ac++] = "--data";
-			av[ac++] = (char *)data;
-		}
-		if (check)
-			av[ac++] = "--check";
-		av[ac] = NULL;
-		int rc = cmd_run_model(ac, av);
-		remove(tmp);
-		return rc;
+		return run_onnx_npu(model, g, &cfg, backend, data, calib, check);
 	}
 	if (check && !data) {
 		fprintf(stderr, "loom run: --check needs --data DIR\n");
@@ -731,17 +913,19 @@ int cmd_run_onnx(int argc, char **argv)
 	int nin = 0, rc = 1;
 	if (data && (nin = tool_load_tensors(data, "input", in, err, sizeof err)) < 0) {
 		fprintf(stderr, "loom run: %s\n", err);
+		rc = 2;
 		goto out;
 	}
-	for (int i = 0; i < g->ninputs; i++) {
+	if (data && tool_bind_inputs(g, in, nin, data, 0, err, sizeof err)) {
+		fprintf(stderr, "loom run: %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	for (int i = 0; !data && i < g->ninputs; i++) { /* no --data: zeros */
 		loom_tensor *t = &g->tensors[g->inputs[i]];
 		size_t nb = loom_tensor_bytes(t);
-		if (i < nin && loom_tensor_bytes(&in[i]) != nb) {
-			fprintf(stderr, "loom run: %s: input %d does not fit graph input '%s'\n", data, i, t->name);
-			goto out;
-		}
-		void *z = i < nin ? NULL : calloc(1, nb ? nb : 1);
-		if (loom_tensor_set_data(t, i < nin ? in[i].data : z, nb)) {
+		void *z = calloc(1, nb ? nb : 1);
+		if (loom_tensor_set_data(t, z, nb)) {
 			free(z);
 			fprintf(stderr, "loom run: out of memory\n");
 			goto out;

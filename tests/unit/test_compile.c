@@ -12,6 +12,8 @@
  *     job of every layer, DEQUANT of the last layer's output, CPU nodes);
  *   - determinism: two compiles of the same graph write byte-identical
  *     .loom files (loom_model_write);
+ *   - arena_no_reuse: every activation in a buffer of its own (no two
+ *     overlap), the arena as large as the report's size without reuse;
  *   - --keep-float conv1 (loom_compile_opts.keep_float) keeps conv1 and what
  *     follows it on the CPU; a name that is no node is an error naming it;
  *   - an operator without NPU lowering (a Softmax after fc) falls back to
@@ -38,6 +40,7 @@
 #include "onnx_case.h"
 #include "check.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +323,46 @@ static void test_deterministic(void)
 
 /* ------------------------------------------------------------------ CPU fallbacks */
 
+/* the activations of the arena (not constants, not views into another) */
+static int arena_tensor(const loom_model *m, int t)
+{
+	const loom_mtensor *a = &m->mt[t];
+	return a->dev && a->addr >= m->arena_base && a->addr < m->arena_base + m->arena_bytes;
+}
+
+static void test_no_reuse(void)
+{
+	char err[1024] = "";
+	loom_model *m[2] = {NULL, NULL};
+	for (int k = 0; k < 2; k++) {
+		loom_compile_opts o = {.arena_no_reuse = k};
+		int rc = compile(build_net(PLAIN), "default", &o, &m[k], NULL, err, sizeof err);
+		if (!CHECK(!rc, "arena_no_reuse = %d: compiles%s%s", k, rc ? ": " : "", rc ? err : ""))
+			goto out;
+	}
+	CHECK(m[0]->arena_bytes < m[0]->arena_bytes_noreuse,
+	      "with reuse: arena %" PRIu64 " B < %" PRIu64 " B without", m[0]->arena_bytes, m[0]->arena_bytes_noreuse);
+	CHECK(m[1]->arena_bytes == m[1]->arena_bytes_noreuse && m[1]->arena_bytes == m[0]->arena_bytes_noreuse,
+	      "arena_no_reuse: arena %" PRIu64 " B, the report's size without reuse %" PRIu64 " B", m[1]->arena_bytes,
+	      m[0]->arena_bytes_noreuse);
+	int overlaps = 0, n = 0;
+	const loom_model *q = m[1];
+	for (int t = 0; t < q->graph->ntensors; t++) {
+		if (!arena_tensor(q, t))
+			continue;
+		n++;
+		uint64_t a0 = q->mt[t].addr, a1 = a0 + (uint64_t)q->mt[t].h * q->mt[t].w * q->mt[t].stride;
+		for (int u = 0; u < t; u++) {
+			uint64_t b0 = q->mt[u].addr, b1 = b0 + (uint64_t)q->mt[u].h * q->mt[u].w * q->mt[u].stride;
+			overlaps += arena_tensor(q, u) && a0 < b1 && b0 < a1;
+		}
+	}
+	CHECK(n >= 3 && !overlaps, "arena_no_reuse: %d activations, %d overlapping pairs", n, overlaps);
+out:
+	loom_model_free(m[0]);
+	loom_model_free(m[1]);
+}
+
 static void test_keep_float(void)
 {
 	const char *L = "--keep-float conv1";
@@ -501,6 +544,7 @@ int main(void)
 	check_init(CHECK_SKIPS);
 	test_placement();
 	test_deterministic();
+	test_no_reuse();
 	test_keep_float();
 	test_unsupported();
 	test_too_small();
