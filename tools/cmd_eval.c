@@ -204,7 +204,7 @@ static loom_model *compile_model(const eval_opts *o, loom_hwcfg *cfg, double *np
 	loom_graph *g = NULL;
 	loom_model *m = NULL;
 	loom_compile_report rep;
-	if (loom_hwcfg_load(cfg, o->hw, NULL, err, len) || loom_onnx_load(o->model, NULL, 0, &g, err, len))
+	if (loom_onnx_load(o->model, NULL, 0, &g, err, len))
 		return NULL;
 	loom_compile_opts co = {.calib_dir = o->calib, .source = o->model, .options = "loom eval"};
 	double t0 = now_s();
@@ -431,9 +431,13 @@ int cmd_eval(int argc, char **argv)
 		free(labels);
 		return 2;
 	}
+	loom_hwcfg cfg;
+	if (tool_load_hw("eval", o.hw, &cfg)) {
+		free(labels);
+		return 2;
+	}
 	printf("loom eval: %s on %d data sets of %s (%d labels), int8 on %s%s%s\n", o.model, nsets, o.data, nlabels,
 	       o.backend, o.compare ? ", compared with " : "", o.compare ? o.compare : "");
-	loom_hwcfg cfg;
 	loom_graph *ref = NULL;
 	double npu_share = 0;
 	loom_model *m = compile_model(&o, &cfg, &npu_share, err, sizeof err);
