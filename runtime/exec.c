@@ -2,6 +2,7 @@
  * model's DRAM image, its steps (CPU nodes, quantization, NPU jobs), the
  * per-layer profile from the MARK records. */
 #include "runtime/exec.h"
+#include "runtime/exec_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -216,3 +217,9 @@ int loom_exec_run(loom_exec *e, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+/* ------------------------------------------------- for runtime/exec_req.c */
+
+loom_dev *loom_exec_dev(const loom_exec *e) { return e->dev; }
+loom_model *loom_exec_model(const loom_exec *e) { return e->m; }
+loom_bo *loom_exec_bo(const loom_exec *e) { return e->bo; }
