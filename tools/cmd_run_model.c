@@ -116,11 +116,17 @@ int cmd_run_model(int argc, char **argv)
 		fprintf(stderr, "loom run: %s: %s\n", path, err);
 		goto out;
 	}
-	for (int r = 0; r < repeat; r++)
+	tool_progress pg;
+	tool_progress_start(&pg, "run", repeat);
+	for (int r = 0; r < repeat; r++) {
 		if (loom_exec_run(ex, err, sizeof err)) {
+			tool_progress_end(&pg);
 			fprintf(stderr, "loom run: %s: %s\n", path, err);
 			goto out;
 		}
+		tool_progress_update(&pg, r + 1);
+	}
+	tool_progress_end(&pg);
 	const loom_exec_stats *st = loom_exec_get_stats(ex);
 	tool_print_outputs(g);
 	printf("%s on %s (%s): %" PRIu64 " NPU jobs, %" PRIu64 " device cycles per run (engine %" PRIu64
