@@ -332,6 +332,7 @@ static double ips(const bench_opts *o, const bench_res *r)
 	return r->span ? (double)r->n / ((double)r->span / (o->clock_mhz * 1e6)) : 0;
 }
 
+/* the figures; the plain run's outputs as `loom run` prints them */
 static void print_text(const bench_opts *o, const loom_model *m, const bench_res *r)
 {
 	printf("loom bench: %s on %s (%s): %ld inferences, %u request%s in flight, device clock %g MHz\n", o->path,
@@ -351,11 +352,12 @@ static void print_text(const bench_opts *o, const loom_model *m, const bench_res
 		printf("device throughput: - (no NPU jobs)\n");
 	printf("host wall time: %.4f s per inference (%.2f inferences/s simulated on %s)\n", r->wall_s / (double)r->n,
 	       (double)r->n / r->wall_s, o->backend);
+	tool_print_outputs(m->graph);
 	if (r->mismatches)
 		printf("FAIL outputs: %ld of %ld inferences differ from the plain run; first: %s\n", r->mismatches, r->n,
 		       r->first_bad);
 	else
-		printf("outputs: all %ld inferences byte-identical to the plain run\n", r->n);
+		printf("outputs: all %ld inference%s byte-identical to the plain run\n", r->n, r->n == 1 ? "" : "s");
 }
 
 /* the smallest K whose throughput is within 1% of the best of the sweep */
