@@ -211,10 +211,17 @@ static int req_alloc(loom_exec_reqs *rq, unsigned r, char *err, size_t errlen)
 		q->bo_addr = m->base;
 		return 0;
 	}
-	uint64_t bytes = loom_exec_req_bytes(m);
+	uint64_t bytes = loom_exec_req_bytes(m), image = m->dram_end - m->base;
+	const loom_hwcfg *c = loom_dev_config(rq->dev);
+	if (r == 1 && image + (uint64_t)(rq->k - 1) * bytes > c->dram_bytes) /* clearly too many: say so at once */
+		return fail(err, errlen,
+			    "%u requests in flight need the model's image (%llu KiB) and %u copies of its per-request "
+			    "state (%llu KiB each: arena, MARK records, programs), more than the device DRAM (%u MiB) "
+			    "holds: at most %llu requests",
+			    rq->k, (unsigned long long)(image >> 10), rq->k - 1, (unsigned long long)(bytes >> 10),
+			    c->dram_mib, (unsigned long long)((c->dram_bytes - image) / bytes + 1));
 	int rc = loom_bo_alloc(rq->dev, bytes, REQ_ALIGN, &q->bo);
-	if (rc) {
-		const loom_hwcfg *c = loom_dev_config(rq->dev);
+	if (rc)
 		return fail(err, errlen,
 			    "%u requests in flight: the device DRAM (%u MiB) holds the model's image (%llu KiB at "
 			    "0x%llx) and only %u more copies of its per-request state (%llu KiB each: arena, MARK "
@@ -222,7 +229,6 @@ static int req_alloc(loom_exec_reqs *rq, unsigned r, char *err, size_t errlen)
 			    rq->k, c->dram_mib, (unsigned long long)((m->dram_end - m->base) >> 10),
 			    (unsigned long long)m->base, r - 1, (unsigned long long)(bytes >> 10), r, rq->k,
 			    loom_strerror(rc));
-	}
 	q->bo_addr = loom_bo_addr(q->bo);
 	q->reloc = q->bo_addr + m->arena_base % REQ_ALIGN - m->arena_base;
 	/* a fresh copy starts as the compiled image's per-run state (zeros
