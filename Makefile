@@ -74,6 +74,7 @@ UNIT_TESTS += test_passes
 UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
+UNIT_TESTS += test_exec_req
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -223,7 +224,7 @@ $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(BUILD)/libloomco
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # the ONNX test-case helpers these unit tests share (tests/unit/onnx_case.h)
-ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib test_compile
+ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib test_compile test_exec_req
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # test_cmodel is two files: the vector unit's tests in test_cmodel_vec.c
@@ -239,11 +240,12 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(CHECK_SAN_O) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
 
-# loom_compile as a library; it runs what it compiles through libloom (one link group, as the CLI)
-$(BUILD)/tests/test_compile: tests/unit/test_compile.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
+# loom_compile as a library, and the runtime's inference requests; both run what they
+# compile through libloom (one link group, as the CLI)
+$(BUILD)/tests/test_compile $(BUILD)/tests/test_exec_req: $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
-$(BUILD)/tests/san_test_compile: tests/unit/test_compile.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+$(BUILD)/tests/san_test_compile $(BUILD)/tests/san_test_exec_req: $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(DRIVER_LDLIBS) $(LDLIBS)

@@ -3,6 +3,7 @@
  * per-layer profile from the MARK records, the per-step records (host time,
  * an NPU job's completion and, on request, the device cycle of its START). */
 #include "runtime/exec.h"
+#include "runtime/exec_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -268,3 +269,9 @@ int loom_exec_run(loom_exec *e, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+/* ------------------------------------------------- for runtime/exec_req.c */
+
+loom_dev *loom_exec_dev(const loom_exec *e) { return e->dev; }
+loom_model *loom_exec_model(const loom_exec *e) { return e->m; }
+loom_bo *loom_exec_bo(const loom_exec *e) { return e->bo; }

@@ -74,6 +74,85 @@ const loom_exec_stats *loom_exec_get_stats(const loom_exec *e);
 void loom_exec_locate_starts(loom_exec *e, int on);
 void loom_exec_free(loom_exec *e);
 
+/* ---- inference requests: several runs of one model in flight (runtime/exec_req.c)
+ *
+ * A compiled model has absolute DRAM addresses. K requests get K copies of
+ * the per-run state: request 0 uses the exec's own arena, MARK records and
+ * programs at the compiled addresses; request r > 0 gets its own copy of
+ * [arena_base, dram_end) in a buffer object of its own, its programs'
+ * LOAD.DRAM_ADDR, STORE.DRAM_ADDR and MARK.DRAM_ADDR fields that point
+ * there moved by the copy's offset (a multiple of 4 KiB, so every DMA burst
+ * splits as in the original); the const region stays shared (read-only).
+ * Each request also has its own host copy of the tensors a run writes
+ * (graph inputs, CPU node outputs, dequantized tensors). Each job gets two
+ * DMA windows, the const region and its request's copy, so a job can not
+ * reach another request's state.
+ *
+ * Start an inference on an idle request (loom_exec_req_start: its host
+ * steps up to its first NPU job, which is submitted), then
+ * loom_exec_req_wait runs the device; whenever a request's job completes
+ * its next host steps run at once (CPU nodes, (de)quantization) and its
+ * next job is submitted, so the firmware's ring always holds the other
+ * requests' jobs while one request's host work runs. Do not call
+ * loom_exec_run while a request is in flight (request 0 shares its DRAM). */
+typedef struct loom_exec_reqs loom_exec_reqs;
+
+/* One inference of a request (the last one it finished). Cycles are the
+ * backend's clock (loom_hw_cycles), which stands still while the host
+ * works: host time never appears in them, unless host-time mode is on
+ * (loom_exec_reqs_host_time). */
+typedef struct loom_req_stats {
+	uint64_t jobs;          /* NPU jobs the inference ran */
+	uint64_t first_submit;  /* device cycle its first job was submitted */
+	uint64_t last_done;     /* device cycle the driver saw its last job complete */
+	uint64_t job_cycles;    /* sum of its jobs' submit-to-completion cycles */
+	uint64_t engine_cycles; /* sum of its jobs' engine CYCLES counters */
+	double host_s;          /* host seconds in its CPU nodes and (de)quantization */
+	double start_s, end_s;  /* host monotonic clock at start and at finish */
+} loom_req_stats;
+
+#define LOOM_EXEC_REQ_ANY (-1)
+
+/* K (>= 1) requests over e: allocates and writes K - 1 copies of the
+ * per-run DRAM state. -1 + message when the device DRAM can not hold them
+ * (naming how many fit), when a program's DRAM span crosses between the
+ * const region and the arena, or out of memory. e must outlive the
+ * requests. */
+int loom_exec_new_requests(loom_exec *e, unsigned k, loom_exec_reqs **out, char *err, size_t errlen);
+/* Waits for jobs still in flight (bounded by their watchdogs), then frees. NULL is ignored. */
+void loom_exec_reqs_free(loom_exec_reqs *rq);
+unsigned loom_exec_reqs_count(const loom_exec_reqs *rq);
+/* Request r's copy of graph tensor t: put a graph input's data here
+ * (loom_tensor_set_data) before starting, read the outputs after the
+ * request finished. Tensors no run writes (constants) are the graph's own.
+ * NULL for a bad r or t. Valid until the next call on rq. */
+loom_tensor *loom_exec_req_tensor(loom_exec_reqs *rq, unsigned r, int t);
+/* Start an inference on idle request r: its host steps up to its first NPU
+ * job, which is submitted (a model without NPU jobs finishes here). -1 +
+ * message naming the request and the step. */
+int loom_exec_req_start(loom_exec_reqs *rq, unsigned r, char *err, size_t errlen);
+/* Run until request r (LOOM_EXEC_REQ_ANY: the first of the started ones)
+ * has finished its inference, advancing every request whose job completes
+ * on the way; *done (may be NULL) = the finished request, idle again. -1 +
+ * message (a failed job names its request, layers and error cause; the
+ * request is idle again; nothing started: "no request in flight"). */
+int loom_exec_req_wait(loom_exec_reqs *rq, int r, unsigned *done, char *err, size_t errlen);
+/* 1 while request r is started and not yet returned by loom_exec_req_wait */
+int loom_exec_req_busy(const loom_exec_reqs *rq, unsigned r);
+const loom_req_stats *loom_exec_req_stats(const loom_exec_reqs *rq, unsigned r);
+/* Host-time mode (cycles_per_s > 0; 0 turns it off): the host's own work
+ * (CPU nodes, (de)quantization, timed on the host's wall clock) is put on
+ * the device clock at cycles_per_s, as on a system whose host runs beside
+ * the NPU: before a request submits its next job the device runs on for
+ * the time the host just spent (other requests' jobs progress, their
+ * completions wait until the host is free), and an idle device skips
+ * ahead. The stats' cycles then include the host's time; runs are no
+ * longer reproducible. -1 while jobs are in flight. */
+int loom_exec_reqs_host_time(loom_exec_reqs *rq, double cycles_per_s);
+/* Bytes of device DRAM one more request takes (its copy of the arena, MARK
+ * records and programs, with the 4 KiB alignment). */
+uint64_t loom_exec_req_bytes(const loom_model *m);
+
 #ifdef __cplusplus
 }
 #endif

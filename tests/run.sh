@@ -60,6 +60,8 @@ suite unit-modelfile "$B/tests/test_modelfile"
 suite unit-calib "$B/tests/test_calib"
 # loom_compile as a library: placement, steps, fallbacks, errors, a run on the C model
 suite unit-compile "$B/tests/test_compile"
+# the runtime's inference requests: K runs of one model in flight, against plain runs
+suite unit-exec-req "$B/tests/test_exec_req"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
 suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
@@ -106,6 +108,9 @@ suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squee
 	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
 suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
 	npu_ops_opset13 tiny_transformer_opset13
+# loom bench: latency percentiles and throughput with 1 and 4 requests in
+# flight on the C model, outputs byte-identical to a plain run, bad input
+suite models-bench sh tests/models/bench_cli.sh "$LOOM" "$B/models"
 # loom compile / objdump / run as a user meets them, broken models included
 suite compile-cli sh tests/models/compile_cli.sh "$LOOM" "$B/models" "$B/models-bad"
 # loom run MODEL.loom: inputs from .pb/.npy files, --output-dir, --hw, --profile,
@@ -134,6 +139,7 @@ suite asan-passes "$B/tests/san_test_passes"
 suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
+suite asan-exec-req "$B/tests/san_test_exec_req"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model

@@ -3,12 +3,15 @@
  * device with the firmware, binding input tensors to a model, running it
  * through the runtime (runtime/exec.h), and the accuracy metrics of
  * an output against a reference (max absolute error, cosine similarity,
- * top-1 agreement), reading a data set's tensors (ONNX test-data layout). */
+ * top-1 agreement), reading a data set's tensors (ONNX test-data layout),
+ * and the progress bar of the long-running commands. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "runtime/cpu_ops.h"
@@ -338,3 +341,67 @@ char *tool_read_file(const char *path, size_t *len)
 		*len = s ? (size_t)n : 0;
 	return s;
 }
+
+/* ---- progress bar (stderr, terminals only) ---- */
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void hms(double s, char *buf, size_t len)
+{
+	long t = s > 0 && s < 1e8 ? (long)(s + 0.5) : 0;
+	if (t >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+void tool_progress_start(tool_progress *p, const char *what, long total)
+{
+	memset(p, 0, sizeof *p);
+	p->what = what;
+	p->total = total;
+	p->tty = isatty(STDERR_FILENO);
+	p->t0 = mono_s();
+}
+
+void tool_progress_update(tool_progress *p, long done)
+{
+	if (!p->tty || p->total <= 0)
+		return;
+	double now = mono_s(), el = now - p->t0;
+	if (el < TOOL_PROGRESS_AFTER_S || (p->shown && now - p->last < 0.2 && done < p->total))
+		return;
+	p->last = now;
+	p->shown = 1;
+	enum { W = 30 };
+	char bar[W + 1], e[32], eta[32];
+	int fill = (int)((double)W * (double)done / (double)p->total);
+	for (int i = 0; i < W; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[W] = 0;
+	hms(el, e, sizeof e);
+	if (done > 0)
+		hms(el / (double)done * (double)(p->total - done), eta, sizeof eta);
+	else
+		snprintf(eta, sizeof eta, "?");
+	fprintf(stderr, "\r%s [%s] %ld/%ld %3.0f%%, %s elapsed, ETA %s\033[K", p->what, bar, done, p->total,
+		100.0 * (double)done / (double)p->total, e, eta);
+	fflush(stderr);
+}
+
+void tool_progress_clear(tool_progress *p)
+{
+	if (!p->shown)
+		return;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+	p->shown = 0;
+	p->last = 0;
+}
+
+void tool_progress_end(tool_progress *p) { tool_progress_clear(p); }

@@ -16,6 +16,7 @@ int cmd_compile(int argc, char **argv);   /* loom compile MODEL.onnx -o MODEL.lo
 int cmd_objdump(int argc, char **argv);   /* loom objdump MODEL.loom */
 int cmd_ops(int argc, char **argv);       /* loom ops [--markdown | --check FILE | --write FILE] */
 int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */
+int cmd_bench(int argc, char **argv);     /* loom bench MODEL.loom --iterations N --inflight K (tools/cmd_bench.c) */
 
 /* tools/cli.c: shared by the model commands */
 #include <stddef.h>
@@ -93,4 +94,19 @@ void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_
  * steps and disassembly */
 #include "ir/model.h"
 void loom_model_dump(const loom_model *m, FILE *f);
+/* A progress bar with ETA on stderr for long loops (bench, run --repeat,
+ * test-onnx): drawn only when stderr is a terminal and the loop has run for
+ * TOOL_PROGRESS_AFTER_S seconds, at most a few times a second; clear it
+ * before printing to stdout, end it when done (erases the bar). */
+#define TOOL_PROGRESS_AFTER_S 2.0
+typedef struct tool_progress {
+	const char *what;
+	long total;
+	double t0, last;
+	int tty, shown;
+} tool_progress;
+void tool_progress_start(tool_progress *p, const char *what, long total);
+void tool_progress_update(tool_progress *p, long done);
+void tool_progress_clear(tool_progress *p);
+void tool_progress_end(tool_progress *p);
 #endif

@@ -340,11 +340,17 @@ static int run_on(const run_opts *o, loom_model *m, const char *spec, const loom
 		return -1;
 	}
 	loom_exec_locate_starts(*ex, locate);
-	for (int r = 0; r < runs; r++)
+	tool_progress pg;
+	tool_progress_start(&pg, "run", runs);
+	for (int r = 0; r < runs; r++) {
 		if (loom_exec_run(*ex, err, sizeof err)) {
+			tool_progress_end(&pg);
 			fprintf(stderr, "loom run: %s: %s\n", o->path, err);
 			return -1;
 		}
+		tool_progress_update(&pg, r + 1);
+	}
+	tool_progress_end(&pg);
 	return 0;
 }
 

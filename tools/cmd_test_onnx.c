@@ -498,6 +498,9 @@ typedef struct test_run {
 	char **wr;  /* what --write-placement writes: cases with NPU nodes */
 	int *wr_n, nwr, wr_cap;
 	int on_npu, cpu_only, exp_on_npu, exp_cpu_only; /* compiled cases; those of --expect that passed */
+	int counting;       /* test_dir only counts the case folders (for the progress bar) */
+	long ncases, ndone;
+	tool_progress pg;
 } test_run;
 
 /* a --placement file: "CASE N" lines ('#' comments) into r->pl, r->pl_n;
@@ -633,6 +636,7 @@ static void test_case(test_run *r, const char *cdir)
 		ok = 0;
 		must = 1;
 	}
+	tool_progress_clear(&r->pg);
 	if (ok) {
 		r->pass++;
 		r->exp_pass += must;
@@ -650,6 +654,8 @@ static void test_case(test_run *r, const char *cdir)
 		if (!o->quiet || must)
 			printf("%s %s: %s\n", must ? "FAIL" : "skip", name, err);
 	}
+	fflush(stdout);
+	tool_progress_update(&r->pg, ++r->ndone);
 }
 
 /* a CASE_DIR: one case folder, or a folder of them (in name order) */
@@ -662,8 +668,10 @@ static void test_dir(test_run *r, const char *dir)
 	if (!file_exists(model)) {
 		nents = scandir(dir, &ents, NULL, alphasort);
 		if (nents < 0) {
-			printf("FAIL %s: not a test case or a folder of them\n", dir);
-			r->fail++;
+			if (!r->counting) {
+				printf("FAIL %s: not a test case or a folder of them\n", dir);
+				r->fail++;
+			}
 			return;
 		}
 	}
@@ -677,7 +685,10 @@ static void test_dir(test_run *r, const char *dir)
 			snprintf(cdir, sizeof cdir, "%s/%s", dir, ents[e]->d_name);
 		if (nents > 0 && !is_dir(cdir))
 			continue;
-		test_case(r, cdir);
+		if (r->counting)
+			r->ncases++;
+		else
+			test_case(r, cdir);
 	}
 	for (int e = 0; e < nents; e++)
 		free(ents[e]);
@@ -756,8 +767,14 @@ int cmd_test_onnx(int argc, char **argv)
 	}
 	if (o.placement && read_placement(o.placement, &r))
 		goto out;
+	r.counting = 1;
 	for (int d = 0; d < o.ndirs; d++)
 		test_dir(&r, o.dirs[d]);
+	r.counting = 0;
+	tool_progress_start(&r.pg, "test-onnx", r.ncases);
+	for (int d = 0; d < o.ndirs; d++)
+		test_dir(&r, o.dirs[d]);
+	tool_progress_end(&r.pg);
 	if (o.expect && r.exp_seen < r.nexp) {
 		printf("FAIL %d of the %d expected cases were not found\n", r.nexp - r.exp_seen, r.nexp);
 		r.exp_fail += r.nexp - r.exp_seen;

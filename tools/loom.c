@@ -10,6 +10,7 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *help;
 } cmds[] = {
+	{"bench", cmd_bench, "a compiled model's device latency (min .. p99), throughput with K requests in flight"},
 	{"compile", cmd_compile, "an ONNX model to a .loom file: quantized, lowered to the NPU, CPU fallback"},
 	{"cosim", cmd_cosim, "random programs on RTL and C model, compared byte for byte"},
 	{"eval", cmd_eval, "a classifier on a labelled data set: float vs int8 accuracy, RTL vs C model, profile"},
