@@ -39,11 +39,12 @@ include firmware/firmware.mk
 #   compiler/ ONNX import, passes, calibration, quantization, lowering;
 #   compiler/npu/  the NPU back end: tiling, instruction emission, verifier
 #   cosim/    the random program generator and the int8 golden layers
+#   sweep/    design-space exploration (loom sweep): grid, points, area, energy
 #   driver/   libloom (include/loom/loom.h)
 #   tools/    the loom CLI, one file per subcommand
 GEN_HW_SRC := common/gen_hw.c
 CORE_SRCS := $(filter-out $(GEN_HW_SRC),$(sort $(wildcard common/*.c))) $(sort $(wildcard hw/*.c cmodel/*.c ir/*.c \
-             runtime/*.c compiler/*.c compiler/npu/*.c cosim/*.c))
+             runtime/*.c compiler/*.c compiler/npu/*.c cosim/*.c sweep/*.c))
 LOOM_SRCS := $(sort $(wildcard tools/*.c))
 # libloom, the driver (include/loom/loom.h); it reads firmware ELFs with libelf
 DRIVER_SRCS := $(sort $(wildcard driver/*.c))
@@ -351,7 +352,7 @@ lint: cli
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
 	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
 	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -I. \
-	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common hw cmodel driver ir runtime compiler cosim tools tests
+	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common hw cmodel driver ir runtime compiler cosim sweep tools tests
 
 synth: $(GEN_HW)
 	$(MAKE) --no-print-directory $(BUILD)/hw/small/npu_pkg.sv HW=small

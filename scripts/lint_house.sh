@@ -28,7 +28,8 @@ allowed() {
 	compiler/npu) echo "loom common compiler/npu" ;;
 	compiler)     echo "loom common ir runtime compiler compiler/npu gen" ;;
 	cosim)        echo "loom common compiler/npu cosim" ;;
-	tools)        echo "loom common hw ir runtime compiler compiler/npu cosim tools" ;;
+	sweep)        echo "loom common hw driver ir runtime compiler compiler/npu sweep" ;;
+	tools)        echo "loom common hw driver ir runtime compiler compiler/npu cosim sweep tools" ;;
 	verilator_tb) echo "loom gen" ;;
 	firmware)     echo "loom firmware" ;;
 	tests)        echo "*" ;;
