@@ -76,6 +76,7 @@ UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
 UNIT_TESTS += test_exec_req
+UNIT_TESTS += test_sweep
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed

@@ -62,6 +62,9 @@ suite unit-calib "$B/tests/test_calib"
 suite unit-compile "$B/tests/test_compile"
 # the runtime's inference requests: K runs of one model in flight, against plain runs
 suite unit-exec-req "$B/tests/test_exec_req"
+# the area and energy model (sweep/): the technology file and its errors, energy
+# per event, area from a stand-in Yosys's cell counts, the cache
+suite unit-sweep "$B/tests/test_sweep"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
 suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
@@ -108,6 +111,8 @@ suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squee
 	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
 suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
 	npu_ops_opset13 tiny_transformer_opset13
+# the energy event counters of whole models: the same on the RTL and the C model, non-zero
+suite energy-events sh tests/models/energy_events.sh "$LOOM" "$B/models" digits_cnn_opset13 squeezenet1_1_opset13
 # loom bench: latency percentiles and throughput with 1 and 4 requests in
 # flight on the C model, outputs byte-identical to a plain run, bad input
 suite models-bench sh tests/models/bench_cli.sh "$LOOM" "$B/models"
@@ -140,6 +145,7 @@ suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
 suite asan-exec-req "$B/tests/san_test_exec_req"
+suite asan-sweep "$B/tests/san_test_sweep"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model
@@ -186,9 +192,11 @@ for c in small default odd; do
 	seed=$((seed + 100 * nbad))
 done
 
-# Yosys accepts every module (minutes: test-full only)
+# Yosys accepts every module; the area of two configurations from real
+# synthesis, ordered and cached in build/area (minutes: test-full only)
 if [ -n "$FULL" ]; then
 	suite yosys-synth sh scripts/synth.sh "$B/hw/small"
+	suite area-yosys "$B/tests/test_sweep" --yosys
 fi
 
 # libFuzzer on the ONNX reader and the .loom reader, a few minutes each
