@@ -34,6 +34,7 @@ typedef struct sweep_area_t {
 	int cached;             /* 1: read from the cache, Yosys did not run */
 	char yosys[64];         /* Yosys version */
 	char cache_file[1024];
+	char source[2600];      /* where the numbers come from, one line: Yosys, cache, technology file */
 } sweep_area_t;
 
 /* The default cache directory: build/area under loom_root_dir(). */
