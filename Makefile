@@ -231,9 +231,9 @@ $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # test_cmodel is two files: the vector unit's tests in test_cmodel_vec.c
 $(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o
 $(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o
-# loom_model_dump is part of loom objdump (tools/cmd_objdump.c)
-$(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/cmd_objdump.o
-$(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/cmd_objdump.o
+# loom_model_dump is part of loom objdump (tools/objdump.c)
+$(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
+$(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o
 $(DIRECTED): tests/directed/test_directed.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
@@ -292,7 +292,7 @@ $(BUILD)/fuzz/libloomcore.a: $(FUZZ_OBJS)
 	ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libloomcore.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
-$(BUILD)/fuzz/fuzz_model: $(BUILD)/fuzz/obj/tools/cmd_objdump.o
+$(BUILD)/fuzz/fuzz_model: $(BUILD)/fuzz/obj/tools/objdump.o
 fuzz: $(FUZZ_BINS)
 
 TEST_CONFIGS := small default large odd

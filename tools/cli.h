@@ -90,7 +90,7 @@ void tool_print_outputs(const loom_graph *g);
 /* a whole file, NUL-terminated (*len bytes, len may be NULL), or NULL */
 char *tool_read_file(const char *path, size_t *len);
 void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m);
-/* loom objdump (tools/cmd_objdump.c): a model's header, tensors, layers,
+/* loom objdump (tools/objdump.c): a model's header, tensors, layers,
  * steps and disassembly */
 #include "ir/model.h"
 void loom_model_dump(const loom_model *m, FILE *f);
