@@ -76,6 +76,7 @@ UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
 UNIT_TESTS += test_exec_req
+UNIT_TESTS += test_sweep
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -241,12 +242,13 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(CHECK_SAN_O) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
 
-# loom_compile as a library, and the runtime's inference requests; both run what they
-# compile through libloom (one link group, as the CLI)
-$(BUILD)/tests/test_compile $(BUILD)/tests/test_exec_req: $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
+# loom_compile as a library, the runtime's inference requests, loom sweep's evaluation;
+# they run what they compile through libloom (one link group, as the CLI)
+LIBLOOM_TESTS := test_compile test_exec_req test_sweep
+$(LIBLOOM_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
-$(BUILD)/tests/san_test_compile $(BUILD)/tests/san_test_exec_req: $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+$(LIBLOOM_TESTS:%=$(BUILD)/tests/san_%): $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(DRIVER_LDLIBS) $(LDLIBS)
