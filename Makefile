@@ -305,7 +305,14 @@ RV32_ELFS := $(patsubst tests/rv32/%.S,$(BUILD)/rv32/%.elf,$(wildcard tests/rv32
 $(BUILD)/rv32/%.elf: tests/rv32/%.S tests/rv32/test.h tests/rv32/link.ld tests/rv32/build.sh | $(SETUP)
 	sh tests/rv32/build.sh $(BUILD)/rv32 $*
 
-tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP)
+# GNU parallel and Slurm for loom sweep's engines and their tests (sh scripts/setup.sh cluster)
+CLUSTER_SETUP := $(BUILD)/.cluster-setup-stamp
+$(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
+	sh scripts/setup.sh cluster
+	@touch $@
+
+tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+             $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 

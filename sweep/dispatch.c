@@ -11,8 +11,9 @@
  *   parallel  GNU parallel over the hosts of --parallel-sshloginfile FILE,
  *             one `loom sweep --run-point DIR POINT` per pending point (the
  *             hosts see DIR and the loom tree at the same paths);
- *   slurm     a Slurm job array (sbatch --wait --array), each task running
- *             --run-point on its share of the pending points.
+ *   slurm     a Slurm job array (sbatch --array), each task running
+ *             --run-point on its share of the pending points, watched with
+ *             squeue until none of its tasks is left.
  * Progress: the local workers report each pair on a pipe; for the other
  * two the coordinator counts the results as they appear. */
 #include "sweep/sweep.h"
@@ -217,8 +218,8 @@ static long count_done(const run *r)
 	return n;
 }
 
-/* run argv (stdout and stderr into log) to its end, counting results meanwhile */
-static int run_engine(const run *r, char *const argv[], const char *log, char *err, size_t len)
+/* argv started with stdout and stderr into log: its pid, or -1 */
+static pid_t spawn(char *const argv[], const char *log)
 {
 	fflush(stdout);
 	fflush(stderr);
@@ -233,24 +234,39 @@ static int run_engine(const run *r, char *const argv[], const char *log, char *e
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	if (pid < 0) {
-		snprintf(err, len, "%s: %s", argv[0], strerror(errno));
-		return -1;
-	}
+	return pid;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = {ms / 1000, ms % 1000 * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+/* the end of pid, counting results meanwhile (count: 1): its exit status, -1 when killed */
+static int wait_for(const run *r, pid_t pid, int count)
+{
 	int st = 0;
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;
-		progress(r, count_done(r));
-		struct timespec ts = {0, 300000000};
-		nanosleep(&ts, NULL);
+		if (count)
+			progress(r, count_done(r));
+		nap(count ? 300 : 20);
 	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* argv to its end (output in log), counting results meanwhile */
+static int run_engine(const run *r, char *const argv[], const char *log, char *err, size_t len)
+{
+	pid_t pid = spawn(argv, log);
+	int st = pid < 0 ? -1 : wait_for(r, pid, 1);
 	progress(r, count_done(r));
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(err, len, "%s exited with status %d (its output: %s)%s", argv[0],
-			 WIFEXITED(st) ? WEXITSTATUS(st) : -1, log,
-			 WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": not installed? (sh scripts/setup.sh cluster)" : "");
+	if (st) {
+		snprintf(err, len, "%s exited with status %d (its output: %s)%s", argv[0], st, log,
+			 st == 127 ? ": not installed? (sh scripts/setup.sh cluster)" : "");
 		return -1;
 	}
 	return 0;
@@ -349,7 +365,7 @@ static int run_slurm(const run *r, char *err, size_t len)
 		return -1;
 	}
 	snprintf(arr, sizeof arr, "--array=0-%d", ntask - 1);
-	char *argv[64] = {"sbatch", "--wait", "--job-name=loom-sweep", arr, outp};
+	char *argv[64] = {"sbatch", "--parsable", "--job-name=loom-sweep", arr, outp};
 	int n = 5;
 	char extra[1024];
 	snprintf(extra, sizeof extra, "%s", r->o->slurm_args ? r->o->slurm_args : "");
@@ -357,7 +373,33 @@ static int run_slurm(const run *r, char *err, size_t len)
 		argv[n++] = t;
 	argv[n++] = job;
 	argv[n] = NULL;
-	return run_engine(r, argv, log, err, len);
+	if (run_engine(r, argv, log, err, len))
+		return -1;
+	/* the job array's id; then until squeue lists none of its tasks */
+	char id[64] = "", qlog[4400];
+	FILE *f = fopen(log, "r");
+	if (f) {
+		if (!fgets(id, sizeof id, f))
+			id[0] = 0;
+		fclose(f);
+	}
+	id[strspn(id, "0123456789")] = 0;
+	if (!id[0]) {
+		snprintf(err, len, "sbatch printed no job id (%s)", log);
+		return -1;
+	}
+	snprintf(qlog, sizeof qlog, "%s/squeue.out", sd);
+	char *q[] = {"squeue", "-h", "-j", id, "-o", "%i", NULL};
+	for (;;) {
+		progress(r, count_done(r));
+		pid_t pid = spawn(q, qlog);
+		struct stat st;
+		if (pid < 0 || wait_for(r, pid, 0) || stat(qlog, &st) || st.st_size == 0)
+			break;
+		nap(500);
+	}
+	progress(r, count_done(r));
+	return 0;
 }
 
 /* ------------------------------------------------------------------ the coordinator */

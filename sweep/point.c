@@ -439,8 +439,8 @@ int sweep_run_points(const char *dir, char **names, int nnames, char *err, size_
 		while (k < npts && strcmp(pts[k].name, names[i]))
 			k++;
 		if (k == npts) {
-			snprintf(err, len, "%s: no point named '%s' in %s/sweep.spec (%d points, e.g. %s)", names[i],
-				 names[i], dir, npts, npts ? pts[0].name : "none");
+			snprintf(err, len, "no point named '%s' in %s/sweep.spec (%d points, e.g. %s)", names[i], dir,
+				 npts, npts ? pts[0].name : "none");
 			free(mine);
 			free(pts);
 			return -1;
