@@ -431,15 +431,22 @@ static int prepare(run *r, char *err, size_t len)
 			need = r->w[i].m == m && r->pts[r->w[i].pt].valid;
 		if (!need)
 			continue;
-		if (!r->o->quiet)
-			fprintf(stderr, "loom sweep: preparing %s (import, calibration, quantization, lowering: once)\n",
-				r->s->models[m].name);
 		char e2[1024];
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (sweep_prep_get(r->dir, r->s, m, r->s->rtl && local, &r->prep[m], e2, sizeof e2)) {
 			/* its points say why (point.c); the other models go on */
 			fprintf(stderr, "loom sweep: %s: %s\n", r->s->models[m].name, e2);
 			sweep_prep_free(&r->prep[m]);
+			continue;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double dt = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		if (!r->o->quiet && r->prep[m].compiled)
+			fprintf(stderr, "loom sweep: prepared %s in %.2f s (import, calibration, quantization, lowering: "
+					"once per model)\n", r->s->models[m].name, dt);
+		else if (!r->o->quiet && r->prep[m].from_cache)
+			fprintf(stderr, "loom sweep: %s prepared before (the user's cache)\n", r->s->models[m].name);
 	}
 	for (long i = 0; r->s->rtl && i < r->nw; i++) {
 		const sweep_point *pt = &r->pts[r->w[i].pt];

@@ -84,6 +84,16 @@ static int plan_vec(const loom_hwcfg *cfg, const loom_layer_kparams *k, sweep_lr
 	return 0;
 }
 
+/* every parameter the same but the accumulator's size */
+static int same_but_acc(const loom_hwcfg *a, const loom_hwcfg *b)
+{
+	int same = 1;
+#define LOOM_HWPARAM(nm, sv, lo, hi, doc) same &= !strcmp(#nm, "acc_bytes") || a->nm == b->nm;
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+	return same;
+}
+
 /* layer i of the model at every point: *o[k] (rtl_cycles -1, npu 0 when
  * it has no tiling, why[k] then); the CONV and GEMM searches shared
  * (loom_conv_plan_make_n) */
@@ -96,8 +106,19 @@ static int plan_layer(const sweep_point *const *pts, int n, const loom_layer_kpa
 		o[j][i].rtl_cycles = -1;
 	}
 	if (!is_array(k->kind)) {
-		for (int j = 0; j < n; j++)
-			plan_vec(&pts[j]->cfg, k, &o[j][i], why[j], sizeof why[j]);
+		/* the vector unit's planner never looks at the accumulator: points
+		 * that differ in it alone share the plan */
+		for (int j = 0; j < n; j++) {
+			int d = 0;
+			while (d < j && !same_but_acc(&pts[d]->cfg, &pts[j]->cfg))
+				d++;
+			if (d < j) {
+				o[j][i] = o[d][i];
+				snprintf(why[j], sizeof why[j], "%s", why[d]);
+			} else {
+				plan_vec(&pts[j]->cfg, k, &o[j][i], why[j], sizeof why[j]);
+			}
+		}
 		return 0;
 	}
 	const loom_hwcfg **cfgs = malloc((size_t)n * sizeof *cfgs);

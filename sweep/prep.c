@@ -11,7 +11,10 @@
  * DIR/models/NAME.prep holds the result (text, one line per node and per
  * layer) under the model's key, a hash of loom itself, the model file, the
  * calibration files and the calibration options: a second sweep, or a
- * worker on another machine (--run-point), reads it instead of compiling.
+ * worker on another machine (--run-point), reads it instead of compiling. A
+ * copy goes to the user's cache (loom compile's: $LOOM_CACHE_DIR, else
+ * $XDG_CACHE_HOME/loom, else ~/.cache/loom; sweep-prep/KEY.prep), so a new
+ * sweep of the same model into another directory skips the calibration.
  * The calibration itself stays in memory (sweep_prep.calib) for the full
  * compiles of --rtl points in the same process. */
 #include "sweep/sweep.h"
@@ -35,10 +38,21 @@ void sweep_hash_init(sweep_hash *h)
 	h->b = 0x84222325cbf29ce4ull;
 }
 
+/* two 64-bit lanes, eight bytes a step (a model file is 100 MB), the tail
+ * a byte a step */
 void sweep_hash_bytes(sweep_hash *h, const void *p, size_t n)
 {
 	const uint8_t *s = p;
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h->a = (h->a ^ w) * 0x100000001b3ull;
+		h->a ^= h->a >> 32;
+		h->b = (h->b ^ w) * 0x9e3779b97f4a7c15ull;
+		h->b ^= h->b >> 29;
+	}
+	for (; i < n; i++) {
 		h->a = (h->a ^ s[i]) * 0x100000001b3ull;
 		h->b = (h->b ^ s[i]) * 0x100000001b3ull;
 		h->b ^= h->b >> 29;
@@ -377,18 +391,54 @@ void sweep_prep_free(sweep_prep *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* the user's cache of preparations (made when missing): 0, or -1 without one */
+static int cache_path(const char *key, char *buf, size_t len)
+{
+	const char *d = getenv("LOOM_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	char dir[3000];
+	if (d && *d)
+		snprintf(dir, sizeof dir, "%s", d);
+	else if (x && *x)
+		snprintf(dir, sizeof dir, "%s/loom", x);
+	else if (h && *h)
+		snprintf(dir, sizeof dir, "%s/.cache/loom", h);
+	else
+		return -1;
+	for (char *c = dir + 1; *c; c++)
+		if (*c == '/') {
+			*c = 0;
+			mkdir(dir, 0755);
+			*c = '/';
+		}
+	mkdir(dir, 0755);
+	size_t n = strlen(dir);
+	snprintf(dir + n, sizeof dir - n, "/sweep-prep");
+	mkdir(dir, 0755);
+	snprintf(buf, len, "%s/%s.prep", dir, key);
+	return 0;
+}
+
 int sweep_prep_get(const char *dir, const sweep_spec *s, int m, int keep_calib, sweep_prep *p, char *err,
 		   size_t len)
 {
-	char path[4096];
+	char path[4096], cached[4096];
 	memset(p, 0, sizeof *p);
 	snprintf(path, sizeof path, "%s/models", dir);
 	mkdir(path, 0777);
 	snprintf(path, sizeof path, "%s/models/%s.prep", dir, s->models[m].name);
+	int have_cache = !cache_path(s->models[m].key, cached, sizeof cached);
 	if (!keep_calib && prep_read(path, s->models[m].key, p) == 0)
 		return 0;
+	if (!keep_calib && have_cache && prep_read(cached, s->models[m].key, p) == 0) {
+		p->from_cache = 1;
+		return prep_write(path, p, err, len);
+	}
 	if (prep_compile(s, m, keep_calib, p, err, len))
 		return -1;
 	snprintf(p->key, sizeof p->key, "%s", s->models[m].key);
+	p->compiled = 1;
+	char e2[256];
+	if (have_cache)
+		prep_write(cached, p, e2, sizeof e2);
 	return prep_write(path, p, err, len);
 }

@@ -125,18 +125,21 @@ typedef struct sweep_prep {
 				    without the programs) */
 	int calib_samples, calib_random;
 	loom_calib *calib;       /* in memory only: the calibration, reused by full compiles (rtl.c) */
+	int compiled;            /* sweep_prep_get compiled the model (else read it back) */
+	int from_cache;          /* sweep_prep_get read it from the user's cache */
 } sweep_prep;
 
 /* the model keys of s (loom itself, each model file, calibration files, options) */
 int sweep_model_keys(sweep_spec *s, char *err, size_t len);
-/* DIR/models/NAME.prep of model m: read it when its key is m's, else
- * compile the model once (on the base configuration with the largest
- * scratchpad and accumulator, so every layer that can be planned is) and
- * write it. keep_calib: keep the calibration in p->calib. */
+/* DIR/models/NAME.prep of model m: read it when its key is m's (or the
+ * user's cache's copy), else compile the model once (on the base
+ * configuration with the largest scratchpad and accumulator, so every layer
+ * that can be planned is) and write it (and the cache's copy). keep_calib:
+ * compile, keeping the calibration in p->calib. */
 int sweep_prep_get(const char *dir, const sweep_spec *s, int m, int keep_calib, sweep_prep *p, char *err,
 		   size_t len);
 void sweep_prep_free(sweep_prep *p);
-/* FNV-1a 128 (two 64-bit lanes) as 32 hex digits of bytes and strings */
+/* a 128-bit content hash (two 64-bit multiply-xorshift lanes) as 32 hex digits */
 typedef struct sweep_hash {
 	uint64_t a, b;
 } sweep_hash;

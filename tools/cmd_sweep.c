@@ -369,8 +369,9 @@ int cmd_sweep(int argc, char **argv)
 	const char *eng = o.slurm ? "Slurm" : o.ssh ? "GNU parallel" : NULL;
 	char how[64];
 	snprintf(how, sizeof how, "%d local worker%s", o.jobs, o.jobs == 1 ? "" : "s");
-	printf("loom sweep: %ld results (%d model%s): %ld computed, %ld cached, %ld failed in %.2f s (%s)\n", c.work,
-	       o.s.nmodels, o.s.nmodels == 1 ? "" : "s", c.computed, c.cached, c.failed, now_s() - t0, eng ? eng : how);
+	printf("loom sweep: %ld result%s (%d model%s): %ld computed, %ld cached, %ld failed in %.2f s (%s)\n", c.work,
+	       c.work == 1 ? "" : "s", o.s.nmodels, o.s.nmodels == 1 ? "" : "s", c.computed, c.cached, c.failed,
+	       now_s() - t0, eng ? eng : how);
 	rc = gather(dir, !o.no_plots, o.quiet);
 	return c.failed ? 1 : rc;
 }

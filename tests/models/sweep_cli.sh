@@ -95,7 +95,7 @@ find "$S/points" -name result.txt -exec stat -c '%n %Y %i' {} + | sort >"$out/st
 	>"$out/again.txt" 2>&1
 check $? "the same sweep again: exit 0"
 grep -q "^loom sweep: 6 results (1 model): 0 computed, 6 cached, 0 failed" "$out/again.txt" &&
-	! grep -q "preparing" "$out/again.txt"
+	! grep -q "prepared" "$out/again.txt"
 check $? "the same sweep again: nothing computed, not even the model's preparation"
 find "$S/points" -name result.txt -exec stat -c '%n %Y %i' {} + | sort >"$out/stamps2"
 cmp -s "$out/stamps1" "$out/stamps2"
