@@ -10,9 +10,9 @@ DIR/plots/, per model:
                               each cell with its cycles and MAC utilization
   pareto_area_MODEL.png       the area-latency Pareto front, front points
                               labelled; until sweep/area.c fills area_mm2 the
-                              area axis is on-chip SRAM (scratchpad +
-                              accumulator, KiB) as a stand-in, and the title
-                              says so; latency in cycles
+                              area axis is the array's MAC count (R x C) as a
+                              stand-in (the colour: on-chip SRAM), and the
+                              title says so; latency in cycles
   pareto_energy_MODEL.png     the energy-latency front; until sweep/energy.c
                               fills energy_uj_per_inference the energy axis is
                               DRAM traffic per inference (MB) as a stand-in
@@ -32,6 +32,7 @@ import sys
 try:
     import matplotlib
     matplotlib.use("Agg")
+    import matplotlib.colors
     import matplotlib.pyplot as plt
 except ImportError:
     sys.stderr.write("sweep_plot.py: no matplotlib for /usr/bin/python3 (apt-get install python3-matplotlib, "
@@ -110,7 +111,7 @@ def heatmap(rows, model, out, written):
 def pareto(rows, model, out, written, what):
     col = "area_mm2" if what == "area" else "energy_uj_per_inference"
     have = any(num(r[col]) is not None for r in rows)
-    pts = []
+    pts, sram = [], {}
     for r in rows:
         c = num(r["cycles"])
         if not c:
@@ -118,11 +119,12 @@ def pareto(rows, model, out, written, what):
         if have:
             x = num(r[col])
         elif what == "area":
-            x = (int(r["sp_bytes"]) + int(r["acc_bytes"])) / 1024
+            x = int(r["array_rows"]) * int(r["array_cols"])
         else:
             x = ((num(r["dram_rd_bytes"]) or 0) + (num(r["dram_wr_bytes"]) or 0)) / 1e6
         if x is not None:
             pts.append((x, c, r["point"]))
+            sram[r["point"]] = (int(r["sp_bytes"]) + int(r["acc_bytes"])) / 1024
     if not pts:
         return
     pts.sort()
@@ -132,7 +134,13 @@ def pareto(rows, model, out, written, what):
             front.append((x, c, name))
             best = c
     fig, ax = plt.subplots()
-    ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=12, color="0.7", label="design points")
+    if not have and what == "area":
+        sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=12, c=[sram[p[2]] for p in pts], cmap="Greys",
+                        norm=matplotlib.colors.LogNorm(), label="design points")
+        fig.colorbar(sc, ax=ax, label="on-chip SRAM: scratchpad + accumulator (KiB)")
+        ax.set_xscale("log", base=2)
+    else:
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=12, color="0.7", label="design points")
     ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="C3")
     ax.scatter([p[0] for p in front], [p[1] for p in front], s=24, color="C3", label="Pareto front")
     for x, c, name in front if len(pts) > 12 else pts:
@@ -143,9 +151,9 @@ def pareto(rows, model, out, written, what):
         ax.set_xlabel("area (mm2)" if what == "area" else "energy per inference (uJ)")
         ax.set_title(f"{model}: {what}-latency Pareto front")
     elif what == "area":
-        ax.set_xlabel("on-chip SRAM: scratchpad + accumulator (KiB)")
+        ax.set_xlabel("MAC array size: rows x columns")
         ax.set_title(f"{model}: area-latency front (area not yet available:\n"
-                     "on-chip SRAM in its place, latency in cycles)", fontsize=10)
+                     "the array's MACs in its place, latency in cycles)", fontsize=10)
     else:
         ax.set_xlabel("DRAM traffic per inference (MB)")
         ax.set_title(f"{model}: energy-latency front (energy not yet available:\n"
