@@ -74,11 +74,12 @@ static int set_inputs(loom_graph *g, char *err, size_t len)
 	for (int i = 0; i < g->ninputs; i++) {
 		loom_tensor *t = &g->tensors[g->inputs[i]];
 		size_t bytes = loom_tensor_bytes(t);
-		uint8_t *d = calloc(1, bytes + 1);
+		void *d = calloc(1, bytes + 1);
 		if (!d) {
 			snprintf(err, len, "out of memory");
 			return -1;
 		}
+		float *f = d;
 		if (t->dtype == LOOM_DT_FLOAT)
 			for (int64_t e = 0; e < loom_tensor_numel(t); e++) {
 				double u[2];
@@ -86,7 +87,7 @@ static int set_inputs(loom_graph *g, char *err, size_t len)
 					s ^= s << 13, s ^= s >> 7, s ^= s << 17;
 					u[k] = ((s >> 11) + 1.0) / 9007199254740993.0;
 				}
-				((float *)d)[e] = (float)(sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]));
+				f[e] = (float)(sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]));
 			}
 		int rc = loom_tensor_set_data(t, d, bytes);
 		free(d);

@@ -266,9 +266,12 @@ static int resolve_calib(sopts *o)
 	return tool_load_hw("sweep", o->s.base, &cfg) ? 2 : 0;
 }
 
+/* the bar's clock starts with the points (after the models' preparation) */
 static void on_progress(void *ctx, long done, long total)
 {
 	tool_progress *p = ctx;
+	if (done == 0 && !p->shown)
+		tool_progress_start(p, p->what, total);
 	p->total = total;
 	tool_progress_update(p, done);
 }
