@@ -134,7 +134,8 @@ static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cg
 		if (plines + need * P > A)
 			return -1;
 	}
-	uint64_t nslots = (A - plines) / P;
+	/* A <= 65536 lines and P < 2^24 (hwcfg.c, the 4095 field limits): a 32-bit division */
+	uint64_t nslots = (uint32_t)(A - plines) / (uint32_t)P;
 	int chainable = params_all && !force_barrier;
 	/* SP arrangement: weight region(s) from line 0, then the input buffers;
 	 * BL = 2^lg (a power of two, hwcfg.c): divisions by shifts */
