@@ -154,6 +154,17 @@ else
 	echo "skip GNU parallel is not installed (sh scripts/setup.sh cluster)"
 fi
 
+# ---- two models, each with its own calibration
+q="$DIR/squeezenet1_1_opset13"
+"$LOOM" sweep "$m/model.onnx" "$q/model.onnx" --calib "digits_cnn_opset13=$m/calib" --calib "$q/model.onnx=$q/calib" \
+	--array 8x8,32x32 --spad 64K -o "$out/two" >"$out/two.txt" 2>&1 &&
+	grep -q "^loom sweep: 4 results (2 models): 4 computed" "$out/two.txt" &&
+	[ "$(grep -c ',digits_cnn_opset13,ok,' "$out/two/results.csv")" = 2 ] &&
+	[ "$(grep -c ',squeezenet1_1_opset13,ok,' "$out/two/results.csv")" = 2 ] &&
+	[ -f "$out/two/plots/heatmap_cycles_squeezenet1_1_opset13.png" ] &&
+	grep -q "$m/calib" "$out/two/sweep.spec" && grep -q "$q/calib" "$out/two/sweep.spec"
+check $? "two models, --calib by name and by path: a row per point and model, plots per model"
+
 # ---- usage errors
 usage() { # usage EXPECTED_TEXT ARGS...: exit 2 and the text in the message
 	want=$1
