@@ -56,6 +56,12 @@ int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, 
 int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
 		  size_t len);
 
+/* The bytes the layer's LOADs move and its STOREs write with tiling pl, as
+ * the emitter counts them (conv_emit.c), without emitting: the planner
+ * fills plan.dram_rd_est and dram_wr_est with them. */
+uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl);
+uint64_t npu_conv_wr_bytes(const layer *L, const loom_conv_plan *pl);
+
 /* ---- vector-unit layers (vec_plan.c, vec_emit.c) */
 typedef struct vlayer {
 	int kind;
@@ -74,6 +80,10 @@ int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V,
 /* the checked layer V and its best tiling (vec_plan.c) */
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
 		 size_t len);
+
+/* the same for a vector-unit layer (vec_emit.c) */
+uint64_t npu_vec_rd_bytes(const vlayer *V, const loom_vec_plan *pl);
+uint64_t npu_vec_wr_bytes(const vlayer *V, const loom_vec_plan *pl);
 
 /* ---- emission (builder.c) */
 typedef struct emitter {

@@ -271,6 +271,8 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 	best.out_bytes = (uint64_t)best.oh * best.ow * V->out_stride;
 	best.const_bytes = p->kind == LOOM_VEC_DWCONV || p->kind == LOOM_VEC_LUT ? (uint64_t)V->const_lines * V->R : 0;
 	best.insns = 0;
+	best.dram_rd_est = npu_vec_rd_bytes(V, &best);
+	best.dram_wr_est = npu_vec_wr_bytes(V, &best);
 	*plan = best;
 	return 0;
 }
@@ -280,4 +282,9 @@ int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec
 {
 	vlayer V;
 	return npu_vec_plan(cfg, p, &V, plan, err, errlen);
+}
+
+uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *pl)
+{
+	return (uint64_t)(pl->in_lines + pl->out_lines) * (uint32_t)pl->nbuf + pl->const_lines;
 }

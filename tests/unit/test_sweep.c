@@ -1,278 +1,371 @@
-/* test_sweep.c - the area and energy model of sweep/ (sweep/tech.h,
- * sweep/area.h, sweep/energy.h):
- *   - the technology file: configs/tech/45nm.txt reads back its figures
- *     (units converted), and broken copies of it fail with a message naming
- *     the file, the line and the key (a bad unit, a missing key, a negative
- *     value, an unknown or repeated key, no source, no unit, no number);
- *   - the SRAM energy interpolation meets the technology's points;
- *   - energy: each event class priced as docs/DSE.md says, the breakdown
- *     adds up, events scale linearly;
- *   - area with tests/unit/yosys_stub.sh as Yosys (LOOM_YOSYS): cell types
- *     priced, a bigger configuration has more area, the second call is
- *     served from the cache without running Yosys, an unknown cell type and
- *     a wrong macro count are errors;
- *   - with --yosys: the same ordering and cache with the real Yosys on two
- *     configurations (minutes; make test-full).
+/* test_sweep.c - what loom sweep's speed rests on, checked against full
+ * compiles (tests/run.sh passes build/models):
+ *   - calibration reuse (loom_compile_opts.calib / calib_out): a compile
+ *     with an earlier compile's calibration writes a byte-identical .loom
+ *     file and says the calibration was reused; a calibration of another
+ *     graph is refused;
+ *   - the analytical point (sweep_eval: the layers' kernel parameters from
+ *     one compile on the largest scratchpad, re-planned per point) equals
+ *     a full loom_compile for the point, layer by layer: estimated cycles,
+ *     DRAM bytes (the planner's analytical count against the bytes the
+ *     emitted LOADs move), the bytes the emitted STOREs write; a point
+ *     whose scratchpad has no tiling for a layer reports the fallback, and
+ *     the full compile puts that layer's node on the CPU too;
+ *   - loom_conv_plan_make_n gives every configuration exactly the plan
+ *     loom_conv_plan_make gives it alone, and sweep_eval_n what sweep_eval
+ *     gives each point;
+ *   - the grid: points, names, bad values as invalid points with reasons,
+ *     malformed values as errors.
  * Ends with "N passed, M failed". */
+#include "compiler/compile.h"
+#include "compiler/onnx.h"
+#include "ir/model.h"
+#include "sweep/sweep.h"
 #include "check.h"
-#include "sweep/area.h"
-#include "sweep/energy.h"
-#include "sweep/tech.h"
 
-#include <math.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+static char models[900];
 
-static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-12; }
-
-/* the default technology file with line `from` replaced by `to` (NULL: dropped) */
-static const char *variant(const char *name, const char *from, const char *to)
+static loom_graph *load(const char *name)
 {
-	static char path[512];
-	snprintf(path, sizeof path, "%s/%s.txt", tmpdir, name);
-	FILE *in = fopen(sweep_tech_default(), "r"), *out = fopen(path, "w");
-	char line[1024];
-	int hit = 0;
-	while (in && out && fgets(line, sizeof line, in)) {
-		if (!hit && !strncmp(line, from, strlen(from))) {
-			hit = 1;
-			if (to)
-				fprintf(out, "%s\n", to);
+	char path[4200], err[512];
+	snprintf(path, sizeof path, "%s/%s/model.onnx", models, name);
+	loom_graph *g = NULL;
+	if (loom_onnx_load(path, NULL, 0, &g, err, sizeof err)) {
+		CHECK_FAIL("%s: %s", path, err);
+		return NULL;
+	}
+	return g;
+}
+
+static void calib_dir(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s/calib", models, name);
+}
+
+/* the bytes of a model file */
+static char *model_bytes(const loom_model *m, size_t *n)
+{
+	char path[] = "/tmp/loom_test_sweep_XXXXXX", err[256];
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	char *buf = NULL;
+	if (!loom_model_write(m, path, err, sizeof err)) {
+		FILE *f = fopen(path, "rb");
+		if (f) {
+			fseek(f, 0, SEEK_END);
+			*n = (size_t)ftell(f);
+			fseek(f, 0, SEEK_SET);
+			buf = malloc(*n + 1);
+			if (buf && fread(buf, 1, *n, f) != *n) {
+				free(buf);
+				buf = NULL;
+			}
+			fclose(f);
+		}
+	}
+	remove(path);
+	return buf;
+}
+
+static void test_calib_reuse(void)
+{
+	const char *name = "digits_cnn_opset13";
+	char cd[4200], err[512];
+	calib_dir(name, cd, sizeof cd);
+	loom_hwcfg cfg;
+	loom_hwcfg_load(&cfg, "default", NULL, err, sizeof err);
+	loom_calib *cal = NULL;
+	loom_compile_opts o = {.calib_dir = cd, .calib_out = &cal, .source = "m", .options = "o"};
+	loom_model *m1 = NULL, *m2 = NULL;
+	loom_compile_report r1, r2;
+	loom_graph *g = load(name);
+	if (!g || loom_compile(g, &cfg, &o, &m1, &r1, err, sizeof err)) {
+		CHECK_FAIL("compile %s: %s", name, err);
+		return;
+	}
+	CHECK(cal != NULL, "calib_out gives the calibration");
+	loom_compile_opts o2 = {.calib_dir = cd, .calib = cal, .source = "m", .options = "o"};
+	g = load(name);
+	if (!g || loom_compile(g, &cfg, &o2, &m2, &r2, err, sizeof err)) {
+		CHECK_FAIL("compile with the calibration reused: %s", err);
+	} else {
+		size_t n1 = 0, n2 = 0;
+		char *b1 = model_bytes(m1, &n1), *b2 = model_bytes(m2, &n2);
+		CHECK(b1 && b2 && n1 == n2 && !memcmp(b1, b2, n1), "the calibration reused: a byte-identical .loom (%zu, %zu bytes)",
+		      n1, n2);
+		CHECK(r2.calib_reused && !r1.calib_reused, "the report says the calibration was reused");
+		CHECK(r2.calib_samples == r1.calib_samples, "the reused calibration's samples (%d, %d)", r1.calib_samples,
+		      r2.calib_samples);
+		free(b1);
+		free(b2);
+		loom_model_free(m2);
+		loom_compile_report_free(&r2);
+	}
+	/* another graph: refused */
+	g = load("squeezenet1_1_opset13");
+	m2 = NULL;
+	err[0] = 0;
+	int rc = g ? loom_compile(g, &cfg, &o2, &m2, &r2, err, sizeof err) : 0;
+	CHECK(rc && strstr(err, "another graph"), "a calibration of another graph is refused: %s", err);
+	loom_calib_free(cal);
+	loom_model_free(m1);
+	loom_compile_report_free(&r1);
+}
+
+/* the bytes the emitted LOADs of a layer move from DRAM (padding lines
+ * excluded) or its STOREs write */
+static uint64_t moved(const loom_model *m, const loom_layer *L, unsigned op)
+{
+	uint64_t b = 0;
+	for (uint32_t i = L->insn_first; i < L->insn_first + L->insn_count; i++) {
+		const loom_insn *in = &m->insn[i];
+		if (loom_insn_opcode(in) != op)
+			continue;
+		if (op == LOOM_OP_STORE)
+			b += 4ull * loom_insn_get(in, LOOM_F_STORE_ROW_WORDS) * loom_insn_get(in, LOOM_F_STORE_N1) *
+			     loom_insn_get(in, LOOM_F_STORE_N2) * loom_insn_get(in, LOOM_F_STORE_N3);
+		else
+			b += 4ull * loom_insn_get(in, LOOM_F_LOAD_ROW_WORDS) * loom_insn_get(in, LOOM_F_LOAD_N1) *
+			     loom_insn_get(in, LOOM_F_LOAD_N2) * loom_insn_get(in, LOOM_F_LOAD_N3);
+	}
+	return b;
+}
+
+/* a point of the sweep against a full compile for its configuration */
+static void check_point(const sweep_spec *s, const sweep_prep *p, const sweep_point *pt, const loom_calib *cal)
+{
+	sweep_result r;
+	if (sweep_eval(s, p, pt, &r)) {
+		CHECK_FAIL("sweep_eval %s", pt->name);
+		return;
+	}
+	char err[512];
+	loom_compile_opts o = {.calib_dir = s->models[0].calib, .calib = cal};
+	loom_model *m = NULL;
+	loom_compile_report rep;
+	loom_graph *g = load(s->models[0].name);
+	if (!g || loom_compile(g, &pt->cfg, &o, &m, &rep, err, sizeof err)) {
+		CHECK_FAIL("full compile for %s: %s", pt->name, err);
+		sweep_result_free(&r);
+		return;
+	}
+	if (r.status == SWEEP_FALLBACK) {
+		int cpu = 0, nl = 0;
+		for (int i = 0; i < r.nlayers; i++)
+			if (!r.layers[i].npu) {
+				nl++;
+				cpu += rep.nodes[p->layers[i].k.node].where == LOOM_WHERE_CPU;
+			}
+		CHECK(nl && cpu == nl, "%s %s: %d layers without a tiling, their nodes on the CPU in the compile too "
+				       "(%d): %s", s->models[0].name, pt->name, nl, cpu, r.reason);
+		CHECK(r.cycles == rep.est_cycles && (uint32_t)(r.nlayers - nl) == m->nlayers,
+		      "%s %s: the other %u layers as the compile's, total %" PRIu64 " = %" PRIu64, s->models[0].name,
+		      pt->name, m->nlayers, r.cycles, rep.est_cycles);
+	} else {
+		int bad = 0;
+		CHECK((uint32_t)r.nlayers == m->nlayers, "%s %s: %d layers, the compile %u", s->models[0].name, pt->name,
+		      r.nlayers, m->nlayers);
+		for (uint32_t i = 0; i < m->nlayers && (int)i < r.nlayers; i++) {
+			const loom_layer *L = &m->layers[i];
+			const sweep_lres *l = &r.layers[i];
+			uint64_t ld = moved(m, L, LOOM_OP_LOAD), st = moved(m, L, LOOM_OP_STORE);
+			if (l->cycles != L->est_cycles || l->macs != L->macs || st != l->wr || ld != l->rd_in + l->rd_wgt) {
+				if (!bad++)
+					CHECK_FAIL("%s %s layer %u (%s): cycles %" PRIu64 " vs %" PRIu64 ", stores %" PRIu64
+						   " vs %" PRIu64 ", loads %" PRIu64 " vs %" PRIu64,
+						   s->models[0].name, pt->name, i, L->name, l->cycles, L->est_cycles, l->wr, st,
+						   l->rd_in + l->rd_wgt, ld);
+			}
+		}
+		CHECK(!bad && r.cycles == rep.est_cycles, "%s %s: every layer's estimate as the full compile's, its DRAM "
+							 "reads and writes as its LOADs and STOREs, total %" PRIu64 " = %" PRIu64,
+		      s->models[0].name, pt->name, r.cycles, rep.est_cycles);
+	}
+	sweep_result_free(&r);
+	loom_model_free(m);
+	loom_compile_report_free(&rep);
+}
+
+static void test_points_vs_compile(const char *name, const char *arrays, const char *spads)
+{
+	char dir[] = "/tmp/loom_test_sweep_dir_XXXXXX", err[512];
+	if (!mkdtemp(dir)) {
+		CHECK_FAIL("mkdtemp");
+		return;
+	}
+	sweep_spec s;
+	memset(&s, 0, sizeof s);
+	s.nmodels = 1;
+	snprintf(s.models[0].name, sizeof s.models[0].name, "%s", name);
+	snprintf(s.models[0].path, sizeof s.models[0].path, "%s/%s/model.onnx", models, name);
+	calib_dir(name, s.models[0].calib, sizeof s.models[0].calib);
+	snprintf(s.base, sizeof s.base, "default");
+	s.clock_mhz = 1000;
+	s.percentile = 99.99;
+	sweep_prep p;
+	sweep_point *pts = NULL;
+	int n = 0;
+	if (sweep_parse_axis(&s, SWEEP_ARRAY, arrays, err, sizeof err) ||
+	    sweep_parse_axis(&s, SWEEP_SPAD, spads, err, sizeof err) ||
+	    sweep_parse_axis(&s, SWEEP_LAT, "40,200", err, sizeof err) || sweep_model_keys(&s, err, sizeof err) ||
+	    sweep_points(&s, &pts, &n, err, sizeof err) || sweep_prep_get(dir, &s, 0, 1, &p, err, sizeof err)) {
+		CHECK_FAIL("%s: %s", name, err);
+		free(pts);
+		return;
+	}
+	CHECK(p.calib != NULL && p.nlayers > 0, "%s prepared once: %d layers, the calibration kept", name, p.nlayers);
+	for (int i = 0; i < n; i++)
+		check_point(&s, &p, &pts[i], p.calib);
+	/* all at once (one group per array size and timing) = one by one */
+	const sweep_point **all = malloc((size_t)n * sizeof *all);
+	sweep_result *rs = calloc((size_t)n, sizeof *rs);
+	int same = 1, k = 0;
+	for (int i = 0; all && rs && i < n; i++) {
+		int g = 0;
+		for (int j = 0; j < n; j++)
+			if (sweep_same_group(&pts[i].cfg, &pts[j].cfg))
+				all[g++] = &pts[j];
+		if (all[0] != &pts[i] || sweep_eval_n(&s, &p, all, g, rs))
+			continue;
+		for (int j = 0; j < g; j++) {
+			sweep_result one;
+			sweep_eval(&s, &p, all[j], &one);
+			same &= one.cycles == rs[j].cycles && one.rd == rs[j].rd && one.wr == rs[j].wr &&
+				one.sp_peak == rs[j].sp_peak && one.status == rs[j].status;
+			for (int l = 0; l < one.nlayers; l++)
+				same &= !memcmp(&one.layers[l], &rs[j].layers[l], sizeof one.layers[l]);
+			sweep_result_free(&one);
+			sweep_result_free(&rs[j]);
+			k++;
+		}
+	}
+	CHECK(same && k == n, "%s: sweep_eval_n of each group = sweep_eval of each point (%d points)", name, k);
+	free(all);
+	free(rs);
+	free(pts);
+	sweep_prep_free(&p);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd))
+		check_skip("rm -rf %s", dir);
+}
+
+/* loom_conv_plan_make_n against loom_conv_plan_make, configuration by configuration */
+static void test_plan_n(void)
+{
+	static const char *const specs[] = {"sp_bytes=16384", "sp_bytes=65536", "default", "sp_bytes=1048576",
+					    "acc_bytes=4096", "acc_bytes=262144,sp_bytes=524288", "dram_latency=300",
+					    "dram_bw=4,sp_bytes=32768", "sp_banks=1,sp_bytes=65536", "sp_bytes=4096,acc_bytes=1024"};
+	enum { N = sizeof specs / sizeof specs[0] };
+	loom_hwcfg cfg[N];
+	const loom_hwcfg *cp[N];
+	char err[512];
+	for (int i = 0; i < N; i++) {
+		loom_hwcfg_load(&cfg[i], specs[i], NULL, err, sizeof err);
+		cp[i] = &cfg[i];
+	}
+	static const uint32_t shapes[][6] = {
+		/* h, w, cin, cout, k, stride */
+		{56, 56, 64, 64, 3, 1}, {14, 14, 1024, 256, 1, 1}, {7, 7, 512, 2048, 1, 1},
+		{224, 224, 3, 64, 7, 2}, {28, 28, 128, 128, 3, 2}, {1, 1, 2048, 1000, 1, 1},
+	};
+	int same = 1, fails = 0;
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+		loom_conv_params p;
+		loom_conv_init(&p);
+		p.h = shapes[s][0], p.w = shapes[s][1], p.cin = shapes[s][2], p.cout = shapes[s][3];
+		p.kh = p.kw = shapes[s][4], p.sh = p.sw = shapes[s][5];
+		p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = shapes[s][4] / 2;
+		loom_conv_plan many[N], one;
+		int rc[N];
+		loom_conv_plan_make_n(cp, N, &p, many, rc, err, sizeof err);
+		for (int i = 0; i < N; i++) {
+			memset(&one, 0, sizeof one);
+			int r1 = loom_conv_plan_make(cp[i], &p, &one, err, sizeof err);
+			fails += r1 != 0;
+			same &= r1 == rc[i] && (r1 || !memcmp(&one, &many[i], sizeof one));
+		}
+	}
+	CHECK(same, "loom_conv_plan_make_n = loom_conv_plan_make for each of %d configurations (%d without a tiling)", N,
+	      fails);
+	CHECK(fails > 0, "some configurations without a tiling among them (%d)", fails);
+}
+
+static void test_grid(void)
+{
+	sweep_spec s;
+	memset(&s, 0, sizeof s);
+	snprintf(s.base, sizeof s.base, "default");
+	s.clock_mhz = 1000;
+	char err[512];
+	static const struct {
+		int axis;
+		const char *v;
+	} malformed[] = {{SWEEP_ARRAY, "16"}, {SWEEP_ARRAY, "16x"}, {SWEEP_ARRAY, "axb"}, {SWEEP_SPAD, "K"},
+			 {SWEEP_SPAD, "64K,,1M"}, {SWEEP_GBPS, "8GB"}, {SWEEP_LAT, "4.5"}, {SWEEP_SPAD, ""}};
+	for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+		err[0] = 0;
+		int rc = sweep_parse_axis(&s, malformed[i].axis, malformed[i].v, err, sizeof err);
+		CHECK(rc && strstr(err, sweep_axis_opt[malformed[i].axis]), "%s '%s' is malformed: %s",
+		      sweep_axis_opt[malformed[i].axis], malformed[i].v, err);
+	}
+	memset(&s, 0, sizeof s);
+	snprintf(s.base, sizeof s.base, "default");
+	s.clock_mhz = 1000;
+	sweep_point *pts = NULL;
+	int n = 0;
+	if (sweep_parse_axis(&s, SWEEP_ARRAY, "8x8,128x128,0x8", err, sizeof err) ||
+	    sweep_parse_axis(&s, SWEEP_SPAD, "64K,64Q,-64K,65536", err, sizeof err) ||
+	    sweep_parse_axis(&s, SWEEP_GBPS, "8,32", err, sizeof err) || sweep_points(&s, &pts, &n, err, sizeof err)) {
+		CHECK_FAIL("grid: %s", err);
+		return;
+	}
+	CHECK(n == 3 * 3 * 2, "3 x 3 x 2 points (64K and 65536 are one): %d", n);
+	static const struct {
+		const char *name, *reason;
+	} want[] = {
+		{"a8x8_sp64K_acc64K_bw8_lat40", NULL},
+		{"a8x8_sp64Q_acc64K_bw8_lat40", "unknown size suffix 'Q'"},
+		{"a8x8_sp-64K_acc64K_bw8_lat40", "must be positive"},
+		{"a128x128_sp64K_acc64K_bw8_lat40", "array_rows = 128 is outside 4..64"},
+		{"a0x8_sp64K_acc64K_bw8_lat40", "rows and columns must be positive"},
+		{"a8x8_sp64K_acc64K_bw32_lat40", "more than one beat"},
+	};
+	for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+		int k = 0;
+		while (k < n && strcmp(pts[k].name, want[w].name))
+			k++;
+		if (k == n) {
+			CHECK_FAIL("no point %s", want[w].name);
 			continue;
 		}
-		fputs(line, out);
+		if (!want[w].reason)
+			CHECK(pts[k].valid && pts[k].cfg.dram_bw == 8 && pts[k].cfg.sp_bytes == 65536 &&
+				      !strncmp(pts[k].cfg.name, "custom-", 7),
+			      "%s valid: 8 GB/s at 1000 MHz = dram_bw 8, %s", pts[k].name, pts[k].cfg.name);
+		else
+			CHECK(!pts[k].valid && strstr(pts[k].reason, want[w].reason), "%s invalid: %s", pts[k].name,
+			      pts[k].reason);
 	}
-	if (in)
-		fclose(in);
-	if (out)
-		fclose(out);
-	CHECK(hit, "test setup: '%s' is a line of %s", from, sweep_tech_default());
-	return path;
-}
-
-/* loading file fails, and the message names each of want[] */
-static void bad_file(const char *what, const char *path, const char *const *want, size_t n)
-{
-	sweep_tech t;
-	char err[2048] = "";
-	int rc = sweep_tech_load(&t, path, err, sizeof err);
-	int all = rc == -1 && strstr(err, path);
-	for (size_t i = 0; i < n; i++)
-		all = all && strstr(err, want[i]);
-	CHECK(all, "%s: refused with a message naming the file and %s... (%s)", what, want[0], err);
-}
-
-static void test_tech(sweep_tech *t)
-{
-	char err[2048] = "";
-	CHECK(sweep_tech_load(t, NULL, err, sizeof err) == 0, "the default technology file loads (%s)",
-	      sweep_tech_load(t, NULL, err, sizeof err) ? err : sweep_tech_default());
-	CHECK(near(t->nand2, 0.798) && near(t->dff, 4.522) && near(t->dffr, 5.32) && near(t->mux2, 1.862),
-	      "standard cells in um^2 (NAND2 %g, DFF %g, DFFR %g, MUX2 %g)", t->nand2, t->dff, t->dffr, t->mux2);
-	CHECK(near(t->sram_bit, 1.0 / 0.826), "0.826 Mbit/mm2 -> %g um^2 per bit", t->sram_bit);
-	CHECK(near(t->mul8, 0.2) && near(t->add32, 0.1) && near(t->mul32, 3.1) && near(t->sram64_8k, 10) &&
-		      near(t->sram64_32k, 20) && near(t->sram64_1m, 100),
-	      "Horowitz's energies in pJ");
-	CHECK(near(t->dram64, 1300), "1.3 nJ -> %g pJ", t->dram64);
-
-	const char *p = variant("unit", "area.inv", "area.inv = 0.532 pJ   # a wrong unit");
-	bad_file("an energy unit on an area", p, (const char *[]){"area.inv", "unit 'pJ'", ":13:", "um2"}, 4);
-	p = variant("nounit", "energy.mul8", "energy.mul8 = 0.2   # no unit");
-	bad_file("no unit", p, (const char *[]){"energy.mul8", "no unit", "pJ"}, 3);
-	p = variant("missing", "energy.mul32", NULL);
-	bad_file("a missing key", p, (const char *[]){"energy.mul32", "missing"}, 2);
-	p = variant("negative", "energy.mul8", "energy.mul8 = -0.2 pJ   # negative");
-	bad_file("a negative value", p, (const char *[]){"energy.mul8", "not positive"}, 2);
-	p = variant("zero", "sram.density", "sram.density = 0 Mbit/mm2   # zero");
-	bad_file("a zero density", p, (const char *[]){"sram.density", "not positive"}, 2);
-	p = variant("nan", "area.dff", "area.dff = big um2   # text");
-	bad_file("not a number", p, (const char *[]){"area.dff", "not a number"}, 2);
-	p = variant("unknown", "area.xor2", "area.xor3 = 1.6 um2   # a typo");
-	bad_file("an unknown key", p, (const char *[]){"area.xor3", "unknown key"}, 2);
-	p = variant("nosource", "energy.dram64", "energy.dram64 = 1.3 nJ");
-	bad_file("a figure without its source", p, (const char *[]){"energy.dram64", "no source"}, 2);
-	p = variant("twice", "area.or2", "area.or2 = 1.064 um2   # once\narea.or2 = 1.1 um2   # twice");
-	bad_file("a key twice", p, (const char *[]){"area.or2", "already set on line"}, 2);
-	p = variant("density", "sram.density", "sram.density = 0.826 um2   # an area, not a density");
-	bad_file("an area unit on a density", p, (const char *[]){"sram.density", "unit 'um2'", "Mbit/mm2"}, 3);
-	bad_file("a file that is not there", "/nonexistent/tech.txt", (const char *[]){"No such file"}, 1);
-}
-
-static void test_energy(const sweep_tech *t)
-{
-	CHECK(near(sweep_sram_e64(t, 8192), 10) && near(sweep_sram_e64(t, 32768), 20) &&
-		      near(sweep_sram_e64(t, 1048576), 100),
-	      "SRAM 64-bit access energy meets 10, 20, 100 pJ at 8 KB, 32 KB, 1 MB");
-	CHECK(near(sweep_sram_e64(t, 16384), 10 * sqrt(2.0)) && near(sweep_sram_e64(t, 2048), 5),
-	      "log-log interpolation: 16 KB %g pJ (10 sqrt 2), 2 KB %g pJ (extended: 5)", sweep_sram_e64(t, 16384),
-	      sweep_sram_e64(t, 2048));
-	double prev = 0;
-	int mono = 1;
-	for (double b = 1024; b <= 16e6; b *= 1.5) {
-		mono = mono && sweep_sram_e64(t, b) > prev;
-		prev = sweep_sram_e64(t, b);
-	}
-	CHECK(mono, "SRAM energy grows with the macro");
-
-	loom_hwcfg cfg;
-	char err[1024] = "";
-	if (!CHECK(loom_hwcfg_load(&cfg, "default", NULL, err, sizeof err) == 0, "configuration default (%s)", err))
-		return;
-	/* default: 16x16, 4 banks of 64 KB, 1024 accumulator lines of 4 KB per lane */
-	sweep_events ev = {.macs = 1000, .dram_rd = 800, .dram_wr = 80, .sp_rd = 10, .sp_wr = 5, .acc_rd = 3,
-			   .acc_wr = 4, .vec_lines = 7, .rq_values = 64};
-	sweep_energy e;
-	sweep_energy_of(t, &cfg, &ev, &e);
-	double e64k = sweep_sram_e64(t, 65536), e4k = sweep_sram_e64(t, 4096);
-	CHECK(near(e.e_mac, 0.3) && near(e.mac, 300), "MAC: 8-bit multiply + 32-bit add = %g pJ, 1000 MACs %g pJ",
-	      e.e_mac, e.mac);
-	CHECK(near(e.e_sp_line, 2 * e64k) && near(e.sp, 15 * 2 * e64k),
-	      "scratchpad line: 128 bits of a 64 KB bank = %g pJ", e.e_sp_line);
-	CHECK(near(e.e_acc_line, 8 * e4k) && near(e.acc, 7 * 8 * e4k),
-	      "accumulator line: 16 lanes x 32 bits of a 4 KB lane = %g pJ", e.e_acc_line);
-	CHECK(near(e.e_dram_byte, 162.5) && near(e.dram, 880 * 162.5), "DRAM: 1.3 nJ / 8 = %g pJ per byte",
-	      e.e_dram_byte);
-	CHECK(near(e.e_vec_line, 16 * 0.3) && near(e.e_rq_value, 3.4) && near(e.other, 7 * 4.8 + 64 * 3.4),
-	      "vector line %g pJ, requantized value %g pJ", e.e_vec_line, e.e_rq_value);
-	CHECK(near(e.total, e.mac + e.sram + e.dram + e.other) && near(e.sram, e.sp + e.acc) &&
-		      near(e.other, e.vec + e.rq),
-	      "the breakdown adds up to %g pJ", e.total);
-	sweep_events ev2 = ev;
-	ev2.macs *= 2, ev2.dram_rd *= 2, ev2.dram_wr *= 2, ev2.sp_rd *= 2, ev2.sp_wr *= 2, ev2.acc_rd *= 2,
-		ev2.acc_wr *= 2, ev2.vec_lines *= 2, ev2.rq_values *= 2;
-	sweep_energy e2;
-	sweep_energy_of(t, &cfg, &ev2, &e2);
-	CHECK(near(e2.total, 2 * e.total), "twice the events, twice the energy");
-	uint32_t ctr[LOOM_FW_CTRS] = {0}, evt[LOOM_FW_EVTS] = {1, 2, 3, 4, 5, 6};
-	ctr[LOOM_CTR_MACS_LO] = 5, ctr[LOOM_CTR_MACS_HI] = 1, ctr[LOOM_CTR_DRAM_RD_BYTES] = 7;
-	sweep_events j = {0};
-	sweep_events_add_job(&j, ctr, evt);
-	sweep_events_add_job(&j, ctr, evt);
-	CHECK(j.jobs == 2 && j.macs == 2 * ((1ull << 32) + 5) && j.dram_rd == 14 && j.sp_rd == 2 && j.rq_values == 12,
-	      "a job's completion counters add up (64-bit MACS, every event counter)");
-}
-
-static int area_of(const char *spec, const sweep_tech *t, const char *cache, sweep_area_t *a, char *err, size_t len)
-{
-	loom_hwcfg cfg;
-	if (loom_hwcfg_load(&cfg, spec, NULL, err, len))
-		return -1;
-	return sweep_area(&cfg, t, cache, a, err, len);
-}
-
-static long runs(const char *file)
-{
-	FILE *f = fopen(file, "r");
-	long n = 0;
-	for (int c; f && (c = fgetc(f)) != EOF;)
-		n += c == '\n';
-	if (f)
-		fclose(f);
-	return n;
-}
-
-/* two configurations, small first, through whichever Yosys is set */
-static void area_pair(const char *what, const sweep_tech *t, const char *cache, const char *a_spec,
-		      const char *b_spec, const char *runs_file)
-{
-	sweep_area_t a, b, a2;
-	char err[2048] = "";
-	if (!CHECK(area_of(a_spec, t, cache, &a, err, sizeof err) == 0, "%s: area of %s (%s)", what, a_spec,
-		   err) ||
-	    !CHECK(area_of(b_spec, t, cache, &b, err, sizeof err) == 0, "%s: area of %s (%s)", what, b_spec, err))
-		return;
-	printf("     %s: %llu gates, %llu flops, logic %.4f mm2, SRAM %llu bits %.4f mm2, total %.4f mm2, %.1f s\n",
-	       a.config, (unsigned long long)a.logic_cells, (unsigned long long)a.flops, a.logic_um2 / 1e6,
-	       (unsigned long long)a.sram_bits, a.sram_um2 / 1e6, a.total_mm2, a.synth_s);
-	printf("     %s: %llu gates, %llu flops, logic %.4f mm2, SRAM %llu bits %.4f mm2, total %.4f mm2, %.1f s\n",
-	       b.config, (unsigned long long)b.logic_cells, (unsigned long long)b.flops, b.logic_um2 / 1e6,
-	       (unsigned long long)b.sram_bits, b.sram_um2 / 1e6, b.total_mm2, b.synth_s);
-	CHECK(a.logic_cells > 0 && a.flops > 0 && a.logic_um2 > a.flop_um2 && a.flop_um2 > 0 &&
-		      near(a.total_mm2, (a.logic_um2 + a.sram_um2) / 1e6),
-	      "%s: cells, flops and the total of %s are consistent", what, a.config);
-	CHECK(b.logic_cells > a.logic_cells && b.flops > a.flops && b.logic_um2 > a.logic_um2 &&
-		      b.sram_bits > a.sram_bits && b.total_mm2 > a.total_mm2,
-	      "%s: the bigger array and SRAM of %s have more area than %s (%.4f > %.4f mm2)", what, b.config,
-	      a.config, b.total_mm2, a.total_mm2);
-	long n0 = runs_file ? runs(runs_file) : 0;
-	clock_t c0 = clock();
-	double w0 = (double)time(NULL);
-	int rc = area_of(a_spec, t, cache, &a2, err, sizeof err);
-	double w1 = (double)time(NULL) - w0 + (double)(clock() - c0) / CLOCKS_PER_SEC;
-	CHECK(rc == 0 && a2.cached && near(a2.total_mm2, a.total_mm2) && a2.logic_cells == a.logic_cells &&
-		      (!runs_file || runs(runs_file) == n0) && w1 < 2,
-	      "%s: the second call for %s comes from the cache %s (no Yosys run, %.2f s)", what, a.config,
-	      a2.cache_file, w1);
-	CHECK(strstr(a.source, "now, cached in") && strstr(a2.source, "cached in") && strstr(a2.source, t->path),
-	      "%s: the source says where the numbers come from: %s", what, a2.source);
-}
-
-static void test_area_stub(const sweep_tech *t)
-{
-	char cache[300], runs_file[300], stub[1024];
-	snprintf(cache, sizeof cache, "%s/area", tmpdir);
-	snprintf(runs_file, sizeof runs_file, "%s/yosys_runs", tmpdir);
-	snprintf(stub, sizeof stub, "%s/tests/unit/yosys_stub.sh", loom_root_dir());
-	setenv("LOOM_YOSYS", stub, 1);
-	setenv("YOSYS_STUB_RUNS", runs_file, 1);
-	area_pair("stub Yosys", t, cache, "small", "default", runs_file);
-	CHECK(runs(runs_file) == 2, "stub Yosys: one run per configuration (%ld)", runs(runs_file));
-
-	/* small's counts by hand: 8x8 */
-	sweep_area_t a;
-	char err[2048] = "";
-	if (area_of("small", t, cache, &a, err, sizeof err) == 0) {
-		double logic = (1000 + 300 * 64) * t->xor2 + (2000 + 350 * 64) * t->nand2;
-		double flops = (900 + 40 * 64) * t->dff + (100 + 8 * 64) * (t->dffr + t->mux2) +
-			       100 * (t->dff + t->mux2 + t->and2);
-		uint64_t bits = 8ull * (65536 + 16384 + 65536 + 32768);
-		CHECK(a.logic_cells == 1000 + 300 * 64 + 2000 + 350 * 64 && a.flops == 900 + 40 * 64 + 100 + 8 * 64 + 100 &&
-			      near(a.flop_um2, flops) && near(a.logic_um2, logic + flops) && a.sram_bits == bits &&
-			      near(a.sram_um2, (double)bits * t->sram_bit),
-		      "small priced cell by cell: %.1f um2 logic (%.1f flops), %llu SRAM bits", a.logic_um2, a.flop_um2,
-		      (unsigned long long)a.sram_bits);
-	}
-	/* errors; a fresh cache directory so that the stub runs */
-	snprintf(cache, sizeof cache, "%s/area2", tmpdir);
-	setenv("YOSYS_STUB_EXTRA", "$_AOI3_                      12", 1);
-	int rc = area_of("odd", t, cache, &a, err, sizeof err);
-	CHECK(rc == -1 && strstr(err, "$_AOI3_"), "a cell type without an area is an error naming it (%s)", err);
-	snprintf(cache, sizeof cache, "%s/area3", tmpdir);
-	setenv("YOSYS_STUB_EXTRA", "npu_tcm                      1", 1);
-	rc = area_of("odd", t, cache, &a, err, sizeof err);
-	CHECK(rc == -1 && strstr(err, "npu_tcm"), "macros that do not match the configuration are an error (%s)", err);
-	unsetenv("YOSYS_STUB_EXTRA");
-	setenv("LOOM_YOSYS", "/nonexistent/yosys", 1);
-	snprintf(cache, sizeof cache, "%s/area4", tmpdir);
-	rc = area_of("odd", t, cache, &a, err, sizeof err);
-	CHECK(rc == -1 && strstr(err, "Yosys failed"), "no Yosys: an error saying so (%s)", err);
-	unsetenv("LOOM_YOSYS");
-	unsetenv("YOSYS_STUB_RUNS");
+	free(pts);
 }
 
 int main(int argc, char **argv)
 {
-	check_init(0);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/loom_test_sweep.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 2;
-	}
-	sweep_tech t;
-	test_tech(&t);
-	test_energy(&t);
-	test_area_stub(&t);
-	if (argc > 1 && !strcmp(argv[1], "--yosys")) /* the real thing, cached in build/area */
-		area_pair("Yosys", &t, NULL, "small", "small:array_rows=16,array_cols=16,sp_bytes=131072,acc_bytes=65536",
-			  NULL);
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	check_init(CHECK_SKIPS);
+	snprintf(models, sizeof models, "%s", argc > 1 ? argv[1] : "build/models");
+	test_grid();
+	test_plan_n();
+	test_calib_reuse();
+	test_points_vs_compile("digits_cnn_opset13", "8x8,16x16,32x8", "4K,64K");
+	test_points_vs_compile("squeezenet1_1_opset13", "16x16,32x32", "4K,256K");
 	return check_report();
 }
