@@ -61,7 +61,11 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 const char *sweep_area_cache_default(void)
 {
 	static char p[960];
-	snprintf(p, sizeof p, "%s/build/area", loom_root_dir());
+	const char *e = getenv("LOOM_AREA_CACHE");
+	if (e && *e)
+		snprintf(p, sizeof p, "%s", e);
+	else
+		snprintf(p, sizeof p, "%s/build/area", loom_root_dir());
 	return p;
 }
 
@@ -381,8 +385,22 @@ static int price(const loom_hwcfg *cfg, const sweep_tech *t, const struct syn *s
 	return 0;
 }
 
-int sweep_area(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir, sweep_area_t *out, char *err,
-	       size_t errlen)
+int sweep_area_yosys(char *version, size_t len)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "'%s' -V >/dev/null 2>&1", yosys_cmd());
+	if (system(cmd) != 0) {
+		snprintf(version, len, "'%s' -V does not run (LOOM_YOSYS, else yosys on PATH; Debian package yosys)",
+			 yosys_cmd());
+		return -1;
+	}
+	yosys_version(version, len);
+	return 0;
+}
+
+/* sweep_area; synth 0: 1 when the cache does not have cfg */
+static int area_get(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir, int synth, sweep_area_t *out,
+		    char *err, size_t errlen)
 {
 	const char *root = loom_root_dir();
 	uint32_t rtl = 0;
@@ -398,6 +416,8 @@ int sweep_area(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir
 	snprintf(out->cache_file, sizeof out->cache_file, "%s/%08x.json", cache_dir, cfg->fingerprint);
 	if (cache_read(out->cache_file, rtl, &s)) {
 		out->cached = 1;
+	} else if (!synth) {
+		return 1;
 	} else {
 		snprintf(dir, sizeof dir, "%s/%08x", cache_dir, cfg->fingerprint);
 		if ((mkdir(cache_dir, 0777) && errno != EEXIST) || (mkdir(dir, 0777) && errno != EEXIST))
@@ -412,4 +432,16 @@ int sweep_area(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir
 	snprintf(out->source, sizeof out->source, "%s synthesis (%.0f s, %s %s), cells and SRAM bits priced by %s",
 		 s.yosys, s.secs, out->cached ? "cached in" : "now, cached in", out->cache_file, t->path);
 	return price(cfg, t, &s, out, err, errlen);
+}
+
+int sweep_area(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir, sweep_area_t *out, char *err,
+	       size_t errlen)
+{
+	return area_get(cfg, t, cache_dir, 1, out, err, errlen);
+}
+
+int sweep_area_cached(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir, sweep_area_t *out, char *err,
+		      size_t errlen)
+{
+	return area_get(cfg, t, cache_dir, 0, out, err, errlen);
 }

@@ -37,7 +37,7 @@ typedef struct sweep_area_t {
 	char source[2600];      /* where the numbers come from, one line: Yosys, cache, technology file */
 } sweep_area_t;
 
-/* The default cache directory: build/area under loom_root_dir(). */
+/* The default cache directory: $LOOM_AREA_CACHE, else build/area under loom_root_dir(). */
 const char *sweep_area_cache_default(void);
 
 /* The area of cfg in technology t. cache_dir NULL: the default. Synthesizes
@@ -46,6 +46,15 @@ const char *sweep_area_cache_default(void);
  * and a message in err. */
 int sweep_area(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir, sweep_area_t *out, char *err,
 	       size_t errlen);
+
+/* The same from the cache only: 0, 1 when cache_dir does not hold cfg for
+ * the current RTL (no synthesis), -1 and a message. */
+int sweep_area_cached(const loom_hwcfg *cfg, const sweep_tech *t, const char *cache_dir, sweep_area_t *out, char *err,
+		      size_t errlen);
+
+/* 0 and Yosys' version when Yosys runs ($LOOM_YOSYS, else yosys on PATH);
+ * -1 and a message saying what did not run. */
+int sweep_area_yosys(char *version, size_t len);
 
 #ifdef __cplusplus
 }

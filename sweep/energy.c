@@ -30,6 +30,20 @@ void sweep_events_add_job(sweep_events *ev, const uint32_t ctr[LOOM_FW_CTRS], co
 	ev->jobs++;
 }
 
+void sweep_events_add(sweep_events *a, const sweep_events *b)
+{
+	a->macs += b->macs;
+	a->dram_rd += b->dram_rd;
+	a->dram_wr += b->dram_wr;
+	a->sp_rd += b->sp_rd;
+	a->sp_wr += b->sp_wr;
+	a->acc_rd += b->acc_rd;
+	a->acc_wr += b->acc_wr;
+	a->vec_lines += b->vec_lines;
+	a->rq_values += b->rq_values;
+	a->jobs += b->jobs;
+}
+
 void sweep_events_add_run(sweep_events *ev, const loom_model *m, const loom_exec_stats *st)
 {
 	for (uint32_t i = 0; i < m->nsteps; i++)

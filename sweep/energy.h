@@ -33,6 +33,8 @@ typedef struct sweep_events {
 
 /* Add one job's counters (a completion record: loom_result.ctr / .evt). */
 void sweep_events_add_job(sweep_events *ev, const uint32_t ctr[LOOM_FW_CTRS], const uint32_t evt[LOOM_FW_EVTS]);
+/* Add b's events to a. */
+void sweep_events_add(sweep_events *a, const sweep_events *b);
 /* Add the NPU jobs of m's last run (loom_exec_get_stats: its steps). */
 void sweep_events_add_run(sweep_events *ev, const loom_model *m, const loom_exec_stats *st);
 
