@@ -429,8 +429,8 @@ static int area_get(const loom_hwcfg *cfg, const sweep_tech *t, const char *cach
 	}
 	out->synth_s = s.secs;
 	snprintf(out->yosys, sizeof out->yosys, "%s", s.yosys);
-	snprintf(out->source, sizeof out->source, "%s synthesis (%.0f s, %s %s), cells and SRAM bits priced by %s",
-		 s.yosys, s.secs, out->cached ? "cached in" : "now, cached in", out->cache_file, t->path);
+	snprintf(out->source, sizeof out->source, "%s synthesis (%.0f s), cached in %s, cells and SRAM bits priced by %s",
+		 s.yosys, s.secs, out->cache_file, t->path);
 	return price(cfg, t, &s, out, err, errlen);
 }
 

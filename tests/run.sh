@@ -135,8 +135,11 @@ fi
 # loom sweep: a 3x2 grid on the RTL, the cache (resume, nothing recomputed), plots
 # (PNG IHDR), bad points with reasons, --jobs 1 = 2, GNU parallel, usage errors; then
 # --slurm on a single-node Slurm cluster this script starts and stops (about 15 s)
-suite sweep-cli sh tests/models/sweep_cli.sh "$LOOM" "$B/models"
-suite sweep-slurm sh tests/models/sweep_slurm.sh "$LOOM" "$B/models"
+# (area from tests/unit/yosys_stub.sh in a cache of its own: a real synthesis takes
+# minutes per configuration; the real one in test-full, sweep_area.sh)
+stub_area="env LOOM_YOSYS=$PWD/tests/unit/yosys_stub.sh LOOM_AREA_CACHE=$B/area-stub"
+suite sweep-cli $stub_area sh tests/models/sweep_cli.sh "$LOOM" "$B/models"
+suite sweep-slurm $stub_area sh tests/models/sweep_slurm.sh "$LOOM" "$B/models"
 # bad input gets a clear error naming it and exit 2, never a silent default: model
 # inputs, option values, backends and configurations of every command, --calib
 # folders, the warning for calibration on random data
@@ -164,9 +167,9 @@ suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models
 	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
 # loom sweep under the sanitizers: two local workers, bad points, the RTL
 swd=$(mktemp -d)
-suite asan-sweep-cli "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --array 8x8,16x16,0x8 \
+suite asan-sweep-cli $stub_area "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --array 8x8,16x16,0x8 \
 	--spad 16K,64K --dram-latency 40,80 --jobs 2 -o "$swd/a"
-suite asan-sweep-rtl "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --dram-latency 40,80 --rtl \
+suite asan-sweep-rtl $stub_area "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --dram-latency 40,80 --rtl \
 	--jobs 1 --no-plots -o "$swd/r"
 rm -rf "$swd"
 # hardware-access layer, configurations, run bound, waveforms (both backends)
@@ -213,6 +216,7 @@ done
 if [ -n "$FULL" ]; then
 	suite yosys-synth sh scripts/synth.sh "$B/hw/small"
 	suite area-yosys "$B/tests/test_area" --yosys
+	suite sweep-area-yosys sh tests/models/sweep_area.sh "$LOOM" "$B/models"
 fi
 
 # libFuzzer on the ONNX reader and the .loom reader, a few minutes each
