@@ -77,6 +77,7 @@ UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
 UNIT_TESTS += test_exec_req
 UNIT_TESTS += test_sweep
+UNIT_TESTS += test_area
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -182,7 +183,7 @@ BLOCK_dma_TOP     := dma_tb_top
 BLOCK_dma_SV      := rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
 BLOCK_dma_CPP     := verilator_tb/blocks/dma_tb_ref.cpp verilator_tb/blocks/dma_tb_bench.cpp
 BLOCK_compute_TOP := compute_tb_top
-BLOCK_compute_SV  := rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
+BLOCK_compute_SV  := rtl/npu_pe.sv rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv
 BLOCK_sp_TOP      := npu_sp
 BLOCK_sp_SV       := rtl/npu_sram.sv rtl/npu_sp.sv
 BLOCK_cpu_TOP     := cpu_tb_top
@@ -207,11 +208,11 @@ $(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.
 # the bare MAC array, verilated with the same flags as the NPU (make bench)
 BENCH_ARRAY := $(BUILD)/bench/array_$(HW)/bench_array
 bench-array: $(BENCH_ARRAY)
-$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_array.sv verilator_tb/bench_array.cpp
+$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_pe.sv rtl/npu_array.sv verilator_tb/bench_array.cpp
 	@mkdir -p $(dir $@)
 	OBJCACHE=$(CCACHE) verilator $(filter-out --top-module tb_top,$(VERILATOR_FLAGS)) --top-module npu_array \
 	  -Mdir $(dir $@)obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o bench_array \
-	  $(HWDIR)/npu_pkg.sv rtl/npu_array.sv $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
+	  $(HWDIR)/npu_pkg.sv rtl/npu_pe.sv rtl/npu_array.sv $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
 	  || { tail -40 $(dir $@)build.log; exit 1; }
 	cp $(dir $@)obj/bench_array $@
 

@@ -2,8 +2,8 @@
  * backend of include/loom/hw.h (loom_cmodel_open).
  *
  * Results, error causes (ERR_CAUSE/ERR_PC/ERR_INFO) and the deterministic
- * counters (MACS, DRAM_RD_BYTES, DRAM_WR_BYTES, INSNS, BANK_CONFLICTS = 0)
- * follow docs/ISA.md exactly; the RTL is compared against this file by random
+ * counters (MACS, DRAM_RD_BYTES, DRAM_WR_BYTES, INSNS, BANK_CONFLICTS = 0,
+ * and the energy event counters of common/events.c) follow docs/ISA.md exactly; the RTL is compared against this file by random
  * co-simulation. Cycle counters are estimates from a resumable discrete-event
  * simulation of the fetcher, the three queues, their engines and the four
  * token counters.
@@ -54,6 +54,7 @@
 #include "loom/isa.h"
 #include "loom/core.h"
 #include "cmodel/rv_iss.h"
+#include "common/events.h"
 #include "common/timing.h"
 
 #include <stdarg.h>
@@ -111,6 +112,7 @@ struct cmodel {
 	uint64_t mtimecmp;
 	uint32_t doorbell, tohost, h2f[4], f2h[4], hirq_status, hirq_mask, tcm_addr;
 	uint64_t ctr[LOOM_CTR_COUNT]; /* MACS kept whole in ctr[LOOM_CTR_MACS_LO] */
+	uint64_t evt[LOOM_EVT_COUNT]; /* energy events (common/events.c), exact */
 	uint64_t now;                 /* model time, monotonic across runs */
 
 	int running; /* STATUS.BUSY */
@@ -513,6 +515,7 @@ static int try_start(struct cmodel *m, int i)
 	q->head = (q->head + 1) % LOOM_QUEUE_DEPTH;
 	q->n--;
 	uint64_t dur;
+	loom_insn_events(m->R, m->C, &e->cur.in, m->evt);
 	switch (i) {
 	case E_LOAD: dur = do_load(m, &e->cur.in); break;
 	case E_COMPUTE: dur = do_compute(m, &e->cur.in); break;
@@ -697,6 +700,7 @@ static int irq_line(const struct cmodel *m)
 static void start(struct cmodel *m)
 {
 	memset(m->ctr, 0, sizeof m->ctr);
+	memset(m->evt, 0, sizeof m->evt);
 	memset(m->tok, 0, sizeof m->tok);
 	memset(m->q, 0, sizeof m->q);
 	memset(m->e, 0, sizeof m->e);
@@ -1016,6 +1020,8 @@ static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off)
 			return (uint32_t)(m->ctr[LOOM_CTR_MACS_LO] >> 32);
 		return (uint32_t)m->ctr[i];
 	}
+	if (off >= LOOM_REG_EVT_BASE && off < LOOM_REG_EVT_BASE + 4u * LOOM_EVT_COUNT && !(off & 3))
+		return (uint32_t)m->evt[(off - LOOM_REG_EVT_BASE) / 4];
 	switch (off) {
 	case LOOM_REG_ID: return LOOM_ID_VALUE;
 	case LOOM_REG_VERSION: return (uint32_t)LOOM_ISA_MAJOR << 16 | LOOM_ISA_MINOR;

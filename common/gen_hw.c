@@ -180,6 +180,11 @@ int main(int argc, char **argv)
 #include "loom/regs.def"
 #undef LOOM_CTR
 	fprintf(f, "  localparam int unsigned NumCtrs = %u;\n", (unsigned)LOOM_CTR_COUNT);
+	fprintf(f, "  localparam logic [11:0] RegEvtBase = 12'h%03x;\n", LOOM_REG_EVT_BASE);
+#define LOOM_EVT(n, idx, doc) camel(#n, nm); fprintf(f, "  localparam int unsigned Evt%s = %u;\n", nm, (unsigned)(idx));
+#include "loom/regs.def"
+#undef LOOM_EVT
+	fprintf(f, "  localparam int unsigned NumEvts = %u;\n", (unsigned)LOOM_EVT_COUNT);
 	fprintf(f, "\n  // ---- control core (core.def)\n");
 #define LOOM_CORE_REGION(n, base, size, doc) camel(#n, nm); \
 	fprintf(f, "  localparam logic [31:0] Core%sBase = 32'h%08x;\n  localparam logic [31:0] Core%sSize = 32'h%08x;\n", \

@@ -92,6 +92,16 @@ const char *loom_ctr_name(unsigned idx)
 	}
 }
 
+const char *loom_evt_name(unsigned idx)
+{
+	switch (idx) {
+#define LOOM_EVT(n, i, doc) case i: return #n;
+#include "loom/regs.def"
+#undef LOOM_EVT
+	default: return "?";
+	}
+}
+
 /* the opcode of each field (-1: ANY), from isa.def: no string compares */
 enum {
 	LOOM_OPC_ANY = -1,

@@ -112,6 +112,7 @@ static int consume_one(struct loom_jobs *j, uint32_t slot, uint64_t now)
 	r->res.err_pc = c.err_pc;
 	r->res.err_info = c.err_info;
 	memcpy(r->res.ctr, c.ctr, sizeof r->res.ctr);
+	memcpy(r->res.evt, c.evt, sizeof r->res.evt);
 	r->res.fw_cycles = c.fw_cycles;
 	r->res.fw_insns = c.fw_insns;
 	r->res.done_cycle = now;

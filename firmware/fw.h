@@ -30,8 +30,18 @@ enum fw_ctr {
 };
 _Static_assert(FW_CTR_COUNT == LOOM_FW_CTRS, "loom_completion.ctr holds every regs.def counter");
 
+/* energy event counters: FW_EVT_<NAME> = index (regs.def order) */
+enum fw_evt {
+#define LOOM_EVT(n, idx, doc) FW_EVT_##n = idx,
+#include "loom/regs.def"
+#undef LOOM_EVT
+	FW_EVT_COUNT
+};
+_Static_assert(FW_EVT_COUNT == LOOM_FW_EVTS, "loom_completion.evt holds every regs.def event counter");
+
 /* regs.h names under the firmware's prefix */
 #define FW_NPU_CTR_BASE LOOM_REG_CTR_BASE /* counter i at CTR_BASE + 4*i */
+#define FW_NPU_EVT_BASE LOOM_REG_EVT_BASE /* event counter i at EVT_BASE + 4*i */
 #define FW_CTRL_START LOOM_CTRL_START
 #define FW_CTRL_ABORT LOOM_CTRL_ABORT
 #define FW_STATUS_BUSY LOOM_STATUS_BUSY
@@ -43,6 +53,8 @@ _Static_assert(FW_NPU_WIN1_BASE - FW_NPU_WIN0_BASE == 8 && FW_NPU_WIN0_SIZE - FW
 		       FW_NPU_WIN3_BASE - FW_NPU_WIN0_BASE == 8 * (LOOM_FW_JOB_WINDOWS - 1),
 	       "WIN registers: one base/size pair per job window");
 _Static_assert(FW_NPU_CTR_BASE + 4 * FW_CTR_COUNT <= FW_NPU_WIN_CTRL, "counter block below WIN_CTRL");
+_Static_assert(FW_NPU_EVT_BASE > FW_NPU_WIN3_SIZE && FW_NPU_EVT_BASE + 4 * FW_EVT_COUNT <= 0x100,
+	       "event counters between the DMA windows and the core's block at 0x100");
 
 /* HW_BUS: dram_beat_bytes | dram_mib << 16 (regs.def) */
 #define FW_HW_BUS_DRAM_MIB(v) ((v) >> 16)

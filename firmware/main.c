@@ -18,7 +18,7 @@
  *
  * Per job the hot path is straight-line code: the record (8 words plus 2
  * per declared window), the checks, 8 window writes, START, the timer,
- * WFI, 13 counter copies, the completion's 21 live words (its 11 reserved
+ * WFI, 19 counter copies, the completion's 27 live words (its 5 reserved
  * words are zeroed once, the first time round the ring). fw_insns in the
  * completion measures it. Every DRAM access of the core is a round trip
  * (the RTL's window waits for each one, writes included), so the number of
@@ -176,6 +176,7 @@ static uint32_t boot(struct fw_rings *r)
 
 /* the counters of a job that never ran */
 static const uint32_t fw_zero_ctrs[LOOM_FW_CTRS];
+static const uint32_t fw_zero_evts[LOOM_FW_EVTS];
 
 /* docs/FIRMWARE.md "Jobs", steps 1-6 up to the completion record (the
  * ring indices and HOST_IRQ_SET are the caller's). j: the submission
@@ -189,7 +190,7 @@ static inline __attribute__((always_inline)) void run_job(volatile uint32_t *j, 
 	uint32_t tmo = JW(timeout_cycles), nw = JW(nwindows);
 	uint32_t rsv = JW(reserved[0]) | JW(reserved[1]);
 	uint32_t status, cause = 0, pc = 0, info = 0;
-	const volatile uint32_t *ctr = fw_zero_ctrs;
+	const volatile uint32_t *ctr = fw_zero_ctrs, *evt = fw_zero_evts;
 
 	/* 1. the record */
 	if (((flags & ~FW_JOB_FLAGS) | rsv | (insn & (FW_INSN_ALIGN - 1u))) != 0 || nw > LOOM_FW_JOB_WINDOWS) {
@@ -253,6 +254,7 @@ static inline __attribute__((always_inline)) void run_job(volatile uint32_t *j, 
 		PER(MTIMECMP_LO) = ~0u;
 		PER(MTIMECMP_HI) = ~0u;
 		ctr = &NPU(FW_NPU_CTR_BASE);
+		evt = &NPU(FW_NPU_EVT_BASE);
 	}
 
 	/* 6. the completion record; the core's counts last */
@@ -265,6 +267,9 @@ static inline __attribute__((always_inline)) void run_job(volatile uint32_t *j, 
 #pragma GCC unroll 16
 	for (uint32_t i = 0; i < LOOM_FW_CTRS; i++)
 		c[WI(loom_completion, ctr) + i] = ctr[i];
+#pragma GCC unroll 8
+	for (uint32_t i = 0; i < LOOM_FW_EVTS; i++)
+		c[WI(loom_completion, evt) + i] = evt[i];
 	/* the reserved words: only the first time round the ring (nothing
 	 * else writes completion slots, and we only ever write zeros there) */
 	if (*fresh) {

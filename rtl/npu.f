@@ -4,6 +4,7 @@ rtl/npu_sram.sv
 rtl/npu_acc_lane.sv
 rtl/npu_sp.sv
 rtl/npu_acc.sv
+rtl/npu_pe.sv
 rtl/npu_array.sv
 rtl/npu_compute.sv
 rtl/npu_vector.sv

@@ -58,10 +58,12 @@ module npu_array #(
     $fatal(1, "npu_array: Rows and Cols must be at least 2");
   end
 
-  // Every PE's state is its own small register declared in its generate
-  // scope (neighbours reach it as g_row[r].g_pe[c].x_q): Verilator keeps
-  // each in a native integer, which simulates several times faster than
-  // slices of one wide flat vector, and Yosys 0.23 accepts it.
+  // Every PE is an npu_pe instance with its own small registers (neighbours
+  // reach its outputs as g_row[r].g_pe[c].a_out / ps): Verilator inlines it
+  // and keeps each register in a native integer, which simulates several
+  // times faster than slices of one wide flat vector; Yosys maps one PE per
+  // parameter set (First, Pass) and stat counts the instances, so the
+  // array's synthesis does not grow with Rows x Cols (sweep/area.c).
 
   // ---------------------------------------------------------------------------
   // Input skew: row r delayed r cycles (triangle, row r owns r registers)
@@ -86,54 +88,55 @@ module npu_array #(
   end
 
   // ---------------------------------------------------------------------------
-  // PE grid. PE[r][c]: g_pass.a_q/s_q = activation and select bit leaving to
-  // the right, ps_q = partial sum leaving downwards, w0_q/w1_q = its weights.
+  // PE grid: PE[r][c] is an npu_pe (g_row[r].g_pe[c].u_pe); a_out/s_out =
+  // activation and select bit leaving to the right, ps = partial sum leaving
+  // downwards. The weight load of column c is decoded once per column.
   // ---------------------------------------------------------------------------
+  logic [Cols-1:0] wsel;
+  for (genvar c = 0; c < Cols; c++) begin : g_wsel
+    assign wsel[c] = wload_valid_i && wload_col_i == ColW'(c);
+  end
+
   for (genvar r = 0; r < Rows; r++) begin : g_row
     for (genvar c = 0; c < Cols; c++) begin : g_pe
-      logic [7:0]  w0_q, w1_q, a_in, w;
-      logic        s_in;
-      logic [31:0] ps_q, ps_in;
-      logic [15:0] prod;   // exact signed 8x8 product (two's complement)
+      logic [7:0]  a_in, a_out;
+      logic        s_in, s_out;
+      logic [31:0] ps_in, ps;
 
       if (c == 0) begin : g_left
         assign a_in = g_skew[r].out[7:0];
         assign s_in = g_skew[r].out[8];
       end else begin : g_inner
-        assign a_in = g_row[r].g_pe[c-1].g_pass.a_q;
-        assign s_in = g_row[r].g_pe[c-1].g_pass.s_q;
+        assign a_in = g_row[r].g_pe[c-1].a_out;
+        assign s_in = g_row[r].g_pe[c-1].s_out;
+      end
+
+      if (c == Cols - 1) begin : g_last
+        logic unused_pass;  // the last column passes nothing on (npu_pe drives 0)
+        assign unused_pass = ^{a_out, s_out};
       end
 
       if (r == 0) begin : g_top
         assign ps_in = '0;
       end else begin : g_below
-        assign ps_in = g_row[r-1].g_pe[c].ps_q;
+        assign ps_in = g_row[r-1].g_pe[c].ps;
       end
 
-      // weight load: column c of one buffer, row r's byte of the line
-      always_ff @(posedge clk_i) begin
-        if (wload_valid_i && wload_col_i == ColW'(c)) begin
-          if (wload_buf_i) w1_q <= wload_data_i[8*r +: 8];
-          else             w0_q <= wload_data_i[8*r +: 8];
-        end
-      end
-
-      assign w    = s_in ? w1_q : w0_q;
-      assign prod = {{8{a_in[7]}}, a_in} * {{8{w[7]}}, w};
-
-      always_ff @(posedge clk_i) begin
-        ps_q <= ps_in + {{16{prod[15]}}, prod};
-      end
-
-      // the activation moves on to the right (not from the last column)
-      if (c < Cols - 1) begin : g_pass
-        logic [7:0] a_q;
-        logic       s_q;
-        always_ff @(posedge clk_i) begin
-          a_q <= a_in;
-          s_q <= s_in;
-        end
-      end
+      npu_pe #(
+        .First (r == 0),
+        .Pass  (c < Cols - 1)
+      ) u_pe (
+        .clk_i        (clk_i),
+        .a_i          (a_in),
+        .s_i          (s_in),
+        .ps_i         (ps_in),
+        .wload_i      (wsel[c]),
+        .wload_buf_i  (wload_buf_i),
+        .wload_data_i (wload_data_i[8*r +: 8]),
+        .a_o          (a_out),
+        .s_o          (s_out),
+        .ps_o         (ps)
+      );
     end
   end
 
@@ -161,7 +164,7 @@ module npu_array #(
     assign out_valid_o[c]                 = mvalid_q[Rows-1+c];
     assign out_overwrite_o[c]             = mow_q[Rows-1+c];
     assign out_addr_o[c*AddrW +: AddrW]   = maddr_q[(Rows-1+c)*AddrW +: AddrW];
-    assign out_data_o[c*32 +: 32]         = g_row[Rows-1].g_pe[c].ps_q;
+    assign out_data_o[c*32 +: 32]         = g_row[Rows-1].g_pe[c].ps;
   end
 
 endmodule

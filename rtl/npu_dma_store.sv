@@ -87,7 +87,9 @@ module npu_dma_store #(
   output logic [npu_pkg::AccAddrW-1:0]          acc_addr_o,
   input  logic [32*npu_pkg::ArrayCols-1:0]      acc_rdata_i,
   // perf counters for MARK, counter i in bits [32i+31:32i]
-  input  logic [32*npu_pkg::NumCtrs-1:0]        ctr_snapshot_i
+  input  logic [32*npu_pkg::NumCtrs-1:0]        ctr_snapshot_i,
+  // energy event: a SOURCE 2 row goes into the C requant lanes
+  output logic                                  rq_row_o
 );
 
   // ------------------------------------------------------------ parameters
@@ -255,6 +257,7 @@ module npu_dma_store #(
   assign ffin     = (fstate_q == FsRun) && !walk_q && !abort_q && (meta_cnt_q == row_cnt_q);
 
   assign sp_req_o   = issue_ok && (src_q == SrcSp);
+  assign rq_row_o   = fire && (src_q == SrcQnt);
   assign sp_addr_o  = line_q[npu_pkg::SpAddrW-1:0];
   assign acc_re_o   = prm_re || (issue_ok && ((src_q == SrcAcc) || (src_q == SrcQnt)));
   assign acc_addr_o = prm_re ? npu_pkg::AccAddrW'(st_q.param_addr + 16'(prm_cnt_q))

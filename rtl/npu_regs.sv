@@ -1,9 +1,10 @@
 // npu_regs.sv - the MMIO register file (include/loom/regs.def): ID,
 // version and configuration read-back, control, status, error cause,
 // interrupt status/mask, the DMA windows (win_*_o, writable only while
-// idle), and the performance counters, which also feed the MARK record
-// (ctr_o). Reads are combinational; writes take effect at the
-// clock edge. Counters clear on START and count while a run is active.
+// idle), the performance counters, which also feed the MARK record
+// (ctr_o), and the energy event counters (EVT_*, registers only). Reads are
+// combinational; writes take effect at the clock edge. Counters clear on
+// START and count while a run is active.
 module npu_regs (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -37,12 +38,22 @@ module npu_regs (
   input  logic         wr_beat_i,
   input  logic [2:0]   conflicts_i,
   input  logic [1:0]   retired_i,    // instructions retired this cycle (0..3)
+  // energy events (regs.def LOOM_EVT), per cycle
+  input  logic [1:0]   sp_rd_i,      // scratchpad lines read (0..3)
+  input  logic [1:0]   sp_wr_i,      // scratchpad lines written (0..2)
+  input  logic [1:0]   acc_rd_i,     // accumulator lines read (0..2)
+  input  logic [1:0]   acc_wr_i,     // accumulator lines written (0..2)
+  input  logic         vec_line_i,   // a line folded into the vector unit's lanes
+  input  logic         rq_vec_i,     // a line into the vector unit's R requant lanes
+  input  logic         rq_st_i,      // a row into the store's C requant lanes
   output logic [32*npu_pkg::NumCtrs-1:0] ctr_o
 );
   localparam int unsigned N = npu_pkg::NumCtrs;
+  localparam int unsigned NE = npu_pkg::NumEvts;
   localparam logic [63:0] MacsPerLine = 64'(npu_pkg::ArrayRows * npu_pkg::ArrayCols);
 
   logic [31:0] ctr_q [N];
+  logic [31:0] evt_q [NE];
   logic [63:0] macs_q;
   logic [31:0] base_q;
   logic        win_en_q;
@@ -128,6 +139,24 @@ module npu_regs (
     end
   end
 
+  // energy event counters
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int i = 0; i < NE; i++) evt_q[i] <= '0;
+    end else if (clr) begin
+      for (int i = 0; i < NE; i++) evt_q[i] <= '0;
+    end else if (busy_i) begin
+      evt_q[npu_pkg::EvtSpRd]     <= evt_q[npu_pkg::EvtSpRd] + 32'(sp_rd_i);
+      evt_q[npu_pkg::EvtSpWr]     <= evt_q[npu_pkg::EvtSpWr] + 32'(sp_wr_i);
+      evt_q[npu_pkg::EvtAccRd]    <= evt_q[npu_pkg::EvtAccRd] + 32'(acc_rd_i);
+      evt_q[npu_pkg::EvtAccWr]    <= evt_q[npu_pkg::EvtAccWr] + 32'(acc_wr_i);
+      evt_q[npu_pkg::EvtVecLines] <= evt_q[npu_pkg::EvtVecLines] + 32'(vec_line_i);
+      evt_q[npu_pkg::EvtRqValues] <= evt_q[npu_pkg::EvtRqValues]
+                                     + (rq_vec_i ? 32'(npu_pkg::ArrayRows) : 32'd0)
+                                     + (rq_st_i ? 32'(npu_pkg::ArrayCols) : 32'd0);
+    end
+  end
+
   always_comb begin
     for (int i = 0; i < N; i++) ctr_o[32*i +: 32] = ctr_q[i];
     ctr_o[32*npu_pkg::CtrMacsLo +: 32] = macs_q[31:0];
@@ -162,6 +191,9 @@ module npu_regs (
         if (addr_i >= npu_pkg::RegCtrBase && addr_i < npu_pkg::RegCtrBase + 12'(4 * N)
             && addr_i[1:0] == 2'b00) begin
           rdata_o = ctr_o[32 * ((32'(addr_i) - 32'(npu_pkg::RegCtrBase)) >> 2) +: 32];
+        end
+        for (int i = 0; i < NE; i++) begin
+          if (addr_i == npu_pkg::RegEvtBase + 12'(4 * i)) rdata_o = evt_q[i];
         end
       end
     endcase

@@ -70,8 +70,9 @@ module npu_sp (
                 + 3'(vw_req_i && !vw_gnt_o) + 3'(ld_req_i && !ld_gnt_o);
   end
 
-  // one port per bank
-  logic [DW-1:0] bank_rdata [Banks];
+  // one port per bank; bank b's read data at [DW*b +: DW] (a flat vector:
+  // Yosys 0.23 drops an instance whose output drives an unpacked array element)
+  logic [Banks*DW-1:0] bank_rdata;
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     logic          en, we;
     logic [LW-1:0] addr;
@@ -104,7 +105,7 @@ module npu_sp (
       .we_i    (we),
       .addr_i  (addr),
       .wdata_i (wdata),
-      .rdata_o (bank_rdata[b])
+      .rdata_o (bank_rdata[DW*b +: DW])
     );
   end
 
@@ -130,7 +131,7 @@ module npu_sp (
   assign act_rvalid_o = act_v_q;
   assign wgt_rvalid_o = wgt_v_q;
   assign st_rvalid_o  = st_v_q;
-  assign act_rdata_o  = bank_rdata[act_bq];
-  assign wgt_rdata_o  = bank_rdata[wgt_bq];
-  assign st_rdata_o   = bank_rdata[st_bq];
+  assign act_rdata_o  = bank_rdata[DW*act_bq +: DW];
+  assign wgt_rdata_o  = bank_rdata[DW*wgt_bq +: DW];
+  assign st_rdata_o   = bank_rdata[DW*st_bq +: DW];
 endmodule

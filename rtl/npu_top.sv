@@ -58,6 +58,9 @@ module npu_top (
   logic [2:0]  conflicts;
   logic [1:0]  retired;
   logic [32*npu_pkg::NumCtrs-1:0] ctrs;
+  // energy events (regs.def LOOM_EVT), counted where the access happens
+  logic [1:0]  ev_sp_rd, ev_sp_wr, ev_acc_rd, ev_acc_wr;
+  logic        ev_vec_fold, ev_vec_rq, ev_st_rq;
   logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done;
 
   // ---------------------------------------------------------------- control core
@@ -130,6 +133,13 @@ module npu_top (
     .wr_beat_i   (w_valid_o && w_ready_i && !cw_own),
     .conflicts_i (conflicts),
     .retired_i   (retired),
+    .sp_rd_i     (ev_sp_rd),
+    .sp_wr_i     (ev_sp_wr),
+    .acc_rd_i    (ev_acc_rd),
+    .acc_wr_i    (ev_acc_wr),
+    .vec_line_i  (ev_vec_fold),
+    .rq_vec_i    (ev_vec_rq),
+    .rq_st_i     (ev_st_rq),
     .ctr_o       (ctrs)
   );
   assign retired = 2'(ld_done) + 2'(cp_done) + 2'(st_done);
@@ -332,6 +342,12 @@ module npu_top (
   logic [npu_pkg::AccAddrW-1:0]       ald_addr, ast_addr;
   logic [32*C-1:0]                    ald_wdata, ast_rdata;
 
+  // a grant is one line access of a bank; the accumulator's compute lanes
+  // count a line once, at lane 0 (the other lanes follow it, one per cycle)
+  assign ev_sp_rd  = 2'(act_gnt) + 2'(wgt_gnt) + 2'(sst_gnt);
+  assign ev_sp_wr  = 2'(vw_gnt) + 2'(sld_gnt);
+  assign ev_acc_rd = 2'(ast_re) + 2'(cp_acc_valid[0] && !cp_acc_overwrite[0]);
+  assign ev_acc_wr = 2'(ald_we) + 2'(cp_acc_valid[0]);
   npu_acc u_acc (
     .clk_i          (clk_i),
     .cp_valid_i     (cp_acc_valid),
@@ -426,7 +442,9 @@ module npu_top (
     .wr_req_o     (vw_req),
     .wr_addr_o    (vw_addr),
     .wr_wdata_o   (vw_wdata),
-    .wr_gnt_i     (vw_gnt)
+    .wr_gnt_i     (vw_gnt),
+    .fold_o       (ev_vec_fold),
+    .rq_line_o    (ev_vec_rq)
   );
 
   npu_dma_store u_store (
@@ -457,6 +475,7 @@ module npu_top (
     .acc_re_o       (ast_re),
     .acc_addr_o     (ast_addr),
     .acc_rdata_i    (ast_rdata),
-    .ctr_snapshot_i (ctrs)
+    .ctr_snapshot_i (ctrs),
+    .rq_row_o       (ev_st_rq)
   );
 endmodule

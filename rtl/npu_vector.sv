@@ -58,7 +58,10 @@ module npu_vector (
   output logic                              wr_req_o,
   output logic [npu_pkg::SpAddrW-1:0]       wr_addr_o,
   output logic [8*npu_pkg::SpLineBytes-1:0] wr_wdata_o,
-  input  logic                              wr_gnt_i
+  input  logic                              wr_gnt_i,
+  // energy events: a line folded into the lanes, a line into the requant lanes
+  output logic                              fold_o,
+  output logic                              rq_line_o
 );
   localparam int unsigned R        = npu_pkg::ArrayRows;
   localparam int unsigned AW       = npu_pkg::SpAddrW;
@@ -446,6 +449,9 @@ module npu_vector (
       default: ;
     endcase
   end
+
+  assign fold_o    = ret_v_q && state_q != SAbort && ret_tag_q == TgData;
+  assign rq_line_o = p0_q;
 
   assign rd_req_o     = rd_req_q;
   assign rd_addr_o    = rd_addr_q;

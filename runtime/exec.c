@@ -169,6 +169,7 @@ static void record_job(loom_exec *e, const loom_step *st, const loom_result *r, 
 	sp->done_cycle = r->done_cycle;
 	sp->start_cycle = start;
 	memcpy(sp->ctr, r->ctr, sizeof sp->ctr);
+	memcpy(sp->evt, r->evt, sizeof sp->evt);
 	sp->fw_cycles = r->fw_cycles;
 	sp->fw_insns = r->fw_insns;
 }

@@ -41,6 +41,7 @@ typedef struct loom_step_prof {
 	uint64_t start_cycle;    /* NPU: device cycle of the engine's START when
 				    loom_exec_locate_starts is on, else 0 */
 	uint32_t ctr[LOOM_FW_CTRS]; /* NPU: the job's counters (regs.def order) */
+	uint32_t evt[LOOM_FW_EVTS]; /* NPU: the job's energy event counters (regs.def order) */
 	uint32_t fw_cycles, fw_insns; /* NPU: the control core's cycles and instructions for it */
 } loom_step_prof;
 

@@ -126,7 +126,8 @@ EOPY
 	sed "s|$tmp/sq.loom|squeezenet.loom|" "$tmp/sq1.txt"
 	echo '```'
 }
-# ---- 7. loom sweep: 1000 analytical points on ResNet-50 (a markdown section on stdout)
+# ---- 7. loom sweep: 1000 analytical points on ResNet-50 (a markdown section on stdout;
+# --no-area: 125 configurations would be 125 Yosys runs of minutes each, not the sweep's speed)
 SWEEP_GRID="--array 8x8,16x16,32x32,64x64,16x32 --spad 64K,128K,256K,512K,1M --acc 16K,32K,64K,128K,256K
 	--dram-gbps 8,16 --dram-latency 40,100,200,400"
 bench_sweep() {
@@ -141,7 +142,7 @@ env = dict(os.environ)
 if cache:
     env["LOOM_CACHE_DIR"] = cache
 t = time.monotonic()
-p = subprocess.run([loom, "sweep", f"{r50}/model.onnx", "--calib", f"{r50}/calib", *grid.split(), "--no-plots",
+p = subprocess.run([loom, "sweep", f"{r50}/model.onnx", "--calib", f"{r50}/calib", *grid.split(), "--no-plots", "--no-area",
                     "-o", out], env=env, capture_output=True, text=True)
 wall = time.monotonic() - t
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -8,14 +8,14 @@ DIR/plots/, per model:
   heatmap_cycles_MODEL.png    cycles over array size x scratchpad size (the
                               best point over the other axes in each cell),
                               each cell with its cycles and MAC utilization
-  pareto_area_MODEL.png       the area-latency Pareto front, front points
-                              labelled; until sweep/area.c fills area_mm2 the
-                              area axis is the array's MAC count (R x C) as a
-                              stand-in (the colour: on-chip SRAM), and the
-                              title says so; latency in cycles
-  pareto_energy_MODEL.png     the energy-latency front; until sweep/energy.c
-                              fills energy_uj_per_inference the energy axis is
-                              DRAM traffic per inference (MB) as a stand-in
+  pareto_area_MODEL.png       latency in cycles against area_mm2 (sweep/area.c),
+                              the Pareto front drawn and its points labelled
+                              (every point when there are few); the colour:
+                              on-chip SRAM. Without area (--no-area, no Yosys)
+                              the plot says so.
+  pareto_energy_MODEL.png     latency against energy_uj_per_inference
+                              (sweep/energy.c), front labelled; the colour:
+                              the DRAM's share of the energy
   roofline_MODEL.png          per layer of the model's best point (fewest
                               cycles): operational intensity (ops/byte, an op
                               = a multiply or an add of a MAC) against
@@ -109,23 +109,27 @@ def heatmap(rows, model, out, written):
 
 
 def pareto(rows, model, out, written, what):
+    """latency (cycles) against area_mm2 or energy_uj_per_inference; the
+    colour: on-chip SRAM (area) or the DRAM's share of the energy"""
     col = "area_mm2" if what == "area" else "energy_uj_per_inference"
-    have = any(num(r[col]) is not None for r in rows)
-    pts, sram = [], {}
+    pts, shade = [], {}
     for r in rows:
-        c = num(r["cycles"])
-        if not c:
+        c, x = num(r["cycles"]), num(r[col])
+        if not c or x is None:
             continue
-        if have:
-            x = num(r[col])
-        elif what == "area":
-            x = int(r["array_rows"]) * int(r["array_cols"])
+        pts.append((x, c, r["point"]))
+        if what == "area":
+            shade[r["point"]] = (int(r["sp_bytes"]) + int(r["acc_bytes"])) / 1024
         else:
-            x = ((num(r["dram_rd_bytes"]) or 0) + (num(r["dram_wr_bytes"]) or 0)) / 1e6
-        if x is not None:
-            pts.append((x, c, r["point"]))
-            sram[r["point"]] = (int(r["sp_bytes"]) + int(r["acc_bytes"])) / 1024
+            shade[r["point"]] = 100 * (num(r["energy_dram_uj"]) or 0) / x
+    fig, ax = plt.subplots()
     if not pts:
+        why = ("area_mm2 is empty: no synthesis (--no-area, or no Yosys: see loom sweep's warning)"
+               if what == "area" else "energy_uj_per_inference is empty: no point has a result")
+        ax.text(0.5, 0.5, why, ha="center", va="center", wrap=True, transform=ax.transAxes)
+        ax.set_title(f"{model}: {what}-latency Pareto front")
+        ax.set_axis_off()
+        save(fig, os.path.join(out, f"pareto_{what}_{model}.png"), written)
         return
     pts.sort()
     front, best = [], math.inf
@@ -133,31 +137,24 @@ def pareto(rows, model, out, written, what):
         if c < best:
             front.append((x, c, name))
             best = c
-    fig, ax = plt.subplots()
-    if not have and what == "area":
-        sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=12, c=[sram[p[2]] for p in pts], cmap="Greys",
-                        norm=matplotlib.colors.LogNorm(), label="design points")
+    if what == "area":
+        sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, c=[shade[p[2]] for p in pts],
+                        cmap="Greys", norm=matplotlib.colors.LogNorm(), label="design points")
         fig.colorbar(sc, ax=ax, label="on-chip SRAM: scratchpad + accumulator (KiB)")
-        ax.set_xscale("log", base=2)
     else:
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=12, color="0.7", label="design points")
+        sc = ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, c=[shade[p[2]] for p in pts],
+                        cmap="Greys", vmin=0, vmax=100, label="design points")
+        fig.colorbar(sc, ax=ax, label="DRAM share of the energy (%)")
     ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="C3")
-    ax.scatter([p[0] for p in front], [p[1] for p in front], s=24, color="C3", label="Pareto front")
+    ax.scatter([p[0] for p in front], [p[1] for p in front], s=26, color="C3", label="Pareto front")
     for x, c, name in front if len(pts) > 12 else pts:
         ax.annotate(name, (x, c), fontsize=6, xytext=(3, 3), textcoords="offset points")
     ax.set_yscale("log")
+    if max(p[0] for p in pts) > 8 * min(p[0] for p in pts):
+        ax.set_xscale("log")
     ax.set_ylabel("latency (cycles per inference)")
-    if have:
-        ax.set_xlabel("area (mm2)" if what == "area" else "energy per inference (uJ)")
-        ax.set_title(f"{model}: {what}-latency Pareto front")
-    elif what == "area":
-        ax.set_xlabel("MAC array size: rows x columns")
-        ax.set_title(f"{model}: area-latency front (area not yet available:\n"
-                     "the array's MACs in its place, latency in cycles)", fontsize=10)
-    else:
-        ax.set_xlabel("DRAM traffic per inference (MB)")
-        ax.set_title(f"{model}: energy-latency front (energy not yet available:\n"
-                     "DRAM traffic in its place, latency in cycles)", fontsize=10)
+    ax.set_xlabel("area (mm2, sweep/area.c)" if what == "area" else "energy per inference (uJ, sweep/energy.c)")
+    ax.set_title(f"{model}: {what}-latency Pareto front")
     ax.legend(fontsize=8)
     save(fig, os.path.join(out, f"pareto_{what}_{model}.png"), written)
 

@@ -11,13 +11,22 @@
  *
  * Layers whose kernel parameters differ only in their quantization (zero
  * points, clamps, multipliers, which no planner looks at) are planned once
- * per point: ResNet-50 has 72 layers of 30 shapes. */
+ * per point: ResNet-50 has 72 layers of 30 shapes.
+ *
+ * Energy events (sweep/energy.h): each NPU layer's program is emitted for
+ * the point (loom_build_conv with the chosen tiling as hints, so no second
+ * search; loom_build_vec, which plans as loom_vec_plan_make does) and its
+ * instructions counted by common/events.c, the counts the C model and the
+ * RTL make when the program runs; MACS is the plan's macs_issued, the DRAM
+ * bytes the plan's (loads and stores, without instruction fetch and MARK
+ * records). */
 #include "sweep/sweep.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/events.h"
 #include "common/timing.h"
 
 const char *const sweep_status_name[] = {"ok", "fallback", "invalid", "error", "missing"};
@@ -45,6 +54,57 @@ static loom_layer_kparams shape_of(const loom_layer_kparams *k)
 
 static int is_array(int kind) { return kind == LOOM_LAYER_CONV || kind == LOOM_LAYER_GEMM; }
 
+/* the events of prog's instructions (common/events.c) into ev */
+static void prog_events(const loom_hwcfg *cfg, const loom_prog *pr, sweep_events *ev)
+{
+	uint64_t e[LOOM_EVT_COUNT] = {0};
+	for (size_t i = 0; i < pr->n; i++)
+		loom_insn_events(cfg->array_rows, cfg->array_cols, &pr->insn[i], e);
+	ev->sp_rd = e[LOOM_EVT_SP_RD];
+	ev->sp_wr = e[LOOM_EVT_SP_WR];
+	ev->acc_rd = e[LOOM_EVT_ACC_RD];
+	ev->acc_wr = e[LOOM_EVT_ACC_WR];
+	ev->vec_lines = e[LOOM_EVT_VEC_LINES];
+	ev->rq_values = e[LOOM_EVT_RQ_VALUES];
+}
+
+static int same_conv_plan(const loom_conv_plan *a, const loom_conv_plan *b)
+{
+	return a->th == b->th && a->tw == b->tw && a->kc == b->kc && a->g == b->g && a->kyc == b->kyc &&
+	       a->wchunk == b->wchunk && a->chained == b->chained && a->nslots == b->nslots && a->banks == b->banks &&
+	       a->est_cycles == b->est_cycles && a->dram_rd_est == b->dram_rd_est && a->dram_wr_est == b->dram_wr_est;
+}
+
+/* the events of a CONV / GEMM layer's program for plan pl: emitted with pl's
+ * tiling as hints (one candidate, no search); should the hints lead to
+ * another plan, emitted as a compile emits it (the planner's own search) */
+static void conv_events(const loom_hwcfg *cfg, const loom_layer_kparams *k, const loom_conv_plan *pl, sweep_lres *o)
+{
+	loom_conv_hints h = {.th = pl->th, .tw = pl->tw, .kc = pl->kc, .g = pl->g, .wchunk = pl->wchunk ? 2 : 1,
+			     .barrier = !pl->chained, .kyc = pl->kyc};
+	loom_conv_params cp = k->cp;
+	loom_dram_layout lay;
+	loom_conv_plan got;
+	loom_prog pr;
+	char err[256];
+	memset(&lay, 0, sizeof lay);
+	loom_prog_init(&pr);
+	cp.hints = &h;
+	int rc = loom_build_conv(cfg, &cp, &lay, &pr, &got, err, sizeof err);
+	if (rc || !same_conv_plan(&got, pl)) {
+		loom_prog_free(&pr);
+		loom_prog_init(&pr);
+		cp.hints = NULL;
+		rc = loom_build_conv(cfg, &cp, &lay, &pr, &got, err, sizeof err);
+	}
+	if (!rc)
+		prog_events(cfg, &pr, &o->ev);
+	loom_prog_free(&pr);
+	o->ev.macs = pl->macs_issued;
+	o->ev.dram_rd = pl->dram_rd_est;
+	o->ev.dram_wr = pl->dram_wr_est;
+}
+
 /* a CONV / GEMM layer's numbers from its plan */
 static void conv_numbers(const loom_hwcfg *cfg, const loom_layer_kparams *k, const loom_conv_plan *pl,
 			 sweep_lres *o)
@@ -65,14 +125,27 @@ static void conv_numbers(const loom_hwcfg *cfg, const loom_layer_kparams *k, con
 	o->acc_upd = (uint64_t)pl->oh * pl->ow * k->cp.cout * pl->nk * pl->nky;
 	o->sram_wgt = pl->wgt_bytes * pl->ntiles;
 	o->tile_h = pl->th, o->tile_w = pl->tw, o->tile_c = pl->kc * cfg->array_rows;
+	conv_events(cfg, k, pl, o);
 }
 
-/* a vector-unit layer planned for cfg into *o: 0, or -1 with the planner's reason */
+/* a vector-unit layer planned for cfg into *o: 0, or -1 with the planner's
+ * reason; its program emitted for the events (the build plans as
+ * loom_vec_plan_make does) */
 static int plan_vec(const loom_hwcfg *cfg, const loom_layer_kparams *k, sweep_lres *o, char *why, size_t len)
 {
 	loom_vec_plan pl;
-	if (loom_vec_plan_make(cfg, &k->vp, &pl, why, len))
+	loom_vec_layout lay;
+	loom_prog pr;
+	memset(&lay, 0, sizeof lay);
+	loom_prog_init(&pr);
+	if (loom_build_vec(cfg, &k->vp, &lay, &pr, &pl, why, len)) {
+		loom_prog_free(&pr);
 		return -1;
+	}
+	prog_events(cfg, &pr, &o->ev);
+	loom_prog_free(&pr);
+	o->ev.dram_rd = pl.dram_rd_est;
+	o->ev.dram_wr = pl.dram_wr_est;
 	o->npu = 1;
 	o->cycles = pl.est_cycles;
 	o->macs = k->kind == LOOM_LAYER_DWCONV ? (uint64_t)pl.oh * pl.ow * k->vp.c * k->vp.kh * k->vp.kw : 0;
@@ -164,6 +237,7 @@ static void totals(const sweep_spec *s, const sweep_prep *p, const loom_hwcfg *c
 		if (!l->npu)
 			continue;
 		r->cycles += l->cycles;
+		sweep_events_add(&r->ev, &l->ev);
 		r->rd += l->rd_in + l->rd_wgt;
 		r->wr += l->wr;
 		if (is_array(l->kind))

@@ -64,7 +64,7 @@ int sweep_point_cached(const char *dir, const sweep_spec *s, int m, const sweep_
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
-	int ok = fgets(line, sizeof line, f) && !strcmp(line, "loom-sweep-result 1\n") && fgets(line, sizeof line, f);
+	int ok = fgets(line, sizeof line, f) && !strcmp(line, "loom-sweep-result 2\n") && fgets(line, sizeof line, f);
 	fclose(f);
 	sweep_point_key(s, m, pt, key);
 	return ok && !strncmp(line, "key ", 4) && !strncmp(line + 4, key, 32);
@@ -72,10 +72,29 @@ int sweep_point_cached(const char *dir, const sweep_spec *s, int m, const sweep_
 
 /* ------------------------------------------------------------------ writing */
 
+/* "NAME macs dram_rd dram_wr sp_rd sp_wr acc_rd acc_wr vec_lines rq_values jobs" */
+static void write_events(FILE *f, const char *name, const sweep_events *e)
+{
+	fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		   " %" PRIu64 " %" PRIu64 "\n",
+		name, e->macs, e->dram_rd, e->dram_wr, e->sp_rd, e->sp_wr, e->acc_rd, e->acc_wr, e->vec_lines,
+		e->rq_values, e->jobs);
+}
+
+static void read_events(const char *v, sweep_events *e)
+{
+	memset(e, 0, sizeof *e);
+	sscanf(v,
+	       "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+	       " %" SCNu64 " %" SCNu64,
+	       &e->macs, &e->dram_rd, &e->dram_wr, &e->sp_rd, &e->sp_wr, &e->acc_rd, &e->acc_wr, &e->vec_lines,
+	       &e->rq_values, &e->jobs);
+}
+
 static void write_result(FILE *f, const char *key, const sweep_spec *s, int m, const sweep_point *pt,
 			 const sweep_prep *p, const sweep_result *r)
 {
-	fprintf(f, "loom-sweep-result 1\nkey %s\npoint %s\nmodel %s\nstatus %s\nreason %s\n", key, pt->name,
+	fprintf(f, "loom-sweep-result 2\nkey %s\npoint %s\nmodel %s\nstatus %s\nreason %s\n", key, pt->name,
 		s->models[m].name, sweep_status_name[r->status], r->reason);
 	fprintf(f, "cycles %" PRIu64 "\nmacs_npu %" PRIu64 "\nmacs_cpu %" PRIu64 "\nmacs_array %" PRIu64 "\n", r->cycles,
 		r->macs_npu, r->macs_cpu, r->macs_array);
@@ -84,6 +103,9 @@ static void write_result(FILE *f, const char *key, const sweep_spec *s, int m, c
 	fprintf(f, "util %.9g\nlatency_ms %.9g\nips %.9g\n", r->util, r->latency_ms, r->ips);
 	fprintf(f, "rtl_cycles %" PRId64 "\nrtl_device_cycles %" PRId64 "\nrtl_err_pct %.6g\n", r->rtl_cycles,
 		r->rtl_device_cycles, r->rtl_err_pct);
+	write_events(f, "events", &r->ev);
+	if (r->rtl_cycles >= 0)
+		write_events(f, "rtl_events", &r->rtl_ev);
 	for (int i = 0; p && i < r->nlayers; i++) {
 		const sweep_lres *l = &r->layers[i];
 		fprintf(f,
@@ -379,6 +401,8 @@ static void read_field(sweep_result *r, const char *k, const char *v)
 	else if (!strcmp(k, "dram_wr")) r->wr = strtoull(v, NULL, 10);
 	else if (!strcmp(k, "sp_peak")) r->sp_peak = strtoull(v, NULL, 10);
 	else if (!strcmp(k, "fallback")) r->nfallback = atoi(v);
+	else if (!strcmp(k, "events")) read_events(v, &r->ev);
+	else if (!strcmp(k, "rtl_events")) read_events(v, &r->rtl_ev);
 }
 
 int sweep_point_read(const char *dir, const sweep_spec *s, int m, const sweep_point *pt, int with_layers,

@@ -4,7 +4,8 @@
  * preparation when this process made it (loom_compile_opts.calib), then one
  * inference runs on the Verilator model through libloom, the firmware and
  * the runtime (runtime/exec.h) on deterministic random inputs: the layers'
- * MARK records give each layer's device cycles.
+ * MARK records give each layer's device cycles, the NPU jobs' completion
+ * records the energy event counters the RTL counted.
  *
  * The RTL of a configuration is verilated once (hw/hw.c builds
  * build/hw/NAME on first use, under a lock); a point whose parameters
@@ -126,6 +127,8 @@ static int run_model(const sweep_point *pt, loom_model *m, const loom_compile_re
 		sum += st->layers[i].cycles;
 	r->rtl_cycles = (int64_t)sum;
 	r->rtl_device_cycles = (int64_t)st->npu_cycles;
+	memset(&r->rtl_ev, 0, sizeof r->rtl_ev);
+	sweep_events_add_run(&r->rtl_ev, m, st); /* the jobs' completion records */
 	/* per layer when the compile made the same layers (no fallback) */
 	int same = (int)m->nlayers == r->nlayers && r->nfallback == 0;
 	for (int i = 0; same && i < r->nlayers; i++)

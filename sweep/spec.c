@@ -303,6 +303,9 @@ int sweep_spec_write(const char *dir, const sweep_spec *s, char *err, size_t len
 	}
 	fprintf(f, "loom-sweep-spec 1\nbase %s\nclock_mhz %.17g\nrtl %d\ncalib_method %d\npercentile %.17g\n", s->base,
 		s->clock_mhz, s->rtl, s->calib_method, s->percentile);
+	fprintf(f, "no_area %d\n", s->no_area);
+	if (s->tech[0])
+		fprintf(f, "tech %s\n", s->tech);
 	for (int m = 0; m < s->nmodels; m++)
 		fprintf(f, "model %s\t%s\t%s\t%s\n", s->models[m].name, s->models[m].key, s->models[m].path,
 			s->models[m].calib);
@@ -375,6 +378,10 @@ int sweep_spec_read(const char *dir, sweep_spec *s, char *err, size_t len)
 			s->calib_method = atoi(v);
 		else if (!strcmp(line, "percentile"))
 			s->percentile = strtod(v, NULL);
+		else if (!strcmp(line, "no_area"))
+			s->no_area = atoi(v);
+		else if (!strcmp(line, "tech"))
+			snprintf(s->tech, sizeof s->tech, "%s", v);
 		else if (!strcmp(line, "model"))
 			bad = read_model(s, v);
 		else if (!strcmp(line, "axis")) {

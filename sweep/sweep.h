@@ -18,7 +18,9 @@
  *              point (calibration reused), one inference, per-layer cycles
  *   point.c    the unit of work (loom sweep --run-point): a point's result
  *              per model, cached and written atomically under DIR/points/
- *   gather.c   DIR/results.csv, DIR/results.json, the plots
+ *   gather.c   DIR/results.csv, DIR/results.json (with each configuration's
+ *              area, sweep/area.c, and each result's energy, sweep/energy.c),
+ *              the plots
  *   dispatch.c the coordinator: prepares the models, hands the pending
  *              points to local worker processes, GNU parallel or a Slurm
  *              job array, waits, gathers
@@ -42,6 +44,7 @@
 
 #include "compiler/compile.h"
 #include "loom/hwcfg.h"
+#include "sweep/energy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +70,8 @@ typedef struct sweep_spec {
 	char base[512];           /* --hw: the configuration the axes override */
 	double clock_mhz;         /* nominal clock: GB/s <-> bytes per cycle, latency, inferences/s */
 	int rtl;                  /* also run every point on the RTL */
+	int no_area;              /* --no-area: no synthesis, area_mm2 left empty */
+	char tech[1024];          /* --tech FILE (absolute), "" for configs/tech/45nm.txt (sweep/tech.h) */
 	int calib_method;         /* enum loom_calib_method */
 	double percentile;
 	int nval[SWEEP_NAXES];    /* 0: the base configuration's value */
@@ -165,6 +170,7 @@ typedef struct sweep_lres {
 	uint64_t sp_bytes;       /* scratchpad bytes the tiling occupies */
 	uint64_t acc_upd;        /* accumulator updates (output elements x channel chunks) */
 	uint64_t sram_wgt;       /* weight bytes the array reads from the scratchpad (once a tile) */
+	sweep_events ev;         /* the events of the layer's program for the point (eval.c) */
 	int64_t rtl_cycles;      /* -1: not run */
 } sweep_lres;
 
@@ -177,6 +183,10 @@ typedef struct sweep_result {
 	int64_t rtl_cycles;       /* the RTL's cycles of the NPU layers (MARK to MARK), -1 when not run */
 	int64_t rtl_device_cycles; /* the RTL's device cycles of the inference's jobs, -1 */
 	double rtl_err_pct;       /* 100 * (analytical - RTL) / RTL over the layers */
+	sweep_events ev;          /* the NPU layers' events, analytical: their programs as the compiler emits
+				     them for the point, counted by common/events.c (what the C model counts),
+				     MACS and DRAM bytes of the planners (no instruction fetch, no MARK records) */
+	sweep_events rtl_ev;      /* the RTL's counters summed over the inference's NPU jobs (rtl_cycles >= 0) */
 	int nlayers;
 	sweep_lres *layers;
 } sweep_result;

@@ -65,6 +65,9 @@ suite unit-exec-req "$B/tests/test_exec_req"
 # loom sweep's analytical answer against full compiles (calibration reuse, the
 # layers re-planned per point, one search for many points), the grid
 suite unit-sweep "$B/tests/test_sweep" "$B/models"
+# the area and energy model (sweep/): the technology file and its errors, energy
+# per event, area from a stand-in Yosys's cell counts, the cache
+suite unit-area "$B/tests/test_area"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
 suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
@@ -111,6 +114,8 @@ suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squee
 	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
 suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
 	npu_ops_opset13 tiny_transformer_opset13
+# the energy event counters of whole models: the same on the RTL and the C model, non-zero
+suite energy-events sh tests/models/energy_events.sh "$LOOM" "$B/models" digits_cnn_opset13 squeezenet1_1_opset13
 # loom bench: latency percentiles and throughput with 1 and 4 requests in
 # flight on the C model, outputs byte-identical to a plain run, bad input
 suite models-bench sh tests/models/bench_cli.sh "$LOOM" "$B/models"
@@ -130,8 +135,11 @@ fi
 # loom sweep: a 3x2 grid on the RTL, the cache (resume, nothing recomputed), plots
 # (PNG IHDR), bad points with reasons, --jobs 1 = 2, GNU parallel, usage errors; then
 # --slurm on a single-node Slurm cluster this script starts and stops (about 15 s)
-suite sweep-cli sh tests/models/sweep_cli.sh "$LOOM" "$B/models"
-suite sweep-slurm sh tests/models/sweep_slurm.sh "$LOOM" "$B/models"
+# (area from tests/unit/yosys_stub.sh in a cache of its own: a real synthesis takes
+# minutes per configuration; the real one in test-full, sweep_area.sh)
+stub_area="env LOOM_YOSYS=$PWD/tests/unit/yosys_stub.sh LOOM_AREA_CACHE=$B/area-stub"
+suite sweep-cli $stub_area sh tests/models/sweep_cli.sh "$LOOM" "$B/models"
+suite sweep-slurm $stub_area sh tests/models/sweep_slurm.sh "$LOOM" "$B/models"
 # bad input gets a clear error naming it and exit 2, never a silent default: model
 # inputs, option values, backends and configurations of every command, --calib
 # folders, the warning for calibration on random data
@@ -149,6 +157,7 @@ suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
 suite asan-exec-req "$B/tests/san_test_exec_req"
 suite asan-sweep "$B/tests/san_test_sweep" "$B/models"
+suite asan-area "$B/tests/san_test_area"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model
@@ -158,9 +167,9 @@ suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models
 	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
 # loom sweep under the sanitizers: two local workers, bad points, the RTL
 swd=$(mktemp -d)
-suite asan-sweep-cli "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --array 8x8,16x16,0x8 \
+suite asan-sweep-cli $stub_area "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --array 8x8,16x16,0x8 \
 	--spad 16K,64K --dram-latency 40,80 --jobs 2 -o "$swd/a"
-suite asan-sweep-rtl "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --dram-latency 40,80 --rtl \
+suite asan-sweep-rtl $stub_area "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --dram-latency 40,80 --rtl \
 	--jobs 1 --no-plots -o "$swd/r"
 rm -rf "$swd"
 # hardware-access layer, configurations, run bound, waveforms (both backends)
@@ -202,9 +211,12 @@ for c in small default odd; do
 	seed=$((seed + 100 * nbad))
 done
 
-# Yosys accepts every module (minutes: test-full only)
+# Yosys accepts every module; the area of two configurations from real
+# synthesis, ordered and cached in build/area (minutes: test-full only)
 if [ -n "$FULL" ]; then
 	suite yosys-synth sh scripts/synth.sh "$B/hw/small"
+	suite area-yosys "$B/tests/test_area" --yosys
+	suite sweep-area-yosys sh tests/models/sweep_area.sh "$LOOM" "$B/models"
 fi
 
 # libFuzzer on the ONNX reader and the .loom reader, a few minutes each

@@ -344,6 +344,9 @@ static void print_result(const loom_result *r)
 	printf("\n  counters:");
 	for (unsigned i = 0; i < LOOM_FW_CTRS; i++)
 		printf("%s %s %u", i % 5 == 0 && i ? "\n           " : "", loom_ctr_name(i), r->ctr[i]);
+	printf("\n  energy events:");
+	for (unsigned i = 0; i < LOOM_FW_EVTS; i++)
+		printf(" %s %u", loom_evt_name(i), r->evt[i]);
 	printf("\n  firmware: %u cycles, %u instructions for the job; round trip %" PRIu64 " device cycles\n",
 	       r->fw_cycles, r->fw_insns, r->done_cycle - r->submit_cycle);
 }

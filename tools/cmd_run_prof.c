@@ -5,7 +5,9 @@
  *  - --profile: a table, one row per layer: cycles, MACs, utilization, DRAM
  *    bytes, each engine's busy share and the share its queue waited for a
  *    token from another engine, and the layer's bound class; a total row;
- *    then the time split between the NPU and the host at --clock-mhz;
+ *    then the time split between the NPU and the host at --clock-mhz, the
+ *    jobs' energy event counters and the energy they give in the default
+ *    technology (sweep/energy.h, docs/DSE.md);
  *  - --profile-csv: the same rows (raw counters) as CSV;
  *  - --trace: a Chrome-trace / Perfetto JSON timeline ("traceEvents": X
  *    slices, C counters, M track names): one track per engine (load DMA,
@@ -22,6 +24,7 @@
 #include "cli.h"
 #include "loom/regs.h"
 #include "runtime/exec.h"
+#include "sweep/energy.h"
 
 /* ------------------------------------------------------------------ derived numbers */
 
@@ -104,6 +107,30 @@ static void split_time(const loom_model *m, const loom_exec_stats *st, time_spli
 
 /* ------------------------------------------------------------------ --profile */
 
+/* the run's energy events (its NPU jobs' completion records) and their
+ * energy in the default technology file */
+static void print_energy(const loom_model *m, const loom_exec_stats *st)
+{
+	sweep_events ev = {0};
+	sweep_events_add_run(&ev, m, st);
+	printf("energy events of the %" PRIu64 " NPU jobs: SP_RD %" PRIu64 " SP_WR %" PRIu64 " ACC_RD %" PRIu64
+	       " ACC_WR %" PRIu64 " VEC_LINES %" PRIu64 " RQ_VALUES %" PRIu64 "\n",
+	       ev.jobs, ev.sp_rd, ev.sp_wr, ev.acc_rd, ev.acc_wr, ev.vec_lines, ev.rq_values);
+	sweep_tech t;
+	char err[1200];
+	if (sweep_tech_load(&t, NULL, err, sizeof err)) {
+		printf("energy: not estimated: %s\n", err);
+		return;
+	}
+	sweep_energy e;
+	sweep_energy_of(&t, &m->cfg, &ev, &e);
+	double tot = e.total > 0 ? e.total : 1;
+	printf("energy per run (%s): %.3f uJ = MAC %.1f%% + SRAM %.1f%% (scratchpad %.1f%%, accumulator %.1f%%) + "
+	       "DRAM %.1f%% + other %.1f%% (vector lanes %.1f%%, requantization %.1f%%)\n",
+	       t.path, e.total * 1e-6, 100 * e.mac / tot, 100 * e.sram / tot, 100 * e.sp / tot, 100 * e.acc / tot,
+	       100 * e.dram / tot, 100 * e.other / tot, 100 * e.vec / tot, 100 * e.rq / tot);
+}
+
 static void print_row(const char *idx, const char *name, const char *kind, const uint64_t *c, uint64_t macs,
 		      double util, const char *bound)
 {
@@ -166,6 +193,7 @@ void run_print_profile(const loom_model *m, const loom_exec_stats *st, double mh
 	       "job overhead %.3f ms) + host CPU %.3f ms (%.1f%%; CPU nodes %.3f ms, (de)quantization %.3f ms)\n",
 	       mhz, lat, npu_ms, lat > 0 ? 100 * npu_ms / lat : 0, t.jobs, eng_ms, npu_ms - eng_ms, host_ms,
 	       lat > 0 ? 100 * host_ms / lat : 0, 1e3 * t.cpu_s, 1e3 * t.conv_s);
+	print_energy(m, st);
 }
 
 /* ------------------------------------------------------------------ --profile-csv */

@@ -457,7 +457,9 @@ static int mixed_verdict(const loom_hwcfg *c, mixed_job *m)
 	if (m->rc || r->id != m->id)
 		return 0;
 	switch (m->kind) {
-	case K_GOOD: return r->status == LOOM_JOB_OK && r->ctr[LOOM_CTR_INSNS] == 3 && copy_ok(&m->cj);
+	case K_GOOD: /* 8 lines loaded into the scratchpad and stored from it: the completion's event counters */
+		return r->status == LOOM_JOB_OK && r->ctr[LOOM_CTR_INSNS] == 3 && copy_ok(&m->cj) &&
+		       r->evt[LOOM_EVT_SP_WR] == 8 && r->evt[LOOM_EVT_SP_RD] == 8 && r->evt[LOOM_EVT_ACC_WR] == 0;
 	case K_ILLEGAL:
 		return r->status == LOOM_JOB_ENGINE_ERROR && r->err_cause == LOOM_ERR_ILLEGAL_OPCODE &&
 		       r->err_pc == loom_bo_addr(m->code);
@@ -466,7 +468,7 @@ static int mixed_verdict(const loom_hwcfg *c, mixed_job *m)
 		       r->err_pc == loom_bo_addr(m->cj.code) + 2 * LOOM_INSN_BYTES &&
 		       r->err_info == LOOM_F_STORE_DRAM_ADDR;
 	case K_LONG: return r->status == LOOM_JOB_TIMEOUT;
-	default: return r->status == LOOM_JOB_BAD_JOB;
+	default: return r->status == LOOM_JOB_BAD_JOB && r->evt[LOOM_EVT_SP_WR] == 0;
 	}
 }
 
@@ -507,7 +509,8 @@ static void t_mixed(st *s)
 			       loom_err_name(m[i].r.err_cause), m[i].r.err_pc, m[i].r.err_info);
 	}
 	check(s, !rc && most > 1, "mixed: several jobs in flight at once (%u)", most);
-	check(s, !rc && ok[K_GOOD] == cnt[K_GOOD], "mixed: %d of %d good jobs OK with correct output bytes",
+	check(s, !rc && ok[K_GOOD] == cnt[K_GOOD],
+	      "mixed: %d of %d good jobs OK with correct output bytes and 8 scratchpad lines written and read",
 	      ok[K_GOOD], cnt[K_GOOD]);
 	check(s, !rc && ok[K_ILLEGAL] == cnt[K_ILLEGAL],
 	      "mixed: %d of %d illegal-instruction jobs ENGINE_ERROR ILLEGAL_OPCODE at their first instruction",

@@ -6,7 +6,8 @@
  * point's configuration, plots. Three more forms share the sweep's
  * directory: --run-point (the unit of work that local workers, GNU parallel
  * and Slurm run), --gather (the results and plots from what is there) and
- * --validate (the timing model against the RTL: sweep/validate.c). */
+ * --validate (the timing model against the RTL: sweep/validate.c). Area
+ * and energy are priced at gathering in the technology file of --tech. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ static void usage(FILE *f)
 		"         [--acc SIZE,...] [--dram-gbps GBPS,...] [--dram-latency CYCLES,...] [--clock-mhz F]\n"
 		"         [--hw BASE] [--calib [MODEL=]DIR]... [--calib-method minmax|percentile|mse]\n"
 		"         [--percentile P] [--rtl] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
-		"         [--slurm-args 'ARGS']] [--no-plots] [-q]\n"
+		"         [--slurm-args 'ARGS']] [--tech FILE] [--no-area] [--no-plots] [-q]\n"
 		"       loom sweep --run-point DIR POINT [POINT ...]\n"
 		"       loom sweep --gather DIR [--no-plots]\n"
 		"       loom sweep --validate ...   (the timing model against the RTL)\n"
@@ -49,6 +50,9 @@ static void usage(FILE *f)
 		"  --parallel-sshloginfile FILE  hand the points to GNU parallel over these hosts (which see\n"
 		"                         DIR and this loom tree at the same paths; ':' is this machine)\n"
 		"  --slurm                submit the points as a Slurm job array, wait, gather\n"
+		"  --tech FILE            the technology file pricing area and energy (default\n"
+		"                         configs/tech/45nm.txt; docs/DSE.md \"Area\", \"Energy\")\n"
+		"  --no-area              no Yosys synthesis: area_mm2 left empty (energy still priced)\n"
 		"  Results are cached per point in DIR/points/: an interrupted sweep resumes, a repeated one\n"
 		"  recomputes nothing. Writes DIR/results.csv, DIR/results.json, DIR/configs/POINT.cfg (for\n"
 		"  --hw), per-layer reports DIR/points/POINT/MODEL/ (SCALE-Sim's column names), DIR/plots/.\n");
@@ -189,6 +193,18 @@ static int parse(int argc, char **argv, sopts *o)
 			o->s.rtl = 1;
 		} else if (!strcmp(a, "--no-plots")) {
 			o->no_plots = 1;
+		} else if (!strcmp(a, "--no-area")) {
+			o->s.no_area = 1;
+		} else if (!strcmp(a, "--tech") && v) {
+			sweep_tech t;
+			char *rp = realpath(v, NULL);
+			if (sweep_tech_load(&t, rp ? rp : v, err, sizeof err)) {
+				free(rp);
+				return bad("--tech: %s%s", err, "");
+			}
+			snprintf(o->s.tech, sizeof o->s.tech, "%s", rp);
+			free(rp);
+			i++;
 		} else if (!strcmp(a, "-q")) {
 			o->quiet = 1;
 		} else if (a[0] != '-' && nm < SWEEP_MAX_MODELS) {

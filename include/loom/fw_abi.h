@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define LOOM_FW_ABI_MAJOR 1u
-#define LOOM_FW_ABI_MINOR 0u
+#define LOOM_FW_ABI_MINOR 1u /* 1: loom_completion.evt */
 
 #define LOOM_FW_BOOT_MAGIC 0x544f424cu  /* "LBOT" in memory */
 #define LOOM_FW_READY_MAGIC 0x5944524cu /* "LRDY": MBOX_F2H0 after a good boot */
@@ -26,6 +26,7 @@
 #define LOOM_FW_JOB_WINDOWS 4u          /* DRAM windows a job may declare */
 #define LOOM_FW_RING_MAX 4096u          /* most entries of a ring (a power of two) */
 #define LOOM_FW_CTRS 13u                /* perf counters in a completion (regs.def LOOM_CTR order) */
+#define LOOM_FW_EVTS 6u                 /* energy event counters in a completion (regs.def LOOM_EVT order) */
 
 /* Boot handshake (docs/FIRMWARE.md): the host writes a loom_fw_boot block to
  * DRAM, puts its DRAM address in MBOX_H2F1 and LOOM_FW_BOOT_MAGIC in
@@ -127,7 +128,9 @@ typedef struct loom_completion {
 				       every START, so they are the job's deltas), regs.def order */
 	uint32_t fw_cycles;      /* control-core cycles from taking the job to writing this record */
 	uint32_t fw_insns;       /* control-core instructions retired in that time */
-	uint32_t reserved[11];
+	uint32_t evt[LOOM_FW_EVTS]; /* the energy event counters at the end of the job, regs.def
+				       order (ABI 1.1; a 1.0 firmware leaves them 0) */
+	uint32_t reserved[5];
 } loom_completion;
 
 #define LOOM_ABI_ASSERT(c, m) _Static_assert(c, m)
@@ -139,5 +142,6 @@ LOOM_ABI_ASSERT(__builtin_offsetof(loom_fw_boot, status) == 64, "boot reply at b
 LOOM_ABI_ASSERT(__builtin_offsetof(loom_ring_hdr, tail) == 32, "tail in its own half");
 LOOM_ABI_ASSERT(__builtin_offsetof(loom_job, win) == 24, "windows at byte 24");
 LOOM_ABI_ASSERT(__builtin_offsetof(loom_completion, ctr) == 24, "counters at byte 24");
+LOOM_ABI_ASSERT(__builtin_offsetof(loom_completion, evt) == 84, "event counters at byte 84");
 
 #endif

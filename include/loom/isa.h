@@ -79,6 +79,7 @@ const char *loom_err_name(unsigned code);   /* "DRAM_RANGE", "?" if unknown */
 const char *loom_err_text(unsigned code);
 const char *loom_field_name(unsigned field); /* "LOAD.DRAM_ADDR", "-" */
 const char *loom_ctr_name(unsigned idx);
+const char *loom_evt_name(unsigned idx); /* energy event counter (regs.def LOOM_EVT) */
 
 /* Bits of word w used by the fields of this opcode (the rest is reserved). */
 uint32_t loom_op_used_mask(unsigned opcode, unsigned word);

@@ -201,6 +201,7 @@ typedef struct loom_result {
 	uint32_t status;
 	uint32_t err_cause, err_pc, err_info; /* LOOM_JOB_ENGINE_ERROR: ERR_CAUSE (LOOM_ERR_*), ERR_PC, ERR_INFO */
 	uint32_t ctr[LOOM_FW_CTRS];           /* the engine's perf counters for the job (regs.def LOOM_CTR order) */
+	uint32_t evt[LOOM_FW_EVTS];           /* its energy event counters (regs.def LOOM_EVT order) */
 	uint32_t fw_cycles, fw_insns;         /* control-core cycles and instructions the job took */
 	uint64_t submit_cycle, done_cycle;    /* device cycle of the submission and of the driver
 						 seeing the completion (latency = the difference) */

@@ -20,6 +20,16 @@ enum loom_ctr {
 	LOOM_CTR_COUNT
 };
 
+/* energy event counter i reads at LOOM_REG_EVT_BASE + 4*i (room for 16) */
+#define LOOM_REG_EVT_BASE 0x0c0u
+
+enum loom_evt {
+#define LOOM_EVT(n, idx, doc) LOOM_EVT_##n = idx,
+#include "loom/regs.def"
+#undef LOOM_EVT
+	LOOM_EVT_COUNT
+};
+
 /* CTRL / STATUS / IRQ bits */
 #define LOOM_CTRL_START 0x1u
 #define LOOM_CTRL_ABORT 0x2u

@@ -16,6 +16,16 @@
 #   - --jobs 1 and --jobs 2 write the same results; --gather again writes
 #     the same results; GNU parallel (--parallel-sshloginfile with ':' for
 #     this machine) writes the same results when parallel is installed;
+#   - area and energy: the RTL points' energy from the RTL's counters, which
+#     equal the analytical events (MACS, SP, ACC, vector, requantization);
+#     a grid of three arrays on --hw small: area_mm2 and energy per
+#     inference numbers > 0, their breakdowns adding up, a bigger array a
+#     bigger area, one synthesis per configuration and none on a second
+#     gather; without Yosys a warning and an empty area_mm2; --tech with a
+#     DRAM twice as costly reprices without recomputing; a broken
+#     technology file is a usage error naming file, line and key. Yosys is
+#     tests/unit/yosys_stub.sh unless LOOM_YOSYS says otherwise (a real
+#     synthesis takes minutes: tests/models/sweep_area.sh in test-full);
 #   - usage errors (exit 2, the message naming the option and the value):
 #     malformed axes, --jobs 0, --clock-mhz 0, a missing model file, a
 #     --calib for no model, no -o, an unknown point for --run-point.
@@ -30,6 +40,10 @@ fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 check() { if [ "$1" = 0 ]; then ok "$2"; else bad "$2"; fi; }
+# area from the stand-in Yosys, in a cache of this run's own
+: "${LOOM_YOSYS:=$(pwd)/tests/unit/yosys_stub.sh}"
+LOOM_AREA_CACHE="$out/area-cache"
+export LOOM_YOSYS LOOM_AREA_CACHE
 
 m="$DIR/digits_cnn_opset13"
 # a column of results.csv by name, for the rows of point $2: col FILE NAME POINT
@@ -88,6 +102,16 @@ for f in heatmap_cycles pareto_area pareto_energy roofline; do
 done
 [ $np = 4 ]
 check $? "plots: heatmap, two Pareto fronts, roofline, each a PNG of 800x600 ($np of 4)"
+
+# the RTL points' energy: the RTL's counters, equal to the analytical events
+n=0
+for f in "$S"/points/*/digits_cnn_opset13/result.txt; do
+	a=$(awk '$1 == "events" { print $2, $5, $6, $7, $8, $9, $10 }' "$f")
+	r=$(awk '$1 == "rtl_events" { print $2, $5, $6, $7, $8, $9, $10 }' "$f")
+	[ -n "$a" ] && [ "$a" = "$r" ] && n=$((n + 1))
+done
+[ $n = 6 ] && [ "$(grep -c ',rtl$' "$S/results.csv")" = 6 ]
+check $? "--rtl: energy from the RTL's counters (energy_source rtl), which equal the analytical events ($n of 6)"
 
 # ---- the cache
 find "$S/points" -name result.txt -exec stat -c '%n %Y %i' {} + | sort >"$out/stamps1"
@@ -164,6 +188,71 @@ q="$DIR/squeezenet1_1_opset13"
 	[ -f "$out/two/plots/heatmap_cycles_squeezenet1_1_opset13.png" ] &&
 	grep -q "$m/calib" "$out/two/sweep.spec" && grep -q "$q/calib" "$out/two/sweep.spec"
 check $? "two models, --calib by name and by path: a row per point and model, plots per model"
+
+# ---- area and energy
+E="$out/area"
+LOOM_AREA_CACHE="$out/grid-cache" # this grid's configurations alone
+num_gt0() { awk -v x="$1" 'BEGIN { exit !(x + 0 > 0) }'; }
+"$LOOM" sweep "$m/model.onnx" --calib "$m/calib" --hw small --array 4x4,8x8,16x16 -o "$E" >"$out/area.txt" \
+	2>"$out/area.err"
+check $? "area and energy: a grid of three arrays on --hw small, exit 0"
+n=0
+for a in 4x4 8x8 16x16; do
+	p="a${a}_sp64K_acc16K_bw8_lat30"
+	ar=$(col "$E/results.csv" area_mm2 "$p") en=$(col "$E/results.csv" energy_uj_per_inference "$p")
+	num_gt0 "$ar" && num_gt0 "$en" && [ "$(col "$E/results.csv" energy_source "$p")" = analytical ] &&
+		awk -F, -v pt="$p" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == pt {
+			a = $c["area_logic_mm2"] + $c["area_sram_mm2"] - $c["area_mm2"]
+			e = $c["energy_mac_uj"] + $c["energy_sram_uj"] + $c["energy_dram_uj"] + $c["energy_other_uj"]
+			e -= $c["energy_uj_per_inference"]
+			exit !(a * a < 1e-10 && e * e < 1e-8 && $c["energy_mac_uj"] > 0 && $c["energy_sram_uj"] > 0 &&
+				$c["energy_dram_uj"] > 0 && $c["energy_other_uj"] > 0) }' "$E/results.csv" && n=$((n + 1))
+done
+[ $n = 3 ]
+check $? "area_mm2 and energy_uj_per_inference numbers > 0, each breakdown adding up to its total ($n of 3)"
+a4=$(col "$E/results.csv" area_mm2 a4x4_sp64K_acc16K_bw8_lat30)
+a8=$(col "$E/results.csv" area_mm2 a8x8_sp64K_acc16K_bw8_lat30)
+a16=$(col "$E/results.csv" area_mm2 a16x16_sp64K_acc16K_bw8_lat30)
+awk -v a="$a4" -v b="$a8" -v c="$a16" 'BEGIN { exit !(a > 0 && b > a && c > b) }'
+check $? "a bigger array, a bigger area: 4x4 $a4 < 8x8 $a8 < 16x16 $a16 mm2"
+[ "$(ls "$LOOM_AREA_CACHE"/*.json | wc -l)" = 3 ] && [ "$(grep -c 'synthesizing' "$out/area.err")" = 3 ]
+check $? "one synthesis per configuration, cached in \$LOOM_AREA_CACHE ($(grep -c 'synthesizing' "$out/area.err") runs)"
+cp "$E/results.csv" "$out/area.csv"
+"$LOOM" sweep --gather "$E" >"$out/area2.txt" 2>&1 && ! grep -q synthesizing "$out/area2.txt" &&
+	cmp -s "$out/area.csv" "$E/results.csv"
+check $? "--gather again: no synthesis (the cache), the same results"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); a=d["areas"]; sys.exit(0 if len(a) == 3 and
+	all(x["area_mm2"] > 0 and "45nm.txt" in x["source"] and x["sram_bits"] > 0 for x in a) and
+	d["tech"].endswith("configs/tech/45nm.txt") else 1)' "$E/results.json" 2>/dev/null
+check $? "results.json: the technology file and each configuration's area with its source"
+np=0
+for f in pareto_area pareto_energy; do
+	[ "$(png_size "$E/plots/${f}_digits_cnn_opset13.png")" = 800x600 ] && np=$((np + 1))
+done
+[ $np = 2 ]
+check $? "the area-latency and energy-latency Pareto fronts: PNG files of 800x600 ($np of 2)"
+LOOM_YOSYS=/nonexistent/yosys LOOM_AREA_CACHE="$out/empty-cache" "$LOOM" sweep "$m/model.onnx" --calib "$m/calib" \
+	--hw small --array 4x4,8x8 --no-plots -o "$out/noyosys" >/dev/null 2>"$out/noyosys.err"
+rc=$?
+[ $rc = 0 ] && grep -q "warning: area_mm2 left empty.*/nonexistent/yosys" "$out/noyosys.err" &&
+	[ -z "$(col "$out/noyosys/results.csv" area_mm2 a8x8_sp64K_acc16K_bw8_lat30)" ] &&
+	num_gt0 "$(col "$out/noyosys/results.csv" energy_uj_per_inference a8x8_sp64K_acc16K_bw8_lat30)"
+check $? "no Yosys: exit $rc, a warning naming it, area_mm2 empty, energy still there"
+sed 's/^energy.dram64 = 1.3 nJ /energy.dram64 = 2.6 nJ /' configs/tech/45nm.txt >"$out/dram2x.txt"
+"$LOOM" sweep "$m/model.onnx" --calib "$m/calib" --hw small --array 4x4,8x8,16x16 --no-plots --tech "$out/dram2x.txt" \
+	-o "$E" >"$out/tech.txt" 2>&1 && grep -q "0 computed, 3 cached" "$out/tech.txt" &&
+	awk -F, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) c[$i] = i; else d[$1] = $c["energy_dram_uj"]; next }
+		FNR > 1 { r = $c["energy_dram_uj"] / d[$1]; if (r < 1.999 || r > 2.001) bad = 1; n++ }
+		END { exit bad || n != 3 }' "$out/area.csv" "$E/results.csv"
+check $? "--tech with DRAM at 2.6 nJ: nothing recomputed, the DRAM energy twice the 45nm.txt one"
+sed 's/^energy.mul8 .*/energy.mul8 = -0.2 pJ # broken/' configs/tech/45nm.txt >"$out/broken.txt"
+usage_tech() {
+	"$LOOM" sweep "$m/model.onnx" --tech "$out/broken.txt" -o "$out/u" >"$out/u.txt" 2>&1
+	rc=$?
+	[ $rc = 2 ] && grep -q "broken.txt:[0-9]*: key energy.mul8: -0.2 is not positive" "$out/u.txt"
+	check $? "--tech with a negative energy: exit 2 naming file, line and key ($(tail -n 1 "$out/u.txt"))"
+}
+usage_tech
 
 # ---- usage errors
 usage() { # usage EXPECTED_TEXT ARGS...: exit 2 and the text in the message

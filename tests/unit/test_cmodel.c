@@ -194,6 +194,16 @@ static void put_prog(struct t *t, uint64_t a, const loom_insn *v, size_t n)
 
 static uint32_t reg(struct t *t, uint32_t off) { return loom_hw_mmio_read(t->hw, off); }
 uint32_t ctr(struct t *t, unsigned i) { return reg(t, LOOM_REG_CTR_BASE + 4 * i); }
+uint32_t evt(struct t *t, unsigned i) { return reg(t, LOOM_REG_EVT_BASE + 4 * i); }
+
+int evt_eq(struct t *t, const char *what, const uint64_t *e)
+{
+	for (unsigned i = 0; i < LOOM_EVT_COUNT; i++)
+		if (evt(t, i) != (uint32_t)e[i])
+			return CHECK(0, "%s: %s: event counter %s %u == %llu", t->cfg.name, what, loom_evt_name(i),
+				     evt(t, i), (unsigned long long)e[i]);
+	return CHECK(1, "%s: %s: energy event counters", t->cfg.name, what);
+}
 
 /* START at base, run to the interrupt, acknowledge it (abort on timeout). */
 static struct res exec(struct t *t, uint32_t base, uint64_t max)
@@ -254,7 +264,9 @@ static void test_regs(struct t *t)
 	int bad = 0;
 	for (unsigned i = 0; i < LOOM_CTR_COUNT; i++)
 		bad |= ctr(t, i) != 0;
-	CHECK(!bad, "%s: counters are 0 at reset", n);
+	for (unsigned i = 0; i < LOOM_EVT_COUNT; i++)
+		bad |= evt(t, i) != 0;
+	CHECK(!bad, "%s: counters and event counters are 0 at reset", n);
 	CHECK(!strcmp(t->hw->backend, "cmodel"), "%s: backend name", n);
 	uint8_t b[8];
 	t->hw->err[0] = 0;
@@ -313,6 +325,10 @@ static void test_roundtrip(struct t *t)
 	      ctr(t, LOOM_CTR_DRAM_WR_BYTES), (unsigned long long)wrb);
 	CHECK(ctr(t, LOOM_CTR_INSNS) == 4 && ctr(t, LOOM_CTR_MACS_LO) == 0 && ctr(t, LOOM_CTR_BANK_CONFLICTS) == 0,
 	      "%s: INSNS = 4, MACS = 0, BANK_CONFLICTS = 0", n);
+	/* two LOADs of L lines each (padding lines written too), a STORE of L rows */
+	uint64_t ev[LOOM_EVT_COUNT] = {0};
+	ev[LOOM_EVT_SP_WR] = 2 * L, ev[LOOM_EVT_SP_RD] = L;
+	evt_eq(t, "SP round trip", ev);
 	free(got);
 	free(exp);
 
@@ -337,6 +353,9 @@ static void test_roundtrip(struct t *t)
 		memcpy(ae + l * 4 * C, asrc + (y - 1) * AS2 + x * AS1, 4 * (C - 1));
 	}
 	CHECK(!memcmp(ag, ae, AL * 4 * C), "%s: ACC padding lines and zero fill of %u lines", n, AL);
+	memset(ev, 0, sizeof ev);
+	ev[LOOM_EVT_ACC_WR] = 2 * AL, ev[LOOM_EVT_ACC_RD] = AL;
+	evt_eq(t, "ACC round trip", ev);
 	free(ag);
 	free(ae);
 }
@@ -383,6 +402,13 @@ static void test_gemm(struct t *t)
 	CHECK(ctr(t, LOOM_CTR_MACS_LO) == (uint32_t)macs && ctr(t, LOOM_CTR_MACS_HI) == 0,
 	      "%s: GEMM MACS = %llu", n, (unsigned long long)macs);
 	CHECK(ctr(t, LOOM_CTR_INSNS) == 7, "%s: GEMM INSNS = 7", n);
+	/* 4 folds of C weight lines and M activation lines; the first MATMUL
+	 * and m2's first fold overwrite, m1 and m2's second fold accumulate;
+	 * the STORE reads 2M rows */
+	uint64_t ev[LOOM_EVT_COUNT] = {0};
+	ev[LOOM_EVT_SP_WR] = 2 * M + 4 * C, ev[LOOM_EVT_SP_RD] = 4 * (C + M);
+	ev[LOOM_EVT_ACC_WR] = 2 * M + 4 * M, ev[LOOM_EVT_ACC_RD] = 2 * M + 2 * M;
+	evt_eq(t, "GEMM", ev);
 	CHECK(ctr(t, LOOM_CTR_BUSY_COMPUTE) > 0 && ctr(t, LOOM_CTR_CYCLES) >= ctr(t, LOOM_CTR_BUSY_COMPUTE),
 	      "%s: GEMM cycle counters plausible (CYCLES %u, BUSY_COMPUTE %u)", n, ctr(t, LOOM_CTR_CYCLES),
 	      ctr(t, LOOM_CTR_BUSY_COMPUTE));
@@ -446,6 +472,12 @@ static void test_conv(struct t *t, const struct conv *cv)
 	CHECK(!bad, "%s: conv result matches the reference (%d wrong)", n, bad);
 	uint64_t macs = (uint64_t)cv->ncb * cv->kh * cv->kw * OH * OW * R * C;
 	CHECK(ctr(t, LOOM_CTR_MACS_LO) == (uint32_t)macs, "%s: conv MACS = %llu", n, (unsigned long long)macs);
+	uint64_t folds = (uint64_t)cv->ncb * cv->kh * cv->kw, P = (uint64_t)OH * OW;
+	uint64_t ev[LOOM_EVT_COUNT] = {0};
+	ev[LOOM_EVT_SP_WR] = (uint64_t)cv->ncb * IH * IW + (uint64_t)C * folds;
+	ev[LOOM_EVT_SP_RD] = folds * (C + P);
+	ev[LOOM_EVT_ACC_WR] = folds * P, ev[LOOM_EVT_ACC_RD] = (folds - 1) * P + P;
+	evt_eq(t, "conv", ev);
 	free(x);
 	free(wt);
 	free(o);
@@ -533,6 +565,13 @@ static void test_requant(struct t *t)
 			}
 	CHECK(!bad, "%s: requant edge cases match loom_requant (%d wrong of %u)", n, bad,
 	      (unsigned)(NI(q) * NR * C));
+	/* nq + 1 SOURCE 2 STOREs: each reads its 3 parameter lines, then its
+	 * rows (NR, the last one 1) through C requantization lanes */
+	uint64_t ev[LOOM_EVT_COUNT] = {0};
+	ev[LOOM_EVT_ACC_WR] = NR + 3;
+	ev[LOOM_EVT_ACC_RD] = (nq + 1) * 3 + nq * NR + 1;
+	ev[LOOM_EVT_RQ_VALUES] = (nq * NR + 1) * C;
+	evt_eq(t, "requant STOREs", ev);
 	/* spot values computed by hand from the ISA pseudo-code */
 	CHECK(loom_requant(INT32_MAX, 1, INT32_MAX, 31, 0, -128, 127) == 1 &&
 	      loom_requant(INT32_MIN, -1, INT32_MIN, 0, 0, -128, 127) == 127 &&

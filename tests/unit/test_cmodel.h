@@ -58,6 +58,9 @@ void rd(struct t *t, uint64_t a, void *p, size_t n);
 void put32(uint8_t *p, uint32_t v);
 int32_t get32(const uint8_t *p);
 uint32_t ctr(struct t *t, unsigned i);
+uint32_t evt(struct t *t, unsigned i); /* energy event counter i (regs.def LOOM_EVT) */
+/* the event counters equal e[LOOM_EVT_COUNT]; names the first that differs */
+int evt_eq(struct t *t, const char *what, const uint64_t *e);
 
 /* write the program at base, run it to its interrupt */
 struct res run_prog(struct t *t, uint32_t base, const loom_insn *v, size_t n);

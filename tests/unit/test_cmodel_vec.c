@@ -134,6 +134,28 @@ static uint64_t vec_cyc(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w, 
 	return c;
 }
 
+/* The energy events of vec_run around vector instructions over `planes`
+ * planes of P positions with `taps` taps, in groups of LOOM_VEC_GROUP: the
+ * LOADs write 2L lines and the STORE reads L; each tap of each position
+ * reads and folds one line, each group reads w more lines per tap, and
+ * `extra` lines (parameters, tables) are read; each position writes one
+ * line of R requantized values. */
+static void vec_evt(struct t *t, const char *what, uint32_t L, uint64_t planes, uint64_t P, uint64_t taps,
+		    uint64_t w, uint64_t extra)
+{
+	uint64_t e[LOOM_EVT_COUNT] = {0};
+	e[LOOM_EVT_SP_WR] = 2 * (uint64_t)L + planes * P;
+	e[LOOM_EVT_SP_RD] = L + extra;
+	for (uint64_t pl = 0; pl < planes; pl++)
+		for (uint64_t p = 0; p < P; p += LOOM_VEC_GROUP) {
+			uint64_t g = P - p < LOOM_VEC_GROUP ? P - p : LOOM_VEC_GROUP;
+			e[LOOM_EVT_SP_RD] += taps * (g + w);
+			e[LOOM_EVT_VEC_LINES] += taps * g;
+		}
+	e[LOOM_EVT_RQ_VALUES] = planes * P * t->R;
+	evt_eq(t, what, e);
+}
+
 #define PREFIX(s, lit) (!strncmp((s), lit, sizeof lit - 1))
 #define VIMG 0x30000u
 #define VOUT 0x60000u
@@ -477,6 +499,7 @@ static void test_vec_eltwise(struct t *t)
 	      got[(D + 1) * R], got[(D + 1) * R + 1], got[(D + 1) * R + 2]);
 	CHECK(busy == vec_cyc(NP, PL, 2, 0, 0), "%s: ELTWISE cycles %llu == %llu", n, (unsigned long long)busy,
 	      (unsigned long long)vec_cyc(NP, PL, 2, 0, 0));
+	vec_evt(t, "ELTWISE ADD", L, NP, PL, 2, 0, 0);
 
 	/* MUL, B_MODE 1 (one B line per plane) and 2 (one for all):
 	 * out = round(da*db / 8), clamped to [-128, 127] */
@@ -576,6 +599,7 @@ static void test_vec_pool(struct t *t)
 	      got[w.dst * R + 1], got[w.dst * R + 2]);
 	CHECK(busy == vec_cyc(2, 12, 6, 0, 0), "%s: POOL MAX cycles %llu == %llu", n, (unsigned long long)busy,
 	      (unsigned long long)vec_cyc(2, 12, 6, 0, 0));
+	vec_evt(t, "POOL MAX", L, 2, 12, 6, 0, 0);
 
 	/* AVG 2x2 stride 2 over 3 planes of 8x6: MULT ~ 1, SHIFT 2 -> the
 	 * rounded mean, ties away from zero; ZP_IN 3, ZP_OUT -10 */
@@ -705,6 +729,7 @@ static void test_vec_dwconv(struct t *t, const struct win *dw0)
 	lines_eq(t, got, exp, 0, L, what);
 	uint64_t ec = vec_cyc(w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9 * w.ncb);
 	CHECK(busy == ec, "%s: %s cycles %llu == %llu", n, what, (unsigned long long)busy, (unsigned long long)ec);
+	vec_evt(t, what, L, w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9 * w.ncb);
 	free(img);
 	free(got);
 	free(exp);
@@ -735,6 +760,7 @@ static void test_vec_lut(struct t *t)
 
 	loom_insn o = lut(S, D, TB, NL, 0);
 	vec_run(t, "LUT", img, L, &o, 1, got, NULL);
+	vec_evt(t, "LUT", L, 1, NL, 1, 0, TL);
 	CHECK(got[D * R] == 3 && got[D * R + 1] == -125 && got[D * R + 2] == -4,
 	      "%s: LUT hand values t(-128) = 3, t(0) = -125, t(127) = -4 (got %d %d %d)", n, got[D * R],
 	      got[D * R + 1], got[D * R + 2]);
@@ -742,6 +768,7 @@ static void test_vec_lut(struct t *t)
 	vec_run(t, "LUT of 0 lines", img, L, &o, 1, got, &busy);
 	CHECK(!memcmp(got, img, L * R) && busy == 1, "%s: LUT of 0 lines changes nothing, 1 cycle (%llu)", n,
 	      (unsigned long long)busy);
+	vec_evt(t, "LUT of 0 lines", L, 1, 0, 1, 0, 0);
 	free(img);
 	free(got);
 	free(exp);

@@ -11,12 +11,17 @@
  *     emitted LOADs move), the bytes the emitted STOREs write; a point
  *     whose scratchpad has no tiling for a layer reports the fallback, and
  *     the full compile puts that layer's node on the CPU too;
+ *   - the energy events of each layer (sweep_lres.ev: its program emitted
+ *     for the point, counted by common/events.c) equal the counts of the
+ *     full compile's instructions for the layer, MACS (R*C per streamed
+ *     line of its MATMULs) included;
  *   - loom_conv_plan_make_n gives every configuration exactly the plan
  *     loom_conv_plan_make gives it alone, and sweep_eval_n what sweep_eval
  *     gives each point;
  *   - the grid: points, names, bad values as invalid points with reasons,
  *     malformed values as errors.
  * Ends with "N passed, M failed". */
+#include "common/events.h"
 #include "compiler/compile.h"
 #include "compiler/onnx.h"
 #include "ir/model.h"
@@ -139,6 +144,23 @@ static uint64_t moved(const loom_model *m, const loom_layer *L, unsigned op)
 	return b;
 }
 
+/* the events of a compiled layer's instructions, MACS from its MATMULs */
+static int same_events(const loom_hwcfg *cfg, const loom_model *m, const loom_layer *L, const sweep_events *ev)
+{
+	uint64_t e[LOOM_EVT_COUNT] = {0}, macs = 0;
+	for (uint32_t i = L->insn_first; i < L->insn_first + L->insn_count; i++) {
+		const loom_insn *in = &m->insn[i];
+		loom_insn_events(cfg->array_rows, cfg->array_cols, in, e);
+		if (loom_insn_opcode(in) == LOOM_OP_MATMUL)
+			macs += (uint64_t)cfg->array_rows * cfg->array_cols * loom_insn_get(in, LOOM_F_MATMUL_NCB) *
+				loom_insn_get(in, LOOM_F_MATMUL_KH) * loom_insn_get(in, LOOM_F_MATMUL_KW) *
+				loom_insn_get(in, LOOM_F_MATMUL_OUT_H) * loom_insn_get(in, LOOM_F_MATMUL_OUT_W);
+	}
+	return e[LOOM_EVT_SP_RD] == ev->sp_rd && e[LOOM_EVT_SP_WR] == ev->sp_wr && e[LOOM_EVT_ACC_RD] == ev->acc_rd &&
+	       e[LOOM_EVT_ACC_WR] == ev->acc_wr && e[LOOM_EVT_VEC_LINES] == ev->vec_lines &&
+	       e[LOOM_EVT_RQ_VALUES] == ev->rq_values && macs == ev->macs;
+}
+
 /* a point of the sweep against a full compile for its configuration */
 static void check_point(const sweep_spec *s, const sweep_prep *p, const sweep_point *pt, const loom_calib *cal)
 {
@@ -170,7 +192,8 @@ static void check_point(const sweep_spec *s, const sweep_prep *p, const sweep_po
 		      "%s %s: the other %u layers as the compile's, total %" PRIu64 " = %" PRIu64, s->models[0].name,
 		      pt->name, m->nlayers, r.cycles, rep.est_cycles);
 	} else {
-		int bad = 0;
+		int bad = 0, bad_ev = 0;
+		uint64_t evsum = 0;
 		CHECK((uint32_t)r.nlayers == m->nlayers, "%s %s: %d layers, the compile %u", s->models[0].name, pt->name,
 		      r.nlayers, m->nlayers);
 		for (uint32_t i = 0; i < m->nlayers && (int)i < r.nlayers; i++) {
@@ -184,7 +207,17 @@ static void check_point(const sweep_spec *s, const sweep_prep *p, const sweep_po
 						   s->models[0].name, pt->name, i, L->name, l->cycles, L->est_cycles, l->wr, st,
 						   l->rd_in + l->rd_wgt, ld);
 			}
+			if (!same_events(&pt->cfg, m, L, &l->ev) && !bad_ev++)
+				CHECK_FAIL("%s %s layer %u (%s): energy events SP %" PRIu64 "/%" PRIu64 " ACC %" PRIu64
+					   "/%" PRIu64 " VEC %" PRIu64 " RQ %" PRIu64 " MACS %" PRIu64
+					   " differ from its compiled instructions'",
+					   s->models[0].name, pt->name, i, L->name, l->ev.sp_rd, l->ev.sp_wr, l->ev.acc_rd,
+					   l->ev.acc_wr, l->ev.vec_lines, l->ev.rq_values, l->ev.macs);
+			evsum += l->ev.sp_rd + l->ev.acc_wr + l->ev.vec_lines;
 		}
+		CHECK(!bad_ev && evsum > 0 && r.ev.sp_rd + r.ev.acc_wr + r.ev.vec_lines == evsum,
+		      "%s %s: every layer's energy events as its compiled instructions', the point's their sum",
+		      s->models[0].name, pt->name);
 		CHECK(!bad && r.cycles == rep.est_cycles, "%s %s: every layer's estimate as the full compile's, its DRAM "
 							 "reads and writes as its LOADs and STOREs, total %" PRIu64 " = %" PRIu64,
 		      s->models[0].name, pt->name, r.cycles, rep.est_cycles);

@@ -57,7 +57,8 @@ module dma_tb_top (
   output logic                                  st_acc_re_o,
   output logic [npu_pkg::AccAddrW-1:0]          st_acc_addr_o,
   input  logic [32*npu_pkg::ArrayCols-1:0]      st_acc_rdata_i,
-  input  logic [32*npu_pkg::NumCtrs-1:0]        st_ctr_snapshot_i
+  input  logic [32*npu_pkg::NumCtrs-1:0]        st_ctr_snapshot_i,
+  output logic                                  st_rq_row_o
 );
 
   assign cfg_fingerprint_o = npu_pkg::HwFingerprint;
@@ -117,7 +118,8 @@ module dma_tb_top (
     .acc_re_o       (st_acc_re_o),
     .acc_addr_o     (st_acc_addr_o),
     .acc_rdata_i    (st_acc_rdata_i),
-    .ctr_snapshot_i (st_ctr_snapshot_i)
+    .ctr_snapshot_i (st_ctr_snapshot_i),
+    .rq_row_o       (st_rq_row_o)
   );
 
 endmodule

@@ -17,7 +17,7 @@
 /* tensor-engine registers (regs.def) */
 enum { R_ID = 0x0, R_HW_ARRAY = 0x8, R_HW_FP = 0x18, R_CTRL = 0x20, R_STATUS = 0x24, R_INSN_BASE = 0x28,
        R_ERR_CAUSE = 0x2c, R_ERR_PC = 0x30, R_ERR_INFO = 0x34, R_IRQ_STATUS = 0x38, R_IRQ_MASK = 0x3c,
-       R_CTR = 0x40, R_WIN_CTRL = 0x80, R_WIN0 = 0x84 };
+       R_CTR = 0x40, R_WIN_CTRL = 0x80, R_WIN0 = 0x84, R_EVT = 0xc0 };
 
 #define MIE_BITS ((1u << 7) | (1u << LOOM_CORE_IRQ_DOORBELL) | (1u << LOOM_CORE_IRQ_ENGINE_DONE) | \
 		  (1u << LOOM_CORE_IRQ_ENGINE_ERR))
@@ -144,6 +144,8 @@ static void engine_run(const volatile loom_job *j, volatile loom_completion *c)
 	NPU(R_IRQ_STATUS) = 3;
 	for (uint32_t i = 0; i < LOOM_FW_CTRS; i++)
 		c->ctr[i] = NPU(R_CTR + 4 * i);
+	for (uint32_t i = 0; i < LOOM_FW_EVTS; i++)
+		c->evt[i] = NPU(R_EVT + 4 * i);
 }
 
 static int job_valid(const volatile loom_job *j)
