@@ -17,6 +17,8 @@ int cmd_objdump(int argc, char **argv);   /* loom objdump MODEL.loom */
 int cmd_ops(int argc, char **argv);       /* loom ops [--markdown | --check FILE | --write FILE] */
 int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */
 int cmd_bench(int argc, char **argv);     /* loom bench MODEL.loom --iterations N --inflight K (tools/cmd_bench.c) */
+int cmd_sweep(int argc, char **argv);     /* loom sweep --validate MODEL... [--hw CONFIG,...] (tools/cmd_sweep.c) */
+int validate_main(int argc, char **argv); /* loom sweep --validate (tools/cmd_sweep_validate.c) */
 
 /* tools/cli.c: shared by the model commands */
 #include <stddef.h>
