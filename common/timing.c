@@ -39,6 +39,8 @@ void loom_timing_init(loom_timing *t, const loom_hwcfg *cfg, uint32_t lat, uint3
 	if (!t->bw)
 		t->bw = 1;
 	t->outstanding = cfg->dma_outstanding;
+	t->bank_lines = cfg->sp_bank_lines;
+	t->banks = cfg->sp_banks;
 }
 
 /* ------------------------------------------------------------------ instructions */
@@ -60,13 +62,39 @@ uint64_t loom_fetch_beats(const loom_timing *t)
 
 double loom_cyc_matmul(const loom_timing *t, double folds, double P)
 {
-	return folds * fmax(P, t->rows + t->cols + 1) + t->rows + t->cols;
+	double R = t->rows, C = t->cols;
+	if (folds < 1)
+		folds = 1;
+	/* a fold every max(P, C) cycles, a pair every P + R + C - 2 at least
+	 * (a weight buffer is reused R - 2 cycles after its fold streamed) */
+	double per = fmax(fmax(P, C), (P + R + C - 2) / 2);
+	double second = fmax(P, C); /* fold 1 has its own buffer */
+	return C + 1 + (folds >= 2 ? second + (folds - 2) * per : 0) + P + R + C + LOOM_MM_TAIL;
+}
+
+uint64_t loom_cyc_matmul_insn(const loom_timing *t, uint64_t folds, uint64_t P)
+{
+	const uint64_t R = t->rows, C = t->cols;
+	if (!folds || !P)
+		return LOOM_MM_TAIL + 2;
+	/* s: first activation read of a fold; w: its last weight column read
+	 * (npu_compute: two weight buffers, the loader may refill a buffer
+	 * R - 2 cycles after the last read of the fold before the last) */
+	uint64_t w1 = C, s1 = C + 1, s2 = 0, w;
+	for (uint64_t k = 1; k < folds; k++) {
+		w = k == 1 ? w1 + C : w1 + C > s2 + P + R + C - 3 ? w1 + C : s2 + P + R + C - 3;
+		uint64_t s = s1 + P > w + 1 ? s1 + P : w + 1;
+		s2 = s1;
+		s1 = s;
+		w1 = w;
+	}
+	return s1 + P + R + C + LOOM_MM_TAIL;
 }
 
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane)
 {
 	double g = ceil(P / LOOM_VEC_GROUP);
-	return planes * (taps * (P + w * g) + P + 4 * g + per_plane);
+	return planes * (taps * (P + w * g) + P + 4 * g + 1 + per_plane) + LOOM_VEC_FIXED;
 }
 
 /* LOAD and STORE: beats over every row, padding lines of a LOAD */
@@ -98,21 +126,21 @@ uint64_t loom_insn_cycles(const loom_timing *t, const loom_insn *in)
 	case LOOM_OP_LOAD: return dma_insn(t, in, 0);
 	case LOOM_OP_STORE: return dma_insn(t, in, 1);
 	case LOOM_OP_MATMUL:
-		return (uint64_t)loom_cyc_matmul(t, (double)G(MATMUL, NCB) * G(MATMUL, KH) * G(MATMUL, KW),
-						 (double)G(MATMUL, OUT_H) * G(MATMUL, OUT_W));
+		return loom_cyc_matmul_insn(t, (uint64_t)G(MATMUL, NCB) * G(MATMUL, KH) * G(MATMUL, KW),
+					    (uint64_t)G(MATMUL, OUT_H) * G(MATMUL, OUT_W));
 	case LOOM_OP_ELTWISE: {
 		uint64_t planes = G(ELTWISE, PLANES), pl = G(ELTWISE, PLANE_LINES);
-		return planes && pl ? (uint64_t)loom_cyc_vec(planes, pl, 2, 0, 0) + 2 : 1;
+		return planes && pl ? (uint64_t)loom_cyc_vec(planes, pl, 2, 0, 0) : LOOM_VEC_EMPTY;
 	}
 	case LOOM_OP_POOL:
 		return (uint64_t)loom_cyc_vec(G(POOL, NCB), (double)G(POOL, OUT_H) * G(POOL, OUT_W),
-					      (double)G(POOL, KH) * G(POOL, KW), 0, 0) + 2;
+					      (double)G(POOL, KH) * G(POOL, KW), 0, 0);
 	case LOOM_OP_DWCONV:
 		return (uint64_t)loom_cyc_vec(G(DWCONV, NCB), (double)G(DWCONV, OUT_H) * G(DWCONV, OUT_W),
-					      (double)G(DWCONV, KH) * G(DWCONV, KW), 1, LOOM_DW_PARAM_LINES) + 2;
+					      (double)G(DWCONV, KH) * G(DWCONV, KW), 1, LOOM_DW_PARAM_LINES);
 	case LOOM_OP_LUT: {
 		uint64_t n = G(LUT, LINES), tl = (LOOM_LUT_ENTRIES + t->rows - 1) / t->rows;
-		return n ? (uint64_t)loom_cyc_vec(1, n, 1, 0, 0) + tl + 2 : 1;
+		return n ? (uint64_t)loom_cyc_vec(1, n, 1, 0, 0) + tl : LOOM_VEC_EMPTY;
 	}
 	case LOOM_OP_MARK: return loom_cyc_dma(t, loom_row_beats(t, G(MARK, DRAM_ADDR), LOOM_MARK_BYTES), 0);
 	default: return 1;
