@@ -125,11 +125,30 @@ static int cal_mark(loom_tchan *c, uint64_t u0, uint64_t u1)
 		u0 = c->lo;
 	if (u1 > c->lo + c->nbits && ch_grow(c, u1))
 		return -1;
-	for (uint64_t u = u0; u < u1; u++)
-		ch_put(c, u, 1);
+	for (uint64_t u = u0; u < u1;) {
+		uint64_t i = u & (c->nbits - 1), b = i & 63, n = 64 - b;
+		if (n > u1 - u)
+			n = u1 - u;
+		c->w[i >> 6] |= (n == 64 ? ~0ull : ((1ull << n) - 1)) << b;
+		u += n;
+	}
 	if (u1 > c->hi)
 		c->hi = u1;
 	return 0;
+}
+
+/* the first cycle at or after u that is not busy */
+static uint64_t cal_free(const loom_tchan *c, uint64_t u)
+{
+	if (!c->w)
+		return u;
+	while (u >= c->lo && u < c->hi && u < c->lo + c->nbits) {
+		uint64_t i = u & (c->nbits - 1), f = ~c->w[i >> 6] >> (i & 63);
+		if (f)
+			return u + (uint64_t)__builtin_ctzll(f);
+		u += 64 - (i & 63);
+	}
+	return u;
 }
 
 /* the bank of scratchpad line a */
@@ -154,14 +173,14 @@ static uint64_t sp_free(const loom_tdma *d, int mid, uint64_t line, uint64_t t)
 	if (!d->nbanks)
 		return t;
 	unsigned b = bank_of(d, line);
-	for (int moved = 1; moved;) {
-		moved = 0;
-		while (ch_get(&d->sp_hi[b], t))
-			t++, moved = 1;
-		while (mid && ch_get(&d->sp_mid[b], t))
-			t++, moved = 1;
+	for (;;) {
+		uint64_t x = cal_free(&d->sp_hi[b], t);
+		if (mid)
+			x = cal_free(&d->sp_mid[b], x);
+		if (x == t)
+			return t;
+		t = x;
 	}
-	return t;
 }
 
 /* ------------------------------------------------------------------ DRAM */
@@ -343,7 +362,6 @@ static void rs_take(loom_tdma *d, uint64_t x)
 
 /* ------------------------------------------------------------------ LOAD */
 
-#define LF(h, f) loom_insn_get(&(h)->in, LOOM_F_LOAD_##f)
 
 /* the walker's instruction starts in cycle c (its first step the cycle after) */
 static void ld_start(loom_tdma *d, unsigned i)
@@ -359,9 +377,9 @@ static void ld_start(loom_tdma *d, unsigned i)
 static void ld_item(loom_tdma *d, int kind, uint64_t ready, int flags, uint64_t burst)
 {
 	const loom_theld *h = &d->ld[d->ld_w];
-	loom_titem it = {ready, 0, 0, burst, h->seq, (uint8_t)kind, LF(h, TARGET) == LOOM_MEM_ACC, (uint8_t)flags};
+	loom_titem it = {ready, 0, 0, burst, h->seq, (uint8_t)kind, (uint8_t)h->tacc, (uint8_t)flags};
 	if (kind != 2)
-		it.line = LF(h, MEM_ADDR) + d->ld_lc++;
+		it.line = h->mem + d->ld_lc++;
 	wr_add(d, it);
 }
 
@@ -400,13 +418,13 @@ static void ld_walk(loom_tdma *d)
 {
 	while (d->ld_w < d->ld_n && !d->pb.open) {
 		loom_theld *h = &d->ld[d->ld_w];
-		uint64_t n1 = LF(h, N1), n2 = LF(h, N2), n3 = LF(h, N3);
+		uint64_t n1 = h->n[0], n2 = h->n[1], n3 = h->n[2];
 		if (!n1 || !n2 || !n3) {
 			/* a marker descriptor, pushed at the first step */
 			ld_finish(d, d->w_c);
 			continue;
 		}
-		uint64_t pt = LF(h, PAD_TOP), pb = LF(h, PAD_BOTTOM), pl = LF(h, PAD_LEFT), pr = LF(h, PAD_RIGHT);
+		uint64_t pt = h->pt, pb = h->pb, pl = h->pl, pr = h->pr;
 		if (d->w_i3 == n3) {
 			/* the walk is over: the open burst closes, then trailing pads */
 			if (d->ob.open) {
@@ -432,8 +450,8 @@ static void ld_walk(loom_tdma *d)
 				return;
 			continue;
 		}
-		uint64_t a = LF(h, DRAM_ADDR) + d->w_i3 * LF(h, STRIDE3) + (y - pt) * LF(h, STRIDE2) + d->w_x * LF(h, STRIDE1);
-		uint32_t n0 = 4u * LF(h, ROW_WORDS), B = d->t.beat;
+		uint64_t a = h->a0 + d->w_i3 * h->s[2] + (y - pt) * h->s[1] + d->w_x * h->s[0];
+		uint32_t n0 = h->n0, B = d->t.beat;
 		uint32_t nb = (uint32_t)loom_row_beats(&d->t, a, n0);
 		uint64_t pads = d->w_pend + (d->w_x == 0 ? pl : 0);
 		int co = a % B == 0 && n0 % B == 0, cl = 0;
@@ -509,25 +527,6 @@ static void ld_issue(loom_tdma *d, uint64_t ar)
 
 /* ------------------------------------------------------------------ STORE */
 
-#define SF(h, f) loom_insn_get(&(h)->in, LOOM_F_STORE_##f)
-
-static void st_dims(const loom_theld *h, uint64_t n[3], uint64_t s[3], uint64_t *a0, uint32_t *n0, uint32_t *src)
-{
-	if (h->mark) {
-		n[0] = n[1] = n[2] = 1;
-		s[0] = s[1] = s[2] = 0;
-		*a0 = loom_insn_get(&h->in, LOOM_F_MARK_DRAM_ADDR);
-		*n0 = LOOM_MARK_BYTES;
-		*src = 3;
-		return;
-	}
-	n[0] = SF(h, N1), n[1] = SF(h, N2), n[2] = SF(h, N3);
-	s[0] = SF(h, STRIDE1), s[1] = SF(h, STRIDE2), s[2] = SF(h, STRIDE3);
-	*a0 = SF(h, DRAM_ADDR);
-	*n0 = 4u * SF(h, ROW_WORDS);
-	*src = SF(h, SOURCE);
-}
-
 static void st_start(loom_tdma *d, unsigned i)
 {
 	d->st_f = i;
@@ -552,9 +551,8 @@ static void st_row(loom_tdma *d)
 {
 	while (d->st_f < d->st_n && !d->row_ok) {
 		loom_theld *h = &d->st[d->st_f];
-		uint64_t n[3], s[3], a0;
-		uint32_t n0, src;
-		st_dims(h, n, s, &a0, &n0, &src);
+		const uint64_t *n = h->n, *s = h->s;
+		uint32_t src = h->src;
 		if (!n[0] || !n[1] || !n[2]) {
 			st_finish(d, d->f_start + 2, umax(d->f_start + 2, d->st_lastb + 1));
 			continue;
@@ -571,7 +569,7 @@ static void st_row(loom_tdma *d)
 		}
 		if (src == 0) {
 			/* an SP read waits for the compute engines' reads of its bank */
-			uint64_t line = SF(h, MEM_ADDR) + d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
+			uint64_t line = h->mem + d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
 			fire = sp_free(d, 0, line, fire);
 			sp_mark(d, 1, line, fire, fire + 1);
 		}
@@ -583,7 +581,7 @@ static void st_row(loom_tdma *d)
 		d->r_push = push;
 		d->r_aw = aw;
 		d->r_pop = umax(umax(push + 1, d->st_w), aw + 1);
-		d->r_addr = a0 + d->f_i3 * s[2] + d->f_i2 * s[1] + d->f_i1 * s[0];
+		d->r_addr = h->a0 + d->f_i3 * s[2] + d->f_i2 * s[1] + d->f_i1 * s[0];
 		d->row_ok = 1;
 	}
 }
@@ -591,12 +589,8 @@ static void st_row(loom_tdma *d)
 /* the computed row leaves the row FIFO for W */
 static void st_issue(loom_tdma *d)
 {
-	loom_theld *h = &d->st[d->st_f];
-	uint64_t n[3], s[3], a0;
-	uint32_t n0, src;
-	st_dims(h, n, s, &a0, &n0, &src);
 	d->w_on = 1;
-	d->w_left = loom_row_beats(&d->t, d->r_addr, n0);
+	d->w_left = loom_row_beats(&d->t, d->r_addr, d->st[d->st_f].n0);
 	d->w_evt = d->r_pop + 1;
 	d->row_ok = 0;
 }
@@ -614,9 +608,7 @@ static void st_wbeat(loom_tdma *d, uint64_t t)
 	if (--d->w_left)
 		return;
 	/* the row's last beat: its write response dram_latency later */
-	uint64_t n[3], s[3], a0, j = d->st_nb;
-	uint32_t n0, src;
-	st_dims(&d->st[d->st_f], n, s, &a0, &n0, &src);
+	const uint64_t *n = d->st[d->st_f].n, j = d->st_nb;
 	d->w_on = 0;
 	d->st_w = t;
 	d->st_lastb = t + d->t.lat;
@@ -838,12 +830,42 @@ uint64_t loom_tdma_done(const loom_tdma *d, int engine)
 	return loom_tdma_held(d, engine) ? h[0].done : LOOM_TDMA_NEVER;
 }
 
+/* the fields of a LOAD, a STORE or a MARK (mark) the engines read */
+static loom_theld decode(const loom_insn *in, uint64_t acc, int mark)
+{
+	loom_theld h;
+	memset(&h, 0, sizeof h);
+	h.acc = acc;
+	h.done = LOOM_TDMA_NEVER;
+#define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
+	if (mark) {
+		h.n[0] = h.n[1] = h.n[2] = 1;
+		h.a0 = G(MARK, DRAM_ADDR);
+		h.n0 = LOOM_MARK_BYTES;
+		h.src = 3;
+	} else if (loom_insn_opcode(in) == LOOM_OP_LOAD) {
+		h.n[0] = G(LOAD, N1), h.n[1] = G(LOAD, N2), h.n[2] = G(LOAD, N3);
+		h.s[0] = G(LOAD, STRIDE1), h.s[1] = G(LOAD, STRIDE2), h.s[2] = G(LOAD, STRIDE3);
+		h.a0 = G(LOAD, DRAM_ADDR), h.mem = G(LOAD, MEM_ADDR), h.n0 = 4u * G(LOAD, ROW_WORDS);
+		h.pt = G(LOAD, PAD_TOP), h.pb = G(LOAD, PAD_BOTTOM), h.pl = G(LOAD, PAD_LEFT), h.pr = G(LOAD, PAD_RIGHT);
+		h.tacc = G(LOAD, TARGET) == LOOM_MEM_ACC;
+	} else {
+		h.n[0] = G(STORE, N1), h.n[1] = G(STORE, N2), h.n[2] = G(STORE, N3);
+		h.s[0] = G(STORE, STRIDE1), h.s[1] = G(STORE, STRIDE2), h.s[2] = G(STORE, STRIDE3);
+		h.a0 = G(STORE, DRAM_ADDR), h.mem = G(STORE, MEM_ADDR), h.n0 = 4u * G(STORE, ROW_WORDS);
+		h.src = G(STORE, SOURCE);
+	}
+#undef G
+	return h;
+}
+
 void loom_tdma_accept(loom_tdma *d, int engine, uint64_t acc, const loom_insn *in, int mark)
 {
 	if (engine == LOOM_TDMA_LOAD) {
 		if (d->ld_n == 2)
 			return;
-		d->ld[d->ld_n] = (loom_theld){*in, acc, LOOM_TDMA_NEVER, 0, d->ld_seq++};
+		d->ld[d->ld_n] = decode(in, acc, 0);
+		d->ld[d->ld_n].seq = d->ld_seq++;
 		if (d->ld_w == d->ld_n++ && !d->pb.open) {
 			ld_start(d, d->ld_n - 1);
 			ld_walk(d);
@@ -851,7 +873,7 @@ void loom_tdma_accept(loom_tdma *d, int engine, uint64_t acc, const loom_insn *i
 	} else {
 		if (d->st_n == 2)
 			return;
-		d->st[d->st_n] = (loom_theld){*in, acc, LOOM_TDMA_NEVER, mark, 0};
+		d->st[d->st_n] = decode(in, acc, mark);
 		if (d->st_f == d->st_n++) {
 			st_start(d, d->st_n - 1);
 			st_row(d);
@@ -899,6 +921,16 @@ uint64_t loom_tdma_next(const loom_tdma *d)
 
 void loom_tdma_advance(loom_tdma *d, uint64_t t)
 {
+	/* keep the bank calendars short: nothing looks back further than the
+	 * events still to come */
+	if (d->nbanks && t > d->sp_lo + 65536) {
+		uint64_t lo = umax(d->ct, d->rd_last) > 4096 ? umax(d->ct, d->rd_last) - 4096 : 0;
+		for (unsigned b = 0; b < d->nbanks; b++) {
+			ch_advance(&d->sp_hi[b], lo);
+			ch_advance(&d->sp_mid[b], lo);
+		}
+		d->sp_lo = lo;
+	}
 	while (!d->oom) {
 		uint64_t x;
 		int k = next_ev(d, &x);

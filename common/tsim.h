@@ -44,12 +44,16 @@ typedef struct loom_tburst {
 	int last;                /* closed: the walk ends with it */
 } loom_tburst;
 
-/* an instruction a DMA engine holds: done pulse cycle, NEVER while unknown */
+/* an instruction a DMA engine holds, its fields decoded: done pulse
+ * cycle, NEVER while unknown */
 typedef struct loom_theld {
-	loom_insn in;
 	uint64_t acc, done;
-	int mark;
 	uint32_t seq;            /* the load's numbering, for its writer's lines */
+	uint64_t n[3], s[3];     /* extents and DRAM strides */
+	uint64_t a0, mem;        /* DRAM address, SP / ACC line */
+	uint32_t n0, src;        /* row bytes; STORE: SOURCE (3: a MARK record) */
+	uint32_t pt, pb, pl, pr; /* LOAD: padding */
+	int tacc;                /* LOAD: into ACC */
 } loom_theld;
 
 /* an item of the load's writer, in order: a pad line (pushed from cycle
@@ -92,6 +96,7 @@ typedef struct loom_tdma {
 	 * unit (ahead of the load's writes) */
 	uint32_t nbanks;
 	loom_tchan sp_hi[LOOM_TDMA_BANKS], sp_mid[LOOM_TDMA_BANKS];
+	uint64_t sp_lo;          /* the calendars forget cycles before it */
 	/* load engine: held instructions, the walker over the oldest unwalked */
 	loom_theld ld[2];
 	unsigned ld_n, ld_w;     /* held; the one walked (ld_n: none) */
