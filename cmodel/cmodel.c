@@ -739,12 +739,11 @@ static void process(struct cmodel *m)
 		finish_error(m);
 }
 
-/* Earliest pending event after the current instant, UINT64_MAX if none. */
-static uint64_t next_event(const struct cmodel *m)
+/* The next instant the fetcher, a queue or an engine has something to do,
+ * as far as the DMA engines' events so far tell; UINT64_MAX if none. */
+static uint64_t outer_event(const struct cmodel *m)
 {
 	uint64_t t = UINT64_MAX;
-	if (!m->running)
-		return t;
 	for (int i = 0; i < E_COUNT; i++) {
 		uint64_t x = eng_end(m, i);
 		if (x < t)
@@ -755,9 +754,27 @@ static uint64_t next_event(const struct cmodel *m)
 	}
 	if ((m->fst == F_ISSUE || m->fst == F_FETCH || m->fst == F_MARK || m->fst == F_FINISH) && m->fend < t)
 		t = m->fend;
-	uint64_t d = loom_tdma_next(&m->td);
-	if (d < t)
-		t = d <= m->now ? m->now + 1 : d;
+	return t;
+}
+
+/* Earliest pending event after the current instant, UINT64_MAX if none:
+ * the DMA engines run ahead (their events until then change nothing else)
+ * and stop when they make an engine's done or the fetch's end known,
+ * which may bring the next instant closer. */
+static uint64_t next_event(struct cmodel *m)
+{
+	if (!m->running)
+		return UINT64_MAX;
+	uint64_t t = outer_event(m);
+	while (loom_tdma_run(&m->td, t)) {
+		fetch_times(m);
+		t = outer_event(m);
+	}
+	if (t == UINT64_MAX) {
+		uint64_t d = loom_tdma_next(&m->td);
+		if (d != LOOM_TDMA_NEVER)
+			t = d <= m->now ? m->now + 1 : d;
+	}
 	return t;
 }
 

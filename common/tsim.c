@@ -109,8 +109,13 @@ static void ch_advance(loom_tchan *c, uint64_t p)
 	if (e > c->lo && e - c->lo >= c->nbits)
 		memset(c->w, 0, c->nbits / 8);
 	else
-		for (uint64_t k = c->lo; k < e; k++)
-			ch_put(c, k, 0);
+		for (uint64_t k = c->lo; k < e;) {
+			uint64_t i = k & (c->nbits - 1), b = i & 63, n = 64 - b;
+			if (n > e - k)
+				n = e - k;
+			c->w[i >> 6] &= ~((n == 64 ? ~0ull : ((1ull << n) - 1)) << b);
+			k += n;
+		}
 	c->lo = p;
 	if (c->hi < p)
 		c->hi = p;
@@ -311,8 +316,10 @@ static void wr_pop(loom_tdma *d, uint64_t t)
 	}
 	if (it->flags & 2)
 		for (unsigned k = 0; k < d->ld_n; k++)
-			if (d->ld[k].seq == it->seq)
+			if (d->ld[k].seq == it->seq) {
 				d->ld[k].done = t + 1;
+				d->ext = 1;
+			}
 	d->wq_pop[0] = d->wq_pop[1];
 	d->wq_pop[1] = t;
 	d->wq_head = (d->wq_head + 1) % d->wq_cap;
@@ -349,8 +356,10 @@ static void rs_take(loom_tdma *d, uint64_t x)
 	d->rd_last = x;
 	r->k++;
 	if (r->fetch) {
-		if (r->k == r->beats)
+		if (r->k == r->beats) {
 			d->fetch_done = x + 1;
+			d->ext = 1;
+		}
 	} else if (r->k % r->nb == 0) {
 		wr_pushed(d, x + 1);
 	}
@@ -539,6 +548,7 @@ static void st_start(loom_tdma *d, unsigned i)
 static void st_finish(loom_tdma *d, uint64_t front, uint64_t done)
 {
 	d->st[d->st_f].done = done;
+	d->ext = 1;
 	d->st_front = front;
 	if (d->st_f + 1 < d->st_n)
 		st_start(d, d->st_f + 1);
@@ -919,32 +929,55 @@ uint64_t loom_tdma_next(const loom_tdma *d)
 	return t;
 }
 
+/* keep the bank calendars short: nothing looks back further than the
+ * events still to come */
+static void sp_prune(loom_tdma *d)
+{
+	if (!d->nbanks || d->ct <= d->sp_lo + 65536)
+		return;
+	uint64_t lo = umax(d->ct, d->rd_last) > 4096 ? umax(d->ct, d->rd_last) - 4096 : 0;
+	for (unsigned b = 0; b < d->nbanks; b++) {
+		ch_advance(&d->sp_hi[b], lo);
+		ch_advance(&d->sp_mid[b], lo);
+	}
+	d->sp_lo = lo;
+}
+
+/* the next event if it comes at or before t (then 1) */
+static int step(loom_tdma *d, uint64_t t)
+{
+	uint64_t x;
+	int k = next_ev(d, &x);
+	if (x > t || d->oom)
+		return 0;
+	switch (k) {
+	case EV_POP: wr_pop(d, x); break;
+	case EV_PAD: wr_pushed(d, x); break;
+	case EV_READ: rs_take(d, x); break;
+	case EV_WRITE: st_wbeat(d, x); break;
+	case EV_ROW: st_issue(d); break;
+	default: ld_issue(d, x); break;
+	}
+	return 1;
+}
+
 void loom_tdma_advance(loom_tdma *d, uint64_t t)
 {
-	/* keep the bank calendars short: nothing looks back further than the
-	 * events still to come */
-	if (d->nbanks && t > d->sp_lo + 65536) {
-		uint64_t lo = umax(d->ct, d->rd_last) > 4096 ? umax(d->ct, d->rd_last) - 4096 : 0;
-		for (unsigned b = 0; b < d->nbanks; b++) {
-			ch_advance(&d->sp_hi[b], lo);
-			ch_advance(&d->sp_mid[b], lo);
-		}
-		d->sp_lo = lo;
-	}
-	while (!d->oom) {
-		uint64_t x;
-		int k = next_ev(d, &x);
-		if (x > t)
-			break;
-		switch (k) {
-		case EV_POP: wr_pop(d, x); break;
-		case EV_PAD: wr_pushed(d, x); break;
-		case EV_READ: rs_take(d, x); break;
-		case EV_WRITE: st_wbeat(d, x); break;
-		case EV_ROW: st_issue(d); break;
-		default: ld_issue(d, x); break;
-		}
-	}
+	sp_prune(d);
+	while (step(d, t))
+		;
+}
+
+int loom_tdma_run(loom_tdma *d, uint64_t t)
+{
+	if (!t)
+		return 0;
+	sp_prune(d);
+	d->ext = 0;
+	while (step(d, t - 1))
+		if (d->ext)
+			return 1;
+	return 0;
 }
 
 void loom_tdma_fetch(loom_tdma *d, uint64_t ar)

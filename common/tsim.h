@@ -81,6 +81,7 @@ typedef struct loom_treq {
 typedef struct loom_tdma {
 	loom_timing t;
 	int oom;
+	int ext;                 /* an engine's done or the fetch's end became known */
 	/* the DRAM's credit: cval at the start of cycle ct, the beats taken in ct */
 	uint64_t ct;
 	int64_t cval;
@@ -143,6 +144,11 @@ void loom_tdma_accept(loom_tdma *d, int engine, uint64_t acc, const loom_insn *i
 void loom_tdma_advance(loom_tdma *d, uint64_t t);
 /* the next cycle loom_tdma_advance has work, NEVER if none */
 uint64_t loom_tdma_next(const loom_tdma *d);
+/* what happens before cycle t, in order, up to the first event that makes
+ * an engine's done cycle or the fetch's end known (the caller may then have
+ * something to do before t); returns 1 if it stopped there, 0 if every
+ * event before t is done */
+int loom_tdma_run(loom_tdma *d, uint64_t t);
 /* the oldest held instruction's done pulse cycle (NEVER while not known) */
 uint64_t loom_tdma_done(const loom_tdma *d, int engine);
 unsigned loom_tdma_held(const loom_tdma *d, int engine);

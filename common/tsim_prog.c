@@ -181,12 +181,11 @@ static int ts_fetch(tsim *s, uint64_t now, uint64_t *marks, size_t nmarks, size_
 	}
 }
 
-/* the next cycle anything can happen after now; NEVER: nothing */
+/* the next cycle the fetcher, a queue or an engine has something to do
+ * after now (as far as the DMA engines' events so far tell); NEVER: nothing */
 static uint64_t ts_next(const tsim *s, uint64_t now)
 {
-	uint64_t t = loom_tdma_next(&s->d);
-	if (t <= now)
-		t = now + 1;
+	uint64_t t = LOOM_TDMA_NEVER;
 	for (int e = 0; e < NQ; e++) {
 		uint64_t x = ts_end(s, e);
 		if (x > now && x < t)
@@ -233,10 +232,19 @@ uint64_t loom_tsim_run(const loom_timing *t, const loom_insn *in, size_t n, uint
 			ret = umax(now, s->ft);
 			break;
 		}
+		/* the DMA engines run on until the next cycle with something to
+		 * do here (which what they find out may bring closer) */
 		uint64_t nx = moved ? now + 1 : ts_next(s, now);
-		if (nx == LOOM_TDMA_NEVER || s->d.oom)
-			break; /* deadlock, or out of memory */
-		now = nx;
+		while (!moved && loom_tdma_run(&s->d, nx))
+			nx = ts_next(s, now);
+		if (nx == LOOM_TDMA_NEVER && !moved) {
+			nx = loom_tdma_next(&s->d);
+			if (nx == LOOM_TDMA_NEVER)
+				break; /* deadlock */
+		}
+		if (s->d.oom)
+			break;
+		now = nx <= now ? now + 1 : nx;
 
 	}
 	loom_tdma_free(&s->d);
