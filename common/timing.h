@@ -97,6 +97,10 @@ typedef struct loom_conv_est {
 				   * share banks, 0 all packed */
 	int wchunk;               /* weights streamed per step rather than resident */
 	int chained;              /* one segment (no barrier between passes) */
+	uint32_t th, tw;          /* output tile rows and columns */
+	uint32_t cin, cout;       /* channels */
+	uint32_t in_stride;       /* DRAM bytes per input pixel */
+	uint32_t kh, kw, sh, sw;  /* kernel and stride */
 } loom_conv_est;
 double loom_est_conv(const loom_timing *t, const loom_conv_est *e);
 
@@ -112,6 +116,9 @@ typedef struct loom_vec_est {
 	int nbuf;                 /* 1 or 2 buffers (double buffering) */
 	int inplace;              /* output written over the input */
 	int banks;                /* buffers from bank boundaries */
+	uint32_t c;               /* channels */
+	uint32_t in_stride, out_stride; /* DRAM bytes per pixel */
+	uint32_t kw, sw;          /* window width and its stride */
 } loom_vec_est;
 double loom_est_vec(const loom_timing *t, const loom_vec_est *e);
 

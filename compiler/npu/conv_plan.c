@@ -4,12 +4,12 @@
  *
  * It tries every tiling (distinct tile sizes, chunk sizes, blocks
  * per pass, weights resident or streamed) that fits SP, ACC and the field
- * widths, and keeps the fastest by the timing model (common/timing.c,
- * loom_est_conv): the C model's timing plus
- * what the RTL adds: the load DMA moves one SP line per burst with
- * dma_outstanding bursts in flight, and activation reads win a shared bank
- * over weight reads and loads. Streamed weights are chosen only when more
- * than 1% faster than resident ones. */
+ * widths and rates it with the closed form of the timing model
+ * (common/timing.c, loom_est_conv; streamed weights count 1% more, as they
+ * re-read every weight once per tile). The NPU_FINALISTS best rated are
+ * emitted at 4 KiB-aligned addresses and their programs timed by the
+ * timing model itself (common/tsim.h, as the RTL runs them): the fastest
+ * is the plan, its cycles the plan's estimate. */
 #include "compiler/npu/npu_internal.h"
 #include "common/timing.h"
 
@@ -175,10 +175,77 @@ static int try_cand(const loom_hwcfg *cfg, const layer *L, uint32_t g, uint32_t 
 		.ncb = L->ncb, .nob = L->nob, .kk = KK, .raw = L->raw,
 		.tile_ih = ih, .tile_iw = iw, .ntiles = pl->ntiles, .nk = nk, .nky = nky, .npass = npass,
 		.nslots = pl->nslots, .banks = pl->banks, .wchunk = wchunk, .chained = pl->chained,
+		.th = th, .tw = tw, .cin = L->cin, .cout = L->cout, .in_stride = L->in_stride,
+		.kh = L->y.k, .kw = L->x.k, .sh = L->y.s, .sw = L->x.s,
 	};
 	double total = loom_est_conv(&tm, &e);
 	pl->est_cycles = (uint64_t)total;
 	return 0;
+}
+
+/* the sizes and counts of a chosen tiling */
+static void plan_finish(const layer *L, loom_conv_plan *pl)
+{
+	pl->oh = L->y.out;
+	pl->ow = L->x.out;
+	pl->ncb = L->ncb;
+	pl->nob = L->nob;
+	pl->in_stride = L->in_stride;
+	pl->out_stride = L->out_stride;
+	pl->in_bytes = (uint64_t)L->y.in * L->x.in * L->in_stride;
+	pl->out_bytes = (uint64_t)pl->oh * pl->ow * L->out_stride;
+	pl->wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
+	pl->param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
+	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk;
+	pl->macs_issued = (uint64_t)pl->oh * pl->ow * L->ncb * L->kk * L->nob * L->R * L->C;
+	pl->insns = 0;
+}
+
+/* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
+ * model, MARK to MARK; 0 if it can not be emitted */
+static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *pl)
+{
+	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64};
+	for (int i = 0; i < 5; i++) {
+		at[i] = a;
+		a = (a + sz[i] + 4095) / 4096 * 4096;
+	}
+	if (a > 0xffffffffull)
+		return 0;
+	loom_dram_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0};
+	loom_prog pr;
+	loom_prog_init(&pr);
+	char err[256];
+	loom_conv_plan c = *pl;
+	uint64_t cyc = npu_conv_emit(cfg, p, L, &c, &lay, &pr, err, sizeof err) ? 0
+										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, 1);
+	loom_prog_free(&pr);
+	return cyc;
+}
+
+/* c into the finalists fin[0..*n), kept in order of key (then fewer steps) */
+static void finalist(loom_conv_plan *fin, double *key, int *n, const loom_conv_plan *c, double k)
+{
+	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
+	int i = *n;
+	while (i > 0) {
+		const loom_conv_plan *b = &fin[i - 1];
+		uint64_t sb = (uint64_t)b->ntiles * b->nk * b->nky * b->npass;
+		if (key[i - 1] < k || (key[i - 1] == k && sb <= sc))
+			break;
+		i--;
+	}
+	if (i >= NPU_FINALISTS)
+		return;
+	int last = *n < NPU_FINALISTS ? *n : NPU_FINALISTS - 1;
+	for (int j = last; j > i; j--) {
+		fin[j] = fin[j - 1];
+		key[j] = key[j - 1];
+	}
+	fin[i] = *c;
+	key[i] = k;
+	if (*n < NPU_FINALISTS)
+		(*n)++;
 }
 
 int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
@@ -201,17 +268,18 @@ int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, lo
 	int nkc = npu_distinct_sizes(L->ncb, 255, umin(umin(h->kc, L->ncb), 255), kcs, CAP);
 	int nth = npu_distinct_sizes(L->y.out, 4095, umin(umin(h->th, L->y.out), 4095), ths, CAP);
 	int ntw = npu_distinct_sizes(L->x.out, 4095, umin(umin(h->tw, L->x.out), 4095), tws, CAP);
-	loom_conv_plan bestm[2] = {0}, c;
-	int havem[2] = {0, 0};
+	/* the best rated of each weight mode (resident, streamed) */
+	loom_conv_plan fm[2][NPU_FINALISTS], c;
+	double km[2][NPU_FINALISTS];
+	int nm[2] = {0, 0};
 	uint32_t kyh = umin(h->kyc, L->y.k);
 	/* all kernel rows per MATMUL; chunks of kernel rows only when that fails */
-	for (uint32_t kyc = kyh ? kyh : L->y.k; kyc >= 1 && !havem[0] && !havem[1]; kyc = kyh ? 0 : kyc - 1) {
+	for (uint32_t kyc = kyh ? kyh : L->y.k; kyc >= 1 && !nm[0] && !nm[1]; kyc = kyh ? 0 : kyc - 1) {
 		if (!kyh && kyc > 1 && cdiv(L->y.k, kyc - 1) == cdiv(L->y.k, kyc))
 			continue; /* the same number of chunks with smaller ones */
 		for (int wc = 0; wc < 2; wc++) {
 			if (h->wchunk && wc != h->wchunk - 1)
 				continue;
-			loom_conv_plan *best = &bestm[wc];
 			for (int a = 0; a < ng; a++)
 				for (int b = 0; b < nkc; b++)
 					for (int t = 0; t < nth; t++)
@@ -220,42 +288,43 @@ int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, lo
 							if (try_cand(cfg, L, gs[a], kcs[b], kyc, ths[t], tws[u], wc,
 								     h->barrier, &c))
 								continue;
-							uint64_t sc = (uint64_t)c.ntiles * c.nk * c.nky * c.npass;
-							uint64_t sb = (uint64_t)best->ntiles * best->nk * best->nky *
-								      best->npass;
-							if (!havem[wc] || c.est_cycles < best->est_cycles ||
-							    (c.est_cycles == best->est_cycles && sc < sb)) {
-								*best = c;
-								havem[wc] = 1;
-							}
+							/* streamed weights re-read every weight once
+							 * per tile: only when clearly (1%) faster */
+							finalist(fm[wc], km[wc], &nm[wc], &c,
+								 (double)c.est_cycles * (wc ? 1.01 : 1));
 						}
 		}
 	}
-	/* weights resident across tiles unless streaming them is clearly
-	 * (> 1%) faster: it re-reads every weight once per tile */
-	int have = havem[0] || havem[1];
-	loom_conv_plan best = havem[0] ? bestm[0] : bestm[1];
-	if (havem[0] && havem[1] && bestm[1].est_cycles * 101 < bestm[0].est_cycles * 100)
-		best = bestm[1];
 	free(gs);
-	if (!have)
+	/* the finalists: the best rated overall, and the best of the other
+	 * weight mode (the closed form is least sure between the two) */
+	loom_conv_plan fin[NPU_FINALISTS];
+	int nfin = 0, i0 = 0, i1 = 0;
+	while (nfin < NPU_FINALISTS && (i0 < nm[0] || i1 < nm[1])) {
+		int m1 = i0 >= nm[0] || (i1 < nm[1] && km[1][i1] < km[0][i0]);
+		if (nfin == NPU_FINALISTS - 1 && nm[0] && nm[1] && !(m1 ? i0 : i1))
+			m1 = !m1; /* the last place for the other mode's best */
+		fin[nfin++] = m1 ? fm[1][i1++] : fm[0][i0++];
+	}
+	if (!nfin)
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
 			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, cfg->name, cfg->sp_lines, cfg->acc_lines);
-	best.oh = L->y.out;
-	best.ow = L->x.out;
-	best.ncb = L->ncb;
-	best.nob = L->nob;
-	best.in_stride = L->in_stride;
-	best.out_stride = L->out_stride;
-	best.in_bytes = (uint64_t)p->h * p->w * L->in_stride;
-	best.out_bytes = (uint64_t)best.oh * best.ow * L->out_stride;
-	best.wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
-	best.param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
-	best.macs = (uint64_t)best.oh * best.ow * p->cout * p->cin * L->kk;
-	best.macs_issued = (uint64_t)best.oh * best.ow * L->ncb * L->kk * L->nob * L->R * L->C;
-	best.insns = 0;
-	*plan = best;
+	/* the finalists' programs timed: the fastest (the closed form's order
+	 * breaks ties); its cycles are the estimate */
+	int best = 0;
+	uint64_t bc = 0;
+	for (int i = 0; i < nfin; i++) {
+		plan_finish(L, &fin[i]);
+		uint64_t cyc = plan_cycles(cfg, p, L, &fin[i]);
+		if (cyc && (!bc || cyc < bc)) {
+			bc = cyc;
+			best = i;
+		}
+	}
+	if (bc)
+		fin[best].est_cycles = bc;
+	*plan = fin[best];
 	return 0;
 }
 

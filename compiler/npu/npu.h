@@ -52,6 +52,12 @@ static inline size_t loom_prog_bytes(const loom_prog *p) { return p->n * LOOM_IN
 /* Writes the program (little-endian words) to DRAM at addr (32-byte aligned). */
 int loom_prog_write(loom_hw *hw, const loom_prog *p, uint64_t addr);
 void loom_prog_dump(const loom_prog *p, uint64_t addr, FILE *f);
+/* The cycles of one layer's n instructions (ending with its MARK) as the
+ * RTL runs them (the timing model, common/tsim.h): from the record of the
+ * MARK before it (after_mark; the layer's MARK-to-MARK cycles in a job) or
+ * from the job's START to its last MARK's record. 0 if the instructions
+ * have no MARK or do not run to it. */
+uint64_t loom_prog_layer_cycles(const loom_hwcfg *cfg, const loom_insn *in, size_t n, int after_mark);
 
 /* Static checks of a program: every instruction passes loom_insn_check;
  * every token pop is matched by an earlier push (in program order, hence no
@@ -137,6 +143,10 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
 /* Appends the layer's program to prog. plan may be NULL. 0 or -1 + message. */
 int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_dram_layout *lay,
 		    loom_prog *prog, loom_conv_plan *plan, char *err, size_t errlen);
+/* The same for a plan loom_conv_plan_make made of these parameters (no
+ * planning again; a plan of other parameters is made again). */
+int loom_emit_conv(const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
+		   const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen);
 
 /* Packs weights [cout][kh][kw][cin] and per-channel bias/mult/shift (NULL
  * for raw layers) into wbuf (plan.wgt_bytes) and pbuf (plan.param_bytes). */
@@ -162,6 +172,8 @@ void loom_gemm_init(loom_gemm_params *g);
 void loom_gemm_to_conv(const loom_gemm_params *g, loom_conv_params *c);
 int loom_build_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, const loom_dram_layout *lay,
 		    loom_prog *prog, loom_conv_plan *plan, char *err, size_t errlen);
+int loom_emit_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, loom_conv_plan *plan,
+		   const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen);
 /* b is [k][n]; bias/mult/shift have n entries (NULL for raw). */
 int loom_gemm_pack(const loom_hwcfg *cfg, const loom_gemm_params *g, const int8_t *b, const int32_t *bias,
 		   const int32_t *mult, const int32_t *shift, uint8_t *wbuf, uint8_t *pbuf, char *err,
@@ -278,6 +290,9 @@ int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec
 /* Appends the layer's program (ending with a MARK) to prog. plan may be NULL. */
 int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
 		   loom_vec_plan *plan, char *err, size_t errlen);
+/* The same for a plan loom_vec_plan_make made of these parameters. */
+int loom_emit_vec(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, const loom_vec_layout *lay,
+		  loom_prog *prog, char *err, size_t errlen);
 /* Packs the constants into buf (plan.const_bytes): DWCONV w [kh][kw][c],
  * bias/mult/shift [c]; LUT lut[256] (entry x + 128). Unused ones may be NULL. */
 int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t *w, const int32_t *bias,
