@@ -76,6 +76,7 @@ UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
 UNIT_TESTS += test_exec_req
+UNIT_TESTS += test_sweep
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -231,9 +232,9 @@ $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # test_cmodel is two files: the vector unit's tests in test_cmodel_vec.c
 $(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o
 $(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o
-# loom_model_dump is part of loom objdump (tools/cmd_objdump.c)
-$(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/cmd_objdump.o
-$(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/cmd_objdump.o
+# loom_model_dump is part of loom objdump (tools/objdump.c)
+$(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
+$(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o
 $(DIRECTED): tests/directed/test_directed.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
@@ -241,12 +242,13 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(CHECK_SAN_O) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(LDLIBS)
 
-# loom_compile as a library, and the runtime's inference requests; both run what they
-# compile through libloom (one link group, as the CLI)
-$(BUILD)/tests/test_compile $(BUILD)/tests/test_exec_req: $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
+# loom_compile as a library, the runtime's inference requests, loom sweep's evaluation;
+# they run what they compile through libloom (one link group, as the CLI)
+LIBLOOM_TESTS := test_compile test_exec_req test_sweep
+$(LIBLOOM_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
-$(BUILD)/tests/san_test_compile $(BUILD)/tests/san_test_exec_req: $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
+$(LIBLOOM_TESTS:%=$(BUILD)/tests/san_%): $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(LIBLOOM_SAN) $(BUILD)/libloomcore-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(DRIVER_LDLIBS) $(LDLIBS)
@@ -292,7 +294,7 @@ $(BUILD)/fuzz/libloomcore.a: $(FUZZ_OBJS)
 	ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libloomcore.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
-$(BUILD)/fuzz/fuzz_model: $(BUILD)/fuzz/obj/tools/cmd_objdump.o
+$(BUILD)/fuzz/fuzz_model: $(BUILD)/fuzz/obj/tools/objdump.o
 fuzz: $(FUZZ_BINS)
 
 TEST_CONFIGS := small default large odd
@@ -303,7 +305,14 @@ RV32_ELFS := $(patsubst tests/rv32/%.S,$(BUILD)/rv32/%.elf,$(wildcard tests/rv32
 $(BUILD)/rv32/%.elf: tests/rv32/%.S tests/rv32/test.h tests/rv32/link.ld tests/rv32/build.sh | $(SETUP)
 	sh tests/rv32/build.sh $(BUILD)/rv32 $*
 
-tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP)
+# GNU parallel and Slurm for loom sweep's engines and their tests (sh scripts/setup.sh cluster)
+CLUSTER_SETUP := $(BUILD)/.cluster-setup-stamp
+$(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
+	sh scripts/setup.sh cluster
+	@touch $@
+
+tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+             $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 

@@ -61,6 +61,18 @@ loom_calib *loom_calib_new(const loom_graph *g, int method, double percentile)
 	return c;
 }
 
+int loom_calib_matches(const loom_calib *c, const loom_graph *g, int method, double percentile)
+{
+	if (!c || !g || c->ntensors != g->ntensors || c->method != method || c->percentile != percentile)
+		return 0;
+	loom_calib *fresh = loom_calib_new(g, method, percentile);
+	int same = fresh != NULL;
+	for (int t = 0; same && t < g->ntensors; t++)
+		same = fresh->t[t].tracked == c->t[t].tracked;
+	loom_calib_free(fresh);
+	return same;
+}
+
 void loom_calib_free(loom_calib *c)
 {
 	if (!c)

@@ -82,6 +82,11 @@ int loom_calib_stats(const loom_calib *c, int tensor, float *min, float *max, ui
 /* Number of loom_calib_observe calls that succeeded. */
 int loom_calib_samples(const loom_calib *c);
 
+/* 1 when c was made for a graph like g (the same tensors: count, and which
+ * are activations) with this method and percentile, so its ranges can be
+ * reused for g (loom_compile_opts.calib); else 0. */
+int loom_calib_matches(const loom_calib *c, const loom_graph *g, int method, double percentile);
+
 void loom_calib_free(loom_calib *c);
 
 /* Per-channel symmetric weight scales: scales[ch] = max |w| / 127 over the

@@ -93,6 +93,7 @@ void loom_compile_report_free(loom_compile_report *rep)
 	if (!rep)
 		return;
 	free(rep->nodes);
+	free(rep->layers);
 	memset(rep, 0, sizeof *rep);
 }
 
@@ -184,7 +185,7 @@ static void cc_free(cc *c)
 	for (int i = 0; i < c->lo.nraw; i++)
 		free(c->lo.raws[i].sv);
 	free(c->lo.raws);
-	loom_calib_free(c->q.calib);
+	loom_calib_free(c->q.own);
 }
 
 static double now_s(void)
@@ -319,12 +320,28 @@ static int model_layers(cc *c)
 	return 0;
 }
 
-/* the report's totals after emission */
-static void finish_report(cc *c)
+/* the report's totals after emission, and each layer's kernel parameters */
+static int finish_report(cc *c)
 {
 	loom_compile_report *rep = c->rep;
 	if (!rep)
-		return;
+		return 0;
+	rep->layers = calloc((size_t)c->lo.nlw + 1, sizeof *rep->layers);
+	if (!rep->layers)
+		return cc_fail(c, "out of memory");
+	rep->nlayers = c->lo.nlw;
+	for (int i = 0; i < c->lo.nlw; i++) {
+		const lw *l = &c->lo.lws[i];
+		loom_layer_kparams *k = &rep->layers[i];
+		k->kind = l->kind;
+		k->node = l->node;
+		if (l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM)
+			k->cp = l->cp;
+		else
+			k->vp = l->vp;
+		k->cp.hints = NULL;
+		k->vp.hints = NULL;
+	}
 	for (int i = 0; i < c->nn; i++) {
 		loom_node_report *r = &rep->nodes[i];
 		if (r->where == LOOM_WHERE_CPU) {
@@ -337,6 +354,7 @@ static void finish_report(cc *c)
 	}
 	for (uint32_t i = 0; i < c->m->nlayers; i++)
 		rep->est_cycles += c->m->layers[i].est_cycles;
+	return 0;
 }
 
 /* QDQ folding and loom_simplify, with their report entries */
@@ -412,6 +430,8 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	c.err = err;
 	c.errlen = errlen;
 	*out = NULL;
+	if (o->calib_out)
+		*o->calib_out = NULL;
 	if (rep)
 		memset(rep, 0, sizeof *rep);
 	loom_pass_stats st;
@@ -445,7 +465,12 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		rep->lower_s = now_s() - t0 - emit_s;
 		rep->emit_s = emit_s;
 	}
-	finish_report(&c);
+	if (finish_report(&c))
+		goto done;
+	if (o->calib_out) {
+		*o->calib_out = c.q.own;
+		c.q.own = NULL;
+	}
 	rc = 0;
 done:
 	cc_free(&c);

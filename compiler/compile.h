@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "loom/hwcfg.h"
+#include "compiler/calib.h"
+#include "compiler/npu/npu.h"
 #include "ir/ir.h"
 #include "ir/model.h"
 
@@ -33,6 +35,17 @@ typedef struct loom_compile_opts {
 				    intermediate tensors back after a run: tests/models/xcfg.sh) */
 	const char *options;     /* the command line options, stored in the model */
 	const char *source;      /* the ONNX file name, stored in the model */
+	/* Calibration reuse: calibration (the float graph run over every
+	 * sample) is the slow part of a compile and does not depend on the
+	 * configuration. calib_out non-NULL: *calib_out receives this compile's
+	 * calibration (the caller frees it with loom_calib_free; NULL when the
+	 * compile failed before calibrating). calib non-NULL: the calibration of
+	 * an earlier compile of the same model with the same options (calib_out
+	 * of that compile), used instead of running calibration again; a
+	 * calibration of another graph or method is refused. The result is the
+	 * same model as without reuse (tests/unit/test_compile.c). */
+	const loom_calib *calib;
+	loom_calib **calib_out;
 } loom_compile_opts;
 
 enum loom_where { LOOM_WHERE_CPU = 0, LOOM_WHERE_NPU = 1, LOOM_WHERE_FUSED = 2 };
@@ -45,6 +58,19 @@ typedef struct loom_node_report {
 	uint64_t macs;           /* multiply-accumulates of the node (Conv/Gemm/MatMul) */
 } loom_node_report;
 
+/* One NPU layer's kernel parameters as the lowering made them (no
+ * hints): with loom_conv_plan_make / loom_vec_plan_make they give the
+ * layer's plan for any configuration without compiling again (loom sweep
+ * re-plans them per design point). The lowering itself does not depend on
+ * the configuration except where a planner refuses a layer (then the
+ * compile keeps the node on the CPU). */
+typedef struct loom_layer_kparams {
+	int kind;                /* enum loom_layer_kind (ir/model.h) */
+	int node;                /* its main node: an index into loom_compile_report.nodes */
+	loom_conv_params cp;     /* CONV, GEMM (a GEMM in its 1x1-convolution form, loom_gemm_to_conv) */
+	loom_vec_params vp;      /* POOL, DWCONV, ELTWISE, LUT */
+} loom_layer_kparams;
+
 typedef struct loom_compile_report {
 	loom_node_report *nodes; /* one per node of the simplified graph */
 	int nnodes;
@@ -56,6 +82,9 @@ typedef struct loom_compile_report {
 	uint64_t macs_npu, macs_cpu;
 	int nodes_cpu, nodes_npu;
 	uint64_t est_cycles;     /* NPU layers */
+	loom_layer_kparams *layers; /* one per layer of the model (loom_model.layers), in order */
+	int nlayers;
+	int calib_reused;        /* the calibration came from loom_compile_opts.calib */
 	double simplify_s, calib_s, lower_s, emit_s; /* wall-clock seconds per stage */
 } loom_compile_report;
 

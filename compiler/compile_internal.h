@@ -56,7 +56,8 @@ typedef struct cc {
 	int *prod;               /* producing node, -1 */
 	/* quantization (quantize.c): per tensor */
 	struct cc_quant {
-		loom_calib *calib;
+		const loom_calib *calib; /* the ranges: own, or loom_compile_opts.calib */
+		loom_calib *own;         /* made by this compile (freed, or given to calib_out) */
 		int *hasq;       /* quantization decided */
 		float *scale;
 		int32_t *zp;

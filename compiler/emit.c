@@ -58,25 +58,22 @@ int cc_emit(cc *c)
 			L->insn_first = (uint32_t)(all.n + before);
 			L->insn_count = (uint32_t)(p.n - before);
 			L->mark_id = li;
-			/* the layer's cycles as the RTL runs its emitted program */
-			uint64_t est = loom_prog_layer_cycles(c->cfg, &p.insn[before], p.n - before, li != st->layer);
 			if (l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM) {
 				const loom_conv_plan *pl = &l->cplan;
 				L->macs = pl->macs;
-				L->est_cycles = est ? est : pl->est_cycles;
+				L->est_cycles = pl->est_cycles;
 				L->dram_bytes = pl->dram_rd_est + pl->out_bytes;
 				L->tile_h = pl->th, L->tile_w = pl->tw, L->tile_c = pl->kc * c->cfg->array_rows;
-				L->sp_bytes = (pl->wgt_lines * pl->nwreg + 2 * pl->act_lines) * c->cfg->sp_line_bytes;
+				L->sp_bytes = (uint32_t)(loom_conv_plan_sp_lines(pl) * c->cfg->sp_line_bytes);
 			} else {
 				const loom_vec_plan *pl = &l->vplan;
 				L->macs = l->kind == LOOM_LAYER_DWCONV
 						  ? (uint64_t)pl->oh * pl->ow * l->vp.c * l->vp.kh * l->vp.kw
 						  : 0;
-				L->est_cycles = est ? est : pl->est_cycles;
+				L->est_cycles = pl->est_cycles;
 				L->dram_bytes = pl->dram_rd_est + pl->out_bytes;
 				L->tile_h = pl->th, L->tile_w = pl->tw, L->tile_c = pl->kc * c->cfg->array_rows;
-				L->sp_bytes = (uint32_t)((uint64_t)(pl->in_lines + pl->out_lines) * (uint32_t)pl->nbuf +
-							 pl->const_lines) * c->cfg->sp_line_bytes;
+				L->sp_bytes = (uint32_t)(loom_vec_plan_sp_lines(pl) * c->cfg->sp_line_bytes);
 			}
 		}
 		if (loom_prog_finish(&p) || loom_prog_verify(c->cfg, &p, c->err, c->errlen)) {

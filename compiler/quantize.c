@@ -223,60 +223,85 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
-int cc_calibrate(cc *c)
+/* drop the activations' data: only constants stay in the graph */
+static void drop_activations(loom_graph *g)
 {
-	loom_graph *g = c->g;
-	const loom_compile_opts *o = c->o;
-	c->q.calib = loom_calib_new(g, o->calib_method, o->percentile > 0 ? o->percentile : 99.99);
-	if (!c->q.calib)
-		return cc_fail(c, "out of memory (calibration)");
-	int n;
-	if (o->calib_dir) {
-		n = loom_calib_run_dir(c->q.calib, g, o->calib_dir, c->err, c->errlen);
-		if (n < 0)
-			return -1;
-	} else if (o->calib_inputs) {
-		n = 1;
-		if (loom_calib_bind(g, o->calib_inputs, o->calib_ninputs, "calibration inputs", c->err, c->errlen) ||
-		    loom_ref_run(g, c->err, c->errlen) || loom_calib_observe(c->q.calib, g, c->err, c->errlen))
-			return -1;
-	} else {
-		n = o->random_samples > 0 ? o->random_samples : 4;
-		uint64_t s = 0x9e3779b97f4a7c15ull;
-		for (int k = 0; k < n; k++) {
-			for (int i = 0; i < g->ninputs; i++) {
-				loom_tensor *t = &g->tensors[g->inputs[i]];
-				size_t bytes = loom_tensor_bytes(t);
-				void *d = calloc(1, bytes + 1);
-				if (!d)
-					return cc_fail(c, "out of memory (calibration)");
-				if (t->dtype == LOOM_DT_FLOAT) {
-					float *f = d;
-					for (int64_t e = 0; e < loom_tensor_numel(t); e++) {
-						double u1 = ((rng_next(&s) >> 11) + 1.0) / 9007199254740993.0;
-						double u2 = (rng_next(&s) >> 11) / 9007199254740992.0;
-						f[e] = (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
-					}
-				}
-				int rc = loom_tensor_set_data(t, d, bytes);
-				free(d);
-				if (rc)
-					return cc_fail(c, "out of memory (calibration)");
-			}
-			if (loom_ref_run(g, c->err, c->errlen) || loom_calib_observe(c->q.calib, g, c->err, c->errlen))
-				return -1;
-		}
-		if (c->rep)
-			c->rep->calib_random = 1;
-	}
-	if (c->rep)
-		c->rep->calib_samples = n;
-	/* drop the activations' data: only constants stay in the graph */
 	for (int t = 0; t < g->ntensors; t++)
 		if (!g->tensors[t].is_const) {
 			free(g->tensors[t].data);
 			g->tensors[t].data = NULL;
 			g->tensors[t].cap = 0;
 		}
+}
+
+/* random N(0, 1) samples of every float graph input: the sample count, or -1 */
+static int calib_random(cc *c, loom_calib *cal)
+{
+	loom_graph *g = c->g;
+	int n = c->o->random_samples > 0 ? c->o->random_samples : 4;
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < g->ninputs; i++) {
+			loom_tensor *t = &g->tensors[g->inputs[i]];
+			size_t bytes = loom_tensor_bytes(t);
+			void *d = calloc(1, bytes + 1);
+			if (!d)
+				return cc_fail(c, "out of memory (calibration)");
+			if (t->dtype == LOOM_DT_FLOAT) {
+				float *f = d;
+				for (int64_t e = 0; e < loom_tensor_numel(t); e++) {
+					double u1 = ((rng_next(&s) >> 11) + 1.0) / 9007199254740993.0;
+					double u2 = (rng_next(&s) >> 11) / 9007199254740992.0;
+					f[e] = (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
+				}
+			}
+			int rc = loom_tensor_set_data(t, d, bytes);
+			free(d);
+			if (rc)
+				return cc_fail(c, "out of memory (calibration)");
+		}
+		if (loom_ref_run(g, c->err, c->errlen) || loom_calib_observe(cal, g, c->err, c->errlen))
+			return -1;
+	}
+	return n;
+}
+
+int cc_calibrate(cc *c)
+{
+	loom_graph *g = c->g;
+	const loom_compile_opts *o = c->o;
+	double pct = o->percentile > 0 ? o->percentile : 99.99;
+	int random = !o->calib_dir && !o->calib_inputs, n;
+	if (o->calib) {
+		/* an earlier compile's calibration of the same graph */
+		if (!loom_calib_matches(o->calib, g, o->calib_method, pct))
+			return cc_fail(c, "the calibration given for reuse (loom_compile_opts.calib) was made for "
+					  "another graph or calibration method");
+		c->q.calib = o->calib;
+		n = loom_calib_samples(o->calib);
+		if (c->rep)
+			c->rep->calib_reused = 1;
+	} else {
+		c->q.calib = c->q.own = loom_calib_new(g, o->calib_method, pct);
+		if (!c->q.own)
+			return cc_fail(c, "out of memory (calibration)");
+		if (o->calib_dir) {
+			n = loom_calib_run_dir(c->q.own, g, o->calib_dir, c->err, c->errlen);
+		} else if (o->calib_inputs) {
+			n = 1;
+			if (loom_calib_bind(g, o->calib_inputs, o->calib_ninputs, "calibration inputs", c->err, c->errlen) ||
+			    loom_ref_run(g, c->err, c->errlen) || loom_calib_observe(c->q.own, g, c->err, c->errlen))
+				return -1;
+		} else {
+			n = calib_random(c, c->q.own);
+		}
+		if (n < 0)
+			return -1;
+	}
+	if (c->rep) {
+		c->rep->calib_random = random;
+		c->rep->calib_samples = n;
+	}
+	drop_activations(g);
 	return 0;
 }

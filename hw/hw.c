@@ -4,16 +4,21 @@
  * The cmodel backend is linked in. The rtl backend of a configuration is a
  * shared library, build/hw/NAME/libloom_rtl.so, made by `make rtl HW=NAME`;
  * when it is missing this file runs that make (the build is cached per
- * configuration), then dlopen()s it and checks that the library was built
- * for the same configuration fingerprint. */
+ * configuration; a lock file build/hw/NAME.lock makes processes that need
+ * the same configuration at once, as loom sweep's workers do, build it
+ * once), then dlopen()s it and checks that the library was built for the
+ * same configuration fingerprint. */
 #include "loom/hw.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "loom/isa.h"
 
@@ -53,16 +58,36 @@ static int build_rtl(const loom_hwcfg *cfg, const char *root, char *err, size_t 
 	return 0;
 }
 
+int loom_hw_rtl_build(const loom_hwcfg *cfg, char *err, size_t len)
+{
+	const char *root = loom_root_dir();
+	char so[1024], lock[1024];
+	snprintf(so, sizeof so, "%s/build/hw/%s/libloom_rtl.so", root, cfg->name);
+	struct stat st;
+	if (stat(so, &st) == 0 && !getenv("LOOM_REBUILD"))
+		return 0;
+	snprintf(lock, sizeof lock, "%s/build", root);
+	mkdir(lock, 0777);
+	snprintf(lock, sizeof lock, "%s/build/hw", root);
+	mkdir(lock, 0777);
+	snprintf(lock, sizeof lock, "%s/build/hw/%s.lock", root, cfg->name);
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	/* another process may have built it while this one waited */
+	int rc = stat(so, &st) == 0 && !getenv("LOOM_REBUILD") ? 0 : build_rtl(cfg, root, err, len);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 static loom_hw *open_rtl(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t len)
 {
 	const char *root = loom_root_dir();
 	char so[1024];
 	snprintf(so, sizeof so, "%s/build/hw/%s/libloom_rtl.so", root, cfg->name);
-	struct stat st;
-	if (stat(so, &st) != 0 || getenv("LOOM_REBUILD")) {
-		if (build_rtl(cfg, root, err, len))
-			return NULL;
-	}
+	if (loom_hw_rtl_build(cfg, err, len))
+		return NULL;
 	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return fail(err, len, "cannot load the RTL backend %s: %s", so, dlerror());

@@ -29,12 +29,24 @@ have_hdr /usr/share/libonnx-testdata/data/node || need="$need libonnx-testdata"
 if ! /usr/bin/python3 -c 'import torch, torchvision, onnx, sklearn' >/dev/null 2>&1; then
 	need="$need python3 python3-torch python3-torchvision python3-onnx python3-sklearn"
 fi
+# loom sweep's plots: Debian's matplotlib for /usr/bin/python3, which
+# scripts/sweep_plot.py uses (an external program; loom itself runs no Python)
+/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || need="$need python3-matplotlib"
 # `sh scripts/setup.sh fuzz` (make fuzz, make test-full): clang and its
 # libFuzzer runtime for the fuzz targets of tests/fuzz
 if [ "$1" = fuzz ]; then
 	have_cmd clang || need="$need clang"
 	[ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
 		need="$need libclang-rt-14-dev"
+fi
+# `sh scripts/setup.sh cluster` (make test, make test-full): the engines loom
+# sweep hands its points to, GNU parallel and Slurm (with munge), for
+# --parallel-sshloginfile and --slurm and their tests (scripts/slurm_local.sh
+# starts a single-node cluster of them; no daemon is started here)
+if [ "$1" = cluster ]; then
+	have_cmd parallel || need="$need parallel"
+	have_cmd munged || [ -x /usr/sbin/munged ] || need="$need munge"
+	{ have_cmd slurmctld || [ -x /usr/sbin/slurmctld ]; } && have_cmd sbatch || need="$need slurm-wlm"
 fi
 if [ -n "$need" ]; then
 	echo "setup: installing$need"

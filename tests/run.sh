@@ -62,6 +62,9 @@ suite unit-calib "$B/tests/test_calib"
 suite unit-compile "$B/tests/test_compile"
 # the runtime's inference requests: K runs of one model in flight, against plain runs
 suite unit-exec-req "$B/tests/test_exec_req"
+# loom sweep's analytical answer against full compiles (calibration reuse, the
+# layers re-planned per point, one search for many points), the grid
+suite unit-sweep "$B/tests/test_sweep" "$B/models"
 # ONNX test cases on the reference executor: every case of tests/onnx/ref_expect.txt must pass
 d=/usr/share/libonnx-testdata/data
 suite onnx-ref "$LOOM" test-onnx "$d/node" "$d/simple" "$d/pytorch-converted" "$d/pytorch-operator" \
@@ -124,6 +127,11 @@ if [ -n "$FULL" ]; then
 	[ -f "$r50/model.onnx" ] || /usr/bin/python3 scripts/export_models.py --out "$B/models-bench" --only resnet50 >/dev/null
 	suite run-same-outputs-resnet50 sh tests/models/same_outputs.sh "$LOOM" "$B/models-bench" resnet50_opset13
 fi
+# loom sweep: a 3x2 grid on the RTL, the cache (resume, nothing recomputed), plots
+# (PNG IHDR), bad points with reasons, --jobs 1 = 2, GNU parallel, usage errors; then
+# --slurm on a single-node Slurm cluster this script starts and stops (about 15 s)
+suite sweep-cli sh tests/models/sweep_cli.sh "$LOOM" "$B/models"
+suite sweep-slurm sh tests/models/sweep_slurm.sh "$LOOM" "$B/models"
 # bad input gets a clear error naming it and exit 2, never a silent default: model
 # inputs, option values, backends and configurations of every command, --calib
 # folders, the warning for calibration on random data
@@ -140,6 +148,7 @@ suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
 suite asan-exec-req "$B/tests/san_test_exec_req"
+suite asan-sweep "$B/tests/san_test_sweep" "$B/models"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
 # models through loom compile and loom run on the C model
@@ -147,6 +156,13 @@ suite asan-onnx-npu "$B/bin/loom-san" test-onnx "$d/node" "$d/simple" "$d/pytorc
 	--backend cmodel --expect tests/onnx/ref_expect.txt --placement $pl -q
 suite asan-models-npu sh tests/models/npu_models.sh "$B/bin/loom-san" "$B/models" cmodel npu_ops_opset13 \
 	squeezenet1_1_opset13 digits_qdq_opset13 tiny_transformer_opset13
+# loom sweep under the sanitizers: two local workers, bad points, the RTL
+swd=$(mktemp -d)
+suite asan-sweep-cli "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --array 8x8,16x16,0x8 \
+	--spad 16K,64K --dram-latency 40,80 --jobs 2 -o "$swd/a"
+suite asan-sweep-rtl "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --dram-latency 40,80 --rtl \
+	--jobs 1 --no-plots -o "$swd/r"
+rm -rf "$swd"
 # hardware-access layer, configurations, run bound, waveforms (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
 # libloom: ELF validation and calls without firmware; the protocol suite

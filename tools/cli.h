@@ -17,8 +17,8 @@ int cmd_objdump(int argc, char **argv);   /* loom objdump MODEL.loom */
 int cmd_ops(int argc, char **argv);       /* loom ops [--markdown | --check FILE | --write FILE] */
 int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */
 int cmd_bench(int argc, char **argv);     /* loom bench MODEL.loom --iterations N --inflight K (tools/cmd_bench.c) */
-int cmd_sweep(int argc, char **argv);     /* loom sweep --validate MODEL... [--hw CONFIG,...] (tools/cmd_sweep.c) */
-int validate_main(int argc, char **argv); /* loom sweep --validate (tools/cmd_sweep_validate.c) */
+int cmd_sweep(int argc, char **argv);     /* loom sweep MODEL.onnx ... -o DIR (tools/cmd_sweep.c) */
+int sweep_validate_main(int argc, char **argv); /* loom sweep --validate (tools/cmd_sweep_validate.c) */
 
 /* tools/cli.c: shared by the model commands */
 #include <stddef.h>
@@ -92,7 +92,7 @@ void tool_print_outputs(const loom_graph *g);
 /* a whole file, NUL-terminated (*len bytes, len may be NULL), or NULL */
 char *tool_read_file(const char *path, size_t *len);
 void tool_metrics(const loom_tensor *got, const loom_tensor *want, tool_metrics_t *m);
-/* loom objdump (tools/cmd_objdump.c): a model's header, tensors, layers,
+/* loom objdump (tools/objdump.c): a model's header, tensors, layers,
  * steps and disassembly */
 #include "ir/model.h"
 void loom_model_dump(const loom_model *m, FILE *f);

@@ -12,7 +12,8 @@
  * test-data layout). --check compares every output with DIR's output_K.pb:
  * max absolute error, cosine similarity, top-1 agreement; the exit status
  * is 1 when one is past its tolerance (--min-cos, default 0.99; --atol,
- * --min-top1 when given).
+ * --min-top1 when given); 2 when an input is missing, unreadable or does
+ * not fit the model.
  *
  * Where the time goes (tools/cmd_run_prof.c): --profile prints the
  * per-layer table from the MARK records (engines' busy and token-wait
@@ -233,7 +234,8 @@ static int device_spec(const run_opts *o, const loom_model *m, char *spec, size_
 }
 
 /* --data's inputs, then each --input NAME=FILE replacing the input of that
- * name (or added): 0, else the exit status (2: no such input) and a message */
+ * name (or added): 0, else nonzero and a message (the caller exits 2: an
+ * input that is missing, unreadable or does not fit is a usage error) */
 static int load_inputs(const run_opts *o, const loom_graph *g, loom_tensor *in, int *nin, char *err, size_t len)
 {
 	*nin = 0;

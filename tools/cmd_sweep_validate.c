@@ -10,8 +10,8 @@
  * bound the analytical estimate's errors (the C model's with --cm-max-*):
  * the exit status is 1 when one is exceeded, naming it (docs/DSE.md,
  * "Timing model accuracy"). --csv FILE writes one row per layer and one
- * total row per model. Exit 2 on a usage error. validate_main is called
- * by cmd_sweep when --validate is among its arguments. */
+ * total row per model. Exit 2 on a usage error. sweep_validate_main is called
+ * by cmd_sweep when its first argument is --validate. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,7 +210,7 @@ static void pool_add(pool *p, const val_cli *o, const loom_val_model *v)
 		p->worst_whole[1] = v->cm_err.whole;
 }
 
-int validate_main(int argc, char **argv)
+int sweep_validate_main(int argc, char **argv)
 {
 	val_cli o;
 	if (parse(argc, argv, &o)) {

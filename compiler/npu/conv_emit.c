@@ -282,6 +282,46 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 	}
 }
 
+/* the valid (DRAM) lines of every tile along one dimension, summed */
+static uint64_t valid_lines(const dimg *g, uint32_t t)
+{
+	uint64_t n = 0;
+	for (uint32_t o0 = 0; o0 < g->out; o0 += t) {
+		dtile d;
+		npu_dim_tile(g, o0, umin(t, g->out - o0), &d);
+		n += d.valid;
+	}
+	return n;
+}
+
+uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl)
+{
+	/* each step loads its tile's input chunk (every pass, every kernel-row
+	 * chunk): per pixel the chunk's blocks, the last one as wide as the
+	 * stride leaves */
+	uint64_t px = 0;
+	for (uint32_t cb0 = 0; cb0 < L->ncb; cb0 += pl->kc) {
+		uint64_t full = (uint64_t)umin(pl->kc, L->ncb - cb0) * L->R, left = L->in_stride - (uint64_t)cb0 * L->R;
+		px += full < left ? full : left;
+	}
+	uint64_t in = px * valid_lines(&L->y, pl->th) * valid_lines(&L->x, pl->tw) * pl->npass * pl->nky;
+	/* weights: once (resident, progressively or prefetched), or per tile
+	 * (streamed per step); the requantization parameters once */
+	uint64_t wgt = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
+	uint64_t par = L->raw ? 0 : 12ull * L->C * L->nob;
+	return in + (pl->wchunk ? wgt * pl->ntiles : wgt) + par;
+}
+
+uint64_t npu_conv_wr_bytes(const layer *L, const loom_conv_plan *pl)
+{
+	/* one STORE per output block and tile: int8 rows of the block's
+	 * channels rounded up to words, or int32 accumulators */
+	uint64_t row = L->raw ? 4ull * L->cout : 0;
+	for (uint32_t ob = 0; !L->raw && ob < L->nob; ob++)
+		row += round4(umin(L->C, L->cout - ob * L->C));
+	return row * pl->oh * pl->ow;
+}
+
 int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *Lc, loom_conv_plan *plan,
 		  const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen)
 {

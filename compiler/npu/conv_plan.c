@@ -9,7 +9,8 @@
  * re-read every weight once per tile). The NPU_FINALISTS best rated are
  * emitted at 4 KiB-aligned addresses and their programs timed by the
  * timing model itself (common/tsim.h, as the RTL runs them): the fastest
- * is the plan, its cycles the plan's estimate. */
+ * is the plan, its cycles the plan's estimate. loom_conv_plan_make_n runs
+ * one search for many configurations of one array size. */
 #include "compiler/npu/npu_internal.h"
 #include "common/timing.h"
 
@@ -69,117 +70,300 @@ int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, 
 /* ------------------------------------------------------------------ */
 /* planning */
 
-/* Tries one candidate; 0 and *pl filled (with its cost) if it fits. */
-static int try_cand(const loom_hwcfg *cfg, const layer *L, uint32_t g, uint32_t kc, uint32_t kyc, uint32_t th,
-		    uint32_t tw, int wchunk, int force_barrier, loom_conv_plan *pl)
+/* A candidate tiling's geometry: what does not depend on the scratchpad,
+ * the accumulator or the DRAM (only on the layer and the array size). */
+typedef struct cgeo {
+	uint32_t g, kc, kyc, th, tw;
+	int wchunk;
+	uint32_t nk, npass, nky, ih, iw, ntiles;
+	uint64_t al, wl, P, need;
+} cgeo;
+
+/* the candidate sizes of a layer and what each implies on its own (the
+ * search's loops take them from here rather than dividing again) */
+typedef struct csizes {
+	int ng, nkc, nth, ntw;
+	uint32_t *gs, *kcs, *ths, *tws;
+	uint32_t *npass, *nk, *ih, *nty, *iw, *ntx;
+} csizes;
+
+/* 0 and *c, or -1 when the candidate breaks a field width or the layout */
+static int cand_geo(const layer *L, const csizes *z, int a, int b, uint32_t kyc, uint32_t nky, int t, int u, int wchunk,
+		    cgeo *c)
 {
 	const uint32_t C = L->C, KK = L->kk, KW = L->x.k;
+	uint32_t g = z->gs[a], kc = z->kcs[b], th = z->ths[t], tw = z->tws[u];
 	if (kc > 255 || kc > L->ncb || g > L->nob || th > L->y.out || tw > L->x.out || kyc > L->y.k)
 		return -1;
-	uint32_t nk = cdiv(L->ncb, kc), npass = cdiv(L->nob, g), nky = cdiv(L->y.k, kyc);
+	uint32_t nk = z->nk[b], npass = z->npass[a];
 	/* resident weights are laid out [cb][ky][kx][c]: a MATMUL over a part
 	 * of the kernel rows can only use them one channel block at a time */
 	if (nky > 1 && !wchunk && kc != 1)
 		return -1;
-	uint32_t ih = dim_tin(&L->y, th), iw = dim_tin(&L->x, tw);
+	uint32_t ih = z->ih[t], iw = z->iw[u];
 	if (ih > 4095 || iw > 4095)
 		return -1;
 	/* a MATMUL over kernel rows ky0.. starts ky0*dh input rows into the
 	 * buffer and spans a whole buffer from there: keep that slack free */
 	uint64_t slack = nky > 1 ? (uint64_t)(L->y.k - 1) * L->y.d * iw : 0;
-	uint64_t al = (uint64_t)kc * ih * iw + slack;
-	uint64_t wl = wchunk ? (uint64_t)g * kc * kyc * KW * C : (uint64_t)g * L->ncb * KK * C;
-	uint64_t P = (uint64_t)th * tw, A = cfg->acc_lines;
-	uint64_t need = nk * nky > 1 ? g : 1;
+	c->g = g, c->kc = kc, c->kyc = kyc, c->th = th, c->tw = tw, c->wchunk = wchunk;
+	c->nk = nk, c->npass = npass, c->nky = nky, c->ih = ih, c->iw = iw;
+	c->ntiles = z->nty[t] * z->ntx[u];
+	c->al = (uint64_t)kc * ih * iw + slack;
+	c->wl = wchunk ? (uint64_t)g * kc * kyc * KW * C : (uint64_t)g * L->ncb * KK * C;
+	c->P = (uint64_t)th * tw;
+	c->need = nk * nky > 1 ? g : 1;
+	return 0;
+}
+
+/* what a candidate becomes on one configuration: its SP arrangement and
+ * ACC slots */
+typedef struct cfit {
+	uint32_t act_sp[2], nwreg, plines, nslots;
+	int banks, params_all, chained;
+} cfit;
+
+/* Candidate c on cfg: 0 and *f, or -1 when it does not fit SP and ACC. */
+static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cgeo *c, int force_barrier, cfit *f)
+{
+	uint64_t A = cfg->acc_lines, P = c->P, need = c->need, al = c->al, wl = c->wl;
 	uint64_t plines = L->raw ? 0 : 3ull * L->nob;
 	int params_all = 1;
 	if (plines + need * P > A) {
 		params_all = 0;
-		plines = L->raw ? 0 : 3ull * g;
+		plines = L->raw ? 0 : 3ull * c->g;
 		if (plines + need * P > A)
 			return -1;
 	}
-	uint64_t nslots = (A - plines) / P;
+	/* A <= 65536 lines and P < 2^24 (hwcfg.c, the 4095 field limits): a 32-bit division */
+	uint64_t nslots = (uint32_t)(A - plines) / (uint32_t)P;
 	int chainable = params_all && !force_barrier;
-	/* SP arrangement: weight region(s) from line 0, then the input buffers */
+	/* SP arrangement: weight region(s) from line 0, then the input buffers;
+	 * BL = 2^lg (a power of two, hwcfg.c): divisions by shifts */
 	uint64_t BL = cfg->sp_bank_lines, B = cfg->sp_banks, SL = cfg->sp_lines;
 	int found = 0;
 	uint32_t nwreg = 1;
 	int nopts = 0;
 	uint32_t wopts[2];
-	if (wchunk)
+	if (c->wchunk)
 		wopts[nopts++] = 2;
 	else {
-		if (npass > 1 && chainable)
+		if (c->npass > 1 && chainable)
 			wopts[nopts++] = 2;
 		wopts[nopts++] = 1;
 	}
 	for (int o = 0; o < nopts && !found; o++) {
 		nwreg = wopts[o];
 		uint64_t wt = nwreg * wl;
-		uint64_t bw = (wt + BL - 1) / BL, ba = (al + BL - 1) / BL, bwa = (wt + al + BL - 1) / BL;
+		uint64_t bw = (wt + BL - 1) >> lg, ba = (al + BL - 1) >> lg, bwa = (wt + al + BL - 1) >> lg;
+		found = 1;
 		if (bw + 2 * ba <= B) {
 			/* weights, buffer 0, buffer 1 in disjoint banks */
-			pl->act_sp[0] = (uint32_t)(bw * BL);
-			pl->act_sp[1] = (uint32_t)((bw + ba) * BL);
-			pl->banks = 3;
-			found = 1;
+			f->act_sp[0] = (uint32_t)(bw * BL);
+			f->act_sp[1] = (uint32_t)((bw + ba) * BL);
+			f->banks = 3;
 		} else if (bwa + ba <= B) {
 			/* buffer 0 shares the weights' banks, buffer 1 has its own */
-			pl->act_sp[0] = (uint32_t)wt;
-			pl->act_sp[1] = (uint32_t)(bwa * BL);
-			pl->banks = 2;
-			found = 1;
-		} else if (bw + (2 * al + BL - 1) / BL <= B) {
+			f->act_sp[0] = (uint32_t)wt;
+			f->act_sp[1] = (uint32_t)(bwa * BL);
+			f->banks = 2;
+		} else if (bw + ((2 * al + BL - 1) >> lg) <= B) {
 			/* the two buffers share banks */
-			pl->act_sp[0] = (uint32_t)(bw * BL);
-			pl->act_sp[1] = (uint32_t)(bw * BL + al);
-			pl->banks = 1;
-			found = 1;
+			f->act_sp[0] = (uint32_t)(bw * BL);
+			f->act_sp[1] = (uint32_t)(bw * BL + al);
+			f->banks = 1;
 		} else if (wt + 2 * al <= SL) {
-			pl->act_sp[0] = (uint32_t)wt;
-			pl->act_sp[1] = (uint32_t)(wt + al);
-			pl->banks = 0;
-			found = 1;
+			f->act_sp[0] = (uint32_t)wt;
+			f->act_sp[1] = (uint32_t)(wt + al);
+			f->banks = 0;
+		} else {
+			found = 0;
 		}
 	}
 	if (!found)
 		return -1;
-	pl->nwreg = nwreg;
-	pl->wgt_sp[0] = 0;
-	pl->wgt_sp[1] = nwreg == 2 ? (uint32_t)wl : 0;
-	pl->wgt_lines = (uint32_t)wl;
-	pl->act_lines = (uint32_t)al;
-	pl->chained = npass == 1 || (chainable && (wchunk || nwreg == 2));
-	pl->params_all = params_all;
-	pl->th = th;
-	pl->tw = tw;
-	pl->ntiles = cdiv(L->y.out, th) * cdiv(L->x.out, tw);
-	pl->kc = kc;
-	pl->nk = nk;
-	pl->kyc = kyc;
-	pl->nky = nky;
-	pl->g = g;
-	pl->npass = npass;
-	pl->wchunk = wchunk;
-	pl->nslots = (uint32_t)(nslots > 65535 ? 65535 : nslots);
-	pl->param_lines = (uint32_t)plines;
-	pl->acc_slot0 = (uint32_t)plines;
-	pl->slot_lines = (uint32_t)P;
+	f->nwreg = nwreg;
+	f->plines = (uint32_t)plines;
+	f->nslots = (uint32_t)(nslots > 65535 ? 65535 : nslots);
+	f->params_all = params_all;
+	f->chained = c->npass == 1 || (chainable && (c->wchunk || nwreg == 2));
+	return 0;
+}
 
-	/* cost estimate (cycles): the timing model's (common/timing.h) */
+/* the plan of candidate c as fitted (f), but its cost */
+static void cand_plan(const cgeo *c, const cfit *f, loom_conv_plan *pl)
+{
+	pl->act_sp[0] = f->act_sp[0];
+	pl->act_sp[1] = f->act_sp[1];
+	pl->banks = f->banks;
+	pl->nwreg = f->nwreg;
+	pl->wgt_sp[0] = 0;
+	pl->wgt_sp[1] = f->nwreg == 2 ? (uint32_t)c->wl : 0;
+	pl->wgt_lines = (uint32_t)c->wl;
+	pl->act_lines = (uint32_t)c->al;
+	pl->chained = f->chained;
+	pl->params_all = f->params_all;
+	pl->th = c->th;
+	pl->tw = c->tw;
+	pl->ntiles = c->ntiles;
+	pl->kc = c->kc;
+	pl->nk = c->nk;
+	pl->kyc = c->kyc;
+	pl->nky = c->nky;
+	pl->g = c->g;
+	pl->npass = c->npass;
+	pl->wchunk = c->wchunk;
+	pl->nslots = f->nslots;
+	pl->param_lines = f->plines;
+	pl->acc_slot0 = f->plines;
+	pl->slot_lines = (uint32_t)c->P;
+}
+
+/* the search's state for one configuration */
+typedef struct csearch {
+	const loom_hwcfg *cfg;
+	unsigned lg;              /* log2 of the scratchpad's lines per bank */
 	loom_timing tm;
-	loom_timing_init(&tm, cfg, 0, 0);
+	int tm_same;              /* index of the first configuration with the same timing */
+	/* the best rated of each weight mode (resident, streamed), in order */
+	loom_conv_plan fin[2][NPU_FINALISTS];
+	double key[2][NPU_FINALISTS];
+	int nfin[2];
+	int done;                 /* found a tiling at an earlier kernel-row chunk size */
+} csearch;
+
+/* candidate c (fitted as f, rated est, sc steps) into x's finalists of
+ * its weight mode, kept in order of rating (then fewer steps) */
+static void finalist(csearch *x, const cgeo *c, const cfit *f, uint64_t est, uint64_t sc)
+{
+	int wc = c->wchunk, n = x->nfin[wc], i = n;
+	double k = (double)est * (wc ? 1.01 : 1);
+	loom_conv_plan *fin = x->fin[wc];
+	while (i > 0) {
+		const loom_conv_plan *b = &fin[i - 1];
+		uint64_t sb = (uint64_t)b->ntiles * b->nk * b->nky * b->npass;
+		if (x->key[wc][i - 1] < k || (x->key[wc][i - 1] == k && sb <= sc))
+			break;
+		i--;
+	}
+	if (i >= NPU_FINALISTS)
+		return;
+	int last = n < NPU_FINALISTS ? n : NPU_FINALISTS - 1;
+	for (int j = last; j > i; j--) {
+		fin[j] = fin[j - 1];
+		x->key[wc][j] = x->key[wc][j - 1];
+	}
+	memset(&fin[i], 0, sizeof fin[i]);
+	cand_plan(c, f, &fin[i]);
+	fin[i].est_cycles = est;
+	x->key[wc][i] = k;
+	if (n < NPU_FINALISTS)
+		x->nfin[wc]++;
+}
+
+/* one evaluation of the timing model for the current candidate */
+typedef struct ccost {
+	int tm_same, banks, chained;
+	uint32_t nslots;
+	double cost;
+} ccost;
+
+/* candidate c for every configuration still searching. The timing model
+ * sees the layer, the candidate, and of the configuration its timing and
+ * the fit's banks, slots and chaining only (the cost inputs below): the
+ * configurations that agree on those share one evaluation (dist[]). */
+static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, int n, ccost *dist)
+{
 	loom_conv_est e = {
 		.oh = L->y.out, .ow = L->x.out, .ih = L->y.in, .iw = L->x.in,
-		.ncb = L->ncb, .nob = L->nob, .kk = KK, .raw = L->raw,
-		.tile_ih = ih, .tile_iw = iw, .ntiles = pl->ntiles, .nk = nk, .nky = nky, .npass = npass,
-		.nslots = pl->nslots, .banks = pl->banks, .wchunk = wchunk, .chained = pl->chained,
-		.th = th, .tw = tw, .cin = L->cin, .cout = L->cout, .in_stride = L->in_stride,
-		.kh = L->y.k, .kw = L->x.k, .sh = L->y.s, .sw = L->x.s,
+		.ncb = L->ncb, .nob = L->nob, .kk = L->kk, .raw = L->raw,
+		.tile_ih = c->ih, .tile_iw = c->iw, .ntiles = c->ntiles, .nk = c->nk, .nky = c->nky, .npass = c->npass,
+		.wchunk = c->wchunk, .th = c->th, .tw = c->tw, .cin = L->cin, .cout = L->cout,
+		.in_stride = L->in_stride, .kh = L->y.k, .kw = L->x.k, .sh = L->y.s, .sw = L->x.s,
 	};
-	double total = loom_est_conv(&tm, &e);
-	pl->est_cycles = (uint64_t)total;
+	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
+	int nd = 0;
+	for (int k = 0; k < n; k++) {
+		csearch *x = &cs[k];
+		cfit f;
+		if (x->done || cand_fit(x->cfg, x->lg, L, c, barrier, &f))
+			continue;
+		int d = 0;
+		while (d < nd && (dist[d].tm_same != x->tm_same || dist[d].nslots != f.nslots ||
+				  dist[d].banks != f.banks || dist[d].chained != f.chained))
+			d++;
+		if (d == nd) {
+			e.nslots = f.nslots, e.banks = f.banks, e.chained = f.chained;
+			dist[nd++] = (ccost){x->tm_same, f.banks, f.chained, f.nslots, loom_est_conv(&x->tm, &e)};
+		}
+		uint64_t est = (uint64_t)dist[d].cost;
+		/* streamed weights re-read every weight once per tile: only
+		 * when clearly (1%) faster */
+		finalist(x, c, &f, est, sc);
+	}
+}
+
+/* the best tiling of each configuration (every one with L's array size):
+ * plans[k] and rc[k] (0, or -1 with the message in err when none fits) */
+static int conv_search(const loom_conv_params *p, const layer *L, csearch *cs, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (cs[k].lg = 0; (1ull << cs[k].lg) < cs[k].cfg->sp_bank_lines; cs[k].lg++)
+			;
+	const loom_conv_hints *h = p->hints;
+	loom_conv_hints none;
+	memset(&none, 0, sizeof none);
+	if (!h)
+		h = &none;
+	enum { CAP = 512 };
+	uint32_t *gs = malloc(10 * CAP * sizeof *gs);
+	ccost *dist = malloc(((size_t)n + 1) * sizeof *dist);
+	if (!gs || !dist) {
+		free(gs);
+		free(dist);
+		return -1;
+	}
+	csizes z = {.gs = gs, .kcs = gs + CAP, .ths = gs + 2 * CAP, .tws = gs + 3 * CAP, .npass = gs + 4 * CAP,
+		    .nk = gs + 5 * CAP, .ih = gs + 6 * CAP, .nty = gs + 7 * CAP, .iw = gs + 8 * CAP, .ntx = gs + 9 * CAP};
+	/* hints are clamped to the layer */
+	z.ng = npu_distinct_sizes(L->nob, 0xffffffffu, umin(h->g, L->nob), z.gs, CAP);
+	z.nkc = npu_distinct_sizes(L->ncb, 255, umin(umin(h->kc, L->ncb), 255), z.kcs, CAP);
+	z.nth = npu_distinct_sizes(L->y.out, 4095, umin(umin(h->th, L->y.out), 4095), z.ths, CAP);
+	z.ntw = npu_distinct_sizes(L->x.out, 4095, umin(umin(h->tw, L->x.out), 4095), z.tws, CAP);
+	for (int a = 0; a < z.ng; a++)
+		z.npass[a] = cdiv(L->nob, z.gs[a]);
+	for (int b = 0; b < z.nkc; b++)
+		z.nk[b] = cdiv(L->ncb, z.kcs[b]);
+	for (int t = 0; t < z.nth; t++)
+		z.ih[t] = dim_tin(&L->y, z.ths[t]), z.nty[t] = cdiv(L->y.out, z.ths[t]);
+	for (int u = 0; u < z.ntw; u++)
+		z.iw[u] = dim_tin(&L->x, z.tws[u]), z.ntx[u] = cdiv(L->x.out, z.tws[u]);
+	uint32_t kyh = umin(h->kyc, L->y.k);
+	/* all kernel rows per MATMUL; chunks of kernel rows only when that fails */
+	for (uint32_t kyc = kyh ? kyh : L->y.k; kyc >= 1; kyc = kyh ? 0 : kyc - 1) {
+		int searching = 0;
+		for (int k = 0; k < n; k++)
+			searching |= !(cs[k].done = cs[k].nfin[0] || cs[k].nfin[1]);
+		if (!searching)
+			break;
+		if (!kyh && kyc > 1 && cdiv(L->y.k, kyc - 1) == cdiv(L->y.k, kyc))
+			continue; /* the same number of chunks with smaller ones */
+		uint32_t nky = cdiv(L->y.k, kyc);
+		for (int wc = 0; wc < 2; wc++) {
+			if (h->wchunk && wc != h->wchunk - 1)
+				continue;
+			for (int a = 0; a < z.ng; a++)
+				for (int b = 0; b < z.nkc; b++)
+					for (int t = 0; t < z.nth; t++)
+						for (int u = 0; u < z.ntw; u++) {
+							cgeo c;
+							if (!cand_geo(L, &z, a, b, kyc, nky, t, u, wc, &c))
+								cand_all(L, &c, h->barrier, cs, n, dist);
+						}
+		}
+	}
+	free(gs);
+	free(dist);
 	return 0;
 }
 
@@ -199,6 +383,8 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk;
 	pl->macs_issued = (uint64_t)pl->oh * pl->ow * L->ncb * L->kk * L->nob * L->R * L->C;
 	pl->insns = 0;
+	pl->dram_rd_est = npu_conv_rd_bytes(L, pl);
+	pl->dram_wr_est = npu_conv_wr_bytes(L, pl);
 }
 
 /* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
@@ -223,100 +409,31 @@ static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, co
 	return cyc;
 }
 
-/* c into the finalists fin[0..*n), kept in order of key (then fewer steps) */
-static void finalist(loom_conv_plan *fin, double *key, int *n, const loom_conv_plan *c, double k)
+/* the chosen tiling of one configuration's search, completed: the
+ * finalists (the best rated overall, and the best of the other weight
+ * mode, where the closed form is least sure) timed by the timing model;
+ * the fastest (the rating breaks ties), its cycles the estimate */
+static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *plan, char *err,
+		       size_t len)
 {
-	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
-	int i = *n;
-	while (i > 0) {
-		const loom_conv_plan *b = &fin[i - 1];
-		uint64_t sb = (uint64_t)b->ntiles * b->nk * b->nky * b->npass;
-		if (key[i - 1] < k || (key[i - 1] == k && sb <= sc))
-			break;
-		i--;
-	}
-	if (i >= NPU_FINALISTS)
-		return;
-	int last = *n < NPU_FINALISTS ? *n : NPU_FINALISTS - 1;
-	for (int j = last; j > i; j--) {
-		fin[j] = fin[j - 1];
-		key[j] = key[j - 1];
-	}
-	fin[i] = *c;
-	key[i] = k;
-	if (*n < NPU_FINALISTS)
-		(*n)++;
-}
-
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		      size_t len)
-{
-	if (npu_layer_check(cfg, p, L, err, len))
-		return -1;
-	const loom_conv_hints *h = p->hints;
-	loom_conv_hints none;
-	memset(&none, 0, sizeof none);
-	if (!h)
-		h = &none;
-	enum { CAP = 512 };
-	uint32_t *gs = malloc(4 * CAP * sizeof *gs);
-	if (!gs)
-		return npu_fail(err, len, "out of memory");
-	uint32_t *kcs = gs + CAP, *ths = gs + 2 * CAP, *tws = gs + 3 * CAP;
-	/* hints are clamped to the layer */
-	int ng = npu_distinct_sizes(L->nob, 0xffffffffu, umin(h->g, L->nob), gs, CAP);
-	int nkc = npu_distinct_sizes(L->ncb, 255, umin(umin(h->kc, L->ncb), 255), kcs, CAP);
-	int nth = npu_distinct_sizes(L->y.out, 4095, umin(umin(h->th, L->y.out), 4095), ths, CAP);
-	int ntw = npu_distinct_sizes(L->x.out, 4095, umin(umin(h->tw, L->x.out), 4095), tws, CAP);
-	/* the best rated of each weight mode (resident, streamed) */
-	loom_conv_plan fm[2][NPU_FINALISTS], c;
-	double km[2][NPU_FINALISTS];
-	int nm[2] = {0, 0};
-	uint32_t kyh = umin(h->kyc, L->y.k);
-	/* all kernel rows per MATMUL; chunks of kernel rows only when that fails */
-	for (uint32_t kyc = kyh ? kyh : L->y.k; kyc >= 1 && !nm[0] && !nm[1]; kyc = kyh ? 0 : kyc - 1) {
-		if (!kyh && kyc > 1 && cdiv(L->y.k, kyc - 1) == cdiv(L->y.k, kyc))
-			continue; /* the same number of chunks with smaller ones */
-		for (int wc = 0; wc < 2; wc++) {
-			if (h->wchunk && wc != h->wchunk - 1)
-				continue;
-			for (int a = 0; a < ng; a++)
-				for (int b = 0; b < nkc; b++)
-					for (int t = 0; t < nth; t++)
-						for (int u = 0; u < ntw; u++) {
-							memset(&c, 0, sizeof c);
-							if (try_cand(cfg, L, gs[a], kcs[b], kyc, ths[t], tws[u], wc,
-								     h->barrier, &c))
-								continue;
-							/* streamed weights re-read every weight once
-							 * per tile: only when clearly (1%) faster */
-							finalist(fm[wc], km[wc], &nm[wc], &c,
-								 (double)c.est_cycles * (wc ? 1.01 : 1));
-						}
-		}
-	}
-	free(gs);
-	/* the finalists: the best rated overall, and the best of the other
-	 * weight mode (the closed form is least sure between the two) */
+	const int *nm = x->nfin;
 	loom_conv_plan fin[NPU_FINALISTS];
 	int nfin = 0, i0 = 0, i1 = 0;
 	while (nfin < NPU_FINALISTS && (i0 < nm[0] || i1 < nm[1])) {
-		int m1 = i0 >= nm[0] || (i1 < nm[1] && km[1][i1] < km[0][i0]);
+		int m1 = i0 >= nm[0] || (i1 < nm[1] && x->key[1][i1] < x->key[0][i0]);
 		if (nfin == NPU_FINALISTS - 1 && nm[0] && nm[1] && !(m1 ? i0 : i1))
 			m1 = !m1; /* the last place for the other mode's best */
-		fin[nfin++] = m1 ? fm[1][i1++] : fm[0][i0++];
+		fin[nfin++] = m1 ? x->fin[1][i1++] : x->fin[0][i0++];
 	}
 	if (!nfin)
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
-			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, cfg->name, cfg->sp_lines, cfg->acc_lines);
-	/* the finalists' programs timed: the fastest (the closed form's order
-	 * breaks ties); its cycles are the estimate */
+			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, x->cfg->name, x->cfg->sp_lines, x->cfg->acc_lines);
 	int best = 0;
 	uint64_t bc = 0;
 	for (int i = 0; i < nfin; i++) {
 		plan_finish(L, &fin[i]);
-		uint64_t cyc = plan_cycles(cfg, p, L, &fin[i]);
+		uint64_t cyc = plan_cycles(x->cfg, p, L, &fin[i]);
 		if (cyc && (!bc || cyc < bc)) {
 			bc = cyc;
 			best = i;
@@ -326,6 +443,76 @@ int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, lo
 		fin[best].est_cycles = bc;
 	*plan = fin[best];
 	return 0;
+}
+
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
+		      size_t len)
+{
+	if (npu_layer_check(cfg, p, L, err, len))
+		return -1;
+	csearch cs;
+	memset(&cs, 0, sizeof cs);
+	cs.cfg = cfg;
+	loom_timing_init(&cs.tm, cfg, 0, 0);
+	if (conv_search(p, L, &cs, 1))
+		return npu_fail(err, len, "out of memory");
+	return conv_finish(p, L, &cs, plan, err, len);
+}
+
+int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
+			  int *rc, char *err, size_t errlen)
+{
+	layer L0;
+	int first = 1, ret = 0;
+	csearch *cs = calloc((size_t)n + 1, sizeof *cs);
+	int *idx = calloc((size_t)n + 1, sizeof *idx);
+	if (!cs || !idx) {
+		free(cs);
+		free(idx);
+		return npu_fail(err, errlen, "out of memory");
+	}
+	/* the configurations whose layer checks pass; they must share the array size */
+	int m = 0;
+	for (int k = 0; k < n; k++) {
+		layer L;
+		char e2[256];
+		rc[k] = npu_layer_check(cfgs[k], p, &L, e2, sizeof e2);
+		if (rc[k]) {
+			if (!ret++)
+				snprintf(err, errlen, "%s", e2);
+			continue;
+		}
+		if (first)
+			L0 = L, first = 0;
+		if (L.R != L0.R || L.C != L0.C) {
+			free(cs);
+			free(idx);
+			return npu_fail(err, errlen, "loom_conv_plan_make_n: configurations of different array sizes");
+		}
+		cs[m].cfg = cfgs[k];
+		loom_timing_init(&cs[m].tm, cfgs[k], 0, 0);
+		cs[m].tm_same = m;
+		for (int j = 0; j < m; j++)
+			if (!memcmp(&cs[j].tm, &cs[m].tm, sizeof cs[m].tm)) {
+				cs[m].tm_same = cs[j].tm_same;
+				break;
+			}
+		idx[m++] = k;
+	}
+	if (m && conv_search(p, &L0, cs, m)) {
+		free(cs);
+		free(idx);
+		return npu_fail(err, errlen, "out of memory");
+	}
+	for (int j = 0; j < m; j++) {
+		char e2[256];
+		rc[idx[j]] = conv_finish(p, &L0, &cs[j], &plans[idx[j]], e2, sizeof e2);
+		if (rc[idx[j]] && !ret++)
+			snprintf(err, errlen, "%s", e2);
+	}
+	free(cs);
+	free(idx);
+	return ret ? -1 : 0;
 }
 
 void loom_conv_init(loom_conv_params *p)
@@ -341,4 +528,9 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
 {
 	layer L;
 	return npu_conv_plan(cfg, p, &L, plan, err, errlen);
+}
+
+uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *pl)
+{
+	return (uint64_t)pl->wgt_lines * pl->nwreg + 2ull * pl->act_lines;
 }

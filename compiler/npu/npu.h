@@ -134,11 +134,23 @@ typedef struct loom_conv_plan {
 	uint64_t macs_issued;     /* what the MACS counter will count (R*C per streamed line) */
 	uint64_t est_cycles;      /* the planner's estimate */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move (without instruction fetch) */
+	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;           /* instructions emitted (after loom_build_*) */
 } loom_conv_plan;
 
 int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
 			char *err, size_t errlen);
+/* The same for n configurations of one array size at once (loom sweep):
+ * plans[k], rc[k] = 0, or -1 when configuration k has no tiling (err: the
+ * first such message; the call returns -1 when any has none). Each gets
+ * exactly the plan loom_conv_plan_make gives it alone; the search over
+ * tilings is shared, and configurations with the same DRAM timing share
+ * every evaluation of the timing model with the same inputs. */
+int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
+			  int *rc, char *err, size_t errlen);
+/* Scratchpad lines the plan occupies: its weight region(s) and both input
+ * buffers (the compile report's and loom sweep's SP use). */
+uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *plan);
 
 /* Appends the layer's program to prog. plan may be NULL. 0 or -1 + message. */
 int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_dram_layout *lay,
@@ -281,12 +293,15 @@ typedef struct loom_vec_plan {
 	uint32_t const_sp, const_lines;
 	uint64_t in_bytes, in2_bytes, out_bytes, const_bytes; /* DRAM extents */
 	uint64_t est_cycles;
-	uint64_t dram_rd_est;
+	uint64_t dram_rd_est;     /* bytes the layer's loads move */
+	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;
 } loom_vec_plan;
 
 int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,
 		       size_t errlen);
+/* Scratchpad lines the plan occupies: its buffer sets and the constants. */
+uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *plan);
 /* Appends the layer's program (ending with a MARK) to prog. plan may be NULL. */
 int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
 		   loom_vec_plan *plan, char *err, size_t errlen);

@@ -65,6 +65,12 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
  * and choose the fastest; its cycles are the plan's estimate. */
 #define NPU_FINALISTS 3
 
+/* The bytes the layer's LOADs move and its STOREs write with tiling pl, as
+ * the emitter counts them (conv_emit.c), without emitting: the planner
+ * fills plan.dram_rd_est and dram_wr_est with them. */
+uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl);
+uint64_t npu_conv_wr_bytes(const layer *L, const loom_conv_plan *pl);
+
 /* ---- vector-unit layers (vec_plan.c, vec_emit.c) */
 typedef struct vlayer {
 	int kind;
@@ -87,6 +93,10 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
  * dram_rd_est set (vec_emit.c) */
 int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *plan,
 		 const loom_vec_layout *lay, loom_prog *prog, char *err, size_t errlen);
+
+/* the same for a vector-unit layer (vec_emit.c) */
+uint64_t npu_vec_rd_bytes(const vlayer *V, const loom_vec_plan *pl);
+uint64_t npu_vec_wr_bytes(const vlayer *V, const loom_vec_plan *pl);
 
 /* ---- emission (builder.c) */
 typedef struct emitter {

@@ -197,6 +197,48 @@ static void vec_store(emitter *e, const vlayer *V, const loom_vec_plan *pl, cons
 		e->prog->insn[e->prog->n - 1].w[0] |= 1u << 10; /* STORE.PUSH_PREV */
 }
 
+/* the valid (DRAM) lines of every tile along one dimension, summed */
+static uint64_t vvalid_lines(const dimg *g, uint32_t t)
+{
+	uint64_t n = 0;
+	for (uint32_t o0 = 0; o0 < g->out; o0 += t) {
+		dtile d;
+		npu_dim_tile(g, o0, umin(t, g->out - o0), &d);
+		n += d.valid;
+	}
+	return n;
+}
+
+/* the bytes per pixel of every channel chunk, summed: blocks of R, the
+ * layer's last one lastb */
+static uint64_t chunk_bytes(const vlayer *V, const loom_vec_plan *pl)
+{
+	uint64_t b = 0;
+	for (uint32_t cb0 = 0; cb0 < V->ncb; cb0 += pl->kc) {
+		uint32_t kck = umin(pl->kc, V->ncb - cb0);
+		b += (uint64_t)kck * V->R;
+		if (cb0 + kck == V->ncb && V->lastb < V->R)
+			b -= V->R - V->lastb;
+	}
+	return b;
+}
+
+uint64_t npu_vec_rd_bytes(const vlayer *V, const loom_vec_plan *pl)
+{
+	uint64_t c = 0;
+	if (V->kind == LOOM_VEC_DWCONV || V->kind == LOOM_VEC_LUT)
+		c = (uint64_t)pl->const_lines * V->R;
+	else if (V->kind == LOOM_VEC_ELTWISE && !V->full_b)
+		c = (uint64_t)(V->ncb - 1) * V->R + V->lastb; /* the per-channel b, once */
+	uint64_t tiles = vvalid_lines(&V->y, pl->th) * vvalid_lines(&V->x, pl->tw);
+	return c + tiles * chunk_bytes(V, pl) * (V->full_b ? 2 : 1);
+}
+
+uint64_t npu_vec_wr_bytes(const vlayer *V, const loom_vec_plan *pl)
+{
+	return (uint64_t)pl->oh * pl->ow * chunk_bytes(V, pl);
+}
+
 /* lint: long function: the step sequence of both buffer schemes, written out */
 int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *Vc, loom_vec_plan *plan,
 		 const loom_vec_layout *lay, loom_prog *prog, char *err, size_t errlen)

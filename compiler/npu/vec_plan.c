@@ -231,6 +231,8 @@ static void vplan_finish(const loom_vec_params *p, const vlayer *V, loom_vec_pla
 	pl->out_bytes = (uint64_t)pl->oh * pl->ow * V->out_stride;
 	pl->const_bytes = p->kind == LOOM_VEC_DWCONV || p->kind == LOOM_VEC_LUT ? (uint64_t)V->const_lines * V->R : 0;
 	pl->insns = 0;
+	pl->dram_rd_est = npu_vec_rd_bytes(V, pl);
+	pl->dram_wr_est = npu_vec_wr_bytes(V, pl);
 }
 
 /* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
@@ -352,4 +354,9 @@ int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec
 {
 	vlayer V;
 	return npu_vec_plan(cfg, p, &V, plan, err, errlen);
+}
+
+uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *pl)
+{
+	return (uint64_t)(pl->in_lines + pl->out_lines) * (uint32_t)pl->nbuf + pl->const_lines;
 }

@@ -53,6 +53,10 @@ struct loom_hw {
  * missing or stale. NULL on failure with a message in err. */
 loom_hw *loom_hw_open(const char *backend, const loom_hwcfg *cfg, const loom_hw_opts *opts,
 		      char *err, size_t errlen);
+/* The rtl backend's library of cfg, build/hw/NAME/libloom_rtl.so, built
+ * when missing (or when LOOM_REBUILD is set) by `make rtl`, once for all
+ * processes that ask at the same time. 0, or -1 with a message. */
+int loom_hw_rtl_build(const loom_hwcfg *cfg, char *err, size_t errlen);
 
 static inline uint32_t loom_hw_mmio_read(loom_hw *hw, uint32_t off) { return hw->ops->mmio_read(hw, off); }
 static inline void loom_hw_mmio_write(loom_hw *hw, uint32_t off, uint32_t v) { hw->ops->mmio_write(hw, off, v); }
