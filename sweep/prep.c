@@ -215,6 +215,9 @@ static int prep_compile(const sweep_spec *s, int mi, int keep_calib, sweep_prep 
 			l->nodes[k] = m->layers[i].nodes[k] < rep.nnodes ? m->layers[i].nodes[k] : -1;
 		l->k = rep.layers[i];
 	}
+	for (uint32_t s = 0; s < m->nsteps; s++)
+		if (m->steps[s].kind == LOOM_STEP_NPU && m->steps[s].layer < (uint32_t)rep.nlayers)
+			p->layers[m->steps[s].layer].job_start = 1;
 	p->dram_bytes = m->const_bytes + m->arena_bytes;
 	p->calib_samples = rep.calib_samples;
 	p->calib_random = rep.calib_random;
@@ -235,7 +238,8 @@ out:
 static void write_layer(FILE *f, const sweep_layer *l)
 {
 	const loom_layer_kparams *k = &l->k;
-	fprintf(f, "layer %d %d %d %d %d %d", k->kind, k->node, l->nodes[0], l->nodes[1], l->nodes[2], l->nodes[3]);
+	fprintf(f, "layer %d %d %d %d %d %d %d", k->kind, k->node, l->nodes[0], l->nodes[1], l->nodes[2], l->nodes[3],
+		l->job_start);
 	if (k->kind == LOOM_LAYER_CONV || k->kind == LOOM_LAYER_GEMM) {
 		const loom_conv_params *c = &k->cp;
 		fprintf(f, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d", c->h, c->w, c->cin, c->cout,
@@ -260,7 +264,7 @@ static int prep_write(const char *path, const sweep_prep *p, char *err, size_t l
 		snprintf(err, len, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "loom-sweep-prep 1\nkey %s\ndram_bytes %" PRIu64 "\ncalib %d %d\n", p->key, p->dram_bytes,
+	fprintf(f, "loom-sweep-prep 2\nkey %s\ndram_bytes %" PRIu64 "\ncalib %d %d\n", p->key, p->dram_bytes,
 		p->calib_samples, p->calib_random);
 	for (int i = 0; i < p->nnodes; i++)
 		fprintf(f, "node %d %" PRIu64 " %s %s\n", p->nodes[i].where, p->nodes[i].macs, p->nodes[i].op,
@@ -281,8 +285,8 @@ static int read_layer(const char *v, sweep_layer *l)
 	loom_layer_kparams *k = &l->k;
 	int n = 0, m = 0;
 	memset(l, 0, sizeof *l);
-	if (sscanf(v, "%d %d %d %d %d %d%n", &k->kind, &k->node, &l->nodes[0], &l->nodes[1], &l->nodes[2],
-		   &l->nodes[3], &n) != 6)
+	if (sscanf(v, "%d %d %d %d %d %d %d%n", &k->kind, &k->node, &l->nodes[0], &l->nodes[1], &l->nodes[2],
+		   &l->nodes[3], &l->job_start, &n) != 7)
 		return -1;
 	v += n;
 	int i8[12];
@@ -352,7 +356,7 @@ static int prep_read(const char *path, const char *key, sweep_prep *p)
 		}
 		*v++ = 0;
 		if (ln++ == 0)
-			bad = strcmp(line, "loom-sweep-prep") || strcmp(v, "1") ? -1 : 0;
+			bad = strcmp(line, "loom-sweep-prep") || strcmp(v, "2") ? -1 : 0;
 		else if (!strcmp(line, "key"))
 			bad = strcmp(v, key) ? 1 : 0;
 		else if (!strcmp(line, "dram_bytes"))

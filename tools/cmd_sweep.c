@@ -25,7 +25,7 @@ static void usage(FILE *f)
 		"usage: loom sweep MODEL.onnx [MODEL2.onnx ...] -o DIR [--array RxC,...] [--spad SIZE,...]\n"
 		"         [--acc SIZE,...] [--dram-gbps GBPS,...] [--dram-latency CYCLES,...] [--clock-mhz F]\n"
 		"         [--hw BASE] [--calib [MODEL=]DIR]... [--calib-method minmax|percentile|mse]\n"
-		"         [--percentile P] [--rtl] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
+		"         [--percentile P] [--rtl] [--fast] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
 		"         [--slurm-args 'ARGS']] [--no-plots] [-q]\n"
 		"       loom sweep --run-point DIR POINT [POINT ...]\n"
 		"       loom sweep --gather DIR [--no-plots]\n"
@@ -41,6 +41,10 @@ static void usage(FILE *f)
 		"  --calib MODEL=DIR      calibration inputs of one model (MODEL: its path or name); a bare\n"
 		"                         DIR applies to every model without one (else random inputs)\n"
 		"  --rtl                  also run every point on the RTL (verilated once per configuration)\n"
+		"  --fast                 each layer's tiling and cycles by the closed form alone (about 10x\n"
+		"                         faster; totals off by up to 3x on tiny scratchpads, docs/DSE.md \"Timing\n"
+		"                         model accuracy\"); default: as the compiler, the best rated tilings'\n"
+		"                         programs timed cycle by cycle (common/tsim.c)\n"
 		"  --jobs N               local worker processes (default: the cores)\n"
 		"  --parallel-sshloginfile FILE  hand the points to GNU parallel over these hosts (which see\n"
 		"                         DIR and this loom tree at the same paths; ':' is this machine)\n"
@@ -131,6 +135,7 @@ static int parse(int argc, char **argv, sopts *o)
 	memset(o, 0, sizeof *o);
 	snprintf(o->s.base, sizeof o->s.base, "default");
 	o->s.clock_mhz = 1000;
+	o->s.timed = 1;
 	o->s.percentile = 99.99;
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const char *models[SWEEP_MAX_MODELS];
@@ -181,6 +186,8 @@ static int parse(int argc, char **argv, sopts *o)
 			o->slurm = 1;
 		} else if (!strcmp(a, "--slurm-args") && v) {
 			o->slurm_args = v, i++;
+		} else if (!strcmp(a, "--fast")) {
+			o->s.timed = 0;
 		} else if (!strcmp(a, "--rtl")) {
 			o->s.rtl = 1;
 		} else if (!strcmp(a, "--no-plots")) {

@@ -388,8 +388,10 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 }
 
 /* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
- * model, MARK to MARK; 0 if it can not be emitted */
-static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *pl)
+ * model, MARK to MARK (first: from the job's START); 0 if it can not be
+ * emitted */
+static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *pl,
+			    int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
@@ -404,7 +406,7 @@ static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, co
 	char err[256];
 	loom_conv_plan c = *pl;
 	uint64_t cyc = npu_conv_emit(cfg, p, L, &c, &lay, &pr, err, sizeof err) ? 0
-										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, 1);
+										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, !first);
 	loom_prog_free(&pr);
 	return cyc;
 }
@@ -431,9 +433,15 @@ static int conv_finish(const loom_conv_params *p, const layer *L, const csearch 
 			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, x->cfg->name, x->cfg->sp_lines, x->cfg->acc_lines);
 	int best = 0;
 	uint64_t bc = 0;
+	if (p->hints && p->hints->rated) { /* the best rated, fin[0] */
+		plan_finish(L, &fin[0]);
+		fin[0].est_first = fin[0].est_cycles;
+		*plan = fin[0];
+		return 0;
+	}
 	for (int i = 0; i < nfin; i++) {
 		plan_finish(L, &fin[i]);
-		uint64_t cyc = plan_cycles(x->cfg, p, L, &fin[i]);
+		uint64_t cyc = plan_cycles(x->cfg, p, L, &fin[i], 0);
 		if (cyc && (!bc || cyc < bc)) {
 			bc = cyc;
 			best = i;
@@ -441,6 +449,8 @@ static int conv_finish(const loom_conv_params *p, const layer *L, const csearch 
 	}
 	if (bc)
 		fin[best].est_cycles = bc;
+	uint64_t first = plan_cycles(x->cfg, p, L, &fin[best], 1);
+	fin[best].est_first = first ? first : fin[best].est_cycles;
 	*plan = fin[best];
 	return 0;
 }

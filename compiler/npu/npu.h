@@ -78,6 +78,8 @@ typedef struct loom_conv_hints {
 	int wchunk;        /* 0: planner, 1: force weights resident per pass, 2: streamed per step */
 	int barrier;       /* 1: force a MARK barrier between passes */
 	uint32_t kyc;      /* kernel rows per chunk (normally all; fewer only when nothing else fits) */
+	int rated;         /* 1: the closed form's best, not timed by tsim; its rating is the estimate
+			      (loom sweep's fast answer) */
 } loom_conv_hints;
 
 typedef struct loom_conv_params {
@@ -132,7 +134,8 @@ typedef struct loom_conv_plan {
 	uint64_t wgt_bytes, param_bytes;
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */
 	uint64_t macs_issued;     /* what the MACS counter will count (R*C per streamed line) */
-	uint64_t est_cycles;      /* the planner's estimate */
+	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move (without instruction fetch) */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;           /* instructions emitted (after loom_build_*) */
@@ -241,6 +244,7 @@ typedef struct loom_vec_hints {
 	uint32_t kc;       /* channel blocks per step */
 	int nbuf;          /* 1: one SP buffer set (no overlap), 2: double-buffered */
 	int inplace;       /* ELTWISE, LUT: 1 output to its own SP buffer, 2 written in place over the input */
+	int rated;         /* 1: the closed form's best, not timed (as loom_conv_hints.rated) */
 } loom_vec_hints;
 
 typedef struct loom_vec_params {
@@ -292,7 +296,8 @@ typedef struct loom_vec_plan {
 	uint32_t out_sp[2], out_lines; /* output buffers (in place: = in_sp) */
 	uint32_t const_sp, const_lines;
 	uint64_t in_bytes, in2_bytes, out_bytes, const_bytes; /* DRAM extents */
-	uint64_t est_cycles;
+	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;

@@ -236,8 +236,10 @@ static void vplan_finish(const loom_vec_params *p, const vlayer *V, loom_vec_pla
 }
 
 /* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
- * model, MARK to MARK; 0 if it can not be emitted */
-static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl)
+ * model, MARK to MARK (first: from the job's START); 0 if it can not be
+ * emitted */
+static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl,
+			     int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->in2_bytes, pl->const_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
@@ -252,7 +254,7 @@ static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, co
 	char err[256];
 	loom_vec_plan c = *pl;
 	uint64_t cyc = npu_vec_emit(cfg, p, V, &c, &lay, &pr, err, sizeof err) ? 0
-										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, 1);
+										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, !first);
 	loom_prog_free(&pr);
 	return cyc;
 }
@@ -332,12 +334,19 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 		if (have[md] && !dup)
 			fin[nfin++] = mode[md];
 	}
-	/* the finalists' programs timed: the fastest; its cycles the estimate */
+	/* the finalists' programs timed: the fastest; its cycles the estimate
+	 * (rated: the best rated, fin[0]) */
 	int best = 0;
 	uint64_t bc = 0;
+	if (h->rated) {
+		vplan_finish(p, V, &fin[0]);
+		fin[0].est_first = fin[0].est_cycles;
+		*plan = fin[0];
+		return 0;
+	}
 	for (int i = 0; i < nfin; i++) {
 		vplan_finish(p, V, &fin[i]);
-		uint64_t cyc = vplan_cycles(cfg, p, V, &fin[i]);
+		uint64_t cyc = vplan_cycles(cfg, p, V, &fin[i], 0);
 		if (cyc && (!bc || cyc < bc)) {
 			bc = cyc;
 			best = i;
@@ -345,6 +354,8 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 	}
 	if (bc)
 		fin[best].est_cycles = bc;
+	uint64_t first = vplan_cycles(cfg, p, V, &fin[best], 1);
+	fin[best].est_first = first ? first : fin[best].est_cycles;
 	*plan = fin[best];
 	return 0;
 }
