@@ -97,15 +97,16 @@ static int parse(int argc, char **argv, val_cli *o)
 	}
 	if (!o->hwbuf[0])
 		snprintf(o->hwbuf, sizeof o->hwbuf, "default");
-	/* configurations are separated by ',' (or ';'); a part with '=' continues
-	 * the overrides of the one before (default:array_rows=12,array_cols=20) */
+	/* configurations are separated by ',' (or ';'); a part with '=' and no
+	 * ':' continues the overrides of the one before
+	 * (odd,default:array_rows=12,array_cols=20 is two) */
 	char *p = o->hwbuf;
 	o->hws[o->nhws++] = p;
 	for (char *c = p; *c; c++) {
 		if (*c != ',' && *c != ';')
 			continue;
 		size_t tl = strcspn(c + 1, ",;");
-		if (*c == ',' && memchr(c + 1, '=', tl))
+		if (*c == ',' && memchr(c + 1, '=', tl) && !memchr(c + 1, ':', tl))
 			continue;
 		*c = 0;
 		if (o->nhws < MAX_ITEMS)

@@ -248,7 +248,8 @@ static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, co
 	}
 	if (a > 0xffffffffull)
 		return 0;
-	loom_vec_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0};
+	loom_vec_layout lay = {(uint32_t)at[0] + p->in_off % 4096, (uint32_t)at[1], (uint32_t)at[2],
+			       (uint32_t)at[3] + p->out_off % 4096, (uint32_t)at[4], 0};
 	loom_prog pr;
 	loom_prog_init(&pr);
 	char err[256];
