@@ -78,6 +78,16 @@ typedef struct loom_treq {
 	int fetch;
 } loom_treq;
 
+/* a STORE row fired by the front end: fire, data back (push), address
+ * accepted (aw); kind 0 a row, 1 the last row of its instruction, 2 an
+ * instruction of no rows (front: its start) */
+#define LOOM_TDMA_SQ 8
+typedef struct loom_trow {
+	uint64_t fire, push, aw, addr, front;
+	uint32_t n0;
+	int kind;
+} loom_trow;
+
 typedef struct loom_tdma {
 	loom_timing t;
 	int oom;
@@ -90,6 +100,10 @@ typedef struct loom_tdma {
 	loom_treq *rq;
 	size_t rq_cap, rq_head, rq_n;
 	uint64_t rd_last;
+	/* the DRAM's R register: a load line's last beat taken in rh_t waits
+	 * there (rh) until the writer pushes it; the next beat from r_free */
+	int rh;
+	uint64_t rh_t, r_free;
 	uint64_t ar_fetch;       /* a fetch's address went out in this cycle */
 	uint64_t fetch_done;     /* the cycle after the pending fetch's last beat (NEVER: not yet) */
 	/* scratchpad banks, per cycle: read by the compute engines (act, wgt:
@@ -117,9 +131,13 @@ typedef struct loom_tdma {
 	loom_theld st[2];
 	unsigned st_n, st_f;     /* held; the one in the front end (st_n: none) */
 	uint64_t f_start, f_i1, f_i2, f_i3, f_fire, f_push; /* front end: start, next row, last fire, push */
-	int row_ok;              /* the next row is computed: */
-	uint64_t r_fire, r_push, r_aw, r_pop, r_addr;
-	int w_on;                /* a row is on W: beats left, cycle of its next beat */
+	/* rows fired by the front end, oldest first: the head's W beats from
+	 * r_pop + 1 (known: popk) */
+	loom_trow sq[LOOM_TDMA_SQ];
+	unsigned sq_h, sq_n;
+	int popk;
+	uint64_t r_pop;
+	int w_on;                /* the head row is on W: beats left, cycle of its next beat */
 	uint64_t w_left, w_evt;
 	uint64_t st_b[LOOM_TDMA_RING];   /* B response cycle of write burst k, ring */
 	uint64_t st_pop[LOOM_TDMA_RING]; /* cycle row k left the row FIFO for W, ring */
