@@ -47,21 +47,27 @@
  *   banks (npu_sp)     the compute engines' reads (MATMUL's activations and
  *                      weights, the vector unit's reads) come first, then the
  *                      store's reads and the vector unit's writes, then the
- *                      load's writes; the compute engines' accesses are known
- *                      when they start (loom_tdma_compute).
+ *                      load's writes; the compute engines' reads are known
+ *                      when they start (loom_tdma_compute), the vector
+ *                      unit's writes as they happen.
  *   vector unit (npu_vector) an instruction taken in cycle a issues its first
  *                      read in a + 2 (LUT: the table, DWCONV: a plane's
  *                      parameters, then per group each tap's weight and
  *                      lines), each read holding its bank in the cycle after
- *                      its issue; a group's lines leave the lanes from 3
- *                      cycles after its last issue, and are written 4
- *                      cycles later, each when its bank is free of the
- *                      vector unit's own reads.
+ *                      its issue; a group's lines leave the lanes one per
+ *                      cycle from 3 cycles after its last issue while the
+ *                      output buffer has room (8 lines between the lanes'
+ *                      input and the SP: line k after line k - 8 was
+ *                      written), then the next group; a line is written 4
+ *                      cycles after it leaves the lanes at the earliest, one
+ *                      per cycle, when no read (the compute engines', the
+ *                      store's) holds its bank. Done the cycle after the
+ *                      last write.
  *
- * Every event is handled in time order (loom_tdma_advance): a line write,
- * a pad push, a line leaving the R register, a read beat, a write beat, a
- * store row leaving for W, a load burst's address, in that order within a
- * cycle. */
+ * Every event is handled in time order (loom_tdma_advance): a vector
+ * unit's line write, a load line write, a pad push, a line leaving
+ * the R register, a read beat, a write beat, a store row leaving for W, a
+ * load burst's address, in that order within a cycle. */
 #include "common/tsim.h"
 
 #include <stdlib.h>
@@ -758,90 +764,167 @@ static uint64_t mm_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 	return s + P + R + C + LOOM_MM_TAIL;
 }
 
-/* a group's g lines leave the lanes from cycle f on, one per cycle, and
- * are written 4 cycles later, each in the first cycle the vector unit's
- * own reads leave its bank free; the cycle of the last write */
-static uint64_t vec_writes(loom_tdma *d, uint64_t f, uint64_t g, uint64_t dst, uint64_t wlast)
+/* a line the vector unit may write from cycle ready on */
+static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 {
-	for (uint64_t i = 0; i < g; i++) {
-		uint64_t w = sp_free(d, 0, dst + i, umax(f + i + 4, wlast + 1));
-		sp_mark(d, 1, dst + i, w, w + 1);
-		wlast = w;
+	if (d->vw_n == d->vw_cap) {
+		size_t cap = d->vw_cap ? 2 * d->vw_cap : 64;
+		loom_tvw *q = malloc(cap * sizeof *q);
+		if (!q) {
+			d->oom = 1;
+			return;
+		}
+		for (size_t k = 0; k < d->vw_n; k++)
+			q[k] = d->vw[(d->vw_h + k) % d->vw_cap];
+		free(d->vw);
+		d->vw = q;
+		d->vw_cap = cap;
+		d->vw_h = 0;
 	}
-	return wlast;
+	d->vw[(d->vw_h + d->vw_n++) % d->vw_cap] = (loom_tvw){ready, line};
 }
 
-/* lint: long function: the vector unit's sequencer, plane by plane and group by group */
-/* the vector unit from cycle a (npu_vector): per plane, groups of up to
- * LOOM_VEC_GROUP positions, each tap's lines read back to back, then the
- * group's lines written 4 cycles after they leave the lanes. Marks its
- * reads and writes in the bank calendars; the done pulse cycle. */
+/* the vector unit's next group from cycle fnext (after the last group's
+ * SFin): a plane's parameters first (DWCONV), then each tap's weight and
+ * lines, each read holding its bank the cycle after its issue */
+static void vec_group(loom_tdma *d)
+{
+	loom_tvec *v = &d->vs;
+	uint64_t t = v->fnext, cb = v->cb, p0 = v->p0;
+	if (!p0) {
+		t++; /* SPlane */
+		if (v->dwc) {
+			sp_mark(d, 0, v->par + cb * LOOM_DW_PARAM_LINES, t + 1, t + 1 + LOOM_DW_PARAM_LINES);
+			t += LOOM_DW_PARAM_LINES;
+		}
+	}
+	uint64_t g = v->P - p0 < LOOM_VEC_GROUP ? v->P - p0 : LOOM_VEC_GROUP;
+	uint64_t pos = v->src + cb * v->cbin + p0 / v->ow * v->sh + p0 % v->ow * v->sw;
+	t++; /* SGroup */
+	for (uint64_t tp = 0; tp < v->taps; tp++) {
+		if (v->dwc)
+			sp_mark(d, 0, v->wgt + cb * v->taps + tp, t + 1, t + 2), t++;
+		uint64_t off = tp / v->kw * v->dhl + tp % v->kw * v->dwl;
+		if (v->op == LOOM_OP_ELTWISE)
+			off = tp ? v->bstep : 0;
+		sp_mark(d, 0, pos + off, t + 1, t + 1 + g);
+		t += g;
+	}
+	v->g = g;
+	v->fi = 0;
+	v->gdst = v->dst + cb * v->cbout + p0;
+	v->fnext = t + 3; /* SFinWait */
+	v->p0 += LOOM_VEC_GROUP;
+	if (v->p0 >= v->P) {
+		v->p0 = 0;
+		v->cb++;
+	}
+}
+
+/* the vector unit's lines leave the lanes one per cycle (SFin) while its
+ * output buffer has room: at most 8 lines between the lanes' input and
+ * the SP (line k after line k - 8 was written), then the next group */
+static void vec_fire(loom_tdma *d)
+{
+	loom_tvec *v = &d->vs;
+	while (v->on) {
+		if (v->fi == v->g) {
+			if (v->cb == v->planes) {
+				v->on = 0;
+				break;
+			}
+			vec_group(d);
+			continue;
+		}
+		if (v->k >= 8 && v->nw <= v->k - 8)
+			return;
+		uint64_t f = v->k >= 8 ? umax(v->fnext, v->w8[(v->k - 8) % 8] + 1) : v->fnext;
+		vw_add(d, f + 4, v->gdst + v->fi);
+		v->fnext = f + 1;
+		v->fi++;
+		v->k++;
+	}
+}
+
+/* the next line's write: one per cycle, when no read (the compute
+ * engines', the store's) holds its bank */
+static uint64_t vw_next(const loom_tdma *d)
+{
+	if (!d->vw_n)
+		return LOOM_TDMA_NEVER;
+	const loom_tvw *v = &d->vw[d->vw_h];
+	return sp_free(d, 1, v->line, umax(v->ready, d->vw_last + 1));
+}
+
+static void vw_write(loom_tdma *d, uint64_t t)
+{
+	const loom_tvw *v = &d->vw[d->vw_h];
+	sp_mark(d, 1, v->line, t, t + 1);
+	d->vw_last = t;
+	d->vw_h = (d->vw_h + 1) % d->vw_cap;
+	d->vw_n--;
+	d->vs.w8[d->vs.nw++ % 8] = t;
+	vec_fire(d);
+	if (d->vw_n || d->vs.on)
+		return;
+	d->cp_done = umax(d->cp_fdone, t + 1);
+	d->ext = 1;
+}
+
+/* the vector unit's instruction taken in cycle a (npu_vector): its first
+ * groups (vec_fire), the rest as its lines are written (vw_write); the
+ * done pulse cycle when the banks do not matter, else NEVER (then
+ * loom_tdma_cdone once the last line is written) */
 static uint64_t vec_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 {
-	unsigned op = loom_insn_opcode(in);
-	uint64_t planes, P, ow = 1, taps = 1, kw = 1, src, dst, wgt = 0, par = 0, cbin = 0, cbout = 0, sw = 1, sh = 1, dwl = 1,
-			       dhl = 0, tabl = 0, bstep = 0;
-	int dwc = 0;
+	loom_tvec *v = &d->vs;
+	memset(v, 0, sizeof *v);
+	v->op = loom_insn_opcode(in);
+	v->ow = v->taps = v->kw = v->sw = v->sh = v->dwl = 1;
+	uint64_t tabl = 0;
 #define G(o, f) loom_insn_get(in, LOOM_F_##o##_##f)
-	switch (op) {
+	switch (v->op) {
 	case LOOM_OP_ELTWISE:
-		planes = G(ELTWISE, PLANES), P = G(ELTWISE, PLANE_LINES), taps = 2, kw = 2;
-		src = G(ELTWISE, SRC_A), dst = G(ELTWISE, DST), cbin = cbout = P, ow = P;
-		bstep = G(ELTWISE, SRC_B) - src;
-		dwl = bstep;
+		v->planes = G(ELTWISE, PLANES), v->P = G(ELTWISE, PLANE_LINES), v->taps = 2, v->kw = 2;
+		v->src = G(ELTWISE, SRC_A), v->dst = G(ELTWISE, DST), v->cbin = v->cbout = v->P, v->ow = v->P;
+		v->bstep = G(ELTWISE, SRC_B) - v->src;
+		v->dwl = v->bstep;
 		break;
 	case LOOM_OP_POOL:
-		planes = G(POOL, NCB), ow = G(POOL, OUT_W), P = ow * G(POOL, OUT_H);
-		kw = G(POOL, KW), taps = kw * G(POOL, KH), src = G(POOL, SRC), dst = G(POOL, DST);
-		cbin = (uint64_t)G(POOL, IN_W) * G(POOL, IN_H), cbout = P, sw = G(POOL, SW), sh = G(POOL, SH) * G(POOL, IN_W);
-		dwl = G(POOL, DW), dhl = G(POOL, DH) * G(POOL, IN_W);
+		v->planes = G(POOL, NCB), v->ow = G(POOL, OUT_W), v->P = v->ow * G(POOL, OUT_H);
+		v->kw = G(POOL, KW), v->taps = v->kw * G(POOL, KH), v->src = G(POOL, SRC), v->dst = G(POOL, DST);
+		v->cbin = (uint64_t)G(POOL, IN_W) * G(POOL, IN_H), v->cbout = v->P, v->sw = G(POOL, SW);
+		v->sh = G(POOL, SH) * G(POOL, IN_W), v->dwl = G(POOL, DW), v->dhl = G(POOL, DH) * G(POOL, IN_W);
 		break;
 	case LOOM_OP_DWCONV:
-		planes = G(DWCONV, NCB), ow = G(DWCONV, OUT_W), P = ow * G(DWCONV, OUT_H);
-		kw = G(DWCONV, KW), taps = kw * G(DWCONV, KH), src = G(DWCONV, SRC), dst = G(DWCONV, DST);
-		wgt = G(DWCONV, WGT), par = G(DWCONV, PARAM), dwc = 1;
-		cbin = (uint64_t)G(DWCONV, IN_W) * G(DWCONV, IN_H), cbout = P, sw = G(DWCONV, SW);
-		sh = G(DWCONV, SH) * G(DWCONV, IN_W), dwl = G(DWCONV, DW), dhl = G(DWCONV, DH) * G(DWCONV, IN_W);
+		v->planes = G(DWCONV, NCB), v->ow = G(DWCONV, OUT_W), v->P = v->ow * G(DWCONV, OUT_H);
+		v->kw = G(DWCONV, KW), v->taps = v->kw * G(DWCONV, KH), v->src = G(DWCONV, SRC), v->dst = G(DWCONV, DST);
+		v->wgt = G(DWCONV, WGT), v->par = G(DWCONV, PARAM), v->dwc = 1;
+		v->cbin = (uint64_t)G(DWCONV, IN_W) * G(DWCONV, IN_H), v->cbout = v->P, v->sw = G(DWCONV, SW);
+		v->sh = G(DWCONV, SH) * G(DWCONV, IN_W), v->dwl = G(DWCONV, DW), v->dhl = G(DWCONV, DH) * G(DWCONV, IN_W);
 		break;
 	default:
-		planes = G(LUT, LINES) ? 1 : 0, P = G(LUT, LINES), ow = P, src = G(LUT, SRC), dst = G(LUT, DST);
-		par = G(LUT, TABLE), tabl = (LOOM_LUT_ENTRIES + d->t.rows - 1) / d->t.rows;
+		v->planes = G(LUT, LINES) ? 1 : 0, v->P = G(LUT, LINES), v->ow = v->P;
+		v->src = G(LUT, SRC), v->dst = G(LUT, DST);
+		v->par = G(LUT, TABLE), tabl = (LOOM_LUT_ENTRIES + d->t.rows - 1) / d->t.rows;
 		break;
 	}
 #undef G
-	if (!planes || !P)
-		return a + loom_insn_cycles(&d->t, in);
-	uint64_t t = a + 2, pf = 0, pg = 0, pdst = 0, wlast = a;
-	sp_mark(d, 0, par, t + 1, t + 1 + tabl); /* LUT: the table */
-	t += tabl;
-	for (uint64_t cb = 0; cb < planes; cb++) {
-		t++; /* SPlane */
-		if (dwc) {
-			sp_mark(d, 0, par + cb * LOOM_DW_PARAM_LINES, t + 1, t + 1 + LOOM_DW_PARAM_LINES);
-			t += LOOM_DW_PARAM_LINES;
-		}
-		for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
-			uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;
-			uint64_t pos = src + cb * cbin + p0 / ow * sh + p0 % ow * sw;
-			t++; /* SGroup */
-			for (uint64_t tp = 0; tp < taps; tp++) {
-				if (dwc)
-					sp_mark(d, 0, wgt + cb * taps + tp, t + 1, t + 2), t++;
-				uint64_t off = tp / kw * dhl + tp % kw * dwl;
-				if (op == LOOM_OP_ELTWISE)
-					off = tp ? bstep : 0;
-				sp_mark(d, 0, pos + off, t + 1, t + 1 + g);
-				t += g;
-			}
-			/* the group before's lines, now that this group's reads are known */
-			wlast = vec_writes(d, pf, pg, pdst, wlast);
-			t += 3; /* SFinWait */
-			pf = t, pg = g, pdst = dst + cb * cbout + p0;
-			t += g; /* SFin */
-		}
-	}
-	vec_writes(d, pf, pg, pdst, wlast);
-	return a + loom_insn_cycles(&d->t, in);
+	d->cp_fdone = a + loom_insn_cycles(&d->t, in);
+	if (!v->planes || !v->P || !d->nbanks)
+		return d->cp_fdone;
+	sp_mark(d, 0, v->par, a + 3, a + 3 + tabl); /* LUT: the table */
+	v->fnext = a + 2 + tabl;
+	v->on = 1;
+	d->cp_done = LOOM_TDMA_NEVER;
+	d->vw_last = a;
+	vec_fire(d);
+	return LOOM_TDMA_NEVER;
+}
+
+uint64_t loom_tdma_cdone(const loom_tdma *d)
+{
+	return d->cp_done;
 }
 
 uint64_t loom_tdma_compute(loom_tdma *d, uint64_t acc, const loom_insn *in)
@@ -879,6 +962,7 @@ void loom_tdma_free(loom_tdma *d)
 		free(d->sp_hi[b].w);
 		free(d->sp_mid[b].w);
 	}
+	free(d->vw);
 	free(d->wq);
 	free(d->rq);
 	memset(d, 0, sizeof *d);
@@ -897,6 +981,8 @@ void loom_tdma_idle(loom_tdma *d, uint64_t now)
 	d->ld_n = d->ld_w = d->st_n = d->st_f = 0;
 	d->ob.open = d->pb.open = 0;
 	d->sq_n = d->sq_h = 0;
+	d->vw_n = d->vw_h = 0;
+	d->cp_done = LOOM_TDMA_NEVER;
 	d->popk = d->w_on = 0;
 	d->ld_walk = d->st_front = d->st_w = d->st_lastb = now;
 	d->ld_ar = d->ar_fetch = 0;
@@ -984,11 +1070,11 @@ void loom_tdma_retire(loom_tdma *d, int engine)
 }
 
 /* the events in their order within a cycle */
-enum { EV_POP, EV_PAD, EV_RPUSH, EV_READ, EV_WRITE, EV_ROW, EV_AR, EV_N };
+enum { EV_VW, EV_POP, EV_PAD, EV_RPUSH, EV_READ, EV_WRITE, EV_ROW, EV_AR, EV_N };
 
 static int next_ev(const loom_tdma *d, uint64_t *t)
 {
-	uint64_t e[EV_N] = {wr_next(d), pad_next(d), rh_next(d), rs_next(d), 0, 0, ld_next(d)};
+	uint64_t e[EV_N] = {vw_next(d), wr_next(d), pad_next(d), rh_next(d), rs_next(d), 0, 0, ld_next(d)};
 	e[EV_WRITE] = d->w_on ? d->w_evt : LOOM_TDMA_NEVER;
 	e[EV_ROW] = !d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER;
 	int k = 0;
@@ -1028,6 +1114,7 @@ static int step(loom_tdma *d, uint64_t t)
 	if (x > t || d->oom)
 		return 0;
 	switch (k) {
+	case EV_VW: vw_write(d, x); break;
 	case EV_POP: wr_pop(d, x); break;
 	case EV_PAD: wr_pushed(d, x); break;
 	case EV_RPUSH: rh_push(d, x); break;

@@ -88,6 +88,23 @@ typedef struct loom_trow {
 	int kind;
 } loom_trow;
 
+/* a line the vector unit writes from cycle ready on */
+typedef struct loom_tvw {
+	uint64_t ready, line;
+} loom_tvw;
+
+/* the vector unit's instruction (npu_vector's sequencer): its fields, the
+ * next group (cb, p0), the group firing its lines (g lines, fi fired, the
+ * first to dst line gdst; the next may leave the lanes from fnext), lines
+ * fired (k) and written (nw), the last 8 lines' write cycles */
+typedef struct loom_tvec {
+	int on, dwc;
+	unsigned op;
+	uint64_t planes, P, ow, taps, kw, src, dst, wgt, par, cbin, cbout, sw, sh, dwl, dhl, bstep;
+	uint64_t cb, p0, g, fi, gdst, fnext, k, nw;
+	uint64_t w8[8];
+} loom_tvec;
+
 typedef struct loom_tdma {
 	loom_timing t;
 	int oom;
@@ -137,6 +154,13 @@ typedef struct loom_tdma {
 	unsigned sq_h, sq_n;
 	int popk;
 	uint64_t r_pop;
+	/* the vector unit's line writes to come, in order (ready: the earliest
+	 * cycle), the last one's cycle; its instruction's done from its
+	 * sequencer (cp_fdone) and once the last line is written (cp_done) */
+	loom_tvec vs;
+	loom_tvw *vw;
+	size_t vw_cap, vw_h, vw_n;
+	uint64_t vw_last, cp_fdone, cp_done;
 	int w_on;                /* the head row is on W: beats left, cycle of its next beat */
 	uint64_t w_left, w_evt;
 	uint64_t st_b[LOOM_TDMA_RING];   /* B response cycle of write burst k, ring */
@@ -178,9 +202,11 @@ void loom_tdma_retire(loom_tdma *d, int engine);
 void loom_tdma_fetch(loom_tdma *d, uint64_t ar);
 uint64_t loom_tdma_fetch_done(const loom_tdma *d);
 /* a compute instruction (MATMUL or the vector unit) accepted in cycle acc:
- * its done pulse cycle; its scratchpad reads and writes go into the bank
- * calendars the DMA engines yield to */
+ * its done pulse cycle (NEVER: known from loom_tdma_cdone once its last
+ * write is); its scratchpad reads and writes go into the bank calendars
+ * the DMA engines yield to */
 uint64_t loom_tdma_compute(loom_tdma *d, uint64_t acc, const loom_insn *in);
+uint64_t loom_tdma_cdone(const loom_tdma *d);
 
 /* ---- a whole program --------------------------------------------------- */
 
