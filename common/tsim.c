@@ -982,6 +982,7 @@ void loom_tdma_idle(loom_tdma *d, uint64_t now)
 	d->ob.open = d->pb.open = 0;
 	d->sq_n = d->sq_h = 0;
 	d->vw_n = d->vw_h = 0;
+	d->vs.on = 0;
 	d->cp_done = LOOM_TDMA_NEVER;
 	d->popk = d->w_on = 0;
 	d->ld_walk = d->st_front = d->st_w = d->st_lastb = now;
