@@ -261,6 +261,8 @@ typedef struct loom_vec_params {
 	int8_t clip_lo, clip_hi;
 	int32_t mult, shift;  /* POOL AVG, ELTWISE: output multiplier, right shift 0..31 */
 	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
+	uint32_t in_align, out_align; /* the input's, output's DRAM address mod 64 when known (a channel
+				       * slice): where the planners time candidate programs; timing only */
 	const loom_vec_hints *hints;
 } loom_vec_params;
 
