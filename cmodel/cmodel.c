@@ -496,9 +496,14 @@ static uint64_t eng_end(const struct cmodel *m, int i)
 {
 	if (!m->e[i].n)
 		return LOOM_TDMA_NEVER;
-	if (i == E_COMPUTE)
-		return m->e[i].end;
-	uint64_t d = loom_tdma_done(&m->td, i);
+	uint64_t d;
+	if (i == E_COMPUTE) {
+		if (m->e[i].end != LOOM_TDMA_NEVER)
+			return m->e[i].end;
+		d = loom_tdma_cdone(&m->td);
+	} else {
+		d = loom_tdma_done(&m->td, i);
+	}
 	return d == LOOM_TDMA_NEVER ? d : d + 1;
 }
 
@@ -552,7 +557,9 @@ static int try_start(struct cmodel *m, int i)
 		break;
 	case E_COMPUTE:
 		do_compute(m, &cur->in);
-		e->end = loom_tdma_compute(&m->td, m->now, &cur->in) + 1;
+		e->end = loom_tdma_compute(&m->td, m->now, &cur->in);
+		if (e->end != LOOM_TDMA_NEVER)
+			e->end++;
 		break;
 	default:
 		do_store(m, &cur->in);

@@ -7,7 +7,11 @@
  *                      one beat per cycle; a credit grows by dram_bw bytes a
  *                      cycle up to two beats, a read beat takes a beat of it,
  *                      a write beat too when a beat is left after the read
- *                      (one per cycle): reads go first.
+ *                      (one per cycle): reads go first. A read beat is taken
+ *                      into the R register when it is empty or its beat
+ *                      leaves in that cycle: a load line's last beat leaves
+ *                      it when the writer can push the line, so one beat
+ *                      may wait there while the writer's FIFO is full.
  *   fetch (npu_ctrl)   a read request of max(1, 32 / B) beats whose address
  *                      goes out before a load burst's in the same cycle.
  *   LOAD (npu_dma_load) the walker visits one line per cycle (a padding row
@@ -21,9 +25,8 @@
  *                      after the end of the one dma_outstanding before it at
  *                      the earliest). The writer pushes one line per cycle
  *                      into an output FIFO of two (a burst's pad lines from
- *                      the cycle after its close; a data line in the cycle
- *                      after its last beat, which waits in the DRAM for room,
- *                      holding every read behind it) and writes the head to
+ *                      the cycle after its close; a data line when its
+ *                      last beat leaves the DRAM's R register) and writes the head to
  *                      SP when no other client uses its bank, to ACC at once.
  *                      Done the cycle after the last write. The next LOAD's
  *                      walker starts the cycle after the last close.
@@ -37,16 +40,34 @@
  *                      write response, dram_latency after the last beat; done
  *                      the cycle after the last response. The next
  *                      instruction's front end starts 2 cycles after the last
- *                      row's data is back. A MARK is a 64-byte row.
+ *                      row's data is back. A MARK is a 64-byte row. The
+ *                      front end runs ahead of W (a row fires once the row
+ *                      four before it has left the row FIFO), so its SP
+ *                      reads are known before the cycles they take.
  *   banks (npu_sp)     the compute engines' reads (MATMUL's activations and
  *                      weights, the vector unit's reads) come first, then the
  *                      store's reads and the vector unit's writes, then the
- *                      load's writes; the compute engines' accesses are known
- *                      when they start (loom_tdma_compute).
+ *                      load's writes; the compute engines' reads are known
+ *                      when they start (loom_tdma_compute), the vector
+ *                      unit's writes as they happen.
+ *   vector unit (npu_vector) an instruction taken in cycle a issues its first
+ *                      read in a + 2 (LUT: the table, DWCONV: a plane's
+ *                      parameters, then per group each tap's weight and
+ *                      lines), each read holding its bank in the cycle after
+ *                      its issue; a group's lines leave the lanes one per
+ *                      cycle from 3 cycles after its last issue while the
+ *                      output buffer has room (8 lines between the lanes'
+ *                      input and the SP: line k after line k - 8 was
+ *                      written), then the next group; a line is written 4
+ *                      cycles after it leaves the lanes at the earliest, one
+ *                      per cycle, when no read (the compute engines', the
+ *                      store's) holds its bank. Done the cycle after the
+ *                      last write.
  *
- * Every event is handled in time order (loom_tdma_advance): a line write,
- * a pad push, a read beat, a write beat, a store row leaving for W, a load
- * burst's address, in that order within a cycle. */
+ * Every event is handled in time order (loom_tdma_advance): a vector
+ * unit's line write, a load line write, a pad push, a line leaving
+ * the R register, a read beat, a write beat, a store row leaving for W, a
+ * load burst's address, in that order within a cycle. */
 #include "common/tsim.h"
 
 #include <stdlib.h>
@@ -330,22 +351,37 @@ static void wr_pop(loom_tdma *d, uint64_t t)
 
 /* ------------------------------------------------------------------ read beats */
 
-/* the next cycle the DRAM may take the head request's next beat (a load
- * line's last beat only when the writer can push it the cycle after) */
+/* the next cycle the DRAM may take the head request's next beat into its
+ * R register: empty, or its beat leaves in that cycle */
 static uint64_t rs_next(const loom_tdma *d)
 {
-	if (!d->rq_n)
+	if (!d->rq_n || d->rh)
 		return LOOM_TDMA_NEVER;
 	const loom_treq *r = &d->rq[d->rq_head];
 	uint64_t t = umax(umax(r->due, d->rd_last + 1), d->ct + (d->wr_at ? 1 : 0));
-	if (!r->fetch && (r->k + 1) % r->nb == 0) {
-		const loom_titem *it = wr_cursor(d);
-		uint64_t room = wr_room(d);
-		if (!it || it->kind != 1 || room == LOOM_TDMA_NEVER)
-			return LOOM_TDMA_NEVER;
-		t = umax(t, umax(room, d->wq_last_push));
-	}
+	t = umax(t, d->r_free);
 	return d->t.bw < d->t.beat ? credit_when(d, t, 0) : t;
+}
+
+/* the cycle the load line's last beat in the R register leaves it for the
+ * writer: the cycle after it was taken, with room for a line (the item two
+ * before written in an earlier cycle) and its pads pushed */
+static uint64_t rh_next(const loom_tdma *d)
+{
+	if (!d->rh)
+		return LOOM_TDMA_NEVER;
+	const loom_titem *it = wr_cursor(d);
+	uint64_t room = wr_room(d);
+	if (!it || it->kind != 1 || room == LOOM_TDMA_NEVER)
+		return LOOM_TDMA_NEVER;
+	return umax(d->rh_t + 1, umax(room + 1, d->wq_last_push + 1));
+}
+
+static void rh_push(loom_tdma *d, uint64_t p)
+{
+	d->rh = 0;
+	d->r_free = p;
+	wr_pushed(d, p);
 }
 
 static void rs_take(loom_tdma *d, uint64_t x)
@@ -361,7 +397,8 @@ static void rs_take(loom_tdma *d, uint64_t x)
 			d->ext = 1;
 		}
 	} else if (r->k % r->nb == 0) {
-		wr_pushed(d, x + 1);
+		d->rh = 1;
+		d->rh_t = x;
 	}
 	if (r->k == r->beats) {
 		d->rq_head = (d->rq_head + 1) % d->rq_cap;
@@ -541,14 +578,11 @@ static void st_start(loom_tdma *d, unsigned i)
 	d->st_f = i;
 	d->f_start = umax(d->st[i].acc, d->st_front);
 	d->f_i1 = d->f_i2 = d->f_i3 = 0;
-	d->row_ok = 0;
 }
 
-/* the front end is past instruction st_f */
-static void st_finish(loom_tdma *d, uint64_t front, uint64_t done)
+/* the front end is past instruction st_f: the next one starts at front */
+static void st_next(loom_tdma *d, uint64_t front)
 {
-	d->st[d->st_f].done = done;
-	d->ext = 1;
 	d->st_front = front;
 	if (d->st_f + 1 < d->st_n)
 		st_start(d, d->st_f + 1);
@@ -556,53 +590,106 @@ static void st_finish(loom_tdma *d, uint64_t front, uint64_t done)
 		d->st_f = d->st_n;
 }
 
-/* the front end's next row: its fire, data, address and W cycles */
-static void st_row(loom_tdma *d)
+static void sq_add(loom_tdma *d, loom_trow r)
 {
-	while (d->st_f < d->st_n && !d->row_ok) {
-		loom_theld *h = &d->st[d->st_f];
-		const uint64_t *n = h->n, *s = h->s;
-		uint32_t src = h->src;
-		if (!n[0] || !n[1] || !n[2]) {
-			st_finish(d, d->f_start + 2, umax(d->f_start + 2, d->st_lastb + 1));
-			continue;
-		}
-		if (d->f_i3 == n[2]) {
-			st_finish(d, d->f_push + 2, umax(d->st_lastb + 1, d->f_push + 2));
-			continue;
-		}
-		uint64_t j = d->st_nb;
-		uint64_t fire = (d->f_i1 | d->f_i2 | d->f_i3) ? d->f_fire + 1 : d->f_start + (src == 2 ? 4 : 1);
-		if (j >= 4) {
-			fire = umax(fire, d->st_pop[(j - 4) % LOOM_TDMA_RING] + 1);
-			fire = umax(fire, d->st_aw[(j - 4) % LOOM_TDMA_RING] + 1);
-		}
-		if (src == 0) {
-			/* an SP read waits for the compute engines' reads of its bank */
-			uint64_t line = h->mem + d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
-			fire = sp_free(d, 0, line, fire);
-			sp_mark(d, 1, line, fire, fire + 1);
-		}
-		uint64_t push = fire + (src == 2 ? 3 : 1);
-		uint64_t aw = umax(fire + 1, j ? d->st_aw[(j - 1) % LOOM_TDMA_RING] + 1 : 0);
-		if (j >= 32)
-			aw = umax(aw, d->st_b[(j - 32) % LOOM_TDMA_RING] + 1);
-		d->r_fire = fire;
-		d->r_push = push;
-		d->r_aw = aw;
-		d->r_pop = umax(umax(push + 1, d->st_w), aw + 1);
-		d->r_addr = h->a0 + d->f_i3 * s[2] + d->f_i2 * s[1] + d->f_i1 * s[0];
-		d->row_ok = 1;
-	}
+	d->sq[(d->sq_h + d->sq_n++) % LOOM_TDMA_SQ] = r;
 }
 
-/* the computed row leaves the row FIFO for W */
+/* the oldest held instruction not done is done in cycle t */
+static void st_done(loom_tdma *d, uint64_t t)
+{
+	for (unsigned k = 0; k < d->st_n; k++)
+		if (d->st[k].done == LOOM_TDMA_NEVER) {
+			d->st[k].done = t;
+			d->ext = 1;
+			return;
+		}
+}
+
+/* the front end fires the next row (global row j = st_nb + sq_n) when the
+ * row four before it has left the row FIFO (its cycle is known); 0 when it
+ * cannot yet */
+static int st_fire(loom_tdma *d)
+{
+	if (d->st_f >= d->st_n || d->sq_n == LOOM_TDMA_SQ)
+		return 0;
+	loom_theld *h = &d->st[d->st_f];
+	const uint64_t *n = h->n, *s = h->s;
+	uint32_t src = h->src;
+	if (!n[0] || !n[1] || !n[2]) {
+		sq_add(d, (loom_trow){0, 0, 0, 0, d->f_start, 0, 2});
+		st_next(d, d->f_start + 2);
+		return 1;
+	}
+	uint64_t j = d->st_nb + d->sq_n;
+	if (j >= 4 && j - 4 >= d->st_nb + (uint64_t)d->popk)
+		return 0;
+	uint64_t fire = (d->f_i1 | d->f_i2 | d->f_i3) ? d->f_fire + 1 : d->f_start + (src == 2 ? 4 : 1);
+	if (j >= 4) {
+		fire = umax(fire, d->st_pop[(j - 4) % LOOM_TDMA_RING] + 1);
+		fire = umax(fire, d->st_aw[(j - 4) % LOOM_TDMA_RING] + 1);
+	}
+	if (src == 0) {
+		/* an SP read waits for the compute engines' reads of its bank */
+		uint64_t line = h->mem + d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
+		fire = sp_free(d, 0, line, fire);
+		sp_mark(d, 1, line, fire, fire + 1);
+	}
+	uint64_t push = fire + (src == 2 ? 3 : 1);
+	uint64_t aw = umax(fire + 1, j ? d->st_aw[(j - 1) % LOOM_TDMA_RING] + 1 : 0);
+	if (j >= 32)
+		aw = umax(aw, d->st_b[(j - 32) % LOOM_TDMA_RING] + 1);
+	d->st_aw[j % LOOM_TDMA_RING] = aw;
+	d->f_fire = fire;
+	d->f_push = push;
+	uint64_t addr = h->a0 + d->f_i3 * s[2] + d->f_i2 * s[1] + d->f_i1 * s[0];
+	int last = 0;
+	if (++d->f_i1 == n[0]) {
+		d->f_i1 = 0;
+		if (++d->f_i2 == n[1]) {
+			d->f_i2 = 0;
+			last = ++d->f_i3 == n[2];
+		}
+	}
+	sq_add(d, (loom_trow){fire, push, aw, addr, 0, h->n0, last});
+	if (last)
+		st_next(d, push + 2);
+	return 1;
+}
+
+/* the head row's cycle to leave the row FIFO for W (after the previous
+ * row's last beat); an instruction of no rows is done */
+static int st_head(loom_tdma *d)
+{
+	if (d->w_on || !d->sq_n || d->popk)
+		return 0;
+	loom_trow *r = &d->sq[d->sq_h];
+	if (r->kind == 2) {
+		st_done(d, umax(r->front + 2, d->st_lastb + 1));
+		d->sq_h = (d->sq_h + 1) % LOOM_TDMA_SQ;
+		d->sq_n--;
+		return 1;
+	}
+	d->r_pop = umax(umax(r->push + 1, d->st_w), r->aw + 1);
+	d->st_pop[d->st_nb % LOOM_TDMA_RING] = d->r_pop;
+	d->popk = 1;
+	return 1;
+}
+
+/* the front end and the head as far as they are known */
+static void st_row(loom_tdma *d)
+{
+	while (st_head(d) || st_fire(d))
+		;
+}
+
+/* the head row leaves the row FIFO for W */
 static void st_issue(loom_tdma *d)
 {
+	const loom_trow *r = &d->sq[d->sq_h];
 	d->w_on = 1;
-	d->w_left = loom_row_beats(&d->t, d->r_addr, d->st[d->st_f].n0);
+	d->w_left = loom_row_beats(&d->t, r->addr, r->n0);
 	d->w_evt = d->r_pop + 1;
-	d->row_ok = 0;
 }
 
 /* W's next beat in cycle t, if the credit leaves a beat after the read */
@@ -618,23 +705,17 @@ static void st_wbeat(loom_tdma *d, uint64_t t)
 	if (--d->w_left)
 		return;
 	/* the row's last beat: its write response dram_latency later */
-	const uint64_t *n = d->st[d->st_f].n, j = d->st_nb;
+	const loom_trow *r = &d->sq[d->sq_h];
 	d->w_on = 0;
+	d->popk = 0;
 	d->st_w = t;
 	d->st_lastb = t + d->t.lat;
-	d->st_pop[j % LOOM_TDMA_RING] = d->r_pop;
-	d->st_aw[j % LOOM_TDMA_RING] = d->r_aw;
-	d->st_b[j % LOOM_TDMA_RING] = d->st_lastb;
+	d->st_b[d->st_nb % LOOM_TDMA_RING] = d->st_lastb;
 	d->st_nb++;
-	d->f_fire = d->r_fire;
-	d->f_push = d->r_push;
-	if (++d->f_i1 == n[0]) {
-		d->f_i1 = 0;
-		if (++d->f_i2 == n[1]) {
-			d->f_i2 = 0;
-			d->f_i3++;
-		}
-	}
+	if (r->kind == 1)
+		st_done(d, umax(d->st_lastb + 1, r->push + 2));
+	d->sq_h = (d->sq_h + 1) % LOOM_TDMA_SQ;
+	d->sq_n--;
 	st_row(d);
 }
 
@@ -683,90 +764,167 @@ static uint64_t mm_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 	return s + P + R + C + LOOM_MM_TAIL;
 }
 
-/* a group's g lines leave the lanes from cycle f on, one per cycle, and
- * are written 4 cycles later, each in the first cycle the vector unit's
- * own reads leave its bank free; the cycle of the last write */
-static uint64_t vec_writes(loom_tdma *d, uint64_t f, uint64_t g, uint64_t dst, uint64_t wlast)
+/* a line the vector unit may write from cycle ready on */
+static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 {
-	for (uint64_t i = 0; i < g; i++) {
-		uint64_t w = sp_free(d, 0, dst + i, umax(f + i + 4, wlast + 1));
-		sp_mark(d, 1, dst + i, w, w + 1);
-		wlast = w;
+	if (d->vw_n == d->vw_cap) {
+		size_t cap = d->vw_cap ? 2 * d->vw_cap : 64;
+		loom_tvw *q = malloc(cap * sizeof *q);
+		if (!q) {
+			d->oom = 1;
+			return;
+		}
+		for (size_t k = 0; k < d->vw_n; k++)
+			q[k] = d->vw[(d->vw_h + k) % d->vw_cap];
+		free(d->vw);
+		d->vw = q;
+		d->vw_cap = cap;
+		d->vw_h = 0;
 	}
-	return wlast;
+	d->vw[(d->vw_h + d->vw_n++) % d->vw_cap] = (loom_tvw){ready, line};
 }
 
-/* lint: long function: the vector unit's sequencer, plane by plane and group by group */
-/* the vector unit from cycle a (npu_vector): per plane, groups of up to
- * LOOM_VEC_GROUP positions, each tap's lines read back to back, then the
- * group's lines written 4 cycles after they leave the lanes. Marks its
- * reads and writes in the bank calendars; the done pulse cycle. */
+/* the vector unit's next group from cycle fnext (after the last group's
+ * SFin): a plane's parameters first (DWCONV), then each tap's weight and
+ * lines, each read holding its bank the cycle after its issue */
+static void vec_group(loom_tdma *d)
+{
+	loom_tvec *v = &d->vs;
+	uint64_t t = v->fnext, cb = v->cb, p0 = v->p0;
+	if (!p0) {
+		t++; /* SPlane */
+		if (v->dwc) {
+			sp_mark(d, 0, v->par + cb * LOOM_DW_PARAM_LINES, t + 1, t + 1 + LOOM_DW_PARAM_LINES);
+			t += LOOM_DW_PARAM_LINES;
+		}
+	}
+	uint64_t g = v->P - p0 < LOOM_VEC_GROUP ? v->P - p0 : LOOM_VEC_GROUP;
+	uint64_t pos = v->src + cb * v->cbin + p0 / v->ow * v->sh + p0 % v->ow * v->sw;
+	t++; /* SGroup */
+	for (uint64_t tp = 0; tp < v->taps; tp++) {
+		if (v->dwc)
+			sp_mark(d, 0, v->wgt + cb * v->taps + tp, t + 1, t + 2), t++;
+		uint64_t off = tp / v->kw * v->dhl + tp % v->kw * v->dwl;
+		if (v->op == LOOM_OP_ELTWISE)
+			off = tp ? v->bstep : 0;
+		sp_mark(d, 0, pos + off, t + 1, t + 1 + g);
+		t += g;
+	}
+	v->g = g;
+	v->fi = 0;
+	v->gdst = v->dst + cb * v->cbout + p0;
+	v->fnext = t + 3; /* SFinWait */
+	v->p0 += LOOM_VEC_GROUP;
+	if (v->p0 >= v->P) {
+		v->p0 = 0;
+		v->cb++;
+	}
+}
+
+/* the vector unit's lines leave the lanes one per cycle (SFin) while its
+ * output buffer has room: at most 8 lines between the lanes' input and
+ * the SP (line k after line k - 8 was written), then the next group */
+static void vec_fire(loom_tdma *d)
+{
+	loom_tvec *v = &d->vs;
+	while (v->on) {
+		if (v->fi == v->g) {
+			if (v->cb == v->planes) {
+				v->on = 0;
+				break;
+			}
+			vec_group(d);
+			continue;
+		}
+		if (v->k >= 8 && v->nw <= v->k - 8)
+			return;
+		uint64_t f = v->k >= 8 ? umax(v->fnext, v->w8[(v->k - 8) % 8] + 1) : v->fnext;
+		vw_add(d, f + 4, v->gdst + v->fi);
+		v->fnext = f + 1;
+		v->fi++;
+		v->k++;
+	}
+}
+
+/* the next line's write: one per cycle, when no read (the compute
+ * engines', the store's) holds its bank */
+static uint64_t vw_next(const loom_tdma *d)
+{
+	if (!d->vw_n)
+		return LOOM_TDMA_NEVER;
+	const loom_tvw *v = &d->vw[d->vw_h];
+	return sp_free(d, 1, v->line, umax(v->ready, d->vw_last + 1));
+}
+
+static void vw_write(loom_tdma *d, uint64_t t)
+{
+	const loom_tvw *v = &d->vw[d->vw_h];
+	sp_mark(d, 1, v->line, t, t + 1);
+	d->vw_last = t;
+	d->vw_h = (d->vw_h + 1) % d->vw_cap;
+	d->vw_n--;
+	d->vs.w8[d->vs.nw++ % 8] = t;
+	vec_fire(d);
+	if (d->vw_n || d->vs.on)
+		return;
+	d->cp_done = umax(d->cp_fdone, t + 1);
+	d->ext = 1;
+}
+
+/* the vector unit's instruction taken in cycle a (npu_vector): its first
+ * groups (vec_fire), the rest as its lines are written (vw_write); the
+ * done pulse cycle when the banks do not matter, else NEVER (then
+ * loom_tdma_cdone once the last line is written) */
 static uint64_t vec_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 {
-	unsigned op = loom_insn_opcode(in);
-	uint64_t planes, P, ow = 1, taps = 1, kw = 1, src, dst, wgt = 0, par = 0, cbin = 0, cbout = 0, sw = 1, sh = 1, dwl = 1,
-			       dhl = 0, tabl = 0, bstep = 0;
-	int dwc = 0;
+	loom_tvec *v = &d->vs;
+	memset(v, 0, sizeof *v);
+	v->op = loom_insn_opcode(in);
+	v->ow = v->taps = v->kw = v->sw = v->sh = v->dwl = 1;
+	uint64_t tabl = 0;
 #define G(o, f) loom_insn_get(in, LOOM_F_##o##_##f)
-	switch (op) {
+	switch (v->op) {
 	case LOOM_OP_ELTWISE:
-		planes = G(ELTWISE, PLANES), P = G(ELTWISE, PLANE_LINES), taps = 2, kw = 2;
-		src = G(ELTWISE, SRC_A), dst = G(ELTWISE, DST), cbin = cbout = P, ow = P;
-		bstep = G(ELTWISE, SRC_B) - src;
-		dwl = bstep;
+		v->planes = G(ELTWISE, PLANES), v->P = G(ELTWISE, PLANE_LINES), v->taps = 2, v->kw = 2;
+		v->src = G(ELTWISE, SRC_A), v->dst = G(ELTWISE, DST), v->cbin = v->cbout = v->P, v->ow = v->P;
+		v->bstep = G(ELTWISE, SRC_B) - v->src;
+		v->dwl = v->bstep;
 		break;
 	case LOOM_OP_POOL:
-		planes = G(POOL, NCB), ow = G(POOL, OUT_W), P = ow * G(POOL, OUT_H);
-		kw = G(POOL, KW), taps = kw * G(POOL, KH), src = G(POOL, SRC), dst = G(POOL, DST);
-		cbin = (uint64_t)G(POOL, IN_W) * G(POOL, IN_H), cbout = P, sw = G(POOL, SW), sh = G(POOL, SH) * G(POOL, IN_W);
-		dwl = G(POOL, DW), dhl = G(POOL, DH) * G(POOL, IN_W);
+		v->planes = G(POOL, NCB), v->ow = G(POOL, OUT_W), v->P = v->ow * G(POOL, OUT_H);
+		v->kw = G(POOL, KW), v->taps = v->kw * G(POOL, KH), v->src = G(POOL, SRC), v->dst = G(POOL, DST);
+		v->cbin = (uint64_t)G(POOL, IN_W) * G(POOL, IN_H), v->cbout = v->P, v->sw = G(POOL, SW);
+		v->sh = G(POOL, SH) * G(POOL, IN_W), v->dwl = G(POOL, DW), v->dhl = G(POOL, DH) * G(POOL, IN_W);
 		break;
 	case LOOM_OP_DWCONV:
-		planes = G(DWCONV, NCB), ow = G(DWCONV, OUT_W), P = ow * G(DWCONV, OUT_H);
-		kw = G(DWCONV, KW), taps = kw * G(DWCONV, KH), src = G(DWCONV, SRC), dst = G(DWCONV, DST);
-		wgt = G(DWCONV, WGT), par = G(DWCONV, PARAM), dwc = 1;
-		cbin = (uint64_t)G(DWCONV, IN_W) * G(DWCONV, IN_H), cbout = P, sw = G(DWCONV, SW);
-		sh = G(DWCONV, SH) * G(DWCONV, IN_W), dwl = G(DWCONV, DW), dhl = G(DWCONV, DH) * G(DWCONV, IN_W);
+		v->planes = G(DWCONV, NCB), v->ow = G(DWCONV, OUT_W), v->P = v->ow * G(DWCONV, OUT_H);
+		v->kw = G(DWCONV, KW), v->taps = v->kw * G(DWCONV, KH), v->src = G(DWCONV, SRC), v->dst = G(DWCONV, DST);
+		v->wgt = G(DWCONV, WGT), v->par = G(DWCONV, PARAM), v->dwc = 1;
+		v->cbin = (uint64_t)G(DWCONV, IN_W) * G(DWCONV, IN_H), v->cbout = v->P, v->sw = G(DWCONV, SW);
+		v->sh = G(DWCONV, SH) * G(DWCONV, IN_W), v->dwl = G(DWCONV, DW), v->dhl = G(DWCONV, DH) * G(DWCONV, IN_W);
 		break;
 	default:
-		planes = G(LUT, LINES) ? 1 : 0, P = G(LUT, LINES), ow = P, src = G(LUT, SRC), dst = G(LUT, DST);
-		par = G(LUT, TABLE), tabl = (LOOM_LUT_ENTRIES + d->t.rows - 1) / d->t.rows;
+		v->planes = G(LUT, LINES) ? 1 : 0, v->P = G(LUT, LINES), v->ow = v->P;
+		v->src = G(LUT, SRC), v->dst = G(LUT, DST);
+		v->par = G(LUT, TABLE), tabl = (LOOM_LUT_ENTRIES + d->t.rows - 1) / d->t.rows;
 		break;
 	}
 #undef G
-	if (!planes || !P)
-		return a + loom_insn_cycles(&d->t, in);
-	uint64_t t = a + 2, pf = 0, pg = 0, pdst = 0, wlast = a;
-	sp_mark(d, 0, par, t, t + tabl); /* LUT: the table */
-	t += tabl;
-	for (uint64_t cb = 0; cb < planes; cb++) {
-		t++; /* SPlane */
-		if (dwc) {
-			sp_mark(d, 0, par + cb * LOOM_DW_PARAM_LINES, t, t + LOOM_DW_PARAM_LINES);
-			t += LOOM_DW_PARAM_LINES;
-		}
-		for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
-			uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;
-			uint64_t pos = src + cb * cbin + p0 / ow * sh + p0 % ow * sw;
-			t++; /* SGroup */
-			for (uint64_t tp = 0; tp < taps; tp++) {
-				if (dwc)
-					sp_mark(d, 0, wgt + cb * taps + tp, t, t + 1), t++;
-				uint64_t off = tp / kw * dhl + tp % kw * dwl;
-				if (op == LOOM_OP_ELTWISE)
-					off = tp ? bstep : 0;
-				sp_mark(d, 0, pos + off, t, t + g);
-				t += g;
-			}
-			/* the group before's lines, now that this group's reads are known */
-			wlast = vec_writes(d, pf, pg, pdst, wlast);
-			t += 3; /* SFinWait */
-			pf = t, pg = g, pdst = dst + cb * cbout + p0;
-			t += g; /* SFin */
-		}
-	}
-	vec_writes(d, pf, pg, pdst, wlast);
-	return a + loom_insn_cycles(&d->t, in);
+	d->cp_fdone = a + loom_insn_cycles(&d->t, in);
+	if (!v->planes || !v->P || !d->nbanks)
+		return d->cp_fdone;
+	sp_mark(d, 0, v->par, a + 3, a + 3 + tabl); /* LUT: the table */
+	v->fnext = a + 2 + tabl;
+	v->on = 1;
+	d->cp_done = LOOM_TDMA_NEVER;
+	d->vw_last = a;
+	vec_fire(d);
+	return LOOM_TDMA_NEVER;
+}
+
+uint64_t loom_tdma_cdone(const loom_tdma *d)
+{
+	return d->cp_done;
 }
 
 uint64_t loom_tdma_compute(loom_tdma *d, uint64_t acc, const loom_insn *in)
@@ -804,6 +962,7 @@ void loom_tdma_free(loom_tdma *d)
 		free(d->sp_hi[b].w);
 		free(d->sp_mid[b].w);
 	}
+	free(d->vw);
 	free(d->wq);
 	free(d->rq);
 	memset(d, 0, sizeof *d);
@@ -821,11 +980,16 @@ void loom_tdma_idle(loom_tdma *d, uint64_t now)
 	d->wq_pop[0] = d->wq_pop[1] = d->wq_last_push = now;
 	d->ld_n = d->ld_w = d->st_n = d->st_f = 0;
 	d->ob.open = d->pb.open = 0;
-	d->row_ok = d->w_on = 0;
+	d->sq_n = d->sq_h = 0;
+	d->vw_n = d->vw_h = 0;
+	d->vs.on = 0;
+	d->cp_done = LOOM_TDMA_NEVER;
+	d->popk = d->w_on = 0;
 	d->ld_walk = d->st_front = d->st_w = d->st_lastb = now;
 	d->ld_ar = d->ar_fetch = 0;
 	d->ld_nb = d->st_nb = 0;
-	d->rd_last = now;
+	d->rd_last = d->r_free = now;
+	d->rh = 0;
 	d->fetch_done = LOOM_TDMA_NEVER;
 }
 
@@ -907,13 +1071,13 @@ void loom_tdma_retire(loom_tdma *d, int engine)
 }
 
 /* the events in their order within a cycle */
-enum { EV_POP, EV_PAD, EV_READ, EV_WRITE, EV_ROW, EV_AR, EV_N };
+enum { EV_VW, EV_POP, EV_PAD, EV_RPUSH, EV_READ, EV_WRITE, EV_ROW, EV_AR, EV_N };
 
 static int next_ev(const loom_tdma *d, uint64_t *t)
 {
-	uint64_t e[EV_N] = {wr_next(d), pad_next(d), rs_next(d), 0, 0, ld_next(d)};
+	uint64_t e[EV_N] = {vw_next(d), wr_next(d), pad_next(d), rh_next(d), rs_next(d), 0, 0, ld_next(d)};
 	e[EV_WRITE] = d->w_on ? d->w_evt : LOOM_TDMA_NEVER;
-	e[EV_ROW] = !d->w_on && d->row_ok ? d->r_pop : LOOM_TDMA_NEVER;
+	e[EV_ROW] = !d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER;
 	int k = 0;
 	for (int i = 1; i < EV_N; i++)
 		if (e[i] < e[k])
@@ -951,8 +1115,10 @@ static int step(loom_tdma *d, uint64_t t)
 	if (x > t || d->oom)
 		return 0;
 	switch (k) {
+	case EV_VW: vw_write(d, x); break;
 	case EV_POP: wr_pop(d, x); break;
 	case EV_PAD: wr_pushed(d, x); break;
+	case EV_RPUSH: rh_push(d, x); break;
 	case EV_READ: rs_take(d, x); break;
 	case EV_WRITE: st_wbeat(d, x); break;
 	case EV_ROW: st_issue(d); break;

@@ -78,6 +78,33 @@ typedef struct loom_treq {
 	int fetch;
 } loom_treq;
 
+/* a STORE row fired by the front end: fire, data back (push), address
+ * accepted (aw); kind 0 a row, 1 the last row of its instruction, 2 an
+ * instruction of no rows (front: its start) */
+#define LOOM_TDMA_SQ 8
+typedef struct loom_trow {
+	uint64_t fire, push, aw, addr, front;
+	uint32_t n0;
+	int kind;
+} loom_trow;
+
+/* a line the vector unit writes from cycle ready on */
+typedef struct loom_tvw {
+	uint64_t ready, line;
+} loom_tvw;
+
+/* the vector unit's instruction (npu_vector's sequencer): its fields, the
+ * next group (cb, p0), the group firing its lines (g lines, fi fired, the
+ * first to dst line gdst; the next may leave the lanes from fnext), lines
+ * fired (k) and written (nw), the last 8 lines' write cycles */
+typedef struct loom_tvec {
+	int on, dwc;
+	unsigned op;
+	uint64_t planes, P, ow, taps, kw, src, dst, wgt, par, cbin, cbout, sw, sh, dwl, dhl, bstep;
+	uint64_t cb, p0, g, fi, gdst, fnext, k, nw;
+	uint64_t w8[8];
+} loom_tvec;
+
 typedef struct loom_tdma {
 	loom_timing t;
 	int oom;
@@ -90,6 +117,10 @@ typedef struct loom_tdma {
 	loom_treq *rq;
 	size_t rq_cap, rq_head, rq_n;
 	uint64_t rd_last;
+	/* the DRAM's R register: a load line's last beat taken in rh_t waits
+	 * there (rh) until the writer pushes it; the next beat from r_free */
+	int rh;
+	uint64_t rh_t, r_free;
 	uint64_t ar_fetch;       /* a fetch's address went out in this cycle */
 	uint64_t fetch_done;     /* the cycle after the pending fetch's last beat (NEVER: not yet) */
 	/* scratchpad banks, per cycle: read by the compute engines (act, wgt:
@@ -117,9 +148,20 @@ typedef struct loom_tdma {
 	loom_theld st[2];
 	unsigned st_n, st_f;     /* held; the one in the front end (st_n: none) */
 	uint64_t f_start, f_i1, f_i2, f_i3, f_fire, f_push; /* front end: start, next row, last fire, push */
-	int row_ok;              /* the next row is computed: */
-	uint64_t r_fire, r_push, r_aw, r_pop, r_addr;
-	int w_on;                /* a row is on W: beats left, cycle of its next beat */
+	/* rows fired by the front end, oldest first: the head's W beats from
+	 * r_pop + 1 (known: popk) */
+	loom_trow sq[LOOM_TDMA_SQ];
+	unsigned sq_h, sq_n;
+	int popk;
+	uint64_t r_pop;
+	/* the vector unit's line writes to come, in order (ready: the earliest
+	 * cycle), the last one's cycle; its instruction's done from its
+	 * sequencer (cp_fdone) and once the last line is written (cp_done) */
+	loom_tvec vs;
+	loom_tvw *vw;
+	size_t vw_cap, vw_h, vw_n;
+	uint64_t vw_last, cp_fdone, cp_done;
+	int w_on;                /* the head row is on W: beats left, cycle of its next beat */
 	uint64_t w_left, w_evt;
 	uint64_t st_b[LOOM_TDMA_RING];   /* B response cycle of write burst k, ring */
 	uint64_t st_pop[LOOM_TDMA_RING]; /* cycle row k left the row FIFO for W, ring */
@@ -160,9 +202,11 @@ void loom_tdma_retire(loom_tdma *d, int engine);
 void loom_tdma_fetch(loom_tdma *d, uint64_t ar);
 uint64_t loom_tdma_fetch_done(const loom_tdma *d);
 /* a compute instruction (MATMUL or the vector unit) accepted in cycle acc:
- * its done pulse cycle; its scratchpad reads and writes go into the bank
- * calendars the DMA engines yield to */
+ * its done pulse cycle (NEVER: known from loom_tdma_cdone once its last
+ * write is); its scratchpad reads and writes go into the bank calendars
+ * the DMA engines yield to */
 uint64_t loom_tdma_compute(loom_tdma *d, uint64_t acc, const loom_insn *in);
+uint64_t loom_tdma_cdone(const loom_tdma *d);
 
 /* ---- a whole program --------------------------------------------------- */
 

@@ -57,9 +57,14 @@ static uint64_t ts_end(const tsim *s, int e)
 {
 	if (!s->nh[e])
 		return LOOM_TDMA_NEVER;
-	if (e == Q_CP)
-		return s->cp_end;
-	uint64_t d = loom_tdma_done(&s->d, e);
+	uint64_t d;
+	if (e == Q_CP) {
+		if (s->cp_end != LOOM_TDMA_NEVER)
+			return s->cp_end;
+		d = loom_tdma_cdone(&s->d);
+	} else {
+		d = loom_tdma_done(&s->d, e);
+	}
 	return d == LOOM_TDMA_NEVER ? d : d + 1;
 }
 
@@ -79,10 +84,13 @@ static int ts_accept(tsim *s, int e, uint64_t now)
 			s->tok[pop_t[e][k]]--;
 	s->qh[e] = (s->qh[e] + 1) % LOOM_QUEUE_DEPTH;
 	s->qn[e]--;
-	if (e == Q_CP)
-		s->cp_end = loom_tdma_compute(&s->d, now, in) + 1;
-	else
+	if (e == Q_CP) {
+		s->cp_end = loom_tdma_compute(&s->d, now, in);
+		if (s->cp_end != LOOM_TDMA_NEVER)
+			s->cp_end++;
+	} else {
 		loom_tdma_accept(&s->d, e, now, in, 0);
+	}
 	s->push[e][s->nh[e]++] = w0 >> 10 & 3;
 	return 1;
 }

@@ -250,8 +250,8 @@ static void write_layer(FILE *f, const sweep_layer *l)
 		fprintf(f, " %d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d %d %d %d %d %d %u %u",
 			v->kind, v->h, v->w, v->c, v->in_stride, v->in2_stride, v->out_stride, v->kh, v->kw, v->sh, v->sw,
 			v->dh, v->dw, v->pad_top, v->pad_bottom, v->pad_left, v->pad_right, v->func, v->bcast, v->in_zp,
-			v->in2_zp, v->out_zp, v->clip_lo, v->clip_hi, v->mult, v->shift, v->mult_a, v->mult_b, v->in_off,
-			v->out_off);
+			v->in2_zp, v->out_zp, v->clip_lo, v->clip_hi, v->mult, v->shift, v->mult_a, v->mult_b, v->in_align,
+			v->out_align);
 	}
 	fprintf(f, " %s\n", l->name);
 }
@@ -305,7 +305,7 @@ static int read_layer(const char *v, sweep_layer *l)
 			   &p->kind, &p->h, &p->w, &p->c, &p->in_stride, &p->in2_stride, &p->out_stride, &p->kh, &p->kw,
 			   &p->sh, &p->sw, &p->dh, &p->dw, &p->pad_top, &p->pad_bottom, &p->pad_left, &p->pad_right,
 			   &p->func, &p->bcast, &i8[0], &i8[1], &i8[2], &i8[3], &i8[4], &p->mult, &p->shift, &p->mult_a,
-			   &p->mult_b, &p->in_off, &p->out_off, &m) != 30)
+			   &p->mult_b, &p->in_align, &p->out_align, &m) != 30)
 			return -1;
 		p->in_zp = (int8_t)i8[0], p->in2_zp = (int8_t)i8[1], p->out_zp = (int8_t)i8[2];
 		p->clip_lo = (int8_t)i8[3], p->clip_hi = (int8_t)i8[4];

@@ -253,8 +253,6 @@ typedef struct loom_vec_params {
 	uint32_t in_stride;   /* bytes per input pixel (ELTWISE: of a), multiple of 4, >= c; 0: c rounded up to 4 */
 	uint32_t in2_stride;  /* ELTWISE, bcast NONE: bytes per pixel of b; 0: c rounded up to 4 */
 	uint32_t out_stride;  /* bytes per output pixel; 0: c rounded up to 4 */
-	uint32_t in_off, out_off; /* where the input and output start past a 4 KiB boundary (a channel
-				     slice's offset in its pixel): the planner's timing only */
 	uint32_t kh, kw;      /* window: POOL 1..255, DWCONV 1..15 */
 	uint32_t sh, sw;      /* stride: POOL 1..255, DWCONV 1..15 */
 	uint32_t dh, dw;      /* dilation 1..15 */
@@ -267,6 +265,8 @@ typedef struct loom_vec_params {
 	int8_t clip_lo, clip_hi;
 	int32_t mult, shift;  /* POOL AVG, ELTWISE: output multiplier, right shift 0..31 */
 	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
+	uint32_t in_align, out_align; /* the input's, output's DRAM address mod 64 when known (a channel
+				       * slice): where the planners time candidate programs; timing only */
 	const loom_vec_hints *hints;
 } loom_vec_params;
 

@@ -235,21 +235,21 @@ static void vplan_finish(const loom_vec_params *p, const vlayer *V, loom_vec_pla
 	pl->dram_wr_est = npu_vec_wr_bytes(V, pl);
 }
 
-/* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
- * model, MARK to MARK (first: from the job's START); 0 if it can not be
- * emitted */
+/* the cycles of pl's program (at 4 KiB-aligned addresses, plus the
+ * input's and output's known offsets: a channel slice's rows straddle DRAM
+ * beats as they will) by the timing model, MARK to MARK (first: from the
+ * job's START); 0 if it can not be emitted */
 static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl,
 			     int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->in2_bytes, pl->const_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
-		at[i] = a;
-		a = (a + sz[i] + 4095) / 4096 * 4096;
+		at[i] = a + (i == 0 ? p->in_align % 64 / 4 * 4 : i == 3 ? p->out_align % 64 / 4 * 4 : 0);
+		a = (at[i] + sz[i] + 4095) / 4096 * 4096;
 	}
 	if (a > 0xffffffffull)
 		return 0;
-	loom_vec_layout lay = {(uint32_t)at[0] + p->in_off % 4096, (uint32_t)at[1], (uint32_t)at[2],
-			       (uint32_t)at[3] + p->out_off % 4096, (uint32_t)at[4], 0};
+	loom_vec_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0};
 	loom_prog pr;
 	loom_prog_init(&pr);
 	char err[256];
