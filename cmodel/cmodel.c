@@ -8,9 +8,13 @@
  * simulation of the fetcher, the three queues, their engines and the four
  * token counters.
  *
- * Durations: every instruction's comes from the timing model
- * (common/timing.c: the formulas are listed there), with the DRAM latency
- * and bandwidth of the run (opts override the configuration's).
+ * Timing: the one timing model of common/ (timing.h, tsim.h), with the
+ * DRAM latency and bandwidth of the run (opts override the configuration's):
+ * the load and store DMA, the instruction fetch, the DRAM channel and the
+ * scratchpad banks are followed event by event by a loom_tdma as the RTL
+ * does them (the load and the store engine hold two instructions each and
+ * overlap them), the compute engines' durations are timing.c's. Its
+ * per-layer cycles against the RTL's: docs/DSE.md, "Timing model accuracy".
  *
  * Event model (all of it observable only through cycle counters, except
  * where noted as a contract the RTL must share):
@@ -24,9 +28,10 @@
  *   - Fetch checks are FETCH_RANGE (pc + 32 > DRAM bytes) first, then
  *     MISALIGNED (pc not 32-byte aligned, info 0xffff), as listed in ISA.md.
  *   - An instruction's functional effect (and its MACS / DRAM byte counts)
- *     is applied atomically when it starts; it pushes its tokens and counts
- *     in INSNS when its duration has elapsed. A queue slot is freed when its
- *     instruction starts.
+ *     is applied atomically when it starts (its engine accepts it); it
+ *     pushes its tokens and counts in INSNS the cycle after its done pulse.
+ *     A queue slot is freed when its instruction starts; an instruction the
+ *     fetcher pushes is visible to its engine the cycle after.
  *   - At one instant the model processes, until nothing changes: engine
  *     completions (load, compute, store), then queue-head starts (load,
  *     compute, store) and the fetcher's step.
@@ -56,6 +61,7 @@
 #include "cmodel/rv_iss.h"
 #include "common/events.h"
 #include "common/timing.h"
+#include "common/tsim.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,12 +78,14 @@ enum fetch_state {
 	F_WAIT_Q,   /* holding an instruction whose queue is full */
 	F_WAIT_BAR, /* holding a MARK or FINISH until everything is idle */
 	F_MARK,     /* writing a MARK record, done at fend */
+	F_FINISH,   /* FINISH: every engine idle, the run ends at fend */
 	F_STOP,     /* stopped by an error, draining the engines */
 };
 
 struct slot {
 	loom_insn in;
 	uint32_t pc;
+	uint64_t vis;  /* in a queue: the cycle it is visible to its engine */
 };
 
 struct queue {
@@ -85,9 +93,12 @@ struct queue {
 	unsigned head, n;
 };
 
+/* an engine's instructions (the load and store engines hold two, the
+ * compute engines one), oldest first; the compute engine's end (its done
+ * pulse + 1); the DMA engines' come from the timing model (tdma) */
 struct engine {
-	int busy;
-	struct slot cur;
+	int n;
+	struct slot cur[2];
 	uint64_t end;
 };
 
@@ -100,6 +111,7 @@ struct cmodel {
 	uint64_t dram_bytes;
 	uint32_t R, C, B;
 	loom_timing tm;               /* durations (common/timing.h) */
+	loom_tdma td;                 /* the DMA engines, DRAM and SP banks in cycles (common/tsim.h) */
 
 	uint32_t status, insn_base, err_cause, err_pc, err_info, irq_status, irq_mask;
 	loom_windows win;             /* WIN_* registers */
@@ -121,7 +133,8 @@ struct cmodel {
 
 	enum fetch_state fst;
 	uint32_t pc;
-	uint64_t fend;
+	uint64_t fend;                /* F_ISSUE: the address cycle; F_FETCH: the decode cycle; F_MARK:
+				       * the record's done pulse (LOOM_TDMA_NEVER while not known) */
 	struct slot held;
 
 	uint32_t tok[T_COUNT];
@@ -466,7 +479,7 @@ static void fail(struct cmodel *m, uint32_t cause, uint32_t pc, uint32_t info)
 static int engines_idle(const struct cmodel *m)
 {
 	for (int i = 0; i < E_COUNT; i++)
-		if (m->e[i].busy)
+		if (m->e[i].n)
 			return 0;
 	return 1;
 }
@@ -474,31 +487,56 @@ static int engines_idle(const struct cmodel *m)
 static int all_idle(const struct cmodel *m)
 {
 	for (int i = 0; i < E_COUNT; i++)
-		if (m->e[i].busy || m->q[i].n)
+		if (m->e[i].n || m->q[i].n)
 			return 0;
 	return 1;
+}
+
+/* the end (done pulse + 1: tokens count, the engine has room) of engine
+ * i's oldest instruction; LOOM_TDMA_NEVER if none or not known yet */
+static uint64_t eng_end(const struct cmodel *m, int i)
+{
+	if (!m->e[i].n)
+		return LOOM_TDMA_NEVER;
+	uint64_t d;
+	if (i == E_COMPUTE) {
+		if (m->e[i].end != LOOM_TDMA_NEVER)
+			return m->e[i].end;
+		d = loom_tdma_cdone(&m->td);
+	} else {
+		d = loom_tdma_done(&m->td, i);
+	}
+	return d == LOOM_TDMA_NEVER ? d : d + 1;
 }
 
 static void complete(struct cmodel *m, int i)
 {
 	struct engine *e = &m->e[i];
-	uint32_t w0 = e->cur.in.w[0];
-	e->busy = 0;
+	uint32_t w0 = e->cur[0].in.w[0];
+	uint32_t pc = e->cur[0].pc;
+	e->cur[0] = e->cur[1];
+	e->n--;
+	if (i != E_COMPUTE)
+		loom_tdma_retire(&m->td, i);
 	m->ctr[LOOM_CTR_INSNS]++;
 	for (int k = 0; k < 2; k++) {
 		int t = push_tok[i][k];
 		if (t >= 0 && (w0 >> (10 + k) & 1) && ++m->tok[t] > LOOM_TOKEN_MAX)
-			fail(m, LOOM_ERR_TOKEN_OVERFLOW, e->cur.pc, LOOM_INFO_NONE);
+			fail(m, LOOM_ERR_TOKEN_OVERFLOW, pc, LOOM_INFO_NONE);
 	}
 }
 
+/* the head of queue i starts now if it is visible, its engine has room
+ * and the tokens it pops are there: its effect now, its timing from tdma */
 static int try_start(struct cmodel *m, int i)
 {
 	struct queue *q = &m->q[i];
 	struct engine *e = &m->e[i];
-	if (e->busy || !q->n)
+	if (e->n >= (i == E_COMPUTE ? 1 : 2) || !q->n)
 		return 0;
 	const struct slot *sl = &q->s[q->head];
+	if (sl->vis > m->now)
+		return 0;
 	uint32_t w0 = sl->in.w[0];
 	for (int k = 0; k < 2; k++) {
 		int t = pop_tok[i][k];
@@ -510,31 +548,44 @@ static int try_start(struct cmodel *m, int i)
 		if (t >= 0 && (w0 >> (8 + k) & 1))
 			m->tok[t]--;
 	}
-	e->cur = *sl;
-	e->busy = 1;
+	struct slot *cur = &e->cur[e->n++];
+	*cur = *sl;
 	q->head = (q->head + 1) % LOOM_QUEUE_DEPTH;
 	q->n--;
-	uint64_t dur;
-	loom_insn_events(m->R, m->C, &e->cur.in, m->evt);
+	loom_insn_events(m->R, m->C, &cur->in, m->evt);
 	switch (i) {
-	case E_LOAD: dur = do_load(m, &e->cur.in); break;
-	case E_COMPUTE: dur = do_compute(m, &e->cur.in); break;
-	default: dur = do_store(m, &e->cur.in); break;
+	case E_LOAD:
+		do_load(m, &cur->in);
+		loom_tdma_accept(&m->td, LOOM_TDMA_LOAD, m->now, &cur->in, 0);
+		break;
+	case E_COMPUTE:
+		do_compute(m, &cur->in);
+		e->end = loom_tdma_compute(&m->td, m->now, &cur->in);
+		if (e->end != LOOM_TDMA_NEVER)
+			e->end++;
+		break;
+	default:
+		do_store(m, &cur->in);
+		loom_tdma_accept(&m->td, LOOM_TDMA_STORE, m->now, &cur->in, 0);
+		break;
 	}
-	e->end = m->now + (dur ? dur : 1);
 	return 1;
 }
 
+/* the instruction the fetcher holds into its queue (visible the cycle
+ * after); the next address goes out the cycle after */
 static int dispatch(struct cmodel *m)
 {
 	int i = loom_op_queue(loom_insn_opcode(&m->held.in));
 	struct queue *q = &m->q[i];
 	if (q->n == LOOM_QUEUE_DEPTH)
 		return 0;
+	m->held.vis = m->now + 1;
 	q->s[(q->head + q->n) % LOOM_QUEUE_DEPTH] = m->held;
 	q->n++;
 	m->pc += LOOM_INSN_BYTES;
 	m->fst = F_ISSUE;
+	m->fend = m->now + 1;
 	return 1;
 }
 
@@ -557,7 +608,8 @@ static void issue_fetch(struct cmodel *m)
 	m->held.pc = m->pc;
 	uint64_t beats = loom_fetch_beats(&m->tm);
 	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
-	m->fend = m->now + loom_cyc_dma(&m->tm, beats, 0);
+	loom_tdma_fetch(&m->td, m->now);
+	m->fend = LOOM_TDMA_NEVER;
 	m->fst = F_FETCH;
 }
 
@@ -595,7 +647,8 @@ static void write_mark(struct cmodel *m)
 		put_le32(d + 4 * k, 0);
 	uint64_t beats = loom_row_beats(&m->tm, a, LOOM_MARK_BYTES);
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
-	m->fend = m->now + loom_cyc_dma(&m->tm, beats, 0);
+	loom_tdma_accept(&m->td, LOOM_TDMA_STORE, m->now, in, 1);
+	m->fend = LOOM_TDMA_NEVER;
 	m->fst = F_MARK;
 }
 
@@ -611,18 +664,38 @@ static void finish_error(struct cmodel *m)
 	m->err_info = m->p_info;
 }
 
-/* Everything that happens at time m->now, until nothing changes. */
+/* the fetch's decode cycle and the MARK record's done, once tdma knows them */
+static void fetch_times(struct cmodel *m)
+{
+	if (m->fst == F_FETCH && m->fend == LOOM_TDMA_NEVER) {
+		uint64_t f = loom_tdma_fetch_done(&m->td);
+		if (f != LOOM_TDMA_NEVER)
+			m->fend = f + 2;
+	} else if (m->fst == F_MARK && m->fend == LOOM_TDMA_NEVER) {
+		m->fend = loom_tdma_done(&m->td, LOOM_TDMA_STORE);
+	}
+}
+
+/* lint: long function: the fetcher's states, one case each, after the engines */
+/* Everything that happens at time m->now, until nothing changes: the DMA
+ * engines' events of earlier cycles, completions, starts, the fetcher (its
+ * address before a load burst's in the same cycle), this cycle's DMA events. */
 static void process(struct cmodel *m)
 {
 	if (!m->running)
 		return;
+	if (m->now)
+		loom_tdma_advance(&m->td, m->now - 1);
+	fetch_times(m);
 	for (int i = 0; i < E_COUNT; i++)
-		if (m->e[i].busy && m->e[i].end <= m->now)
+		while (eng_end(m, i) <= m->now)
 			complete(m, i);
 	if (m->fst == F_MARK && m->fend <= m->now) {
+		loom_tdma_retire(&m->td, LOOM_TDMA_STORE);
 		m->ctr[LOOM_CTR_INSNS]++;
 		m->pc += LOOM_INSN_BYTES;
 		m->fst = F_ISSUE;
+		m->fend = m->now + 1;
 	}
 	int changed = 1;
 	while (changed && !m->draining) {
@@ -631,10 +704,13 @@ static void process(struct cmodel *m)
 			changed |= try_start(m, i);
 		switch (m->fst) {
 		case F_ISSUE:
+			if (m->fend > m->now)
+				break;
 			issue_fetch(m);
 			changed = 1;
 			break;
 		case F_FETCH:
+			fetch_times(m);
 			if (m->fend <= m->now) {
 				decode(m);
 				changed = 1;
@@ -650,30 +726,65 @@ static void process(struct cmodel *m)
 				write_mark(m);
 				changed = 1;
 			} else {
-				m->running = 0;
-				m->fst = F_IDLE;
-				m->status = LOOM_STATUS_DONE;
-				m->irq_status |= LOOM_IRQ_DONE;
-				return;
+				/* the command processor drains for two cycles */
+				m->fst = F_FINISH;
+				m->fend = m->now + 2;
 			}
 			break;
+		case F_FINISH:
+			if (m->fend > m->now)
+				break;
+			m->running = 0;
+			m->fst = F_IDLE;
+			m->status = LOOM_STATUS_DONE;
+			m->irq_status |= LOOM_IRQ_DONE;
+			return;
 		default:
 			break;
 		}
 	}
+	loom_tdma_advance(&m->td, m->now);
+	fetch_times(m);
 	if (m->draining && engines_idle(m))
 		finish_error(m);
 }
 
-/* Earliest pending event after the current instant, UINT64_MAX if none. */
-static uint64_t next_event(const struct cmodel *m)
+/* The next instant the fetcher, a queue or an engine has something to do,
+ * as far as the DMA engines' events so far tell; UINT64_MAX if none. */
+static uint64_t outer_event(const struct cmodel *m)
 {
 	uint64_t t = UINT64_MAX;
-	for (int i = 0; i < E_COUNT; i++)
-		if (m->e[i].busy && m->e[i].end < t)
-			t = m->e[i].end;
-	if ((m->fst == F_FETCH || m->fst == F_MARK) && m->fend < t)
+	for (int i = 0; i < E_COUNT; i++) {
+		uint64_t x = eng_end(m, i);
+		if (x < t)
+			t = x;
+		const struct queue *q = &m->q[i];
+		if (q->n && q->s[q->head].vis > m->now && q->s[q->head].vis < t)
+			t = q->s[q->head].vis;
+	}
+	if ((m->fst == F_ISSUE || m->fst == F_FETCH || m->fst == F_MARK || m->fst == F_FINISH) && m->fend < t)
 		t = m->fend;
+	return t;
+}
+
+/* Earliest pending event after the current instant, UINT64_MAX if none:
+ * the DMA engines run ahead (their events until then change nothing else)
+ * and stop when they make an engine's done or the fetch's end known,
+ * which may bring the next instant closer. */
+static uint64_t next_event(struct cmodel *m)
+{
+	if (!m->running)
+		return UINT64_MAX;
+	uint64_t t = outer_event(m);
+	while (loom_tdma_run(&m->td, t)) {
+		fetch_times(m);
+		t = outer_event(m);
+	}
+	if (t == UINT64_MAX) {
+		uint64_t d = loom_tdma_next(&m->td);
+		if (d != LOOM_TDMA_NEVER)
+			t = d <= m->now ? m->now + 1 : d;
+	}
 	return t;
 }
 
@@ -683,7 +794,7 @@ static void advance(struct cmodel *m, uint64_t t)
 	if (m->running && dt) {
 		m->ctr[LOOM_CTR_CYCLES] += dt;
 		for (int i = 0; i < E_COUNT; i++) {
-			if (m->e[i].busy)
+			if (m->e[i].n)
 				m->ctr[LOOM_CTR_BUSY_LOAD + i] += dt;
 			else if (m->q[i].n)
 				m->ctr[LOOM_CTR_STALL_LOAD + i] += dt;
@@ -711,6 +822,8 @@ static void start(struct cmodel *m)
 	m->draining = 0;
 	m->pc = m->insn_base;
 	m->fst = F_ISSUE;
+	m->fend = m->now;
+	loom_tdma_idle(&m->td, m->now);
 }
 
 static void abort_run(struct cmodel *m)
@@ -719,6 +832,7 @@ static void abort_run(struct cmodel *m)
 		return;
 	memset(m->q, 0, sizeof m->q);
 	memset(m->e, 0, sizeof m->e);
+	loom_tdma_idle(&m->td, m->now);
 	m->running = 0;
 	m->draining = 0;
 	m->fst = F_IDLE;
@@ -1125,6 +1239,7 @@ static void cm_close(loom_hw *hw)
 	free(m->sp);
 	free(m->acc);
 	free(m->wt);
+	loom_tdma_free(&m->td);
 	free(m);
 }
 
@@ -1168,6 +1283,8 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	m->C = cfg->array_cols;
 	m->B = cfg->dram_beat_bytes;
 	loom_timing_init(&m->tm, cfg, opts ? opts->dram_latency : 0, opts ? opts->dram_bw : 0);
+	if (loom_tdma_init(&m->td, &m->tm))
+		goto oom;
 	m->dram_bytes = cfg->dram_bytes;
 	m->dram = calloc(1, (size_t)cfg->dram_bytes);
 	m->sp = calloc(cfg->sp_lines, cfg->sp_line_bytes);

@@ -39,6 +39,8 @@ void loom_timing_init(loom_timing *t, const loom_hwcfg *cfg, uint32_t lat, uint3
 	if (!t->bw)
 		t->bw = 1;
 	t->outstanding = cfg->dma_outstanding;
+	t->bank_lines = cfg->sp_bank_lines;
+	t->banks = cfg->sp_banks;
 }
 
 /* ------------------------------------------------------------------ instructions */
@@ -60,13 +62,39 @@ uint64_t loom_fetch_beats(const loom_timing *t)
 
 double loom_cyc_matmul(const loom_timing *t, double folds, double P)
 {
-	return folds * fmax(P, t->rows + t->cols + 1) + t->rows + t->cols;
+	double R = t->rows, C = t->cols;
+	if (folds < 1)
+		folds = 1;
+	/* a fold every max(P, C) cycles, a pair every P + R + C - 2 at least
+	 * (a weight buffer is reused R - 2 cycles after its fold streamed) */
+	double per = fmax(fmax(P, C), (P + R + C - 2) / 2);
+	double second = fmax(P, C); /* fold 1 has its own buffer */
+	return C + 1 + (folds >= 2 ? second + (folds - 2) * per : 0) + P + R + C + LOOM_MM_TAIL;
+}
+
+uint64_t loom_cyc_matmul_insn(const loom_timing *t, uint64_t folds, uint64_t P)
+{
+	const uint64_t R = t->rows, C = t->cols;
+	if (!folds || !P)
+		return LOOM_MM_TAIL + 2;
+	/* s: first activation read of a fold; w: its last weight column read
+	 * (npu_compute: two weight buffers, the loader may refill a buffer
+	 * R - 2 cycles after the last read of the fold before the last) */
+	uint64_t w1 = C, s1 = C + 1, s2 = 0, w;
+	for (uint64_t k = 1; k < folds; k++) {
+		w = k == 1 ? w1 + C : w1 + C > s2 + P + R + C - 3 ? w1 + C : s2 + P + R + C - 3;
+		uint64_t s = s1 + P > w + 1 ? s1 + P : w + 1;
+		s2 = s1;
+		s1 = s;
+		w1 = w;
+	}
+	return s1 + P + R + C + LOOM_MM_TAIL;
 }
 
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane)
 {
 	double g = ceil(P / LOOM_VEC_GROUP);
-	return planes * (taps * (P + w * g) + P + 4 * g + per_plane);
+	return planes * (taps * (P + w * g) + P + 4 * g + 1 + per_plane) + LOOM_VEC_FIXED;
 }
 
 /* LOAD and STORE: beats over every row, padding lines of a LOAD */
@@ -98,21 +126,21 @@ uint64_t loom_insn_cycles(const loom_timing *t, const loom_insn *in)
 	case LOOM_OP_LOAD: return dma_insn(t, in, 0);
 	case LOOM_OP_STORE: return dma_insn(t, in, 1);
 	case LOOM_OP_MATMUL:
-		return (uint64_t)loom_cyc_matmul(t, (double)G(MATMUL, NCB) * G(MATMUL, KH) * G(MATMUL, KW),
-						 (double)G(MATMUL, OUT_H) * G(MATMUL, OUT_W));
+		return loom_cyc_matmul_insn(t, (uint64_t)G(MATMUL, NCB) * G(MATMUL, KH) * G(MATMUL, KW),
+					    (uint64_t)G(MATMUL, OUT_H) * G(MATMUL, OUT_W));
 	case LOOM_OP_ELTWISE: {
 		uint64_t planes = G(ELTWISE, PLANES), pl = G(ELTWISE, PLANE_LINES);
-		return planes && pl ? (uint64_t)loom_cyc_vec(planes, pl, 2, 0, 0) + 2 : 1;
+		return planes && pl ? (uint64_t)loom_cyc_vec(planes, pl, 2, 0, 0) : LOOM_VEC_EMPTY;
 	}
 	case LOOM_OP_POOL:
 		return (uint64_t)loom_cyc_vec(G(POOL, NCB), (double)G(POOL, OUT_H) * G(POOL, OUT_W),
-					      (double)G(POOL, KH) * G(POOL, KW), 0, 0) + 2;
+					      (double)G(POOL, KH) * G(POOL, KW), 0, 0);
 	case LOOM_OP_DWCONV:
 		return (uint64_t)loom_cyc_vec(G(DWCONV, NCB), (double)G(DWCONV, OUT_H) * G(DWCONV, OUT_W),
-					      (double)G(DWCONV, KH) * G(DWCONV, KW), 1, LOOM_DW_PARAM_LINES) + 2;
+					      (double)G(DWCONV, KH) * G(DWCONV, KW), 1, LOOM_DW_PARAM_LINES);
 	case LOOM_OP_LUT: {
 		uint64_t n = G(LUT, LINES), tl = (LOOM_LUT_ENTRIES + t->rows - 1) / t->rows;
-		return n ? (uint64_t)loom_cyc_vec(1, n, 1, 0, 0) + tl + 2 : 1;
+		return n ? (uint64_t)loom_cyc_vec(1, n, 1, 0, 0) + tl : LOOM_VEC_EMPTY;
 	}
 	case LOOM_OP_MARK: return loom_cyc_dma(t, loom_row_beats(t, G(MARK, DRAM_ADDR), LOOM_MARK_BYTES), 0);
 	default: return 1;
@@ -128,65 +156,117 @@ double loom_est_xfer(const loom_timing *t, double n, double row_bytes, double ou
 	return n * fmax(beats * B / t->bw, (t->lat + beats) / outstanding);
 }
 
-/* one step in steady state: compute, loads and stores overlap when the
- * input buffers and the weights sit in distinct banks */
-static double step_cycles(int banks, double comp, double wpen, double ld, double ldw, double st)
+/* ---- the closed form of tsim.c's engines, for the planners ----
+ * (per instruction or per step, in steady state; tsim.c has the detail) */
+
+/* cycles of the fetch of one instruction: its address, dram_latency, its
+ * beats, decode and push */
+static double est_fetch(const loom_timing *t)
 {
-	switch (banks) {
-	case 3: return fmax(comp, ld + st);
-	case 2: return fmax(comp + 0.5 * wpen, ld + st) + 0.5 * ldw;
-	default: return comp + ld + st;
-	}
+	return t->lat + (double)loom_fetch_beats(t) * t->beat / t->bw + 3;
 }
 
-/* A CONV / GEMM tiling: the C model's timing plus what the RTL adds
- * (one-line DMA bursts with dma_outstanding in flight, bank priority). */
+/* a LOAD's transfer of n lines of r bytes (pad lines more): the walker's
+ * line a cycle, bursts of a line (of up to 16 beats when the rows are
+ * contiguous and beat aligned) with dma_outstanding in flight, the DRAM's
+ * bandwidth; without its latency */
+static double est_load(const loom_timing *t, double n, double r, int contig, double pads)
+{
+	double B = t->beat, bpr = ceil(r / B), bpb = bpr;
+	if (contig && fmod(r, B) == 0)
+		bpb = fmax(bpr, floor(16 / bpr) * bpr);
+	double bursts = n * bpr / bpb;
+	double walk = n + pads, inflight = bursts * (t->lat + 3 + bpb) / t->outstanding;
+	return fmax(fmax(walk, inflight), n * bpr * B / t->bw);
+}
+
+/* a STORE's n rows of r bytes: a row a cycle, its beats, 32 writes
+ * waiting for their response; without its latency */
+static double est_store(const loom_timing *t, double n, double r)
+{
+	double bpr = ceil(r / t->beat);
+	return fmax(fmax(n, n * (t->lat + 3) / 32), n * bpr * t->beat / t->bw);
+}
+
+/* lint: long function: one formula over the steps of the planners' schedule, written out term by term */
+/* A CONV / GEMM tiling (compiler/npu/conv_emit.c's program): per step
+ * (tile, channel chunk, pass) the LOAD of the input chunk (and streamed
+ * weights), the pass's MATMULs, on the last chunk its STOREs, each
+ * instruction fetched; a step takes the longest of its engines, the
+ * fetch and the DRAM; the first LOAD and the last STOREs are not
+ * overlapped; the MARK before the layer. */
 double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
 {
-	const uint32_t R = t->rows, C = t->cols, KK = e->kk;
-	const uint32_t nk = e->nk, nky = e->nky, npass = e->npass;
-	double lat = t->lat;
-	double Pavg = (double)e->oh * e->ow / e->ntiles;
-	double folds = (double)e->ncb * KK / (nk * nky);
-	double mm = loom_cyc_matmul(t, folds, Pavg);
-	double gavg = (double)e->nob / npass;
-	double spp = (double)e->ntiles * nk * nky; /* steps per pass */
-	/* activation reads win over weight reads (a fold then waits C cycles
-	 * for its weights) and over load writes in a shared bank */
-	double wpen = gavg * folds * C;
-	if (e->banks == 0)
-		mm += folds * C;
-	double comp = gavg * mm;
+	const double R = t->rows, C = t->cols, B = t->beat, lat = t->lat, KK = e->kk;
+	const double nk = e->nk, nky = e->nky, npass = e->npass, chk = nk * nky;
+	double P = (double)e->oh * e->ow / e->ntiles;
+	double kc = (double)e->ncb / nk, folds = kc * KK / nky, g = (double)e->nob / npass;
+	double spp = (double)e->ntiles * chk, S = spp * npass;
+	double F = est_fetch(t);
+	/* compute: a MATMUL per block of the pass; a fold waits for its
+	 * weights behind the activation reads when they share a bank */
+	double mm = loom_cyc_matmul(t, folds, P) + (e->banks == 0 ? folds * C : 0);
+	double comp = g * (mm + 1);
+	/* the input chunk: lines of R bytes (the tile's padding lines too);
+	 * rows of a tile row are contiguous when pixels are R bytes apart */
 	double vr = fmin(e->tile_ih, e->ih), vc = fmin(e->tile_iw, e->iw);
-	double ldin = loom_est_xfer(t, vr * vc * ((double)e->ncb / nk), R, t->outstanding);
-	double ldw = e->wchunk ? loom_est_xfer(t, gavg * folds * C, R, t->outstanding) : 0;
-	double wpass = e->wchunk ? 0 : loom_est_xfer(t, gavg * e->ncb * KK * C, R, t->outstanding);
-	double obytes = e->raw ? 4.0 * C : C;
-	double st = loom_est_xfer(t, gavg * Pavg / (nk * nky), obytes, 32);
-	double prefetch = e->chained && !e->wchunk && npass > 1 && spp >= 2; /* next pass's weights spread */
-	double ld = ldin + ldw + lat + (prefetch ? wpass / spp : 0);
-	double chk = (double)nk * nky;
-	double step = step_cycles(e->banks, comp, wpen, ld, ldw, st);
-	/* the first tile of a pass that is not prefetched also loads its weights */
-	double step1 = step_cycles(e->banks, comp, wpen, ld + wpass / chk, ldw, st);
-	double nfirst = chk * (prefetch ? 1 : npass);
-	double S = spp * npass;
-	double parl = e->raw ? 0 : loom_est_xfer(t, 3 * gavg, 4.0 * C, t->outstanding) + lat;
-	double nseg = e->chained ? 1 : npass;
-	/* a job's STORE must finish before the MATMUL nslots jobs later starts */
-	double stjob = loom_est_xfer(t, Pavg, obytes, 32) + lat;
-	double jobs = (double)e->ntiles * e->nob;
-	/* start of a segment: params, the first input, the first block's part
-	 * of the weights; the end: the last STORE and the MARK */
+	double lines = kc * vr * vc, pads = kc * ((double)e->tile_ih * e->tile_iw - vr * vc);
+	int contig = e->in_stride == R && (e->kw > 1 || e->sw == 1);
+	double ldin = est_load(t, lines, R, contig, pads);
+	/* weights: C lines per fold, contiguous; streamed per step, or
+	 * resident: loaded by the steps of a pass's first tile */
+	double wstep = g * folds * C;
+	double ldw = e->wchunk ? est_load(t, wstep, R, 1, 0) : 0;
+	double ldres = e->wchunk ? 0 : est_load(t, wstep, R, 1, 0);
+	/* outputs: a row per position of C bytes (raw: 4C) per block */
+	double rb = e->raw ? 4 * C : C;
+	double st = g * est_store(t, P, rb) / chk;
+	/* instructions per step: the input LOAD(s), streamed or resident
+	 * weights, the MATMULs, the STOREs on the last chunk */
+	double nld = 1 + (e->cin > R && fmod(e->cin, R) != 0 ? 1 : 0) + (e->wchunk ? 1 : 0);
+	double ni = nld + g + g / chk;
+	/* a fetch behind the load's burst backlog in the in-order DRAM */
+	double bpb = fmod(R, B) == 0 ? fmax(1, floor(16 / ceil(R / B))) * ceil(R / B) : ceil(R / B);
+	double backlog = fmax(0, t->outstanding * bpb * B / t->bw - lat);
+	double ldbusy = ldin + ldw;
+	double beats = (lines * ceil(R / B) + (e->wchunk ? wstep : 0) * ceil(R / B) + g * P * ceil(rb / B) / chk +
+			ni * loom_fetch_beats(t)) * B / t->bw;
+	/* the load's SP writes wait for the compute engine's reads of their
+	 * bank: the streamed weights (written first) for the weight reads, and
+	 * for the activation reads when all is packed (banks 0) or on the steps
+	 * computing from buffer 0 (banks 2); the input chunk for the
+	 * activation reads when the buffers share banks (banks 0, 1) and for the
+	 * weight reads when its buffer shares the weights' banks */
+	double actrd = g * folds * P, wgtrd = g * folds * C;
+	double fw = (wgtrd + (e->banks == 0 ? actrd : e->banks == 2 ? 0.5 * actrd : 0)) / fmax(comp, 1);
+	double fin = ((e->banks <= 1 ? actrd : 0) + (e->banks == 0 ? wgtrd : e->banks == 2 ? 0.5 * wgtrd : 0)) /
+		     fmax(comp, 1);
+	double wr = 0, left = comp;
+	double want[2] = {e->wchunk ? wstep : 0, lines}, frac[2] = {fmin(fw, 0.95), fmin(fin, 0.95)};
+	for (int k = 0; k < 2; k++) {
+		double during = fmin(want[k], left * (1 - frac[k]));
+		wr += during / (1 - frac[k]) + (want[k] - during);
+		left = fmax(0, left - during / (1 - frac[k]));
+	}
+	double base = fmax(fmax(comp, fmax(ldbusy, wr) + 0.5 * lat), fmax(st, beats));
+	if (e->banks == 2)
+		base += 0.5 * folds * C * g; /* steps on buffer 0: weights wait behind activations */
+	double fetch = ni * F + ni * backlog * fmin(1, ldbusy / fmax(base, 1)) * (ldw > 0 || contig ? 1 : 0);
+	double step = fmax(base, fetch);
+	/* the steps of each pass's first tile also load its resident weights */
+	double step1 = fmax(step, fmax(comp, ldbusy + ldres + 0.5 * lat) + g * F);
+	double nfirst = e->wchunk ? 0 : chk * npass;
 	double total = (S - nfirst) * step + nfirst * step1;
-	total += nseg * (parl + ldin + lat + wpass / (gavg * chk) + stjob + 2 * lat);
-	total += jobs * fmax(0, stjob - (double)(e->nslots - 1) * mm);
-	if (e->chained && !e->wchunk && npass > 1 && !prefetch)
-		total += (npass - 1) * fmax(0, wpass - comp);
-	total += S * (2 + 2 * gavg) * 2; /* instruction fetch, roughly */
-	/* tie-breaker: DRAM traffic (weights resident rather than re-read,
-	 * input read once rather than once per pass) */
-	total += 0.02 * S * (ldin + ldw + st);
+	/* an ACC slot is reused nslots jobs later: its STORE must be done */
+	double stjob = est_store(t, P, rb) + lat + 2;
+	total += (double)e->ntiles * e->nob * fmax(0, stjob - (double)(e->nslots - 1) * (mm + 1));
+	/* per segment: the parameters, the first input chunk and weights, the
+	 * last MATMUL's STORE and its latency, the MARK */
+	double nseg = e->chained ? 1 : npass;
+	double parl = e->raw ? 0 : est_load(t, 3 * g, 4 * C, 1, 0) + lat + 6;
+	total += nseg * (parl + ldin + ldw + lat + 6 + stjob + 2 * F);
+	/* the MARK record before the layer */
+	total += lat + ceil(LOOM_MARK_BYTES / B) * B / t->bw + 6;
 	return total;
 }
 
@@ -202,25 +282,44 @@ static double vec_comp(const loom_vec_est *e, double planes, double P)
 	}
 }
 
-/* A vector-unit tiling: DMA rows of R bytes, the vector unit, token
- * hand-offs. */
+/* lint: long function: one formula over the steps of the planners' schedule, written out term by term */
+/* A vector-unit tiling (compiler/npu/vec_emit.c's program): per step
+ * (tile, channel chunk) the LOAD of the input tile (ELTWISE: and the b
+ * tile), the vector instruction, the STORE of the output lines, each
+ * fetched; with two buffers a step takes the longest of its engines, the
+ * fetch and the DRAM, with one buffer their sum; the constants first, the
+ * last STORE and the MARK before the layer. */
 double loom_est_vec(const loom_timing *t, const loom_vec_est *e)
 {
-	const uint32_t R = t->rows;
-	double lat = t->lat;
-	double S = (double)e->ntiles * e->nk;
-	double Pavg = (double)e->oh * e->ow / e->ntiles, kcavg = (double)e->ncb / e->nk;
+	const double R = t->rows, B = t->beat, lat = t->lat;
+	double S = (double)e->ntiles * e->nk, F = est_fetch(t);
+	double P = (double)e->oh * e->ow / e->ntiles, kc = (double)e->ncb / e->nk;
 	double vr = fmin(e->tile_ih, e->ih), vc = fmin(e->tile_iw, e->iw);
-	double ldl = kcavg * vr * vc + (e->full_b ? kcavg * Pavg : 0);
-	double ld = loom_est_xfer(t, ldl, R, t->outstanding) + lat;
-	double st = loom_est_xfer(t, kcavg * Pavg, R, 32) + lat;
-	double comp = vec_comp(e, kcavg, Pavg);
-	if (!e->banks)
-		comp *= 1.25;
-	double step = e->nbuf == 1 ? ld + comp + st : e->inplace ? fmax(ld + st, st + comp) : fmax(comp, ld + st);
-	double total = S * step + (e->nbuf == 1 ? 0 : ld + st);
-	total += loom_est_xfer(t, e->const_lines, R, t->outstanding) + 2 * lat;
-	total += S * 3 * 4;          /* instruction fetch, roughly */
-	total += 0.02 * S * ld;      /* tie-breaker: DRAM traffic (halos re-read) */
+	double lines = kc * vr * vc + (e->full_b ? kc * P : 0);
+	double pads = kc * ((double)e->tile_ih * e->tile_iw - vr * vc);
+	int contig = e->in_stride == R && (e->kw > 1 || e->sw == 1);
+	double ld = est_load(t, lines, R, contig, pads);
+	double outl = kc * P;
+	double st = est_store(t, outl, R);
+	double comp = vec_comp(e, kc, P);
+	/* instructions per step: the LOAD(s) (a narrower last block: one
+	 * more), the vector instruction, the STORE(s) */
+	double extra = e->c > R && e->c % (uint32_t)R ? 1 : 0;
+	double ni = (1 + extra) * (e->full_b ? 2 : 1) + 1 + (1 + extra);
+	double beats = (lines * ceil(R / B) + outl * ceil(R / B) + ni * loom_fetch_beats(t)) * B / t->bw;
+	/* the vector unit's reads and writes hold the banks the load writes
+	 * and the store reads when the buffers share them */
+	double conflict = e->banks ? 0 : 0.5 * (lines + outl);
+	double step;
+	if (e->nbuf == 1)
+		step = ld + lat + comp + st + lat + conflict;
+	else if (e->inplace)
+		step = fmax(fmax(ld + st + lat, comp + st), beats) + conflict;
+	else
+		step = fmax(fmax(comp, ld + 0.5 * lat), fmax(st, beats)) + conflict;
+	step = fmax(step, ni * F);
+	double total = S * step + (e->nbuf == 1 ? 0 : ld + lat + st + lat);
+	total += e->const_lines ? est_load(t, e->const_lines, R, 1, 0) + lat + F : 0;
+	total += 2 * F + lat + ceil(LOOM_MARK_BYTES / B) * B / t->bw + 6;
 	return total;
 }

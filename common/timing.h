@@ -37,7 +37,15 @@ typedef struct loom_timing {
 	uint32_t lat;          /* DRAM latency, cycles */
 	uint32_t bw;           /* DRAM bandwidth, bytes per cycle (>= 1) */
 	uint32_t outstanding;  /* DMA bursts in flight */
+	uint32_t bank_lines;   /* scratchpad lines per bank */
+	uint32_t banks;        /* scratchpad banks */
 } loom_timing;
+
+/* Constants of the compute engines' durations (accept to done pulse),
+ * measured on the RTL: MATMUL's drain after its last activation line
+ * beyond R + C, the vector unit's start and end, an empty vector
+ * instruction. */
+enum { LOOM_MM_TAIL = 0, LOOM_VEC_FIXED = 6, LOOM_VEC_EMPTY = 4 };
 
 /* t from cfg; lat / bw other than 0 override the configuration's. */
 void loom_timing_init(loom_timing *t, const loom_hwcfg *cfg, uint32_t lat, uint32_t bw);
@@ -52,8 +60,10 @@ uint64_t loom_row_beats(const loom_timing *t, uint64_t a, uint64_t n);
 uint64_t loom_cyc_dma(const loom_timing *t, uint64_t beats, uint64_t pads);
 /* The fetch of one instruction: max(1, 32 / B) beats. */
 uint64_t loom_fetch_beats(const loom_timing *t);
-/* MATMUL of `folds` folds over P = OUT_H * OUT_W positions:
- * folds * max(P, R + C + 1) + R + C (doubles: the planner passes averages) */
+/* MATMUL of `folds` folds over P = OUT_H * OUT_W positions, from its
+ * accept to its done pulse: the fold sequence of npu_compute (exact), and
+ * its closed form for averages (the planners) */
+uint64_t loom_cyc_matmul_insn(const loom_timing *t, uint64_t folds, uint64_t P);
 double loom_cyc_matmul(const loom_timing *t, double folds, double P);
 /* The vector unit over `planes` planes of P output positions, in groups of
  * up to LOOM_VEC_GROUP positions that never span a plane: a group of g
@@ -87,6 +97,10 @@ typedef struct loom_conv_est {
 				   * share banks, 0 all packed */
 	int wchunk;               /* weights streamed per step rather than resident */
 	int chained;              /* one segment (no barrier between passes) */
+	uint32_t th, tw;          /* output tile rows and columns */
+	uint32_t cin, cout;       /* channels */
+	uint32_t in_stride;       /* DRAM bytes per input pixel */
+	uint32_t kh, kw, sh, sw;  /* kernel and stride */
 } loom_conv_est;
 double loom_est_conv(const loom_timing *t, const loom_conv_est *e);
 
@@ -102,6 +116,9 @@ typedef struct loom_vec_est {
 	int nbuf;                 /* 1 or 2 buffers (double buffering) */
 	int inplace;              /* output written over the input */
 	int banks;                /* buffers from bank boundaries */
+	uint32_t c;               /* channels */
+	uint32_t in_stride, out_stride; /* DRAM bytes per pixel */
+	uint32_t kw, sw;          /* window width and its stride */
 } loom_vec_est;
 double loom_est_vec(const loom_timing *t, const loom_vec_est *e);
 

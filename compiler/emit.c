@@ -37,8 +37,8 @@ int cc_emit(cc *c)
 					.mark_id = li,
 				};
 				rc = l->kind == LOOM_LAYER_GEMM
-					     ? loom_build_gemm(c->cfg, &l->gp, &lay, &p, &l->cplan, c->err, c->errlen)
-					     : loom_build_conv(c->cfg, &l->cp, &lay, &p, &l->cplan, c->err, c->errlen);
+					     ? loom_emit_gemm(c->cfg, &l->gp, &l->cplan, &lay, &p, c->err, c->errlen)
+					     : loom_emit_conv(c->cfg, &l->cp, &l->cplan, &lay, &p, c->err, c->errlen);
 			} else {
 				loom_vec_layout lay = {
 					.in_addr = (uint32_t)(m->mt[l->in[0]].addr + l->in_off),
@@ -48,7 +48,7 @@ int cc_emit(cc *c)
 					.mark_addr = mark,
 					.mark_id = li,
 				};
-				rc = loom_build_vec(c->cfg, &l->vp, &lay, &p, &l->vplan, c->err, c->errlen);
+				rc = loom_emit_vec(c->cfg, &l->vp, &l->vplan, &lay, &p, c->err, c->errlen);
 			}
 			if (rc) {
 				loom_prog_free(&p);
@@ -61,7 +61,7 @@ int cc_emit(cc *c)
 			if (l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM) {
 				const loom_conv_plan *pl = &l->cplan;
 				L->macs = pl->macs;
-				L->est_cycles = pl->est_cycles;
+				L->est_cycles = li == st->layer ? pl->est_first : pl->est_cycles;
 				L->dram_bytes = pl->dram_rd_est + pl->out_bytes;
 				L->tile_h = pl->th, L->tile_w = pl->tw, L->tile_c = pl->kc * c->cfg->array_rows;
 				L->sp_bytes = (uint32_t)(loom_conv_plan_sp_lines(pl) * c->cfg->sp_line_bytes);
@@ -70,7 +70,7 @@ int cc_emit(cc *c)
 				L->macs = l->kind == LOOM_LAYER_DWCONV
 						  ? (uint64_t)pl->oh * pl->ow * l->vp.c * l->vp.kh * l->vp.kw
 						  : 0;
-				L->est_cycles = pl->est_cycles;
+				L->est_cycles = li == st->layer ? pl->est_first : pl->est_cycles;
 				L->dram_bytes = pl->dram_rd_est + pl->out_bytes;
 				L->tile_h = pl->th, L->tile_w = pl->tw, L->tile_c = pl->kc * c->cfg->array_rows;
 				L->sp_bytes = (uint32_t)(loom_vec_plan_sp_lines(pl) * c->cfg->sp_line_bytes);

@@ -255,6 +255,9 @@ lw *vec_layer(cc *c, int ni, int lkind, int vkind, int in, int out, int act)
 const char *cc_vec_plan(cc *c, const char *why)
 {
 	lw *l = &c->lo.lws[c->lo.nlw - 1];
+	/* tensors are 64-byte aligned: a slice's offset is its rows' alignment */
+	l->vp.in_align = (uint32_t)(l->in_off % 64);
+	l->vp.out_align = (uint32_t)(l->out_off % 64);
 	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
 	drop_layer(c);

@@ -44,7 +44,7 @@ static loom_layer_kparams shape_of(const loom_layer_kparams *k)
 	s.node = 0;
 	s.cp.in_zp = s.cp.out_zp = 0;
 	s.cp.clip_lo = -128, s.cp.clip_hi = 127;
-	s.cp.hints = NULL;
+	s.cp.hints = NULL; /* set per point by rated() */
 	s.vp.in_zp = s.vp.in2_zp = s.vp.out_zp = 0;
 	s.vp.clip_lo = -128, s.vp.clip_hi = 127;
 	s.vp.mult = s.vp.shift = s.vp.mult_a = s.vp.mult_b = 0;
@@ -72,16 +72,17 @@ static int same_conv_plan(const loom_conv_plan *a, const loom_conv_plan *b)
 {
 	return a->th == b->th && a->tw == b->tw && a->kc == b->kc && a->g == b->g && a->kyc == b->kyc &&
 	       a->wchunk == b->wchunk && a->chained == b->chained && a->nslots == b->nslots && a->banks == b->banks &&
-	       a->est_cycles == b->est_cycles && a->dram_rd_est == b->dram_rd_est && a->dram_wr_est == b->dram_wr_est;
+	       a->dram_rd_est == b->dram_rd_est && a->dram_wr_est == b->dram_wr_est;
 }
 
 /* the events of a CONV / GEMM layer's program for plan pl: emitted with pl's
- * tiling as hints (one candidate, no search); should the hints lead to
- * another plan, emitted as a compile emits it (the planner's own search) */
+ * tiling as hints (one candidate, no search, not timed again: rated);
+ * should the hints lead to another tiling, emitted as a compile emits it
+ * (the planner's own search) */
 static void conv_events(const loom_hwcfg *cfg, const loom_layer_kparams *k, const loom_conv_plan *pl, sweep_lres *o)
 {
 	loom_conv_hints h = {.th = pl->th, .tw = pl->tw, .kc = pl->kc, .g = pl->g, .wchunk = pl->wchunk ? 2 : 1,
-			     .barrier = !pl->chained, .kyc = pl->kyc};
+			     .barrier = !pl->chained, .kyc = pl->kyc, .rated = 1};
 	loom_conv_params cp = k->cp;
 	loom_dram_layout lay;
 	loom_conv_plan got;
@@ -115,6 +116,7 @@ static void conv_numbers(const loom_hwcfg *cfg, const loom_layer_kparams *k, con
 	double folds = (double)pl->ncb * k->cp.kh * k->cp.kw / chunks, P = (double)pl->oh * pl->ow / pl->ntiles;
 	o->npu = 1;
 	o->cycles = pl->est_cycles;
+	o->cycles_first = pl->est_first;
 	o->macs = pl->macs;
 	o->macs_issued = pl->macs_issued;
 	o->busy = (uint64_t)((double)pl->nob * pl->ntiles * chunks * loom_cyc_matmul(&tm, folds, P));
@@ -148,6 +150,7 @@ static int plan_vec(const loom_hwcfg *cfg, const loom_layer_kparams *k, sweep_lr
 	o->ev.dram_wr = pl.dram_wr_est;
 	o->npu = 1;
 	o->cycles = pl.est_cycles;
+	o->cycles_first = pl.est_first;
 	o->macs = k->kind == LOOM_LAYER_DWCONV ? (uint64_t)pl.oh * pl.ow * k->vp.c * k->vp.kh * k->vp.kw : 0;
 	o->rd_wgt = pl.const_bytes + (k->vp.kind == LOOM_VEC_ELTWISE && k->vp.bcast ? pl.in2_bytes : 0);
 	o->rd_in = pl.dram_rd_est - o->rd_wgt;
@@ -170,9 +173,16 @@ static int same_but_acc(const loom_hwcfg *a, const loom_hwcfg *b)
 /* layer i of the model at every point: *o[k] (rtl_cycles -1, npu 0 when
  * it has no tiling, why[k] then); the CONV and GEMM searches shared
  * (loom_conv_plan_make_n) */
-static int plan_layer(const sweep_point *const *pts, int n, const loom_layer_kparams *k, sweep_lres **o, int i,
-		      char (*why)[256])
+static int plan_layer(const sweep_point *const *pts, int n, const loom_layer_kparams *k0, int timed, sweep_lres **o,
+		      int i, char (*why)[256])
 {
+	/* the closed form's best rated tiling, or (timed) the compile's choice */
+	static const loom_conv_hints crated = {.rated = 1};
+	static const loom_vec_hints vrated = {.rated = 1};
+	loom_layer_kparams kk = *k0;
+	const loom_layer_kparams *k = &kk;
+	kk.cp.hints = timed ? NULL : &crated;
+	kk.vp.hints = timed ? NULL : &vrated;
 	for (int j = 0; j < n; j++) {
 		memset(&o[j][i], 0, sizeof o[j][i]);
 		o[j][i].kind = k->kind;
@@ -194,7 +204,7 @@ static int plan_layer(const sweep_point *const *pts, int n, const loom_layer_kpa
 		}
 		return 0;
 	}
-	const loom_hwcfg **cfgs = malloc((size_t)n * sizeof *cfgs);
+	const loom_hwcfg **cfgs = calloc((size_t)n + 1, sizeof *cfgs);
 	loom_conv_plan *pl = malloc((size_t)n * sizeof *pl);
 	int *rc = malloc((size_t)n * sizeof *rc);
 	char err[256];
@@ -233,9 +243,13 @@ static void totals(const sweep_spec *s, const sweep_prep *p, const loom_hwcfg *c
 		}
 	}
 	for (int i = 0; i < p->nlayers; i++) {
-		const sweep_lres *l = &r->layers[i];
+		sweep_lres *l = &r->layers[i];
 		if (!l->npu)
 			continue;
+		/* a job starts where the compile started one, and after a layer
+		 * that runs on the CPU here */
+		if (p->layers[i].job_start || (i > 0 && !r->layers[i - 1].npu))
+			l->cycles = l->cycles_first;
 		r->cycles += l->cycles;
 		sweep_events_add(&r->ev, &l->ev);
 		r->rd += l->rd_in + l->rd_wgt;
@@ -293,7 +307,7 @@ int sweep_eval_n(const sweep_spec *s, const sweep_prep *p, const sweep_point *co
 		if (d < i) {
 			for (int j = 0; j < n; j++)
 				o[j][i] = o[j][d];
-		} else if (plan_layer(pts, n, &p->layers[i].k, o, i, why)) {
+		} else if (plan_layer(pts, n, &p->layers[i].k, s->timed, o, i, why)) {
 			goto out;
 		}
 		for (int j = 0; j < n; j++)

@@ -193,7 +193,8 @@ static void json_head(FILE *f, const sweep_spec *s)
 	static const char *const ax[SWEEP_NAXES] = {"array", "spad", "acc", "dram_gbps", "dram_latency"};
 	fprintf(f, "{\n  \"base\": ");
 	json_str(f, s->base);
-	fprintf(f, ",\n  \"clock_mhz\": %.17g,\n  \"rtl\": %s,\n  \"models\": [", s->clock_mhz, s->rtl ? "true" : "false");
+	fprintf(f, ",\n  \"clock_mhz\": %.17g,\n  \"rtl\": %s,\n  \"timed\": %s,\n  \"models\": [", s->clock_mhz,
+		s->rtl ? "true" : "false", s->timed ? "true" : "false");
 	for (int m = 0; m < s->nmodels; m++) {
 		fprintf(f, "%s{\"name\": ", m ? ", " : "");
 		json_str(f, s->models[m].name);

@@ -46,7 +46,7 @@ void sweep_point_key(const sweep_spec *s, int m, const sweep_point *pt, char out
 	sweep_hash_str(&h, s->models[m].key);
 	sweep_hash_str(&h, pt->name);
 	char opt[128];
-	snprintf(opt, sizeof opt, "clock=%.17g rtl=%d valid=%d", s->clock_mhz, s->rtl, pt->valid);
+	snprintf(opt, sizeof opt, "clock=%.17g rtl=%d timed=%d valid=%d", s->clock_mhz, s->rtl, s->timed, pt->valid);
 	sweep_hash_str(&h, opt);
 	if (pt->valid) {
 #define LOOM_HWPARAM(nm, sv, lo, hi, doc) sweep_hash_bytes(&h, &pt->cfg.nm, sizeof pt->cfg.nm);

@@ -215,6 +215,9 @@ static int prep_compile(const sweep_spec *s, int mi, int keep_calib, sweep_prep 
 			l->nodes[k] = m->layers[i].nodes[k] < rep.nnodes ? m->layers[i].nodes[k] : -1;
 		l->k = rep.layers[i];
 	}
+	for (uint32_t s = 0; s < m->nsteps; s++)
+		if (m->steps[s].kind == LOOM_STEP_NPU && m->steps[s].layer < (uint32_t)rep.nlayers)
+			p->layers[m->steps[s].layer].job_start = 1;
 	p->dram_bytes = m->const_bytes + m->arena_bytes;
 	p->calib_samples = rep.calib_samples;
 	p->calib_random = rep.calib_random;
@@ -235,7 +238,8 @@ out:
 static void write_layer(FILE *f, const sweep_layer *l)
 {
 	const loom_layer_kparams *k = &l->k;
-	fprintf(f, "layer %d %d %d %d %d %d", k->kind, k->node, l->nodes[0], l->nodes[1], l->nodes[2], l->nodes[3]);
+	fprintf(f, "layer %d %d %d %d %d %d %d", k->kind, k->node, l->nodes[0], l->nodes[1], l->nodes[2], l->nodes[3],
+		l->job_start);
 	if (k->kind == LOOM_LAYER_CONV || k->kind == LOOM_LAYER_GEMM) {
 		const loom_conv_params *c = &k->cp;
 		fprintf(f, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d", c->h, c->w, c->cin, c->cout,
@@ -243,10 +247,11 @@ static void write_layer(FILE *f, const sweep_layer *l)
 			c->pad_left, c->pad_right, c->in_zp, c->out_zp, c->clip_lo, c->clip_hi, c->raw);
 	} else {
 		const loom_vec_params *v = &k->vp;
-		fprintf(f, " %d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d %d %d %d %d %d",
+		fprintf(f, " %d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d %d %d %d %d %d %u %u",
 			v->kind, v->h, v->w, v->c, v->in_stride, v->in2_stride, v->out_stride, v->kh, v->kw, v->sh, v->sw,
 			v->dh, v->dw, v->pad_top, v->pad_bottom, v->pad_left, v->pad_right, v->func, v->bcast, v->in_zp,
-			v->in2_zp, v->out_zp, v->clip_lo, v->clip_hi, v->mult, v->shift, v->mult_a, v->mult_b);
+			v->in2_zp, v->out_zp, v->clip_lo, v->clip_hi, v->mult, v->shift, v->mult_a, v->mult_b, v->in_align,
+			v->out_align);
 	}
 	fprintf(f, " %s\n", l->name);
 }
@@ -260,7 +265,7 @@ static int prep_write(const char *path, const sweep_prep *p, char *err, size_t l
 		snprintf(err, len, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "loom-sweep-prep 1\nkey %s\ndram_bytes %" PRIu64 "\ncalib %d %d\n", p->key, p->dram_bytes,
+	fprintf(f, "loom-sweep-prep 3\nkey %s\ndram_bytes %" PRIu64 "\ncalib %d %d\n", p->key, p->dram_bytes,
 		p->calib_samples, p->calib_random);
 	for (int i = 0; i < p->nnodes; i++)
 		fprintf(f, "node %d %" PRIu64 " %s %s\n", p->nodes[i].where, p->nodes[i].macs, p->nodes[i].op,
@@ -281,8 +286,8 @@ static int read_layer(const char *v, sweep_layer *l)
 	loom_layer_kparams *k = &l->k;
 	int n = 0, m = 0;
 	memset(l, 0, sizeof *l);
-	if (sscanf(v, "%d %d %d %d %d %d%n", &k->kind, &k->node, &l->nodes[0], &l->nodes[1], &l->nodes[2],
-		   &l->nodes[3], &n) != 6)
+	if (sscanf(v, "%d %d %d %d %d %d %d%n", &k->kind, &k->node, &l->nodes[0], &l->nodes[1], &l->nodes[2],
+		   &l->nodes[3], &l->job_start, &n) != 7)
 		return -1;
 	v += n;
 	int i8[12];
@@ -296,11 +301,11 @@ static int read_layer(const char *v, sweep_layer *l)
 		c->in_zp = (int8_t)i8[0], c->out_zp = (int8_t)i8[1], c->clip_lo = (int8_t)i8[2], c->clip_hi = (int8_t)i8[3];
 	} else if (k->kind >= LOOM_LAYER_POOL && k->kind <= LOOM_LAYER_LUT) {
 		loom_vec_params *p = &k->vp;
-		if (sscanf(v, " %d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d %d %d %d %d %d%n",
+		if (sscanf(v, " %d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d %d %d %d %d %d %u %u%n",
 			   &p->kind, &p->h, &p->w, &p->c, &p->in_stride, &p->in2_stride, &p->out_stride, &p->kh, &p->kw,
 			   &p->sh, &p->sw, &p->dh, &p->dw, &p->pad_top, &p->pad_bottom, &p->pad_left, &p->pad_right,
 			   &p->func, &p->bcast, &i8[0], &i8[1], &i8[2], &i8[3], &i8[4], &p->mult, &p->shift, &p->mult_a,
-			   &p->mult_b, &m) != 28)
+			   &p->mult_b, &p->in_align, &p->out_align, &m) != 30)
 			return -1;
 		p->in_zp = (int8_t)i8[0], p->in2_zp = (int8_t)i8[1], p->out_zp = (int8_t)i8[2];
 		p->clip_lo = (int8_t)i8[3], p->clip_hi = (int8_t)i8[4];
@@ -352,7 +357,7 @@ static int prep_read(const char *path, const char *key, sweep_prep *p)
 		}
 		*v++ = 0;
 		if (ln++ == 0)
-			bad = strcmp(line, "loom-sweep-prep") || strcmp(v, "1") ? -1 : 0;
+			bad = strcmp(line, "loom-sweep-prep") || strcmp(v, "3") ? -1 : 0;
 		else if (!strcmp(line, "key"))
 			bad = strcmp(v, key) ? 1 : 0;
 		else if (!strcmp(line, "dram_bytes"))

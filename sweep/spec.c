@@ -301,8 +301,8 @@ int sweep_spec_write(const char *dir, const sweep_spec *s, char *err, size_t len
 		snprintf(err, len, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "loom-sweep-spec 1\nbase %s\nclock_mhz %.17g\nrtl %d\ncalib_method %d\npercentile %.17g\n", s->base,
-		s->clock_mhz, s->rtl, s->calib_method, s->percentile);
+	fprintf(f, "loom-sweep-spec 1\nbase %s\nclock_mhz %.17g\nrtl %d\ntimed %d\ncalib_method %d\npercentile %.17g\n",
+		s->base, s->clock_mhz, s->rtl, s->timed, s->calib_method, s->percentile);
 	fprintf(f, "no_area %d\n", s->no_area);
 	if (s->tech[0])
 		fprintf(f, "tech %s\n", s->tech);
@@ -374,6 +374,8 @@ int sweep_spec_read(const char *dir, sweep_spec *s, char *err, size_t len)
 			s->clock_mhz = strtod(v, NULL);
 		else if (!strcmp(line, "rtl"))
 			s->rtl = atoi(v);
+		else if (!strcmp(line, "timed"))
+			s->timed = atoi(v);
 		else if (!strcmp(line, "calib_method"))
 			s->calib_method = atoi(v);
 		else if (!strcmp(line, "percentile"))

@@ -64,6 +64,11 @@ typedef struct sweep_model {
 	char key[33];     /* hash of loom, the model file, its calibration files and the options */
 } sweep_model;
 
+/* The fast answer's documented bound: a model's total by the closed form
+ * (its best rated tilings) against the timed one (docs/DSE.md, "Timing
+ * model accuracy"; tests/unit/test_sweep.c) */
+#define SWEEP_FAST_MAX_ERR 3.0
+
 typedef struct sweep_spec {
 	int nmodels;
 	sweep_model models[SWEEP_MAX_MODELS];
@@ -72,6 +77,8 @@ typedef struct sweep_spec {
 	int rtl;                  /* also run every point on the RTL */
 	int no_area;              /* --no-area: no synthesis, area_mm2 left empty */
 	char tech[1024];          /* --tech FILE (absolute), "" for configs/tech/45nm.txt (sweep/tech.h) */
+	int timed;                /* the planners' timed estimate (the compile's: tsim of the emitted
+				     programs) rather than the closed form's rating */
 	int calib_method;         /* enum loom_calib_method */
 	double percentile;
 	int nval[SWEEP_NAXES];    /* 0: the base configuration's value */
@@ -119,6 +126,7 @@ typedef struct sweep_layer {
 	char name[96];
 	int nodes[LOOM_LAYER_MAX_NODES]; /* the nodes it implements (main, fused), -1 unused */
 	loom_layer_kparams k;
+	int job_start;           /* the first layer of an NPU job in the model's compile */
 } sweep_layer;
 
 typedef struct sweep_prep {
@@ -162,7 +170,8 @@ typedef struct sweep_lres {
 	int npu;                 /* 1: planned; 0: no tiling, the node runs on the CPU */
 	int kind;                /* enum loom_layer_kind */
 	uint32_t tile_h, tile_w, tile_c;
-	uint64_t cycles;         /* the timing model's estimate */
+	uint64_t cycles;         /* the timing model's estimate (as the first layer of a job when it is one) */
+	uint64_t cycles_first;   /* the estimate as the first layer of a job, from its START */
 	uint64_t macs;           /* useful multiply-accumulates (CONV, GEMM, DWCONV) */
 	uint64_t macs_issued;    /* the array's R*C per streamed line (CONV, GEMM) */
 	uint64_t busy;           /* the array's MATMUL cycles (CONV, GEMM), estimated */

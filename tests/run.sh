@@ -132,6 +132,16 @@ if [ -n "$FULL" ]; then
 	[ -f "$r50/model.onnx" ] || /usr/bin/python3 scripts/export_models.py --out "$B/models-bench" --only resnet50 >/dev/null
 	suite run-same-outputs-resnet50 sh tests/models/same_outputs.sh "$LOOM" "$B/models-bench" resnet50_opset13
 fi
+# the timing model against the RTL, per layer (docs/DSE.md, "Timing model
+# accuracy"): the planners' estimate and the C model within the documented
+# bounds on every configuration, on vector-unit and DRAM-bound layers too
+tb="--max-median 2 --max-worst 5 --max-whole 1 --cm-max-median 2 --cm-max-worst 5 --cm-max-whole 1 -q"
+# shellcheck disable=SC2086
+suite timing-validate "$LOOM" sweep --validate "$B/models/digits_cnn_opset13/model.onnx" \
+	"$B/models/npu_ops_opset13/model.onnx" --hw small,default,large,odd,default:dram_bw=4,dram_latency=200 $tb
+# shellcheck disable=SC2086
+suite timing-validate-models "$LOOM" sweep --validate "$B/models/squeezenet1_1_opset13/model.onnx" \
+	"$B/models/shufflenet_v2_x0_5_opset13/model.onnx" --hw default,odd $tb
 # loom sweep: a 3x2 grid on the RTL, the cache (resume, nothing recomputed), plots
 # (PNG IHDR), bad points with reasons, --jobs 1 = 2, GNU parallel, usage errors; then
 # --slurm on a single-node Slurm cluster this script starts and stops (about 15 s)

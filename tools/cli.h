@@ -18,6 +18,7 @@ int cmd_ops(int argc, char **argv);       /* loom ops [--markdown | --check FILE
 int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */
 int cmd_bench(int argc, char **argv);     /* loom bench MODEL.loom --iterations N --inflight K (tools/cmd_bench.c) */
 int cmd_sweep(int argc, char **argv);     /* loom sweep MODEL.onnx ... -o DIR (tools/cmd_sweep.c) */
+int sweep_validate_main(int argc, char **argv); /* loom sweep --validate (tools/cmd_sweep_validate.c) */
 
 /* tools/cli.c: shared by the model commands */
 #include <stddef.h>

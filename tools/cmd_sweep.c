@@ -20,17 +20,13 @@
 #include "cli.h"
 #include "sweep/sweep.h"
 
-/* `loom sweep --validate` belongs to sweep/validate.c (sweep/validate.h);
- * until that is linked in, the option says it is not built */
-int sweep_validate_main(int argc, char **argv) __attribute__((weak));
-
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: loom sweep MODEL.onnx [MODEL2.onnx ...] -o DIR [--array RxC,...] [--spad SIZE,...]\n"
 		"         [--acc SIZE,...] [--dram-gbps GBPS,...] [--dram-latency CYCLES,...] [--clock-mhz F]\n"
 		"         [--hw BASE] [--calib [MODEL=]DIR]... [--calib-method minmax|percentile|mse]\n"
-		"         [--percentile P] [--rtl] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
+		"         [--percentile P] [--rtl] [--fast] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
 		"         [--slurm-args 'ARGS']] [--tech FILE] [--no-area] [--no-plots] [-q]\n"
 		"       loom sweep --run-point DIR POINT [POINT ...]\n"
 		"       loom sweep --gather DIR [--no-plots]\n"
@@ -46,6 +42,10 @@ static void usage(FILE *f)
 		"  --calib MODEL=DIR      calibration inputs of one model (MODEL: its path or name); a bare\n"
 		"                         DIR applies to every model without one (else random inputs)\n"
 		"  --rtl                  also run every point on the RTL (verilated once per configuration)\n"
+		"  --fast                 each layer's tiling and cycles by the closed form alone (about 10x\n"
+		"                         faster; totals off by up to 3x on tiny scratchpads, docs/DSE.md \"Timing\n"
+		"                         model accuracy\"); default: as the compiler, the best rated tilings'\n"
+		"                         programs timed cycle by cycle (common/tsim.c)\n"
 		"  --jobs N               local worker processes (default: the cores)\n"
 		"  --parallel-sshloginfile FILE  hand the points to GNU parallel over these hosts (which see\n"
 		"                         DIR and this loom tree at the same paths; ':' is this machine)\n"
@@ -139,6 +139,7 @@ static int parse(int argc, char **argv, sopts *o)
 	memset(o, 0, sizeof *o);
 	snprintf(o->s.base, sizeof o->s.base, "default");
 	o->s.clock_mhz = 1000;
+	o->s.timed = 1;
 	o->s.percentile = 99.99;
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const char *models[SWEEP_MAX_MODELS];
@@ -189,6 +190,8 @@ static int parse(int argc, char **argv, sopts *o)
 			o->slurm = 1;
 		} else if (!strcmp(a, "--slurm-args") && v) {
 			o->slurm_args = v, i++;
+		} else if (!strcmp(a, "--fast")) {
+			o->s.timed = 0;
 		} else if (!strcmp(a, "--rtl")) {
 			o->s.rtl = 1;
 		} else if (!strcmp(a, "--no-plots")) {
@@ -317,12 +320,8 @@ static int gather(const char *dir, int plots, int quiet)
 
 int cmd_sweep(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "--validate")) {
-		if (sweep_validate_main)
-			return sweep_validate_main(argc - 1, argv + 1);
-		fprintf(stderr, "loom sweep --validate: not in this build (sweep/validate.c)\n");
-		return 2;
-	}
+	if (argc >= 2 && !strcmp(argv[1], "--validate"))
+		return sweep_validate_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "--run-point")) {
 		char err[1024];
 		if (argc < 4) {

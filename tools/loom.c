@@ -19,7 +19,7 @@ static const struct {
 	{"objdump", cmd_objdump, "a .loom model file: tensors, layers, steps, disassembled instructions"},
 	{"run", cmd_run, "a program as a job through libloom and the firmware, or MODEL.onnx on the reference executor"},
 	{"selftest", cmd_selftest, "the driver/firmware protocol suite through libloom"},
-	{"sweep", cmd_sweep, "design-space exploration: models over a grid of configurations, CSV/JSON/plots"},
+	{"sweep", cmd_sweep, "design-space exploration: models over a grid of configurations; --validate: the timing model against the RTL"},
 	{"test-onnx", cmd_test_onnx, "ONNX test-case folders: run each model, compare with its outputs"},
 };
 

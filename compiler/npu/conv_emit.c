@@ -322,13 +322,11 @@ uint64_t npu_conv_wr_bytes(const layer *L, const loom_conv_plan *pl)
 	return row * pl->oh * pl->ow;
 }
 
-int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_dram_layout *lay, loom_prog *prog,
-		    loom_conv_plan *plan, char *err, size_t errlen)
+int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *Lc, loom_conv_plan *plan,
+		  const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen)
 {
-	layer L;
-	loom_conv_plan pl;
-	if (npu_conv_plan(cfg, p, &L, &pl, err, errlen))
-		return -1;
+	layer L = *Lc;
+	loom_conv_plan pl = *plan;
 	if ((lay->in_addr | lay->wgt_addr | lay->param_addr | lay->out_addr | lay->mark_addr) & 3u)
 		return npu_fail(err, errlen, "conv: DRAM addresses must be multiples of 4");
 	emitter e = {.cfg = cfg, .p = p, .L = &L, .pl = &pl, .lay = lay, .prog = prog};
@@ -371,11 +369,34 @@ int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom
 		return npu_fail(err, errlen, "conv: internal error: a value does not fit field %s",
 			    loom_field_name(e.badf));
 	}
-	pl.insns = (uint32_t)(prog->n - n0);
-	pl.dram_rd_est = e.rd_bytes;
+	plan->insns = (uint32_t)(prog->n - n0);
+	plan->dram_rd_est = e.rd_bytes;
+	return 0;
+}
+
+int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_dram_layout *lay, loom_prog *prog,
+		    loom_conv_plan *plan, char *err, size_t errlen)
+{
+	layer L;
+	loom_conv_plan pl;
+	if (npu_conv_plan(cfg, p, &L, &pl, err, errlen) || npu_conv_emit(cfg, p, &L, &pl, lay, prog, err, errlen))
+		return -1;
 	if (plan)
 		*plan = pl;
 	return 0;
+}
+
+int loom_emit_conv(const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
+		   const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen)
+{
+	layer L;
+	if (npu_layer_check(cfg, p, &L, err, errlen))
+		return -1;
+	/* a plan of other parameters: plan again */
+	if (!plan->ntiles || plan->in_stride != L.in_stride || plan->out_stride != L.out_stride ||
+	    plan->oh != L.y.out || plan->ow != L.x.out || plan->ncb != L.ncb || plan->nob != L.nob)
+		return loom_build_conv(cfg, p, lay, prog, plan, err, errlen);
+	return npu_conv_emit(cfg, p, &L, plan, lay, prog, err, errlen);
 }
 
 /* ------------------------------------------------------------------ */
@@ -495,6 +516,14 @@ int loom_build_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, const loom
 	loom_conv_params c;
 	loom_gemm_to_conv(g, &c);
 	return loom_build_conv(cfg, &c, lay, prog, plan, err, errlen);
+}
+
+int loom_emit_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, loom_conv_plan *plan,
+		   const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen)
+{
+	loom_conv_params c;
+	loom_gemm_to_conv(g, &c);
+	return loom_emit_conv(cfg, &c, plan, lay, prog, err, errlen);
 }
 
 int loom_gemm_pack(const loom_hwcfg *cfg, const loom_gemm_params *g, const int8_t *b, const int32_t *bias,

@@ -4,12 +4,13 @@
  *
  * It tries every tiling (distinct tile sizes, chunk sizes, blocks
  * per pass, weights resident or streamed) that fits SP, ACC and the field
- * widths, and keeps the fastest by the timing model (common/timing.c,
- * loom_est_conv): the C model's timing plus
- * what the RTL adds: the load DMA moves one SP line per burst with
- * dma_outstanding bursts in flight, and activation reads win a shared bank
- * over weight reads and loads. Streamed weights are chosen only when more
- * than 1% faster than resident ones. */
+ * widths and rates it with the closed form of the timing model
+ * (common/timing.c, loom_est_conv; streamed weights count 1% more, as they
+ * re-read every weight once per tile). The NPU_FINALISTS best rated are
+ * emitted at 4 KiB-aligned addresses and their programs timed by the
+ * timing model itself (common/tsim.h, as the RTL runs them): the fastest
+ * is the plan, its cycles the plan's estimate. loom_conv_plan_make_n runs
+ * one search for many configurations of one array size. */
 #include "compiler/npu/npu_internal.h"
 #include "common/timing.h"
 
@@ -224,10 +225,41 @@ typedef struct csearch {
 	unsigned lg;              /* log2 of the scratchpad's lines per bank */
 	loom_timing tm;
 	int tm_same;              /* index of the first configuration with the same timing */
-	loom_conv_plan best[2];   /* by wchunk */
-	int have[2];
+	/* the best rated of each weight mode (resident, streamed), in order */
+	loom_conv_plan fin[2][NPU_FINALISTS];
+	double key[2][NPU_FINALISTS];
+	int nfin[2];
 	int done;                 /* found a tiling at an earlier kernel-row chunk size */
 } csearch;
+
+/* candidate c (fitted as f, rated est, sc steps) into x's finalists of
+ * its weight mode, kept in order of rating (then fewer steps) */
+static void finalist(csearch *x, const cgeo *c, const cfit *f, uint64_t est, uint64_t sc)
+{
+	int wc = c->wchunk, n = x->nfin[wc], i = n;
+	double k = (double)est * (wc ? 1.01 : 1);
+	loom_conv_plan *fin = x->fin[wc];
+	while (i > 0) {
+		const loom_conv_plan *b = &fin[i - 1];
+		uint64_t sb = (uint64_t)b->ntiles * b->nk * b->nky * b->npass;
+		if (x->key[wc][i - 1] < k || (x->key[wc][i - 1] == k && sb <= sc))
+			break;
+		i--;
+	}
+	if (i >= NPU_FINALISTS)
+		return;
+	int last = n < NPU_FINALISTS ? n : NPU_FINALISTS - 1;
+	for (int j = last; j > i; j--) {
+		fin[j] = fin[j - 1];
+		x->key[wc][j] = x->key[wc][j - 1];
+	}
+	memset(&fin[i], 0, sizeof fin[i]);
+	cand_plan(c, f, &fin[i]);
+	fin[i].est_cycles = est;
+	x->key[wc][i] = k;
+	if (n < NPU_FINALISTS)
+		x->nfin[wc]++;
+}
 
 /* one evaluation of the timing model for the current candidate */
 typedef struct ccost {
@@ -246,7 +278,8 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 		.oh = L->y.out, .ow = L->x.out, .ih = L->y.in, .iw = L->x.in,
 		.ncb = L->ncb, .nob = L->nob, .kk = L->kk, .raw = L->raw,
 		.tile_ih = c->ih, .tile_iw = c->iw, .ntiles = c->ntiles, .nk = c->nk, .nky = c->nky, .npass = c->npass,
-		.wchunk = c->wchunk,
+		.wchunk = c->wchunk, .th = c->th, .tw = c->tw, .cin = L->cin, .cout = L->cout,
+		.in_stride = L->in_stride, .kh = L->y.k, .kw = L->x.k, .sh = L->y.s, .sw = L->x.s,
 	};
 	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
 	int nd = 0;
@@ -264,13 +297,9 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 			dist[nd++] = (ccost){x->tm_same, f.banks, f.chained, f.nslots, loom_est_conv(&x->tm, &e)};
 		}
 		uint64_t est = (uint64_t)dist[d].cost;
-		loom_conv_plan *best = &x->best[c->wchunk];
-		if (!x->have[c->wchunk] || est < best->est_cycles ||
-		    (est == best->est_cycles && sc < (uint64_t)best->ntiles * best->nk * best->nky * best->npass)) {
-			cand_plan(c, &f, best);
-			best->est_cycles = est;
-			x->have[c->wchunk] = 1;
-		}
+		/* streamed weights re-read every weight once per tile: only
+		 * when clearly (1%) faster */
+		finalist(x, c, &f, est, sc);
 	}
 }
 
@@ -314,7 +343,7 @@ static int conv_search(const loom_conv_params *p, const layer *L, csearch *cs, i
 	for (uint32_t kyc = kyh ? kyh : L->y.k; kyc >= 1; kyc = kyh ? 0 : kyc - 1) {
 		int searching = 0;
 		for (int k = 0; k < n; k++)
-			searching |= !(cs[k].done = cs[k].have[0] || cs[k].have[1]);
+			searching |= !(cs[k].done = cs[k].nfin[0] || cs[k].nfin[1]);
 		if (!searching)
 			break;
 		if (!kyh && kyc > 1 && cdiv(L->y.k, kyc - 1) == cdiv(L->y.k, kyc))
@@ -338,35 +367,91 @@ static int conv_search(const loom_conv_params *p, const layer *L, csearch *cs, i
 	return 0;
 }
 
-/* the chosen tiling of one configuration's search, completed */
+/* the sizes and counts of a chosen tiling */
+static void plan_finish(const layer *L, loom_conv_plan *pl)
+{
+	pl->oh = L->y.out;
+	pl->ow = L->x.out;
+	pl->ncb = L->ncb;
+	pl->nob = L->nob;
+	pl->in_stride = L->in_stride;
+	pl->out_stride = L->out_stride;
+	pl->in_bytes = (uint64_t)L->y.in * L->x.in * L->in_stride;
+	pl->out_bytes = (uint64_t)pl->oh * pl->ow * L->out_stride;
+	pl->wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
+	pl->param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
+	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk;
+	pl->macs_issued = (uint64_t)pl->oh * pl->ow * L->ncb * L->kk * L->nob * L->R * L->C;
+	pl->insns = 0;
+	pl->dram_rd_est = npu_conv_rd_bytes(L, pl);
+	pl->dram_wr_est = npu_conv_wr_bytes(L, pl);
+}
+
+/* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
+ * model, MARK to MARK (first: from the job's START); 0 if it can not be
+ * emitted */
+static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *pl,
+			    int first)
+{
+	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64};
+	for (int i = 0; i < 5; i++) {
+		at[i] = a;
+		a = (a + sz[i] + 4095) / 4096 * 4096;
+	}
+	if (a > 0xffffffffull)
+		return 0;
+	loom_dram_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0};
+	loom_prog pr;
+	loom_prog_init(&pr);
+	char err[256];
+	loom_conv_plan c = *pl;
+	uint64_t cyc = npu_conv_emit(cfg, p, L, &c, &lay, &pr, err, sizeof err) ? 0
+										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, !first);
+	loom_prog_free(&pr);
+	return cyc;
+}
+
+/* the chosen tiling of one configuration's search, completed: the
+ * finalists (the best rated overall, and the best of the other weight
+ * mode, where the closed form is least sure) timed by the timing model;
+ * the fastest (the rating breaks ties), its cycles the estimate */
 static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *plan, char *err,
 		       size_t len)
 {
-	/* weights resident across tiles unless streaming them is clearly
-	 * (> 1%) faster: it re-reads every weight once per tile */
-	loom_conv_plan best = x->have[0] ? x->best[0] : x->best[1];
-	if (x->have[0] && x->have[1] && x->best[1].est_cycles * 101 < x->best[0].est_cycles * 100)
-		best = x->best[1];
-	if (!x->have[0] && !x->have[1])
+	const int *nm = x->nfin;
+	loom_conv_plan fin[NPU_FINALISTS];
+	int nfin = 0, i0 = 0, i1 = 0;
+	while (nfin < NPU_FINALISTS && (i0 < nm[0] || i1 < nm[1])) {
+		int m1 = i0 >= nm[0] || (i1 < nm[1] && x->key[1][i1] < x->key[0][i0]);
+		if (nfin == NPU_FINALISTS - 1 && nm[0] && nm[1] && !(m1 ? i0 : i1))
+			m1 = !m1; /* the last place for the other mode's best */
+		fin[nfin++] = m1 ? x->fin[1][i1++] : x->fin[0][i0++];
+	}
+	if (!nfin)
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
 			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, x->cfg->name, x->cfg->sp_lines, x->cfg->acc_lines);
-	best.oh = L->y.out;
-	best.ow = L->x.out;
-	best.ncb = L->ncb;
-	best.nob = L->nob;
-	best.in_stride = L->in_stride;
-	best.out_stride = L->out_stride;
-	best.in_bytes = (uint64_t)p->h * p->w * L->in_stride;
-	best.out_bytes = (uint64_t)best.oh * best.ow * L->out_stride;
-	best.wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
-	best.param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
-	best.macs = (uint64_t)best.oh * best.ow * p->cout * p->cin * L->kk;
-	best.macs_issued = (uint64_t)best.oh * best.ow * L->ncb * L->kk * L->nob * L->R * L->C;
-	best.insns = 0;
-	best.dram_rd_est = npu_conv_rd_bytes(L, &best);
-	best.dram_wr_est = npu_conv_wr_bytes(L, &best);
-	*plan = best;
+	int best = 0;
+	uint64_t bc = 0;
+	if (p->hints && p->hints->rated) { /* the best rated, fin[0] */
+		plan_finish(L, &fin[0]);
+		fin[0].est_first = fin[0].est_cycles;
+		*plan = fin[0];
+		return 0;
+	}
+	for (int i = 0; i < nfin; i++) {
+		plan_finish(L, &fin[i]);
+		uint64_t cyc = plan_cycles(x->cfg, p, L, &fin[i], 0);
+		if (cyc && (!bc || cyc < bc)) {
+			bc = cyc;
+			best = i;
+		}
+	}
+	if (bc)
+		fin[best].est_cycles = bc;
+	uint64_t first = plan_cycles(x->cfg, p, L, &fin[best], 1);
+	fin[best].est_first = first ? first : fin[best].est_cycles;
+	*plan = fin[best];
 	return 0;
 }
 

@@ -52,6 +52,12 @@ static inline size_t loom_prog_bytes(const loom_prog *p) { return p->n * LOOM_IN
 /* Writes the program (little-endian words) to DRAM at addr (32-byte aligned). */
 int loom_prog_write(loom_hw *hw, const loom_prog *p, uint64_t addr);
 void loom_prog_dump(const loom_prog *p, uint64_t addr, FILE *f);
+/* The cycles of one layer's n instructions (ending with its MARK) as the
+ * RTL runs them (the timing model, common/tsim.h): from the record of the
+ * MARK before it (after_mark; the layer's MARK-to-MARK cycles in a job) or
+ * from the job's START to its last MARK's record. 0 if the instructions
+ * have no MARK or do not run to it. */
+uint64_t loom_prog_layer_cycles(const loom_hwcfg *cfg, const loom_insn *in, size_t n, int after_mark);
 
 /* Static checks of a program: every instruction passes loom_insn_check;
  * every token pop is matched by an earlier push (in program order, hence no
@@ -72,6 +78,8 @@ typedef struct loom_conv_hints {
 	int wchunk;        /* 0: planner, 1: force weights resident per pass, 2: streamed per step */
 	int barrier;       /* 1: force a MARK barrier between passes */
 	uint32_t kyc;      /* kernel rows per chunk (normally all; fewer only when nothing else fits) */
+	int rated;         /* 1: the closed form's best, not timed by tsim; its rating is the estimate
+			      (loom sweep's fast answer) */
 } loom_conv_hints;
 
 typedef struct loom_conv_params {
@@ -126,7 +134,8 @@ typedef struct loom_conv_plan {
 	uint64_t wgt_bytes, param_bytes;
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */
 	uint64_t macs_issued;     /* what the MACS counter will count (R*C per streamed line) */
-	uint64_t est_cycles;      /* the planner's estimate */
+	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move (without instruction fetch) */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;           /* instructions emitted (after loom_build_*) */
@@ -149,6 +158,10 @@ uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *plan);
 /* Appends the layer's program to prog. plan may be NULL. 0 or -1 + message. */
 int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_dram_layout *lay,
 		    loom_prog *prog, loom_conv_plan *plan, char *err, size_t errlen);
+/* The same for a plan loom_conv_plan_make made of these parameters (no
+ * planning again; a plan of other parameters is made again). */
+int loom_emit_conv(const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
+		   const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen);
 
 /* Packs weights [cout][kh][kw][cin] and per-channel bias/mult/shift (NULL
  * for raw layers) into wbuf (plan.wgt_bytes) and pbuf (plan.param_bytes). */
@@ -174,6 +187,8 @@ void loom_gemm_init(loom_gemm_params *g);
 void loom_gemm_to_conv(const loom_gemm_params *g, loom_conv_params *c);
 int loom_build_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, const loom_dram_layout *lay,
 		    loom_prog *prog, loom_conv_plan *plan, char *err, size_t errlen);
+int loom_emit_gemm(const loom_hwcfg *cfg, const loom_gemm_params *g, loom_conv_plan *plan,
+		   const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen);
 /* b is [k][n]; bias/mult/shift have n entries (NULL for raw). */
 int loom_gemm_pack(const loom_hwcfg *cfg, const loom_gemm_params *g, const int8_t *b, const int32_t *bias,
 		   const int32_t *mult, const int32_t *shift, uint8_t *wbuf, uint8_t *pbuf, char *err,
@@ -229,6 +244,7 @@ typedef struct loom_vec_hints {
 	uint32_t kc;       /* channel blocks per step */
 	int nbuf;          /* 1: one SP buffer set (no overlap), 2: double-buffered */
 	int inplace;       /* ELTWISE, LUT: 1 output to its own SP buffer, 2 written in place over the input */
+	int rated;         /* 1: the closed form's best, not timed (as loom_conv_hints.rated) */
 } loom_vec_hints;
 
 typedef struct loom_vec_params {
@@ -249,6 +265,8 @@ typedef struct loom_vec_params {
 	int8_t clip_lo, clip_hi;
 	int32_t mult, shift;  /* POOL AVG, ELTWISE: output multiplier, right shift 0..31 */
 	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
+	uint32_t in_align, out_align; /* the input's, output's DRAM address mod 64 when known (a channel
+				       * slice): where the planners time candidate programs; timing only */
 	const loom_vec_hints *hints;
 } loom_vec_params;
 
@@ -280,7 +298,8 @@ typedef struct loom_vec_plan {
 	uint32_t out_sp[2], out_lines; /* output buffers (in place: = in_sp) */
 	uint32_t const_sp, const_lines;
 	uint64_t in_bytes, in2_bytes, out_bytes, const_bytes; /* DRAM extents */
-	uint64_t est_cycles;
+	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;
@@ -293,6 +312,9 @@ uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *plan);
 /* Appends the layer's program (ending with a MARK) to prog. plan may be NULL. */
 int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
 		   loom_vec_plan *plan, char *err, size_t errlen);
+/* The same for a plan loom_vec_plan_make made of these parameters. */
+int loom_emit_vec(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, const loom_vec_layout *lay,
+		  loom_prog *prog, char *err, size_t errlen);
 /* Packs the constants into buf (plan.const_bytes): DWCONV w [kh][kw][c],
  * bias/mult/shift [c]; LUT lut[256] (entry x + 128). Unused ones may be NULL. */
 int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t *w, const int32_t *bias,

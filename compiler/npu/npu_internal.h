@@ -55,6 +55,15 @@ int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, 
 /* the checked layer L and its best tiling (conv_plan.c) */
 int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
 		  size_t len);
+/* the program of plan at lay appended to prog; plan's insns and
+ * dram_rd_est set (conv_emit.c) */
+int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *plan,
+		  const loom_dram_layout *lay, loom_prog *prog, char *err, size_t errlen);
+
+/* The planners keep this many tilings that the closed form (common/timing.c)
+ * rates best, time each one's program with the timing model (common/tsim.h)
+ * and choose the fastest; its cycles are the plan's estimate. */
+#define NPU_FINALISTS 3
 
 /* The bytes the layer's LOADs move and its STOREs write with tiling pl, as
  * the emitter counts them (conv_emit.c), without emitting: the planner
@@ -80,6 +89,10 @@ int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V,
 /* the checked layer V and its best tiling (vec_plan.c) */
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
 		 size_t len);
+/* the program of plan at lay appended to prog; plan's insns and
+ * dram_rd_est set (vec_emit.c) */
+int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *plan,
+		 const loom_vec_layout *lay, loom_prog *prog, char *err, size_t errlen);
 
 /* the same for a vector-unit layer (vec_emit.c) */
 uint64_t npu_vec_rd_bytes(const vlayer *V, const loom_vec_plan *pl);

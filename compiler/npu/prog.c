@@ -1,6 +1,8 @@
 /* prog.c - NPU programs (compiler/npu/npu.h): a growing list of
- * instructions, writing one into device DRAM, printing it. */
+ * instructions, writing one into device DRAM, printing it, and the cycles
+ * of one layer's instructions by the timing model (common/tsim.h). */
 #include "compiler/npu/npu_internal.h"
+#include "common/tsim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,3 +66,31 @@ void loom_prog_dump(const loom_prog *p, uint64_t addr, FILE *f)
 	}
 }
 
+
+uint64_t loom_prog_layer_cycles(const loom_hwcfg *cfg, const loom_insn *in, size_t n, int after_mark)
+{
+	/* [the MARK before] + the layer + FINISH; the layer's cycles are from
+	 * that MARK's record (or the job's START) to its own last record */
+	loom_insn *p = malloc((n + 2) * sizeof *p);
+	size_t nm = 0, k = 0, mark = n;
+	for (size_t i = 0; i < n; i++)
+		if (loom_insn_opcode(&in[i]) == LOOM_OP_MARK)
+			nm++, mark = i;
+	uint64_t *marks = calloc(nm + 2, sizeof *marks), r = 0;
+	if (!p || !marks || !nm)
+		goto out;
+	if (after_mark)
+		p[k++] = in[mark];
+	for (size_t i = 0; i < n; i++)
+		p[k++] = in[i];
+	memset(&p[k], 0, sizeof p[k]);
+	p[k++].w[0] = LOOM_OP_FINISH;
+	loom_timing t;
+	loom_timing_init(&t, cfg, 0, 0);
+	if (loom_tsim_run(&t, p, k, marks, nm + 1) != LOOM_TDMA_NEVER)
+		r = marks[nm - !after_mark] - (after_mark ? marks[0] : 0);
+out:
+	free(p);
+	free(marks);
+	return r;
+}

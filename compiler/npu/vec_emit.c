@@ -239,13 +239,12 @@ uint64_t npu_vec_wr_bytes(const vlayer *V, const loom_vec_plan *pl)
 	return (uint64_t)pl->oh * pl->ow * chunk_bytes(V, pl);
 }
 
-int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
-		   loom_vec_plan *plan, char *err, size_t errlen)
+/* lint: long function: the step sequence of both buffer schemes, written out */
+int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *Vc, loom_vec_plan *plan,
+		 const loom_vec_layout *lay, loom_prog *prog, char *err, size_t errlen)
 {
-	vlayer V;
-	loom_vec_plan pl;
-	if (npu_vec_plan(cfg, p, &V, &pl, err, errlen))
-		return -1;
+	vlayer V = *Vc;
+	loom_vec_plan pl = *plan;
 	const char *nm = npu_vec_names[p->kind];
 	if ((lay->in_addr | lay->in2_addr | lay->const_addr | lay->out_addr | lay->mark_addr) & 3u)
 		return npu_fail(err, errlen, "%s: DRAM addresses must be multiples of 4", nm);
@@ -305,11 +304,33 @@ int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_v
 		return npu_fail(err, errlen, "%s: internal error: a value does not fit field %s", nm,
 			    e.badf < LOOM_F_COUNT ? loom_field_name(e.badf) : "?");
 	}
-	pl.insns = (uint32_t)(prog->n - n0);
-	pl.dram_rd_est = e.rd_bytes;
+	plan->insns = (uint32_t)(prog->n - n0);
+	plan->dram_rd_est = e.rd_bytes;
+	return 0;
+}
+
+int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_layout *lay, loom_prog *prog,
+		   loom_vec_plan *plan, char *err, size_t errlen)
+{
+	vlayer V;
+	loom_vec_plan pl;
+	if (npu_vec_plan(cfg, p, &V, &pl, err, errlen) || npu_vec_emit(cfg, p, &V, &pl, lay, prog, err, errlen))
+		return -1;
 	if (plan)
 		*plan = pl;
 	return 0;
+}
+
+int loom_emit_vec(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, const loom_vec_layout *lay,
+		  loom_prog *prog, char *err, size_t errlen)
+{
+	vlayer V;
+	if (npu_vlayer_check(cfg, p, &V, err, errlen))
+		return -1;
+	if (!plan->ntiles || plan->in_stride != V.in_stride || plan->out_stride != V.out_stride ||
+	    plan->oh != V.y.out || plan->ow != V.x.out || plan->ncb != V.ncb)
+		return loom_build_vec(cfg, p, lay, prog, plan, err, errlen);
+	return npu_vec_emit(cfg, p, &V, plan, lay, prog, err, errlen);
 }
 
 int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t *w, const int32_t *bias,

@@ -1,5 +1,9 @@
 /* vec_plan.c - the tile planner of the vector-unit layers (POOL, DWCONV,
- * ELTWISE, LUT; loom_vec_plan_make). */
+ * ELTWISE, LUT; loom_vec_plan_make): every tiling that fits is rated by
+ * the closed form of the timing model (common/timing.c, loom_est_vec); the
+ * best rated and the best of each buffer scheme are emitted and their
+ * programs timed by the timing model itself (common/tsim.h): the fastest
+ * is the plan, its cycles the plan's estimate. */
 #include "compiler/npu/npu_internal.h"
 #include "common/timing.h"
 
@@ -205,11 +209,72 @@ static int vec_try(const loom_hwcfg *cfg, const vlayer *V, uint32_t th, uint32_t
 		.opcode = opcode[V->kind], .oh = V->y.out, .ow = V->x.out, .ih = V->y.in, .iw = V->x.in,
 		.ncb = V->ncb, .kk = V->kk, .const_lines = V->const_lines, .full_b = V->full_b,
 		.tile_ih = ih, .tile_iw = iw, .ntiles = pl->ntiles, .nk = pl->nk, .nbuf = nbuf,
-		.inplace = inplace, .banks = pl->banks,
+		.inplace = inplace, .banks = pl->banks, .c = V->c, .in_stride = V->in_stride,
+		.out_stride = V->out_stride, .kw = V->x.k, .sw = V->x.s,
 	};
 	double total = loom_est_vec(&tm, &e);
 	pl->est_cycles = (uint64_t)total;
 	return 0;
+}
+
+/* the sizes of a chosen tiling */
+static void vplan_finish(const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl)
+{
+	pl->oh = V->y.out;
+	pl->ow = V->x.out;
+	pl->ncb = V->ncb;
+	pl->in_stride = V->in_stride;
+	pl->in2_stride = V->full_b ? V->in2_stride : 0;
+	pl->out_stride = V->out_stride;
+	pl->in_bytes = (uint64_t)p->h * p->w * V->in_stride;
+	pl->in2_bytes = p->kind != LOOM_VEC_ELTWISE ? 0 : V->full_b ? (uint64_t)p->h * p->w * V->in2_stride : V->cbytes;
+	pl->out_bytes = (uint64_t)pl->oh * pl->ow * V->out_stride;
+	pl->const_bytes = p->kind == LOOM_VEC_DWCONV || p->kind == LOOM_VEC_LUT ? (uint64_t)V->const_lines * V->R : 0;
+	pl->insns = 0;
+	pl->dram_rd_est = npu_vec_rd_bytes(V, pl);
+	pl->dram_wr_est = npu_vec_wr_bytes(V, pl);
+}
+
+/* the cycles of pl's program (at 4 KiB-aligned addresses, plus the
+ * input's and output's known offsets: a channel slice's rows straddle DRAM
+ * beats as they will) by the timing model, MARK to MARK (first: from the
+ * job's START); 0 if it can not be emitted */
+static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl,
+			     int first)
+{
+	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->in2_bytes, pl->const_bytes, pl->out_bytes, 64};
+	for (int i = 0; i < 5; i++) {
+		at[i] = a + (i == 0 ? p->in_align % 64 / 4 * 4 : i == 3 ? p->out_align % 64 / 4 * 4 : 0);
+		a = (at[i] + sz[i] + 4095) / 4096 * 4096;
+	}
+	if (a > 0xffffffffull)
+		return 0;
+	loom_vec_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0};
+	loom_prog pr;
+	loom_prog_init(&pr);
+	char err[256];
+	loom_vec_plan c = *pl;
+	uint64_t cyc = npu_vec_emit(cfg, p, V, &c, &lay, &pr, err, sizeof err) ? 0
+										: loom_prog_layer_cycles(cfg, pr.insn, pr.n, !first);
+	loom_prog_free(&pr);
+	return cyc;
+}
+
+/* c into the finalists fin[0..*n), kept in order of estimate (then fewer steps) */
+static void vfinalist(loom_vec_plan *fin, int *n, const loom_vec_plan *c)
+{
+	int i = *n;
+	while (i > 0 && (fin[i - 1].est_cycles > c->est_cycles ||
+			 (fin[i - 1].est_cycles == c->est_cycles && fin[i - 1].nsteps > c->nsteps)))
+		i--;
+	if (i >= NPU_FINALISTS)
+		return;
+	int last = *n < NPU_FINALISTS ? *n : NPU_FINALISTS - 1;
+	for (int j = last; j > i; j--)
+		fin[j] = fin[j - 1];
+	fin[i] = *c;
+	if (*n < NPU_FINALISTS)
+		(*n)++;
 }
 
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
@@ -231,9 +296,11 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 	int ntw = npu_distinct_sizes(V->x.out, 4095, umin(umin(h->tw, V->x.out), 4095), tws, CAP);
 	int nkc = npu_distinct_sizes(V->ncb, 255, umin(umin(h->kc, V->ncb), 255), kcs, CAP);
 	int can_inplace = V->kind == LOOM_VEC_ELTWISE || V->kind == LOOM_VEC_LUT;
-	loom_vec_plan best, c;
-	int have = 0;
-	memset(&best, 0, sizeof best);
+	/* the best rated overall, and the best of each buffer scheme (two
+	 * buffers, in place, one buffer: the closed form is least sure there) */
+	loom_vec_plan fin[NPU_FINALISTS + 3], c;
+	int nfin = 0, have[3] = {0, 0, 0};
+	loom_vec_plan mode[3];
 	for (int nbuf = 2; nbuf >= 1; nbuf--) {
 		if (h->nbuf && nbuf != h->nbuf)
 			continue;
@@ -248,32 +315,49 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 						memset(&c, 0, sizeof c);
 						if (vec_try(cfg, V, ths[a], tws[b], kcs[k], nbuf, ip, &c))
 							continue;
-						if (!have || c.est_cycles < best.est_cycles ||
-						    (c.est_cycles == best.est_cycles && c.nsteps < best.nsteps)) {
-							best = c;
-							have = 1;
+						vfinalist(fin, &nfin, &c);
+						int md = nbuf == 1 ? 2 : ip;
+						if (!have[md] || c.est_cycles < mode[md].est_cycles) {
+							mode[md] = c;
+							have[md] = 1;
 						}
 					}
 		}
 	}
 	free(ths);
-	if (!have)
+	if (!nfin)
 		return npu_fail(err, len, "%s %ux%ux%u (window %ux%u): no tiling fits configuration %s (sp %u lines)",
 			    npu_vec_names[p->kind], p->h, p->w, p->c, V->y.k, V->x.k, cfg->name, cfg->sp_lines);
-	best.oh = V->y.out;
-	best.ow = V->x.out;
-	best.ncb = V->ncb;
-	best.in_stride = V->in_stride;
-	best.in2_stride = V->full_b ? V->in2_stride : 0;
-	best.out_stride = V->out_stride;
-	best.in_bytes = (uint64_t)p->h * p->w * V->in_stride;
-	best.in2_bytes = p->kind != LOOM_VEC_ELTWISE ? 0 : V->full_b ? (uint64_t)p->h * p->w * V->in2_stride : V->cbytes;
-	best.out_bytes = (uint64_t)best.oh * best.ow * V->out_stride;
-	best.const_bytes = p->kind == LOOM_VEC_DWCONV || p->kind == LOOM_VEC_LUT ? (uint64_t)V->const_lines * V->R : 0;
-	best.insns = 0;
-	best.dram_rd_est = npu_vec_rd_bytes(V, &best);
-	best.dram_wr_est = npu_vec_wr_bytes(V, &best);
-	*plan = best;
+	for (int md = 0; md < 3; md++) {
+		int dup = 0;
+		for (int i = 0; i < nfin; i++)
+			dup |= have[md] && !memcmp(&fin[i], &mode[md], sizeof mode[md]);
+		if (have[md] && !dup)
+			fin[nfin++] = mode[md];
+	}
+	/* the finalists' programs timed: the fastest; its cycles the estimate
+	 * (rated: the best rated, fin[0]) */
+	int best = 0;
+	uint64_t bc = 0;
+	if (h->rated) {
+		vplan_finish(p, V, &fin[0]);
+		fin[0].est_first = fin[0].est_cycles;
+		*plan = fin[0];
+		return 0;
+	}
+	for (int i = 0; i < nfin; i++) {
+		vplan_finish(p, V, &fin[i]);
+		uint64_t cyc = vplan_cycles(cfg, p, V, &fin[i], 0);
+		if (cyc && (!bc || cyc < bc)) {
+			bc = cyc;
+			best = i;
+		}
+	}
+	if (bc)
+		fin[best].est_cycles = bc;
+	uint64_t first = vplan_cycles(cfg, p, V, &fin[best], 1);
+	fin[best].est_first = first ? first : fin[best].est_cycles;
+	*plan = fin[best];
 	return 0;
 }
 

@@ -236,7 +236,7 @@ static tcase gemm(const char *name, uint32_t m, uint32_t k, uint32_t n, int raw)
 
 static loom_conv_hints hint(uint32_t th, uint32_t tw, uint32_t kc, uint32_t g, int wchunk, int barrier, uint32_t kyc)
 {
-	loom_conv_hints h = {th, tw, kc, g, wchunk, barrier, kyc};
+	loom_conv_hints h = {th, tw, kc, g, wchunk, barrier, kyc, 0};
 	return h;
 }
 
@@ -395,7 +395,7 @@ static vcase lut(const char *name, uint32_t h, uint32_t w, uint32_t c, double in
 
 static loom_vec_hints vhint(uint32_t th, uint32_t tw, uint32_t kc, int nbuf, int inplace)
 {
-	loom_vec_hints h = {th, tw, kc, nbuf, inplace};
+	loom_vec_hints h = {th, tw, kc, nbuf, inplace, 0};
 	return h;
 }
 

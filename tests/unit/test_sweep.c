@@ -29,6 +29,7 @@
 #include "check.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,10 +165,22 @@ static int same_events(const loom_hwcfg *cfg, const loom_model *m, const loom_la
 /* a point of the sweep against a full compile for its configuration */
 static void check_point(const sweep_spec *s, const sweep_prep *p, const sweep_point *pt, const loom_calib *cal)
 {
-	sweep_result r;
+	sweep_result r, f;
 	if (sweep_eval(s, p, pt, &r)) {
 		CHECK_FAIL("sweep_eval %s", pt->name);
 		return;
+	}
+	/* the fast answer (the closed form's best rated tilings) near the timed one */
+	sweep_spec fs = *s;
+	fs.timed = 0;
+	if (!sweep_eval(&fs, p, pt, &f)) {
+		double e = r.cycles ? ((double)f.cycles - (double)r.cycles) / (double)r.cycles : 0;
+		CHECK(f.status == r.status && fabs(e) <= SWEEP_FAST_MAX_ERR,
+		      "%s %s: the closed form's total %" PRIu64 " within %.0f%% of the timed %" PRIu64 " (%+.2f%%)",
+		      s->models[0].name, pt->name, f.cycles, 100 * SWEEP_FAST_MAX_ERR, r.cycles, 100 * e);
+		sweep_result_free(&f);
+	} else {
+		CHECK_FAIL("sweep_eval %s (closed form)", pt->name);
 	}
 	char err[512];
 	loom_compile_opts o = {.calib_dir = s->models[0].calib, .calib = cal};
@@ -243,6 +256,7 @@ static void test_points_vs_compile(const char *name, const char *arrays, const c
 	snprintf(s.base, sizeof s.base, "default");
 	s.clock_mhz = 1000;
 	s.percentile = 99.99;
+	s.timed = 1; /* the compile's estimate; the closed form is held against it in check_point */
 	sweep_prep p;
 	sweep_point *pts = NULL;
 	int n = 0;
