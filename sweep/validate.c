@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -63,13 +64,54 @@ void loom_val_summarize(const double *x, const double *ref, size_t n, loom_val_s
 	s->whole = loom_val_err(sx, sr);
 }
 
-/* a booted device of configuration hw on backend */
+/* a configuration of configs/ with every parameter of c's but the DRAM's
+ * latency and bandwidth (a run-time input of the RTL harness) into name:
+ * 1 found, 0 not */
+static int rtl_twin(const loom_hwcfg *c, char *name, size_t len)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/configs", loom_root_dir());
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, NULL, alphasort), found = 0;
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(ents[i]->d_name);
+		char nm[256], e[256];
+		loom_hwcfg o;
+		int same = 1;
+		if (!found && k > 4 && k < sizeof nm && !strcmp(ents[i]->d_name + k - 4, ".cfg")) {
+			snprintf(nm, sizeof nm, "%.*s", (int)(k - 4), ents[i]->d_name);
+			if (!loom_hwcfg_load(&o, nm, NULL, e, sizeof e)) {
+#define LOOM_HWPARAM(p, sv, lo, hi, doc) same &= !strcmp(#p, "dram_latency") || !strcmp(#p, "dram_bw") || o.p == c->p;
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+				if (same) {
+					snprintf(name, len, "%s", nm);
+					found = 1;
+				}
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return found;
+}
+
+/* a booted device of configuration hw on backend (the RTL: of the
+ * configs/ twin that differs in the DRAM's timing alone, which the harness
+ * takes at run time, so no second Verilator build) */
 static int dev_open(const char *backend, const char *hw, loom_dev **out, char *err, size_t len)
 {
-	char fw[2048];
+	char fw[2048], twin[256];
 	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
 	loom_dev *d = NULL;
-	if (loom_open(&(loom_open_opts){.backend = backend, .hw = hw}, &d, err, len))
+	loom_hwcfg c;
+	loom_hw_opts ho = {0};
+	loom_open_opts oo = {.backend = backend, .hw = hw};
+	if (!strcmp(backend, "rtl") && !loom_hwcfg_load(&c, hw, NULL, err, len) && rtl_twin(&c, twin, sizeof twin)) {
+		ho.dram_latency = c.dram_latency, ho.dram_bw = c.dram_bw;
+		oo.hw = twin, oo.hw_opts = &ho;
+	}
+	if (loom_open(&oo, &d, err, len))
 		return -1;
 	int rc = loom_load_firmware(d, fw);
 	if (!rc)
