@@ -174,8 +174,8 @@ EOPY
 	echo "120 points (5 x 4 x 3 x 2 x 1)."
 	echo
 	echo '```'
-	echo "loom sweep resnet50/model.onnx --calib resnet50/calib --fast $(echo $SWEEP_GRID) -o DIR"
-	echo "loom sweep resnet50/model.onnx --calib resnet50/calib $(echo $SWEEP_GRID_TIMED) -o DIR"
+	echo "loom sweep resnet50/model.onnx --calib resnet50/calib --fast $(echo $SWEEP_GRID) --no-area -o DIR"
+	echo "loom sweep resnet50/model.onnx --calib resnet50/calib $(echo $SWEEP_GRID_TIMED) --no-area -o DIR"
 	echo '```'
 	echo
 	echo "| run | wall s | CPU s (all processes) | what it computes |"
