@@ -196,6 +196,16 @@ static double est_store(const loom_timing *t, double n, double r)
 	return dmax(dmax(n, n * (t->lat + 3) / 32), n * bpr * t->beat / t->bw);
 }
 
+double loom_est_conv_floor(const loom_timing *t, const loom_conv_est *e)
+{
+	/* the same terms as loom_est_conv's S * comp, which its total exceeds */
+	const double KK = e->kk, nk = e->nk, nky = e->nky, npass = e->npass;
+	double P = (double)e->oh * e->ow / e->ntiles;
+	double kc = (double)e->ncb / nk, folds = kc * KK / nky, g = (double)e->nob / npass;
+	double S = (double)e->ntiles * (nk * nky) * npass;
+	return S * (g * (loom_cyc_matmul(t, folds, P) + 1));
+}
+
 /* lint: long function: one formula over the steps of the planners' schedule, written out term by term */
 /* A CONV / GEMM tiling (compiler/npu/conv_emit.c's program): per step
  * (tile, channel chunk, pass) the LOAD of the input chunk (and streamed

@@ -103,6 +103,10 @@ typedef struct loom_conv_est {
 	uint32_t kh, kw, sh, sw;  /* kernel and stride */
 } loom_conv_est;
 double loom_est_conv(const loom_timing *t, const loom_conv_est *e);
+/* A lower bound of loom_est_conv (every step computes at least its
+ * MATMULs) that needs neither banks, nslots nor chained: the planners skip
+ * a candidate whose bound is already worse than their finalists. */
+double loom_est_conv_floor(const loom_timing *t, const loom_conv_est *e);
 
 /* One tiling of a vector-unit layer (compiler/npu/vec_plan.c). */
 typedef struct loom_vec_est {

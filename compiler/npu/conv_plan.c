@@ -283,10 +283,18 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 	};
 	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
 	int nd = 0;
+	double wf = c->wchunk ? 1.01 : 1;
 	for (int k = 0; k < n; k++) {
 		csearch *x = &cs[k];
 		cfit f;
-		if (x->done || cand_fit(x->cfg, x->lg, L, c, barrier, &f))
+		if (x->done)
+			continue;
+		/* no place among full finalists even at the rating's lower bound
+		 * (margins for rounding and the rating's truncation) */
+		if (x->nfin[c->wchunk] == NPU_FINALISTS &&
+		    (loom_est_conv_floor(&x->tm, &e) * (1 - 1e-9) - 1) * wf > x->key[c->wchunk][NPU_FINALISTS - 1] * (1 + 1e-9))
+			continue;
+		if (cand_fit(x->cfg, x->lg, L, c, barrier, &f))
 			continue;
 		int d = 0;
 		while (d < nd && (dist[d].tm_same != x->tm_same || dist[d].nslots != f.nslots ||
