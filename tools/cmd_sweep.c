@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"  --calib MODEL=DIR      calibration inputs of one model (MODEL: its path or name); a bare\n"
 		"                         DIR applies to every model without one (else random inputs)\n"
 		"  --rtl                  also run every point on the RTL (verilated once per configuration)\n"
-		"  --fast                 each layer's tiling and cycles by the closed form alone (about 10x\n"
+		"  --fast                 each layer's tiling and cycles by the closed form alone (about 100x\n"
 		"                         faster; totals off by up to 3x on tiny scratchpads, docs/DSE.md \"Timing\n"
 		"                         model accuracy\"); default: as the compiler, the best rated tilings'\n"
 		"                         programs timed cycle by cycle (common/tsim.c)\n"
