@@ -185,6 +185,7 @@ static void cc_free(cc *c)
 	for (int i = 0; i < c->lo.nraw; i++)
 		free(c->lo.raws[i].sv);
 	free(c->lo.raws);
+	loom_plan_memo_free(c->lo.memo);
 	loom_calib_free(c->q.own);
 }
 
@@ -219,11 +220,12 @@ static int cc_alloc(cc *c, loom_model *m)
 	c->lo.done = calloc(nn, sizeof(int));
 	c->lo.deferred = calloc(nn, sizeof(int));
 	m->mt = calloc(nt, sizeof *m->mt);
+	c->lo.memo = loom_plan_memo_new(c->cfg);
 	if (c->rep)
 		c->rep->nodes = calloc(nn, sizeof *c->rep->nodes);
 	if (!c->ncons || !c->prod || !c->q.hasq || !c->q.scale || !c->q.zp || !c->lo.alias || !c->lo.on_host ||
 	    !c->lo.on_dev || !c->lo.is_cdev || !c->pl.tdef || !c->pl.tlast || !c->lo.keep || !c->lo.done ||
-	    !c->lo.deferred || !m->mt || (c->rep && !c->rep->nodes))
+	    !c->lo.deferred || !m->mt || !c->lo.memo || (c->rep && !c->rep->nodes))
 		return cc_fail(c, "out of memory");
 	m->version = LOOM_MODEL_VERSION;
 	m->cfg = *c->cfg;

@@ -75,6 +75,7 @@ typedef struct cc {
 		int nlw, caplw;
 		rawout *raws;    /* graph outputs that may leave the NPU as int32 (prepare_raw) */
 		int nraw;
+		loom_plan_memo *memo; /* the plans of the layers' shapes (compiler/npu/memo.c) */
 	} lo;
 	/* planning (plan.c): steps' liveness times, the const region */
 	struct cc_plan {

@@ -258,7 +258,7 @@ const char *cc_vec_plan(cc *c, const char *why)
 	/* tensors are 64-byte aligned: a slice's offset is its rows' alignment */
 	l->vp.in_align = (uint32_t)(l->in_off % 64);
 	l->vp.out_align = (uint32_t)(l->out_off % 64);
-	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
+	if (!loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
 	drop_layer(c);
 	return why;

@@ -419,12 +419,24 @@ static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, co
 	return cyc;
 }
 
+/* est_first of the chosen tiling pl: its program timed from the job's
+ * START (the rated plan: its rating) */
+static uint64_t conv_first(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl)
+{
+	if (p->hints && p->hints->rated)
+		return pl->est_cycles;
+	loom_conv_plan c = *pl;
+	uint64_t first = plan_cycles(cfg, p, L, &c, 1);
+	return first ? first : pl->est_cycles;
+}
+
 /* the chosen tiling of one configuration's search, completed: the
  * finalists (the best rated overall, and the best of the other weight
  * mode, where the closed form is least sure) timed by the timing model;
- * the fastest (the rating breaks ties), its cycles the estimate */
-static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *plan, char *err,
-		       size_t len)
+ * the fastest (the rating breaks ties), its cycles the estimate; with
+ * first, est_first too (else 0) */
+static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, int first, loom_conv_plan *plan,
+		       char *err, size_t len)
 {
 	const int *nm = x->nfin;
 	loom_conv_plan fin[NPU_FINALISTS];
@@ -457,14 +469,14 @@ static int conv_finish(const loom_conv_params *p, const layer *L, const csearch 
 	}
 	if (bc)
 		fin[best].est_cycles = bc;
-	uint64_t first = plan_cycles(x->cfg, p, L, &fin[best], 1);
-	fin[best].est_first = first ? first : fin[best].est_cycles;
+	if (first)
+		fin[best].est_first = conv_first(x->cfg, p, L, &fin[best]);
 	*plan = fin[best];
 	return 0;
 }
 
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		      size_t len)
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, int first, loom_conv_plan *plan,
+		  char *err, size_t len)
 {
 	if (npu_layer_check(cfg, p, L, err, len))
 		return -1;
@@ -474,7 +486,7 @@ int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, lo
 	loom_timing_init(&cs.tm, cfg, 0, 0);
 	if (conv_search(p, L, &cs, 1))
 		return npu_fail(err, len, "out of memory");
-	return conv_finish(p, L, &cs, plan, err, len);
+	return conv_finish(p, L, &cs, first, plan, err, len);
 }
 
 int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
@@ -524,7 +536,7 @@ int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_
 	}
 	for (int j = 0; j < m; j++) {
 		char e2[256];
-		rc[idx[j]] = conv_finish(p, &L0, &cs[j], &plans[idx[j]], e2, sizeof e2);
+		rc[idx[j]] = conv_finish(p, &L0, &cs[j], 1, &plans[idx[j]], e2, sizeof e2);
 		if (rc[idx[j]] && !ret++)
 			snprintf(err, errlen, "%s", e2);
 	}
@@ -545,7 +557,16 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
 			size_t errlen)
 {
 	layer L;
-	return npu_conv_plan(cfg, p, &L, plan, err, errlen);
+	return npu_conv_plan(cfg, p, &L, 1, plan, err, errlen);
+}
+
+uint64_t loom_conv_plan_first(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_conv_plan *plan)
+{
+	layer L;
+	char err[256];
+	if (npu_layer_check(cfg, p, &L, err, sizeof err))
+		return plan->est_cycles;
+	return conv_first(cfg, p, &L, plan);
 }
 
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *pl)

@@ -52,9 +52,10 @@ typedef struct layer {
 
 /* L from p, checked against cfg (conv_plan.c) */
 int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len);
-/* the checked layer L and its best tiling (conv_plan.c) */
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		  size_t len);
+/* the checked layer L and its best tiling (conv_plan.c); its est_first
+ * only with first (else 0: loom_conv_plan_first) */
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, int first, loom_conv_plan *plan,
+		  char *err, size_t len);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (conv_emit.c) */
 int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *plan,
@@ -86,9 +87,10 @@ typedef struct vlayer {
 extern const char *const npu_vec_names[]; /* by LOOM_VEC_* */
 /* V from p, checked against cfg (vec_plan.c) */
 int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, char *err, size_t len);
-/* the checked layer V and its best tiling (vec_plan.c) */
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
-		 size_t len);
+/* the checked layer V and its best tiling (vec_plan.c); its est_first
+ * only with first (else 0: loom_vec_plan_first) */
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (vec_emit.c) */
 int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *plan,

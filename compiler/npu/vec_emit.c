@@ -314,7 +314,7 @@ int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_v
 {
 	vlayer V;
 	loom_vec_plan pl;
-	if (npu_vec_plan(cfg, p, &V, &pl, err, errlen) || npu_vec_emit(cfg, p, &V, &pl, lay, prog, err, errlen))
+	if (npu_vec_plan(cfg, p, &V, 1, &pl, err, errlen) || npu_vec_emit(cfg, p, &V, &pl, lay, prog, err, errlen))
 		return -1;
 	if (plan)
 		*plan = pl;

@@ -277,8 +277,19 @@ static void vfinalist(loom_vec_plan *fin, int *n, const loom_vec_plan *c)
 		(*n)++;
 }
 
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
-		    size_t len)
+/* est_first of the chosen tiling pl: its program timed from the job's
+ * START (the rated plan: its rating) */
+static uint64_t vec_first(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl)
+{
+	if (p->hints && p->hints->rated)
+		return pl->est_cycles;
+	loom_vec_plan c = *pl;
+	uint64_t first = vplan_cycles(cfg, p, V, &c, 1);
+	return first ? first : pl->est_cycles;
+}
+
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len)
 {
 	if (npu_vlayer_check(cfg, p, V, err, len))
 		return -1;
@@ -355,8 +366,8 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 	}
 	if (bc)
 		fin[best].est_cycles = bc;
-	uint64_t first = vplan_cycles(cfg, p, V, &fin[best], 1);
-	fin[best].est_first = first ? first : fin[best].est_cycles;
+	if (first)
+		fin[best].est_first = vec_first(cfg, p, V, &fin[best]);
 	*plan = fin[best];
 	return 0;
 }
@@ -365,7 +376,16 @@ int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec
 		       size_t errlen)
 {
 	vlayer V;
-	return npu_vec_plan(cfg, p, &V, plan, err, errlen);
+	return npu_vec_plan(cfg, p, &V, 1, plan, err, errlen);
+}
+
+uint64_t loom_vec_plan_first(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_plan *plan)
+{
+	vlayer V;
+	char err[256];
+	if (npu_vlayer_check(cfg, p, &V, err, sizeof err))
+		return plan->est_cycles;
+	return vec_first(cfg, p, &V, plan);
 }
 
 uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *pl)
