@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int cc_fail(cc *c, const char *fmt, ...)
 {
@@ -221,6 +222,7 @@ static int cc_alloc(cc *c, loom_model *m)
 	c->lo.deferred = calloc(nn, sizeof(int));
 	m->mt = calloc(nt, sizeof *m->mt);
 	c->lo.memo = loom_plan_memo_new(c->cfg);
+	loom_plan_memo_defer(c->lo.memo);
 	if (c->rep)
 		c->rep->nodes = calloc(nn, sizeof *c->rep->nodes);
 	if (!c->ncons || !c->prod || !c->q.hasq || !c->q.scale || !c->q.zp || !c->lo.alias || !c->lo.on_host ||
@@ -382,6 +384,39 @@ static int simplify(cc *c, loom_pass_stats *st)
 	return 0;
 }
 
+/* the layers' plans completed: every shape's candidate programs timed at
+ * once on threads (compiler/npu/memo.c; lowering used only their sizes),
+ * with est_first for the first layer of each job, then looked up again */
+static int time_plans(cc *c)
+{
+	loom_model *m = c->m;
+	for (uint32_t s = 0; s < m->nsteps; s++) {
+		if (m->steps[s].kind != LOOM_STEP_NPU || (int)m->steps[s].layer >= c->lo.nlw)
+			continue;
+		const lw *l = &c->lo.lws[m->steps[s].layer];
+		if (l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM)
+			loom_plan_memo_want_first(c->lo.memo, &l->cp, NULL);
+		else
+			loom_plan_memo_want_first(c->lo.memo, NULL, &l->vp);
+	}
+	int threads = c->o->threads;
+	if (threads <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
+	}
+	if (loom_plan_memo_time(c->lo.memo, threads))
+		return cc_fail(c, "out of memory (planning)");
+	for (int i = 0; i < c->lo.nlw; i++) {
+		lw *l = &c->lo.lws[i];
+		int rc = l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM
+				 ? loom_plan_memo_conv(c->lo.memo, c->cfg, &l->cp, &l->cplan, c->err, c->errlen)
+				 : loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen);
+		if (rc)
+			return cc_fail(c, "layer %d: planning again: %.200s", i, c->err);
+	}
+	return 0;
+}
+
 /* from the lowered layers to the model: host tensors' int8 steps, layers,
  * const region, arena, emission, the CPU graph, options and source */
 static int build_model(cc *c, double *emit_s)
@@ -461,7 +496,7 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	t0 = now_s();
 	if (rep)
 		rep->calib_s = t0 - t1;
-	if (lower_all(&c) || build_model(&c, &emit_s))
+	if (lower_all(&c) || time_plans(&c) || build_model(&c, &emit_s))
 		goto done;
 	if (rep) {
 		rep->lower_s = now_s() - t0 - emit_s;

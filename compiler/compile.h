@@ -33,6 +33,8 @@ typedef struct loom_compile_opts {
 	uint64_t base;           /* DRAM address of the model image; 0: 0x10000 */
 	int arena_no_reuse;      /* every activation its own buffer, none reused (to read
 				    intermediate tensors back after a run: tests/models/xcfg.sh) */
+	int threads;             /* threads timing the planners' candidate programs (compiler/npu/memo.c;
+				    the plans do not depend on it); 0: the online CPUs, at most 8 */
 	const char *options;     /* the command line options, stored in the model */
 	const char *source;      /* the ONNX file name, stored in the model */
 	/* Calibration reuse: calibration (the float graph run over every

@@ -1,7 +1,8 @@
 /* memo.c - a memo of tile plans (loom_plan_memo, compiler/npu/npu.h): a
  * compile plans many layers of the same shape (ResNet's repeated blocks),
  * and planning is the timing of a few candidate programs each (conv_plan.c,
- * vec_plan.c): the memo plans each shape once.
+ * vec_plan.c): the memo plans each shape once, and with deferred timing
+ * times the candidates of every shape at the end, on several threads.
  *
  * Why the key may leave the values out: a plan depends on the
  * configuration and on the layer's shape fields below. Its values (zero
@@ -13,10 +14,15 @@
  * ranges) run on every call, hit or not. A hint bypasses the memo.
  *
  * A plan from the memo is the one loom_conv_plan_make / loom_vec_plan_make
- * returns, but est_first is 0: loom_conv_plan_first / loom_vec_plan_first
- * time it where it is needed (a job's first layer). */
+ * returns, but est_first is 0 unless loom_plan_memo_want_first asked for
+ * it before loom_plan_memo_time. Deferred timing gives the same plans: the
+ * finalists are the planner's (npu_*_finalists), each timed alone by the
+ * timing model (a pure function of its program), the choice the planner's
+ * (npu_fastest); threads change only when each finalist is timed. */
 #include "compiler/npu/npu_internal.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -34,13 +40,28 @@ typedef struct mentry {
 	union {
 		loom_conv_plan c;
 		loom_vec_plan v;
-	} plan;
+	} plan;                  /* the plan (while pending: the best rated finalist) */
+	/* the parameters of its first layer (hints NULL; the values do not
+	 * matter to timing); deferred timing: the finalists, their cycles */
+	union {
+		loom_conv_params c;
+		loom_vec_params v;
+	} p;
+	union {
+		loom_conv_plan c[NPU_FINALISTS];
+		loom_vec_plan v[NPU_VEC_FINALISTS];
+	} fin;
+	uint64_t cyc[NPU_VEC_FINALISTS], first;
+	int nfin;
+	int pending;             /* the finalists are not timed yet */
+	int want_first;          /* est_first asked for, not timed yet */
 } mentry;
 
 struct loom_plan_memo {
 	loom_hwcfg cfg;
 	mentry *e;
 	size_t n, cap;
+	int defer;
 	uint64_t hits, misses;
 };
 
@@ -58,6 +79,12 @@ void loom_plan_memo_free(loom_plan_memo *m)
 		return;
 	free(m->e);
 	free(m);
+}
+
+void loom_plan_memo_defer(loom_plan_memo *m)
+{
+	if (m)
+		m->defer = 1;
 }
 
 void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses)
@@ -119,6 +146,37 @@ static int serves(const loom_plan_memo *m, const loom_hwcfg *cfg)
 	return m && !memcmp(&m->cfg, cfg, sizeof *cfg);
 }
 
+/* a miss of a conv layer: planned now, or its finalists kept for
+ * loom_plan_memo_time (deferred) */
+static int conv_miss(loom_plan_memo *m, const loom_conv_params *p, layer *L, const uint32_t *key,
+		     loom_conv_plan *plan, char *err, size_t errlen)
+{
+	loom_conv_plan fin[NPU_FINALISTS];
+	int nfin;
+	if (!m->defer) {
+		if (npu_conv_plan(&m->cfg, p, L, 0, plan, err, errlen))
+			return -1;
+	} else if (npu_conv_finalists(&m->cfg, p, L, fin, &nfin, err, errlen)) {
+		return -1;
+	}
+	m->misses++;
+	mentry *e = add(m, key);
+	if (!e) {
+		/* out of memory for the entry: time it now */
+		return m->defer ? npu_conv_plan(&m->cfg, p, L, 0, plan, err, errlen) : 0;
+	}
+	e->p.c = *p;
+	e->p.c.hints = NULL;
+	if (m->defer) {
+		memcpy(e->fin.c, fin, sizeof fin);
+		e->nfin = nfin;
+		e->pending = 1;
+		*plan = fin[0];
+	}
+	e->plan.c = *plan;
+	return 0;
+}
+
 int loom_plan_memo_conv(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
 			char *err, size_t errlen)
 {
@@ -130,16 +188,37 @@ int loom_plan_memo_conv(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_con
 		return -1;
 	conv_key(p, key);
 	mentry *e = find(m, key);
-	if (e) {
-		m->hits++;
-		*plan = e->plan.c;
-		return 0;
-	}
-	if (npu_conv_plan(cfg, p, &L, 0, plan, err, errlen))
+	if (!e)
+		return conv_miss(m, p, &L, key, plan, err, errlen);
+	m->hits++;
+	*plan = e->plan.c;
+	return 0;
+}
+
+static int vec_miss(loom_plan_memo *m, const loom_vec_params *p, vlayer *V, const uint32_t *key, loom_vec_plan *plan,
+		    char *err, size_t errlen)
+{
+	loom_vec_plan fin[NPU_VEC_FINALISTS];
+	int nfin;
+	if (!m->defer) {
+		if (npu_vec_plan(&m->cfg, p, V, 0, plan, err, errlen))
+			return -1;
+	} else if (npu_vec_finalists(&m->cfg, p, V, fin, &nfin, err, errlen)) {
 		return -1;
+	}
 	m->misses++;
-	if ((e = add(m, key)))
-		e->plan.c = *plan;
+	mentry *e = add(m, key);
+	if (!e)
+		return m->defer ? npu_vec_plan(&m->cfg, p, V, 0, plan, err, errlen) : 0;
+	e->p.v = *p;
+	e->p.v.hints = NULL;
+	if (m->defer) {
+		memcpy(e->fin.v, fin, sizeof fin);
+		e->nfin = nfin;
+		e->pending = 1;
+		*plan = fin[0];
+	}
+	e->plan.v = *plan;
 	return 0;
 }
 
@@ -154,15 +233,160 @@ int loom_plan_memo_vec(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_vec_
 		return -1;
 	vec_key(p, key);
 	mentry *e = find(m, key);
-	if (e) {
-		m->hits++;
-		*plan = e->plan.v;
-		return 0;
+	if (!e)
+		return vec_miss(m, p, &V, key, plan, err, errlen);
+	m->hits++;
+	*plan = e->plan.v;
+	return 0;
+}
+
+void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, const loom_vec_params *vp)
+{
+	uint32_t key[KEY_WORDS];
+	if (!m || (cp ? cp->hints != NULL : vp->hints != NULL))
+		return;
+	if (cp)
+		conv_key(cp, key);
+	else
+		vec_key(vp, key);
+	mentry *e = find(m, key);
+	if (e && !(e->key[0] ? e->plan.v.est_first : e->plan.c.est_first))
+		e->want_first = 1;
+}
+
+/* ------------------------------------------------------------------ deferred timing */
+
+/* one program to time: finalist i of entry e (i < 0: the chosen plan from
+ * the job's START) */
+typedef struct tjob {
+	mentry *e;
+	int i;
+	uint64_t rating;         /* the closed form's cycles: the longest first */
+} tjob;
+
+typedef struct tpool {
+	const loom_hwcfg *cfg;
+	tjob *j;
+	size_t n;
+	atomic_size_t next;
+} tpool;
+
+static void tjob_run(const loom_hwcfg *cfg, const tjob *j)
+{
+	mentry *e = j->e;
+	char err[256];
+	if (e->key[0]) {
+		vlayer V;
+		const loom_vec_plan *pl = j->i < 0 ? &e->plan.v : &e->fin.v[j->i];
+		uint64_t c = npu_vlayer_check(cfg, &e->p.v, &V, err, sizeof err) ? 0
+										 : npu_vec_cycles(cfg, &e->p.v, &V, pl, j->i < 0);
+		if (j->i < 0)
+			e->first = c ? c : pl->est_cycles;
+		else
+			e->cyc[j->i] = c;
+	} else {
+		layer L;
+		const loom_conv_plan *pl = j->i < 0 ? &e->plan.c : &e->fin.c[j->i];
+		uint64_t c = npu_layer_check(cfg, &e->p.c, &L, err, sizeof err) ? 0
+										 : npu_conv_cycles(cfg, &e->p.c, &L, pl, j->i < 0);
+		if (j->i < 0)
+			e->first = c ? c : pl->est_cycles;
+		else
+			e->cyc[j->i] = c;
 	}
-	if (npu_vec_plan(cfg, p, &V, 0, plan, err, errlen))
+}
+
+static void *tpool_work(void *arg)
+{
+	tpool *t = arg;
+	for (size_t k; (k = atomic_fetch_add(&t->next, 1)) < t->n;)
+		tjob_run(t->cfg, &t->j[k]);
+	return NULL;
+}
+
+static int tjob_cmp(const void *a, const void *b)
+{
+	const tjob *x = a, *y = b;
+	if (x->rating != y->rating)
+		return x->rating < y->rating ? 1 : -1;
+	if (x->e != y->e)
+		return x->e < y->e ? -1 : 1;
+	return x->i - y->i;
+}
+
+/* the jobs on up to threads threads (this one included) */
+static void tpool_run(const loom_hwcfg *cfg, tjob *j, size_t n, int threads)
+{
+	enum { MAXT = 16 };
+	pthread_t th[MAXT];
+	int started[MAXT] = {0};
+	tpool t = {cfg, j, n, 0};
+	qsort(j, n, sizeof *j, tjob_cmp);
+	if (threads > MAXT)
+		threads = MAXT;
+	if ((size_t)threads > n)
+		threads = (int)n;
+	for (int k = 1; k < threads; k++)
+		started[k] = !pthread_create(&th[k], NULL, tpool_work, &t);
+	tpool_work(&t);
+	for (int k = 1; k < threads; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
+}
+
+int loom_plan_memo_time(loom_plan_memo *m, int threads)
+{
+	if (!m)
+		return 0;
+	size_t n = m->n; /* room for every entry's est_first */
+	for (size_t k = 0; k < m->n; k++)
+		n += m->e[k].pending ? (size_t)m->e[k].nfin : 0;
+	tjob *j = malloc((n ? n : 1) * sizeof *j);
+	if (!j)
 		return -1;
-	m->misses++;
-	if ((e = add(m, key)))
-		e->plan.v = *plan;
+	/* the finalists of every pending shape */
+	n = 0;
+	for (size_t k = 0; k < m->n; k++) {
+		mentry *e = &m->e[k];
+		for (int i = 0; e->pending && i < e->nfin; i++)
+			j[n++] = (tjob){e, i, e->key[0] ? e->fin.v[i].est_cycles : e->fin.c[i].est_cycles};
+	}
+	tpool_run(&m->cfg, j, n, threads);
+	/* the planner's choice */
+	for (size_t k = 0; k < m->n; k++) {
+		mentry *e = &m->e[k];
+		if (!e->pending)
+			continue;
+		int best = npu_fastest(e->cyc, e->nfin);
+		if (e->key[0]) {
+			e->plan.v = e->fin.v[best < 0 ? 0 : best];
+			if (best >= 0)
+				e->plan.v.est_cycles = e->cyc[best];
+		} else {
+			e->plan.c = e->fin.c[best < 0 ? 0 : best];
+			if (best >= 0)
+				e->plan.c.est_cycles = e->cyc[best];
+		}
+		e->pending = 0;
+	}
+	/* est_first where it was asked for */
+	n = 0;
+	for (size_t k = 0; k < m->n; k++) {
+		mentry *e = &m->e[k];
+		if (e->want_first)
+			j[n++] = (tjob){e, -1, e->key[0] ? e->plan.v.est_cycles : e->plan.c.est_cycles};
+	}
+	tpool_run(&m->cfg, j, n, threads);
+	for (size_t k = 0; k < m->n; k++) {
+		mentry *e = &m->e[k];
+		if (!e->want_first)
+			continue;
+		if (e->key[0])
+			e->plan.v.est_first = e->first;
+		else
+			e->plan.c.est_first = e->first;
+		e->want_first = 0;
+	}
+	free(j);
 	return 0;
 }

@@ -344,7 +344,8 @@ int loom_vec_stage(loom_hw *hw, const loom_vec_params *p, loom_vec_plan *plan, c
  * one shape. loom_plan_memo_conv / _vec return what loom_conv_plan_make /
  * loom_vec_plan_make return, with est_first 0 (loom_*_plan_first), planning
  * each shape once per memo (parameters with hints, or another
- * configuration than the memo's, are planned without it). m may be NULL. */
+ * configuration than the memo's, are planned without it). m may be NULL.
+ * est_first: 0 unless loom_plan_memo_want_first asked for it (below). */
 typedef struct loom_plan_memo loom_plan_memo;
 loom_plan_memo *loom_plan_memo_new(const loom_hwcfg *cfg); /* NULL: out of memory */
 void loom_plan_memo_free(loom_plan_memo *m);
@@ -354,6 +355,17 @@ int loom_plan_memo_vec(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_vec_
 		       char *err, size_t errlen);
 /* plans served from the memo (hits) and made (misses) */
 void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses);
+/* Deferred timing (a compile): after loom_plan_memo_defer(m), a miss only
+ * searches the tilings (with loom_*_plan_make's checks and refusals) and
+ * returns the best rated one, whose sizes (oh, ow, in/out/wgt/param/const
+ * bytes, strides, ncb, nob) are the plan's but not yet its tiling and
+ * estimates; loom_plan_memo_time(m, threads) then times every pending
+ * shape's candidates on up to threads threads (and est_first of the
+ * shapes loom_plan_memo_want_first named), after which the memo gives the
+ * final plans: look each layer up again. 0, or -1 when out of memory. */
+void loom_plan_memo_defer(loom_plan_memo *m);
+void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, const loom_vec_params *vp);
+int loom_plan_memo_time(loom_plan_memo *m, int threads);
 
 /* A real scale in (0, 1) as mult * 2^-31 * 2^-shift with mult in [2^30, 2^31)
  * and shift 0..31 (0, or -1 when it cannot be represented). */

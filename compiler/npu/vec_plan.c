@@ -239,8 +239,8 @@ static void vplan_finish(const loom_vec_params *p, const vlayer *V, loom_vec_pla
  * input's and output's known offsets: a channel slice's rows straddle DRAM
  * beats as they will) by the timing model, MARK to MARK (first: from the
  * job's START); 0 if it can not be emitted */
-static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl,
-			     int first)
+uint64_t npu_vec_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl,
+			int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->in2_bytes, pl->const_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
@@ -283,13 +283,12 @@ static uint64_t vec_first(const loom_hwcfg *cfg, const loom_vec_params *p, const
 {
 	if (p->hints && p->hints->rated)
 		return pl->est_cycles;
-	loom_vec_plan c = *pl;
-	uint64_t first = vplan_cycles(cfg, p, V, &c, 1);
+	uint64_t first = npu_vec_cycles(cfg, p, V, pl, 1);
 	return first ? first : pl->est_cycles;
 }
 
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
-		 char *err, size_t len)
+int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *fin, int *n,
+		      char *err, size_t len)
 {
 	if (npu_vlayer_check(cfg, p, V, err, len))
 		return -1;
@@ -309,7 +308,7 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int
 	int can_inplace = V->kind == LOOM_VEC_ELTWISE || V->kind == LOOM_VEC_LUT;
 	/* the best rated overall, and the best of each buffer scheme (two
 	 * buffers, in place, one buffer: the closed form is least sure there) */
-	loom_vec_plan fin[NPU_FINALISTS + 3], c;
+	loom_vec_plan c;
 	int nfin = 0, have[3] = {0, 0, 0};
 	loom_vec_plan mode[3];
 	for (int nbuf = 2; nbuf >= 1; nbuf--) {
@@ -346,26 +345,34 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int
 		if (have[md] && !dup)
 			fin[nfin++] = mode[md];
 	}
+	for (int i = 0; i < nfin; i++)
+		vplan_finish(p, V, &fin[i]);
+	*n = nfin;
+	return 0;
+}
+
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len)
+{
+	loom_vec_plan fin[NPU_VEC_FINALISTS];
+	uint64_t cyc[NPU_VEC_FINALISTS];
+	int nfin;
+	if (npu_vec_finalists(cfg, p, V, fin, &nfin, err, len))
+		return -1;
 	/* the finalists' programs timed: the fastest; its cycles the estimate
 	 * (rated: the best rated, fin[0]) */
-	int best = 0;
-	uint64_t bc = 0;
-	if (h->rated) {
-		vplan_finish(p, V, &fin[0]);
+	if (p->hints && p->hints->rated) {
 		fin[0].est_first = fin[0].est_cycles;
 		*plan = fin[0];
 		return 0;
 	}
-	for (int i = 0; i < nfin; i++) {
-		vplan_finish(p, V, &fin[i]);
-		uint64_t cyc = vplan_cycles(cfg, p, V, &fin[i], 0);
-		if (cyc && (!bc || cyc < bc)) {
-			bc = cyc;
-			best = i;
-		}
-	}
-	if (bc)
-		fin[best].est_cycles = bc;
+	for (int i = 0; i < nfin; i++)
+		cyc[i] = npu_vec_cycles(cfg, p, V, &fin[i], 0);
+	int best = npu_fastest(cyc, nfin);
+	if (best >= 0)
+		fin[best].est_cycles = cyc[best];
+	else
+		best = 0;
 	if (first)
 		fin[best].est_first = vec_first(cfg, p, V, &fin[best]);
 	*plan = fin[best];
