@@ -384,6 +384,14 @@ static int simplify(cc *c, loom_pass_stats *st)
 	return 0;
 }
 
+int cc_threads(const cc *c)
+{
+	if (c->o->threads > 0)
+		return c->o->threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 /* the layers' plans completed: every shape's candidate programs timed at
  * once on threads (compiler/npu/memo.c; lowering used only their sizes),
  * with est_first for the first layer of each job, then looked up again */
@@ -399,12 +407,7 @@ static int time_plans(cc *c)
 		else
 			loom_plan_memo_want_first(c->lo.memo, NULL, &l->vp);
 	}
-	int threads = c->o->threads;
-	if (threads <= 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
-	}
-	if (loom_plan_memo_time(c->lo.memo, threads))
+	if (loom_plan_memo_time(c->lo.memo, cc_threads(c)))
 		return cc_fail(c, "out of memory (planning)");
 	for (int i = 0; i < c->lo.nlw; i++) {
 		lw *l = &c->lo.lws[i];

@@ -127,6 +127,10 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		       int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out);
 int fold_qdq(loom_graph *g, forced_q **out, int *nout);
 int cc_calibrate(cc *c);
+/* ---- calrun.c: loom_calib_run_dir on threads (the same statistics) */
+int cc_calib_dir(cc *c, loom_calib *cal, const char *dir, int threads);
+/* the threads a compile uses (loom_compile_opts.threads; compile.c) */
+int cc_threads(const cc *c);
 
 /* ---- layout.c */
 int cc_geom(cc *c, int t, uint32_t *h, uint32_t *w, uint32_t *ch);

@@ -286,7 +286,7 @@ int cc_calibrate(cc *c)
 		if (!c->q.own)
 			return cc_fail(c, "out of memory (calibration)");
 		if (o->calib_dir) {
-			n = loom_calib_run_dir(c->q.own, g, o->calib_dir, c->err, c->errlen);
+			n = cc_calib_dir(c, c->q.own, o->calib_dir, cc_threads(c));
 		} else if (o->calib_inputs) {
 			n = 1;
 			if (loom_calib_bind(g, o->calib_inputs, o->calib_ninputs, "calibration inputs", c->err, c->errlen) ||
