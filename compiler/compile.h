@@ -87,7 +87,16 @@ typedef struct loom_compile_report {
 	loom_layer_kparams *layers; /* one per layer of the model (loom_model.layers), in order */
 	int nlayers;
 	int calib_reused;        /* the calibration came from loom_compile_opts.calib */
-	double simplify_s, calib_s, lower_s, emit_s; /* wall-clock seconds per stage */
+	/* seconds per stage, wall-clock and CPU (every thread's): simplification,
+	 * calibration, quantization and lowering (with memory planning),
+	 * planning (timing the tile planners' candidate programs: the layer
+	 * shapes' plans, compiler/npu/memo.c), emission */
+	double simplify_s, calib_s, lower_s, plan_s, emit_s;
+	double simplify_cpu, calib_cpu, lower_cpu, plan_cpu, emit_cpu;
+	int threads;             /* threads of calibration and planning */
+	uint64_t shapes_planned; /* layer shapes planned ... */
+	uint64_t plans_reused;   /* ... and lookups that took an earlier layer's plan */
+	uint64_t programs_timed; /* candidate programs timed by the timing model (common/tsim.h) */
 } loom_compile_report;
 
 /* Compile g (takes ownership: freed on failure, owned by *out on success)

@@ -62,7 +62,7 @@ struct loom_plan_memo {
 	mentry *e;
 	size_t n, cap;
 	int defer;
-	uint64_t hits, misses;
+	uint64_t hits, misses, timed;
 };
 
 loom_plan_memo *loom_plan_memo_new(const loom_hwcfg *cfg)
@@ -87,10 +87,11 @@ void loom_plan_memo_defer(loom_plan_memo *m)
 		m->defer = 1;
 }
 
-void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses)
+void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses, uint64_t *timed)
 {
 	*hits = m ? m->hits : 0;
 	*misses = m ? m->misses : 0;
+	*timed = m ? m->timed : 0;
 }
 
 /* the shape fields of a conv layer (every field but the values and hints) */
@@ -352,6 +353,7 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 			j[n++] = (tjob){e, i, e->key[0] ? e->fin.v[i].est_cycles : e->fin.c[i].est_cycles};
 	}
 	tpool_run(&m->cfg, j, n, threads);
+	m->timed += n;
 	/* the planner's choice */
 	for (size_t k = 0; k < m->n; k++) {
 		mentry *e = &m->e[k];
@@ -377,6 +379,7 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 			j[n++] = (tjob){e, -1, e->key[0] ? e->plan.v.est_cycles : e->plan.c.est_cycles};
 	}
 	tpool_run(&m->cfg, j, n, threads);
+	m->timed += n;
 	for (size_t k = 0; k < m->n; k++) {
 		mentry *e = &m->e[k];
 		if (!e->want_first)

@@ -353,8 +353,9 @@ int loom_plan_memo_conv(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_con
 			char *err, size_t errlen);
 int loom_plan_memo_vec(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan,
 		       char *err, size_t errlen);
-/* plans served from the memo (hits) and made (misses) */
-void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses);
+/* plans served from the memo (hits), made (misses), and candidate programs
+ * timed by loom_plan_memo_time */
+void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses, uint64_t *timed);
 /* Deferred timing (a compile): after loom_plan_memo_defer(m), a miss only
  * searches the tilings (with loom_*_plan_make's checks and refusals) and
  * returns the best rated one, whose sizes (oh, ow, in/out/wgt/param/const
