@@ -1142,6 +1142,29 @@ static void sp_prune(loom_tdma *d)
 	d->sp_lo = lo;
 }
 
+/* The load's line chain in one cycle x, as the events would come next
+ * (the step loop would take them next, with no event in between: shortcuts
+ * of next_ev, the same order). After a line left the R register: a read
+ * beat due in x is the next event (VW, POP and PAD, before it in a cycle's
+ * order, were due before the push or wait for the next cycle: a push a
+ * cycle). After a write of the writer's head (POP, which set no engine's
+ * done): a line leaving the R register in x is the next event (VW does not
+ * depend on the write, POP waits for the next cycle, PAD and RPUSH exclude
+ * each other). */
+static void read_now(loom_tdma *d, uint64_t x)
+{
+	if (rs_next(d) == x)
+		rs_take(d, x);
+}
+
+static void push_now(loom_tdma *d, uint64_t x)
+{
+	uint64_t pad, rh;
+	push_next(d, &pad, &rh);
+	if (rh == x)
+		rh_push(d, x), read_now(d, x);
+}
+
 /* the next event if it comes at or before t (then 1) */
 static int step(loom_tdma *d, uint64_t t)
 {
@@ -1151,9 +1174,13 @@ static int step(loom_tdma *d, uint64_t t)
 		return 0;
 	switch (k) {
 	case EV_VW: vw_write(d, x); break;
-	case EV_POP: wr_pop(d, x); break;
+	case EV_POP:
+		wr_pop(d, x);
+		if (!d->ext)
+			push_now(d, x);
+		break;
 	case EV_PAD: wr_pushed(d, x); break;
-	case EV_RPUSH: rh_push(d, x); break;
+	case EV_RPUSH: rh_push(d, x), read_now(d, x); break;
 	case EV_READ: rs_take(d, x); break;
 	case EV_WRITE: st_wbeat(d, x); break;
 	case EV_ROW: st_issue(d); break;
