@@ -113,36 +113,44 @@ static void pack_a(const struct gemm_job *j, int64_t i0, int64_t mc, int64_t k0,
 
 /* k in [k0, k0+kc) and columns [j0, j0+nc) of op(B) into micro-panels of
  * GEMM_NR columns: bp[c*kc*NR + p*NR + jj] = op(B)[k0 + p][j0 + c*NR + jj],
- * columns past N zero. */
+ * columns past N zero. Untransposed, a few rows of B at a time go into
+ * every panel (B's rows read in order, not one page per row and panel). */
 static void pack_b(const struct gemm_job *j, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
 		   float *restrict bp)
 {
-	for (int64_t c = 0; c < nc; c += GEMM_NR, bp += kc * GEMM_NR) {
-		int64_t nr = min64(GEMM_NR, nc - c);
-		if (!j->tb) {
-			for (int64_t p = 0; p < kc; p++) {
-				const float *b = j->B + (k0 + p) * j->ldb + j0 + c;
-				float *d = bp + p * GEMM_NR;
-				if (nr == GEMM_NR) {
-					for (int jj = 0; jj < GEMM_NR; jj++)
-						d[jj] = b[jj];
-				} else {
-					for (int64_t jj = 0; jj < nr; jj++)
-						d[jj] = b[jj];
-					for (int64_t jj = nr; jj < GEMM_NR; jj++)
-						d[jj] = 0.0f;
+	enum { ROWS = 8 };
+	if (!j->tb) {
+		for (int64_t p0 = 0; p0 < kc; p0 += ROWS) {
+			int64_t pe = min64(p0 + ROWS, kc);
+			float *panel = bp;
+			for (int64_t c = 0; c < nc; c += GEMM_NR, panel += kc * GEMM_NR) {
+				int64_t nr = min64(GEMM_NR, nc - c);
+				for (int64_t p = p0; p < pe; p++) {
+					const float *b = j->B + (k0 + p) * j->ldb + j0 + c;
+					float *d = panel + p * GEMM_NR;
+					if (nr == GEMM_NR) {
+						memcpy(d, b, GEMM_NR * sizeof *d);
+					} else {
+						for (int64_t jj = 0; jj < nr; jj++)
+							d[jj] = b[jj];
+						for (int64_t jj = nr; jj < GEMM_NR; jj++)
+							d[jj] = 0.0f;
+					}
 				}
 			}
-		} else {
-			for (int64_t jj = 0; jj < nr; jj++) {
-				const float *b = j->B + (j0 + c + jj) * j->ldb + k0;
-				for (int64_t p = 0; p < kc; p++)
-					bp[p * GEMM_NR + jj] = b[p];
-			}
-			for (int64_t jj = nr; jj < GEMM_NR; jj++)
-				for (int64_t p = 0; p < kc; p++)
-					bp[p * GEMM_NR + jj] = 0.0f;
 		}
+		return;
+	}
+	for (int64_t c = 0; c < nc; c += GEMM_NR, bp += kc * GEMM_NR) {
+		int64_t nr = min64(GEMM_NR, nc - c);
+		for (int64_t jj = 0; jj < nr; jj++) {
+			const float *b = j->B + (j0 + c + jj) * j->ldb + k0;
+			for (int64_t p = 0; p < kc; p++)
+				bp[p * GEMM_NR + jj] = b[p];
+		}
+		for (int64_t jj = nr; jj < GEMM_NR; jj++)
+			for (int64_t p = 0; p < kc; p++)
+				bp[p * GEMM_NR + jj] = 0.0f;
 	}
 }
 
@@ -206,6 +214,12 @@ __attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const floa
 {
 	__m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
 	__m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+	/* the C tile's rows (one page apart in a wide C) on their way while the
+	 * products accumulate */
+	for (int i = 0; i < mr; i++) {
+		_mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+		_mm_prefetch((const char *)(c + i * ldc + nr - 1), _MM_HINT_T0);
+	}
 	for (int64_t p = 0; p < kc; p++, a += GEMM_MR, b += GEMM_NR) {
 		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
 #define GEMM_ROW(i)                                     \
