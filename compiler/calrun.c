@@ -4,7 +4,8 @@
  * threads, each thread running its own view of the graph
  * (loom_ref_view, runtime/cpu_ops.h; the first thread the graph itself),
  * and the observations made one at a time in the samples' order, so the
- * statistics are the same whatever the thread count.
+ * statistics are the same whatever the thread count. The kernels' own
+ * threads (runtime/gemm.c) share what the samples running at once leave.
  *
  * The samples are the ones loom_calib_dir enumerates, a folder sample of
  * several tensors of a one-input graph's input type and shape being one
@@ -146,8 +147,13 @@ static int batch_run(crun *r)
 	int started[MAXT] = {0};
 	atomic_store(&r->next, 0);
 	r->turn = 0;
-	for (int t = 0; t < r->threads; t++)
+	/* the CPUs shared by the samples running at once: a kernel's own
+	 * threads (runtime/gemm.c) only for what they leave */
+	int at_once = r->nu < r->threads ? r->nu : r->threads;
+	for (int t = 0; t < r->threads; t++) {
 		w[t] = (worker){r, t};
+		r->gs[t]->threads = at_once > 1 ? (r->threads / at_once > 1 ? r->threads / at_once : 1) : r->threads;
+	}
 	for (int t = 1; t < r->threads && t < r->nu; t++)
 		started[t] = !pthread_create(&th[t], NULL, work, &w[t]);
 	work(&w[0]);
@@ -195,7 +201,7 @@ int cc_calib_dir(cc *c, loom_calib *cal, const char *dir, int threads)
 	r.cal = cal;
 	r.threads = threads < 1 ? 1 : threads > MAXT ? MAXT : threads;
 	r.gs[0] = c->g;
-	int rc = 0, before = loom_calib_samples(cal);
+	int rc = 0, before = loom_calib_samples(cal), gthreads = c->g->threads;
 	for (int t = 1; t < r.threads; t++)
 		if (!(r.gs[t] = loom_ref_view(c->g)))
 			r.threads = t; /* out of memory: fewer threads */
@@ -215,6 +221,7 @@ int cc_calib_dir(cc *c, loom_calib *cal, const char *dir, int threads)
 	free(r.u);
 	for (int t = 1; t < MAXT; t++)
 		loom_ref_view_free(r.gs[t]);
+	c->g->threads = gthreads;
 	pthread_mutex_destroy(&r.mu);
 	pthread_cond_destroy(&r.cv);
 	return rc ? -1 : loom_calib_samples(cal) - before;

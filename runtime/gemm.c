@@ -17,7 +17,9 @@
  * Determinism: every element of C is C + (sum over k of one K block,
  * accumulated in k order from zero), K block after K block, whatever the
  * tile it falls in. Large problems are split over up to GEMM_MAXTHR
- * threads by ranges of rows (or columns) of C; each element is computed by
+ * threads (the online CPUs, at most the caller's max_threads: the graph's
+ * threads, set by a caller that runs graphs on several threads itself) by
+ * ranges of rows (or columns) of C; each element is computed by
  * one thread in that same order, so the result does not depend on the
  * number of threads or on scheduling (it does depend on FMA: a CPU with
  * AVX2+FMA rounds differently from one without).
@@ -323,19 +325,21 @@ static void *gemm_thread(void *arg)
 
 /* ------------------------------------------------------------------ entry */
 
-static int gemm_threads(int64_t M, int64_t N, int64_t K)
+static int gemm_threads(int64_t M, int64_t N, int64_t K, int max_threads)
 {
 	long ncpu;
-	if (M * N * K < GEMM_PAR_MIN)
+	if (M * N * K < GEMM_PAR_MIN || max_threads == 1)
 		return 1;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		return 1;
+	if (max_threads > 0 && ncpu > max_threads)
+		ncpu = max_threads;
 	return ncpu > GEMM_MAXTHR ? GEMM_MAXTHR : (int)ncpu;
 }
 
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-		     const float *B, int64_t ldb, float *C, int64_t ldc)
+		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads)
 {
 	struct gemm_job job = {ta, tb, 0, M, N, K, lda, ldb, ldc, A, B, C};
 	struct gemm_job part[GEMM_MAXTHR];
@@ -346,7 +350,7 @@ void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const floa
 	if (M <= 0 || N <= 0 || K <= 0)
 		return;
 	job.fma = have_fma();
-	nt = gemm_threads(M, N, K);
+	nt = gemm_threads(M, N, K, max_threads);
 	/* Split by columns when op(A) is the smaller operand: each thread then
 	 * packs all of op(A) and its own columns of op(B) (by rows, all of
 	 * op(B)). A (the weights of a convolution) weighs double: it is read

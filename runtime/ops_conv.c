@@ -66,7 +66,7 @@ int loom_cpu_gemm_run(KARGS)
 	int64_t M = y->dims[0], N = y->dims[1], K = ta ? a->dims[0] : a->dims[1];
 	float *py = y->data;
 	memset(py, 0, (size_t)(M * N) * sizeof(float));
-	gemm_f(ta, tb, M, N, K, fdata(a), a->dims[1], fdata(b), b->dims[1], py, N);
+	gemm_f(g, ta, tb, M, N, K, fdata(a), a->dims[1], fdata(b), b->dims[1], py, N);
 	if (alpha != 1.0f)
 		for (int64_t i = 0; i < M * N; i++)
 			py[i] *= alpha;
@@ -174,7 +174,7 @@ int loom_cpu_matmul_run(KARGS)
 	for (int64_t bi = 0; bi < it.numel; bi++, loom_cpu_bcast_next(&it)) {
 		int64_t oa = it.off[0] * s.M * s.K, ob = it.off[1] * s.K * s.N, oy = bi * s.M * s.N;
 		if (a->dtype == LOOM_DT_FLOAT) {
-			gemm_f(0, 0, s.M, s.N, s.K, fdata(a) + oa, s.K, fdata(b) + ob, s.N,
+			gemm_f(g, 0, 0, s.M, s.N, s.K, fdata(a) + oa, s.K, fdata(b) + ob, s.N,
 			       (float *)y->data + oy, s.N);
 			continue;
 		}
@@ -428,7 +428,7 @@ int loom_cpu_conv_run(KARGS)
 			}
 			if (!direct)
 				im2col(xg, Cg, &p, col);
-			gemm_f(0, 0, Mg, p.outvol, K, fdata(w) + gi * Mg * K, K, direct ? xg : col, p.outvol,
+			gemm_f(g, 0, 0, Mg, p.outvol, K, fdata(w) + gi * Mg * K, K, direct ? xg : col, p.outvol,
 			       yg, p.outvol);
 		}
 	free(col);
@@ -547,7 +547,7 @@ int loom_cpu_convt_run(KARGS)
 			float *yg = (float *)y->data + (in * M + gi * Mg) * p.outvol;
 			memset(col, 0, (size_t)(R * p.invol) * sizeof *col);
 			/* col[(m, k)][i] = sum_c W[c][(m, k)] X[c][i] */
-			gemm_f(1, 0, R, p.invol, Cg, fdata(w) + gi * Cg * R, R, xg, p.invol, col, p.invol);
+			gemm_f(g, 1, 0, R, p.invol, Cg, fdata(w) + gi * Cg * R, R, xg, p.invol, col, p.invol);
 			for (int64_t m = 0; m < Mg; m++) {
 				float bv = b ? fdata(b)[gi * Mg + m] : 0.0f;
 				float *ym = yg + m * p.outvol;
