@@ -95,8 +95,21 @@ typedef struct loom_conv_params {
 	int8_t out_zp;
 	int8_t clip_lo, clip_hi; /* int8 clamp of the output: ReLU lo = out_zp, ReLU6 hi = q(6) */
 	int raw;              /* 1: int32 accumulator output (see above) */
+	/* 1: pack the kernel window into the reduction where the geometry
+	 * allows (loom_conv_xpack): each SP line then carries R / in_stride
+	 * consecutive pixels, so a layer of few input channels (an image stem)
+	 * fills the array's rows. Same results; the compiler sets it when the
+	 * plan is faster. */
+	int xpack;
 	const loom_conv_hints *hints; /* NULL: planner's choice */
 } loom_conv_params;
+
+/* The pixels per SP line a layer of these parameters packs (xpack set):
+ * 0 when it does not qualify: no horizontal padding, dilation 1 across,
+ * a kernel at least 2 wide, one channel block, in_stride dividing R into
+ * T >= 2 pixels with T a multiple of the horizontal stride, and no
+ * vertical padding when the last row's last lines reach past the row. */
+uint32_t loom_conv_xpack(const loom_hwcfg *cfg, const loom_conv_params *p);
 
 /* Sets the defaults: stride and dilation 1, kernel 1x1, clip -128..127. */
 void loom_conv_init(loom_conv_params *p);

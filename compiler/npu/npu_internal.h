@@ -48,6 +48,16 @@ typedef struct layer {
 	dimg y, x;
 	uint32_t cin, cout, kk, ncb, nob, in_stride, out_stride, R, C;
 	int raw;
+	uint32_t xstep, ystep;  /* DRAM bytes between input columns (positions) and rows */
+	uint64_t in_bytes;      /* the input's extent in DRAM */
+	uint32_t kk_macs;       /* kernel taps of the layer's MACs (kh * kw) */
+	/* Packed input (loom_conv_params.xpack): each SP line holds xpack =
+	 * R / pstride consecutive pixels of the one channel block, x is the
+	 * virtual dimension of those lines (position v starts at pixel sw*v;
+	 * kernel xk = ceil(kw / xpack) taps of dilation xpack / sw, stride 1),
+	 * in_stride is R. The last input row's last positions may reach past
+	 * the row: from position xover on they load only the pixels that exist. */
+	uint32_t xpack, pstride, xover;
 } layer;
 
 /* L from p, checked against cfg (conv_plan.c) */

@@ -179,10 +179,12 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 		goto out;
 	}
 	snprintf(info, ilen,
-		 "%llu cycles, %zu insns, tile %ux%u x%u, kc %u/%u, ky %u/%u, g %u/%u%s%s, slots %u, banks %d, util %.0f%%",
+		 "%llu cycles, %zu insns, tile %ux%u x%u, kc %u/%u, ky %u/%u, g %u/%u%s%s, slots %u, banks %d, "
+		 "packed %u, util %.0f%%",
 		 (unsigned long long)res.cycles, prog.n, pl.th, pl.tw, pl.ntiles, pl.kc, pl.nk, pl.kyc, pl.nky, pl.g, pl.npass,
 		 pl.wchunk ? " wchunk" : "", pl.npass > 1 ? (pl.chained ? " chained" : " barrier") : "", pl.nslots,
-		 pl.banks, 100.0 * pl.macs / ((double)res.cycles * cfg->array_rows * cfg->array_cols));
+		 pl.banks, loom_conv_xpack(cfg, &cp) * (cp.xpack != 0),
+		 100.0 * pl.macs / ((double)res.cycles * cfg->array_rows * cfg->array_cols));
 	rc = 0;
 out:
 	loom_prog_free(&prog);
@@ -283,6 +285,16 @@ static tcase random_case(rng *r, int idx)
 	}
 	snprintf(t.name, sizeof t.name, "%s", nm);
 	t.wrange = rnd(r) % 2 ? 0 : 1 + (int)(rnd(r) % 40);
+	if (!t.gemm && rnd(r) % 3 == 0) { /* a layer the planner may pack */
+		t.c.xpack = 1;
+		t.c.pad_left = t.c.pad_right = 0;
+		t.c.dw = 1;
+		t.c.cin = 1 + t.c.cin % 8;
+		t.c.in_stride = (t.c.cin + 3) / 4 * 4;
+		snprintf(t.name, sizeof t.name, "random %d: conv %ux%ux%u->%u k%ux%u s%ux%u d%ux%u p%u%u00%s xpack", idx,
+			 t.c.h, t.c.w, t.c.cin, t.c.cout, t.c.kh, t.c.kw, t.c.sh, t.c.sw, t.c.dh, t.c.dw, t.c.pad_top,
+			 t.c.pad_bottom, t.c.raw ? " raw" : "");
+	}
 	if (rnd(r) % 2) {
 		uint32_t v[7];
 		for (int i = 0; i < 7; i++)
@@ -754,6 +766,27 @@ static int conv_cases(tcase *c)
 	c[n++] = conv("conv1x1 s2 33->40 9x10", 9, 10, 33, 40, 1, 2, 1, 0);
 	c[n] = conv("conv7x7 s2 pad3 3->24 20x20 stem", 20, 20, 3, 24, 7, 2, 1, 3);
 	c[n++].c.pad_bottom = 2;
+	/* packed kernel windows (xpack): R / in_stride pixels per SP line */
+	c[n] = conv("xpack conv7x7 s2 3->24 26x26 stem, padded input", 26, 26, 3, 24, 7, 2, 1, 0);
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv7x7 s2 3->40 21x25 last lines past the row", 21, 25, 3, 40, 7, 2, 1, 0);
+	c[n].c.in_zp = -20;
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv3x3 s1 5->12 in 8 vertical pad", 11, 9, 5, 12, 3, 1, 1, 0);
+	c[n].c.pad_top = c[n].c.pad_bottom = 1;
+	c[n].c.w = 10; /* T = 2: no line past the row */
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv5x5 s1 2->17 13x14 raw", 13, 14, 2, 17, 5, 1, 1, 0);
+	c[n].c.raw = 1;
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv7x7 s2 3->24 30x29 forced tiles 3x5", 30, 29, 3, 24, 7, 2, 1, 0);
+	c[n].c.xpack = 1;
+	c[n].hints = hint(3, 5, 0, 0, 0, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("xpack conv4x3 s4 3->8 17x22 one group per line", 17, 22, 3, 8, 3, 4, 1, 0);
+	c[n].c.kw = 4;
+	c[n].c.sh = 1;
+	c[n++].c.xpack = 1;
 	c[n] = conv("conv3x3 strides in 12 out 16, 5->6", 7, 6, 5, 6, 3, 1, 1, 1);
 	c[n].c.in_stride = 12;
 	c[n++].c.out_stride = 16;
