@@ -185,6 +185,7 @@ static void cc_free(cc *c)
 	for (int i = 0; i < c->lo.nraw; i++)
 		free(c->lo.raws[i].sv);
 	free(c->lo.raws);
+	free(c->lo.xpads);
 	loom_calib_free(c->q.own);
 }
 
@@ -447,7 +448,7 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	t1 = now_s();
 	if (rep)
 		rep->simplify_s = t1 - t0;
-	if (prepare_raw(&c)) {
+	if (prepare_raw(&c) || prepare_xpack(&c)) {
 		cc_fail(&c, "out of memory");
 		goto done;
 	}

@@ -135,8 +135,58 @@ int finish_raw(cc *c)
 }
 
 /* ---- Conv ---- */
-const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
-			     int64_t grp, const struct loom_cpu_geo *gp);
+/* the padded copy prepared for Conv node ni (prepare_xpack), -1 */
+static int xpad_of(cc *c, int ni)
+{
+	for (int i = 0; i < c->lo.nxpad; i++)
+		if (c->lo.xpads[i].node == ni)
+			return c->lo.xpads[i].t;
+	return -1;
+}
+
+/* the sum of the estimates of layers first.. */
+static uint64_t layers_est(cc *c, int first)
+{
+	uint64_t s = 0;
+	for (int i = first; i < c->lo.nlw; i++)
+		s += c->lo.lws[i].kind == LOOM_LAYER_CONV ? c->lo.lws[i].cplan.est_cycles : c->lo.lws[i].vplan.est_cycles;
+	return s;
+}
+
+static void drop_from(cc *c, int first)
+{
+	while (c->lo.nlw > first)
+		drop_layer(c);
+}
+
+/* A convolution of few input channels with horizontal padding (an image
+ * stem) as the padded copy of its input (pad_layer) and the convolution
+ * of that copy without padding, its kernel window packed into the array's
+ * rows (loom_conv_params.xpack) - when the planners' estimates of the two
+ * layers beat the plain convolution's. */
+static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, const float *bias, int64_t cout,
+			      int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
+	struct loom_cpu_geo geo = *gp;
+	int first = c->lo.nlw;
+	quant_copy(c, tp, in);
+	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
+	geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
+	if (!r)
+		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
+	uint64_t packed = r ? 0 : layers_est(c, first);
+	drop_from(c, first);
+	const char *rp = conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
+	if (!packed || (!rp && layers_est(c, first) <= packed))
+		return rp;
+	drop_from(c, first);
+	r = pad_layer(c, ni, in, tp, gp->pb[1], gp->pe[1], gp->pb[2], gp->pe[2]);
+	if (!r)
+		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
+	if (r)
+		drop_from(c, first);
+	return r;
+}
 
 const char *lower_conv(cc *c, int ni)
 {
@@ -167,7 +217,48 @@ const char *lower_conv(cc *c, int ni)
 	int64_t cout = wt->dims[0], cin = x->dims[1], cpg = wt->dims[1];
 	if (grp < 1 || cin != cpg * grp || cout % grp)
 		return "group does not divide the channels";
+	int tp = xpad_of(c, ni);
+	if (tp >= 0)
+		return conv_xpack(c, ni, in, tp, w, bias, cout, cpg, grp, &geo);
 	return conv_core(c, ni, in, w, bias, cout, cpg, grp, &geo);
+}
+
+int prepare_xpack(cc *c)
+{
+	loom_graph *g = c->g;
+	for (int ni = 0; ni < g->nnodes; ni++) {
+		const loom_node *n = &g->nodes[ni];
+		if (strcmp(n->op_type, "Conv") || n->ninputs < 2 || loom_attr_int(n, "group", 1) != 1)
+			continue;
+		loom_tensor *x = loom_node_in(g, n, 0), *wt = loom_node_in(g, n, 1);
+		if (x->rank != 4 || wt->rank != 4 || x->dims[0] < 1)
+			continue;
+		int64_t ks[3] = {1, wt->dims[2], wt->dims[3]};
+		struct loom_cpu_geo geo;
+		char e2[160];
+		if (loom_cpu_geo_fwd(g, n, e2, sizeof e2, x, ks, 0, &geo) || (!geo.pb[2] && !geo.pe[2]))
+			continue;
+		loom_conv_params p;
+		loom_conv_init(&p);
+		p.h = (uint32_t)(x->dims[2] + geo.pb[1] + geo.pe[1]), p.w = (uint32_t)(x->dims[3] + geo.pb[2] + geo.pe[2]);
+		p.cin = (uint32_t)x->dims[1], p.cout = (uint32_t)wt->dims[0];
+		p.kh = (uint32_t)ks[1], p.kw = (uint32_t)ks[2], p.sh = (uint32_t)geo.s[1], p.sw = (uint32_t)geo.s[2];
+		p.dh = (uint32_t)geo.d[1], p.dw = (uint32_t)geo.d[2];
+		if (geo.pb[1] > 255 || geo.pe[1] > 255 || geo.pb[2] > 255 || geo.pe[2] > 255 || !loom_conv_xpack(c->cfg, &p))
+			continue;
+		struct xpad *xp = realloc(c->lo.xpads, (size_t)(c->lo.nxpad + 1) * sizeof *xp);
+		if (!xp)
+			return -1;
+		c->lo.xpads = xp;
+		int64_t dims[LOOM_MAX_RANK] = {x->dims[0], x->dims[1], p.h, p.w};
+		char name[512];
+		snprintf(name, sizeof name, "%s.padded", x->name);
+		int t = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, 4, dims, NULL, 1);
+		if (t < 0)
+			return -1;
+		c->lo.xpads[c->lo.nxpad++] = (struct xpad){ni, t};
+	}
+	return 0;
 }
 
 /* A convolution of `in` (device image, [N,C,H,W] or [N,C,L]) with float
@@ -178,15 +269,21 @@ const char *lower_conv(cc *c, int ni)
 const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
 			     int64_t grp, const struct loom_cpu_geo *gp)
 {
+	return conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
+}
+
+const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
+		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
 	loom_graph *g = c->g;
 	const loom_node *n = &g->nodes[ni];
 	loom_tensor *x = &g->tensors[in];
 	struct loom_cpu_geo geo = *gp;
 	int64_t cin = x->dims[1];
 	const char *r;
-	int act;
-	int out = find_act(c, n->outputs[0], &act);
-	if ((r = dev_tensor(c, out)))
+	int act = -1;
+	int out = to >= 0 ? to : find_act(c, n->outputs[0], &act);
+	if ((r = dev_tensor(c, out)) || (r = img_tensor(c, in)))
 		return r;
 	int64_t kh = geo.k[1], kw = geo.k[2];
 	uint32_t sh = (uint32_t)geo.s[1], sw = (uint32_t)geo.s[2], dh = (uint32_t)geo.d[1], dwl = (uint32_t)geo.d[2];
@@ -259,6 +356,7 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 			p->pad_left = (uint32_t)geo.pb[2], p->pad_right = (uint32_t)geo.pe[2];
 			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 			p->clip_lo = lo, p->clip_hi = hi;
+			p->xpack = xpack;
 			/* [cout][kh][kw][cin], block diagonal for groups */
 			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
 			if (!wk || loom_conv_plan_make(c->cfg, p, &l->cplan, e, c->errlen)) {
@@ -293,7 +391,7 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 	free(wq);
 	free(bq);
 	free(wsc);
-	if (!r)
+	if (!r && act >= 0)
 		cc_fused(c, act, ni, "");
 	return r;
 }

@@ -39,6 +39,11 @@ typedef struct dtile {
 /* the tile of t outputs from o0 along one dimension */
 void npu_dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r);
 
+/* 1 when every tile of t outputs along g loads at least one line from
+ * DRAM (padding at least as wide as the window, a padded copy, could
+ * leave a tile of padding only, which no LOAD writes) */
+int npu_tiles_load(const dimg *g, uint32_t t);
+
 /* the distinct sizes of the parts when n is cut into 1, 2, ... parts of at
  * most maxv (only hint, if set) into out[cap]: their count */
 int npu_distinct_sizes(uint32_t n, uint32_t maxv, uint32_t hint, uint32_t *out, int cap);

@@ -75,8 +75,10 @@ int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V,
 	V->y = (dimg){p->h, 0, kh, sh, dh, pt, pb, (kh - 1) * dh + 1};
 	V->x = (dimg){p->w, 0, kw, sw, dw, pl, pr, (kw - 1) * dw + 1};
 	dimg *d[2] = {&V->y, &V->x};
+	/* a 1x1 DWCONV may pad by any amount: a padded copy (Pad, conv stems) */
+	int copy = p->kind == LOOM_VEC_DWCONV && kh == 1 && kw == 1 && sh == 1 && sw == 1;
 	for (int i = 0; i < 2; i++) {
-		if (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek)
+		if (!copy && (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek))
 			return npu_fail(err, len, "%s: padding %u/%u must be smaller than the dilated window extent %u", nm,
 				    d[i]->plo, d[i]->phi, d[i]->ek);
 		uint64_t span = (uint64_t)d[i]->in + d[i]->plo + d[i]->phi;
@@ -312,6 +314,8 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 			for (int a = 0; a < nth; a++)
 				for (int b = 0; b < ntw; b++)
 					for (int k = 0; k < nkc; k++) {
+						if (!npu_tiles_load(&V->y, ths[a]) || !npu_tiles_load(&V->x, tws[b]))
+							continue;
 						memset(&c, 0, sizeof c);
 						if (vec_try(cfg, V, ths[a], tws[b], kcs[k], nbuf, ip, &c))
 							continue;

@@ -726,6 +726,11 @@ static int vec_cases(vcase *v)
 	v[n] = maxpool("maxpool3x3 s2 p1 forced 1x1 tiles kc1 13x12x40", 13, 12, 40, 3, 2, 1);
 	v[n].hints = vhint(1, 1, 1, 0, 0);
 	v[n++].has_hints = 1;
+	v[n++] = dwconv("dwconv1x1 pad3 (padded copy) 13x11x3", 13, 11, 3, 1, 1, 3);
+	v[n] = dwconv("dwconv1x1 pad t2 b5 l0 r4 forced 8x6 tiles 9x8x20", 9, 8, 20, 1, 1, 0);
+	v[n].p.pad_top = 2, v[n].p.pad_bottom = 5, v[n].p.pad_right = 4;
+	v[n].hints.th = 8, v[n].hints.tw = 6;
+	v[n++].has_hints = 1;
 	v[n] = dwconv("dwconv3x3 s1 p1 forced single buffer 12x11x40", 12, 11, 40, 3, 1, 1);
 	v[n].hints = vhint(3, 5, 1, 1, 0);
 	v[n++].has_hints = 1;
@@ -772,9 +777,9 @@ static int conv_cases(tcase *c)
 	c[n] = conv("xpack conv7x7 s2 3->40 21x25 last lines past the row", 21, 25, 3, 40, 7, 2, 1, 0);
 	c[n].c.in_zp = -20;
 	c[n++].c.xpack = 1;
-	c[n] = conv("xpack conv3x3 s1 5->12 in 8 vertical pad", 11, 9, 5, 12, 3, 1, 1, 0);
+	c[n] = conv("xpack conv3x4 s1 5->12 in 8 vertical pad", 11, 9, 5, 12, 3, 1, 1, 0);
 	c[n].c.pad_top = c[n].c.pad_bottom = 1;
-	c[n].c.w = 10; /* T = 2: no line past the row */
+	c[n].c.kw = 4; /* T = 2, G*T = kw: no line past the row */
 	c[n++].c.xpack = 1;
 	c[n] = conv("xpack conv5x5 s1 2->17 13x14 raw", 13, 14, 2, 17, 5, 1, 1, 0);
 	c[n].c.raw = 1;
