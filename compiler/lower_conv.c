@@ -168,7 +168,8 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 			      int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
 {
 	struct loom_cpu_geo geo = *gp;
-	int first = c->lo.nlw;
+	int first = c->lo.nlw, act;
+	find_act(c, c->g->nodes[ni].outputs[0], &act); /* fused again by each try */
 	quant_copy(c, tp, in);
 	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
 	geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
@@ -176,10 +177,14 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
 	uint64_t packed = r ? 0 : layers_est(c, first);
 	drop_from(c, first);
+	if (act >= 0)
+		c->lo.done[act] = 0;
 	const char *rp = conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
 	if (!packed || (!rp && layers_est(c, first) <= packed))
 		return rp;
 	drop_from(c, first);
+	if (act >= 0)
+		c->lo.done[act] = 0;
 	r = pad_layer(c, ni, in, tp, gp->pb[1], gp->pe[1], gp->pb[2], gp->pe[2]);
 	if (!r)
 		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);

@@ -206,6 +206,8 @@ done
 for c in default odd; do
 	suite "directed-rtl-$c" "$B/tests/test_directed" --backend rtl --hw $c
 done
+# random layers (a third of them packed where they can: xpack) with random hints
+suite directed-rtl-random-odd "$B/tests/test_directed" --backend rtl --hw odd --random 120 --case random
 # random co-simulation RTL vs C model (>= 500 programs over four configs)
 seed=1
 for c in small default large odd; do

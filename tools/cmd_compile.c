@@ -135,6 +135,20 @@ static int parse(int argc, char **argv, copts *o)
 static const char *where_name(int w) { return w == LOOM_WHERE_NPU ? "npu" : w == LOOM_WHERE_FUSED ? "fused" : "cpu"; }
 
 /* compute- or memory-bound by the layer's own numbers */
+/* node n's layers (batch replicas, a padded copy before a packed CONV):
+ * the costliest one, *est their estimates summed */
+static const loom_layer *node_layer(const loom_model *m, const loom_node_report *n, uint64_t *est)
+{
+	const loom_layer *best = &m->layers[n->layer];
+	*est = 0;
+	for (uint32_t k = (uint32_t)n->layer; k < m->nlayers && m->layers[k].nodes[0] == best->nodes[0]; k++) {
+		*est += m->layers[k].est_cycles;
+		if (m->layers[k].est_cycles > best->est_cycles)
+			best = &m->layers[k];
+	}
+	return best;
+}
+
 static const char *bound(const loom_hwcfg *cfg, const loom_layer *l)
 {
 	double comp = (double)l->macs / ((double)cfg->array_rows * cfg->array_cols);
@@ -167,12 +181,10 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 		char tile[32] = "-", cyc[24] = "-", kind[16] = "-", sp[8] = "-";
 		const char *bd = "-";
 		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
-			const loom_layer *l = &m->layers[n->layer];
+			uint64_t est;
+			const loom_layer *l = node_layer(m, n, &est);
 			snprintf(kind, sizeof kind, "%s", loom_layer_kind_name(l->kind));
 			snprintf(tile, sizeof tile, "%ux%ux%u", l->tile_h, l->tile_w, l->tile_c);
-			uint64_t est = 0;
-			for (uint32_t k = (uint32_t)n->layer; k < m->nlayers && m->layers[k].nodes[0] == m->layers[n->layer].nodes[0]; k++)
-				est += m->layers[k].est_cycles;
 			snprintf(cyc, sizeof cyc, "%" PRIu64, est);
 			snprintf(sp, sizeof sp, "%.0f", 100.0 * l->sp_bytes / m->cfg.sp_bytes);
 			bd = bound(&m->cfg, l);
@@ -231,10 +243,11 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 			json_str(f, n->why);
 		}
 		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
-			const loom_layer *l = &m->layers[n->layer];
+			uint64_t est;
+			const loom_layer *l = node_layer(m, n, &est);
 			fprintf(f, ", \"layer\": %d, \"kind\": \"%s\", \"tile\": [%u, %u, %u], \"est_cycles\": %" PRIu64
 				   ", \"bound\": \"%s\", \"sp_bytes\": %u, \"dram_bytes\": %" PRIu64,
-				n->layer, loom_layer_kind_name(l->kind), l->tile_h, l->tile_w, l->tile_c, l->est_cycles,
+				n->layer, loom_layer_kind_name(l->kind), l->tile_h, l->tile_w, l->tile_c, est,
 				bound(&m->cfg, l), l->sp_bytes, l->dram_bytes);
 			fprintf(f, ", \"fused_with\": [");
 			int first = 1;
