@@ -135,6 +135,31 @@ int finish_raw(cc *c)
 }
 
 /* ---- Conv ---- */
+/* the pixels per line the CONV of x (weights wt, geometry geo) packs when
+ * its input is first padded by a copy (padded) or as it is: 0 none */
+static uint32_t xpackable(cc *c, const loom_tensor *x, const loom_tensor *wt, const struct loom_cpu_geo *geo,
+			  int padded)
+{
+	if (x->rank != 4 || wt->rank != 4)
+		return 0;
+	int64_t pad[4] = {geo->pb[1], geo->pe[1], geo->pb[2], geo->pe[2]};
+	for (int i = 0; i < 4; i++)
+		if (pad[i] > 255)
+			return 0;
+	loom_conv_params p;
+	loom_conv_init(&p);
+	p.h = (uint32_t)(x->dims[2] + (padded ? pad[0] + pad[1] : 0));
+	p.w = (uint32_t)(x->dims[3] + (padded ? pad[2] + pad[3] : 0));
+	p.cin = (uint32_t)x->dims[1], p.cout = (uint32_t)wt->dims[0];
+	p.kh = (uint32_t)wt->dims[2], p.kw = (uint32_t)wt->dims[3], p.sh = (uint32_t)geo->s[1], p.sw = (uint32_t)geo->s[2];
+	p.dh = (uint32_t)geo->d[1], p.dw = (uint32_t)geo->d[2];
+	if (!padded) {
+		p.pad_top = (uint32_t)pad[0], p.pad_bottom = (uint32_t)pad[1];
+		p.pad_left = (uint32_t)pad[2], p.pad_right = (uint32_t)pad[3];
+	}
+	return loom_conv_xpack(c->cfg, &p);
+}
+
 /* the padded copy prepared for Conv node ni (prepare_xpack), -1 */
 static int xpad_of(cc *c, int ni)
 {
@@ -159,22 +184,25 @@ static void drop_from(cc *c, int first)
 		drop_layer(c);
 }
 
-/* A convolution of few input channels with horizontal padding (an image
- * stem) as the padded copy of its input (pad_layer) and the convolution
- * of that copy without padding, its kernel window packed into the array's
- * rows (loom_conv_params.xpack) - when the planners' estimates of the two
- * layers beat the plain convolution's. */
+/* A convolution of few input channels (an image stem) with its kernel
+ * window packed into the array's rows (loom_conv_params.xpack); with
+ * horizontal padding (tp >= 0) as the padded copy of its input into tp
+ * (pad_layer) and the convolution of that copy without padding - when the
+ * planners' estimates beat the plain convolution's. */
 static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, const float *bias, int64_t cout,
 			      int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
 {
 	struct loom_cpu_geo geo = *gp;
 	int first = c->lo.nlw, act;
 	find_act(c, c->g->nodes[ni].outputs[0], &act); /* fused again by each try */
-	quant_copy(c, tp, in);
-	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
-	geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
+	const char *r = NULL;
+	if (tp >= 0) {
+		quant_copy(c, tp, in);
+		r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
+		geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
+	}
 	if (!r)
-		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
+		r = conv_layer(c, ni, tp >= 0 ? tp : in, -1, 1, w, bias, cout, cpg, grp, &geo);
 	uint64_t packed = r ? 0 : layers_est(c, first);
 	drop_from(c, first);
 	if (act >= 0)
@@ -185,9 +213,9 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 	drop_from(c, first);
 	if (act >= 0)
 		c->lo.done[act] = 0;
-	r = pad_layer(c, ni, in, tp, gp->pb[1], gp->pe[1], gp->pb[2], gp->pe[2]);
+	r = tp >= 0 ? pad_layer(c, ni, in, tp, gp->pb[1], gp->pe[1], gp->pb[2], gp->pe[2]) : NULL;
 	if (!r)
-		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
+		r = conv_layer(c, ni, tp >= 0 ? tp : in, -1, 1, w, bias, cout, cpg, grp, &geo);
 	if (r)
 		drop_from(c, first);
 	return r;
@@ -223,7 +251,7 @@ const char *lower_conv(cc *c, int ni)
 	if (grp < 1 || cin != cpg * grp || cout % grp)
 		return "group does not divide the channels";
 	int tp = xpad_of(c, ni);
-	if (tp >= 0)
+	if (tp >= 0 || (grp == 1 && xpackable(c, x, wt, &geo, 0)))
 		return conv_xpack(c, ni, in, tp, w, bias, cout, cpg, grp, &geo);
 	return conv_core(c, ni, in, w, bias, cout, cpg, grp, &geo);
 }
@@ -241,21 +269,15 @@ int prepare_xpack(cc *c)
 		int64_t ks[3] = {1, wt->dims[2], wt->dims[3]};
 		struct loom_cpu_geo geo;
 		char e2[160];
-		if (loom_cpu_geo_fwd(g, n, e2, sizeof e2, x, ks, 0, &geo) || (!geo.pb[2] && !geo.pe[2]))
+		if (loom_cpu_geo_fwd(g, n, e2, sizeof e2, x, ks, 0, &geo) || (!geo.pb[2] && !geo.pe[2]) ||
+		    !xpackable(c, x, wt, &geo, 1))
 			continue;
-		loom_conv_params p;
-		loom_conv_init(&p);
-		p.h = (uint32_t)(x->dims[2] + geo.pb[1] + geo.pe[1]), p.w = (uint32_t)(x->dims[3] + geo.pb[2] + geo.pe[2]);
-		p.cin = (uint32_t)x->dims[1], p.cout = (uint32_t)wt->dims[0];
-		p.kh = (uint32_t)ks[1], p.kw = (uint32_t)ks[2], p.sh = (uint32_t)geo.s[1], p.sw = (uint32_t)geo.s[2];
-		p.dh = (uint32_t)geo.d[1], p.dw = (uint32_t)geo.d[2];
-		if (geo.pb[1] > 255 || geo.pe[1] > 255 || geo.pb[2] > 255 || geo.pe[2] > 255 || !loom_conv_xpack(c->cfg, &p))
-			continue;
+		int64_t h = x->dims[2] + geo.pb[1] + geo.pe[1], w = x->dims[3] + geo.pb[2] + geo.pe[2];
 		struct xpad *xp = realloc(c->lo.xpads, (size_t)(c->lo.nxpad + 1) * sizeof *xp);
 		if (!xp)
 			return -1;
 		c->lo.xpads = xp;
-		int64_t dims[LOOM_MAX_RANK] = {x->dims[0], x->dims[1], p.h, p.w};
+		int64_t dims[LOOM_MAX_RANK] = {x->dims[0], x->dims[1], h, w};
 		char name[512];
 		snprintf(name, sizeof name, "%s.padded", x->name);
 		int t = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, 4, dims, NULL, 1);
