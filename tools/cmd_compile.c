@@ -238,10 +238,9 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 		fprintf(f, ", \"op\": ");
 		json_str(f, n->op_type);
 		fprintf(f, ", \"where\": \"%s\", \"macs\": %" PRIu64, where_name(n->where), n->macs);
-		if (n->where != LOOM_WHERE_NPU) {
-			fprintf(f, ", \"%s\": ", n->where == LOOM_WHERE_CPU ? "fallback_reason" : "fused");
-			json_str(f, n->why);
-		}
+		fprintf(f, ", \"%s\": ",
+			n->where == LOOM_WHERE_CPU ? "fallback_reason" : n->where == LOOM_WHERE_NPU ? "lowering" : "fused");
+		json_str(f, n->why);
 		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
 			uint64_t est;
 			const loom_layer *l = node_layer(m, n, &est);
