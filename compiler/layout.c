@@ -252,14 +252,54 @@ lw *vec_layer(cc *c, int ni, int lkind, int vkind, int in, int out, int act)
 
 /* Plan the last layer (made by vec_layer); when the planner refuses it the
  * layer is dropped and why is returned. */
+/* An elementwise layer (ELTWISE of same-shape operands, LUT) whose
+ * tensors hold nothing between their pixels sees them as flat bytes: lines
+ * of R consecutive bytes (every lane gets the same per-tensor parameters),
+ * so its LOADs and STOREs move contiguous rows that merge into long DRAM
+ * bursts instead of one short burst per pixel and channel block. The flat
+ * parameters of l in *f: 0, or -1 when the layer does not qualify. */
+static int flat_params(cc *c, const lw *l, loom_vec_params *f)
+{
+	const loom_vec_params *p = &l->vp;
+	uint32_t R = c->cfg->array_rows, st = round4(p->c);
+	if ((p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE) && p->kind != LOOM_VEC_LUT)
+		return -1;
+	if (p->in_stride != st || p->out_stride != st || (p->kind == LOOM_VEC_ELTWISE && p->in2_stride != st) ||
+	    p->in_align || p->out_align)
+		return -1;
+	uint64_t lines = (uint64_t)p->h * p->w * st;
+	if (lines % R)
+		return -1;
+	lines /= R;
+	uint32_t w = lines < 4095 ? (uint32_t)lines : 4095;
+	while (w > 1 && lines % w)
+		w--;
+	if (lines / w > 65535)
+		return -1;
+	*f = *p;
+	f->h = (uint32_t)(lines / w), f->w = w, f->c = R;
+	f->in_stride = f->out_stride = R;
+	f->in2_stride = p->kind == LOOM_VEC_ELTWISE ? R : p->in2_stride;
+	return 0;
+}
+
 const char *cc_vec_plan(cc *c, const char *why)
 {
 	lw *l = &c->lo.lws[c->lo.nlw - 1];
 	/* tensors are 64-byte aligned: a slice's offset is its rows' alignment */
 	l->vp.in_align = (uint32_t)(l->in_off % 64);
 	l->vp.out_align = (uint32_t)(l->out_off % 64);
-	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
+	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen)) {
+		loom_vec_params f;
+		loom_vec_plan fp;
+		char e2[8];
+		if (!flat_params(c, l, &f) && !loom_vec_plan_make(c->cfg, &f, &fp, e2, sizeof e2) &&
+		    fp.est_cycles < l->vplan.est_cycles) {
+			l->vp = f;
+			l->vplan = fp;
+		}
 		return NULL;
+	}
 	drop_layer(c);
 	return why;
 }

@@ -178,10 +178,19 @@ static uint64_t layers_est(cc *c, int first)
 	return s;
 }
 
-static void drop_from(cc *c, int first)
+/* drops the layers of a try from first on and what the try claimed: its
+ * fused activation act, its int32 graph output ro */
+static void drop_try(cc *c, int first, int act, rawout *ro)
 {
 	while (c->lo.nlw > first)
 		drop_layer(c);
+	if (act >= 0)
+		c->lo.done[act] = 0;
+	if (ro && ro->used) {
+		free(ro->sv);
+		ro->sv = NULL;
+		ro->used = 0;
+	}
 }
 
 /* A convolution of few input channels (an image stem) with its kernel
@@ -194,7 +203,8 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 {
 	struct loom_cpu_geo geo = *gp;
 	int first = c->lo.nlw, act;
-	find_act(c, c->g->nodes[ni].outputs[0], &act); /* fused again by each try */
+	int out = find_act(c, c->g->nodes[ni].outputs[0], &act); /* claimed again by each try */
+	rawout *ro = raw_of(c, out, act);
 	const char *r = NULL;
 	if (tp >= 0) {
 		quant_copy(c, tp, in);
@@ -204,20 +214,16 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 	if (!r)
 		r = conv_layer(c, ni, tp >= 0 ? tp : in, -1, 1, w, bias, cout, cpg, grp, &geo);
 	uint64_t packed = r ? 0 : layers_est(c, first);
-	drop_from(c, first);
-	if (act >= 0)
-		c->lo.done[act] = 0;
+	drop_try(c, first, act, ro);
 	const char *rp = conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
 	if (!packed || (!rp && layers_est(c, first) <= packed))
 		return rp;
-	drop_from(c, first);
-	if (act >= 0)
-		c->lo.done[act] = 0;
+	drop_try(c, first, act, ro);
 	r = tp >= 0 ? pad_layer(c, ni, in, tp, gp->pb[1], gp->pe[1], gp->pb[2], gp->pe[2]) : NULL;
 	if (!r)
 		r = conv_layer(c, ni, tp >= 0 ? tp : in, -1, 1, w, bias, cout, cpg, grp, &geo);
 	if (r)
-		drop_from(c, first);
+		drop_try(c, first, act, ro);
 	return r;
 }
 
