@@ -146,7 +146,9 @@ const char *replicate_batch(cc *c, int first, int64_t n)
 		int vec = f->kind != LOOM_LAYER_CONV && f->kind != LOOM_LAYER_GEMM;
 		uint64_t ib = vec ? (uint64_t)f->vp.h * f->vp.w * f->vp.in_stride
 				  : (uint64_t)f->cp.h * f->cp.w * c->m->mt[f->in[0]].stride;
-		uint64_t ob = vec ? (uint64_t)f->vplan.oh * f->vplan.ow * c->m->mt[f->out].stride
+		/* a flat plan's oh, ow are its flat view's: an elementwise output is as its input */
+		uint64_t ob = vec ? (f->vplan.flat ? (uint64_t)f->vp.h * f->vp.w : (uint64_t)f->vplan.oh * f->vplan.ow) *
+					    c->m->mt[f->out].stride
 				  : (uint64_t)f->cplan.oh * f->cplan.ow * c->m->mt[f->out].stride;
 		l->in_off = (uint64_t)i * ib;
 		l->out_off = (uint64_t)i * ob;
@@ -252,54 +254,19 @@ lw *vec_layer(cc *c, int ni, int lkind, int vkind, int in, int out, int act)
 
 /* Plan the last layer (made by vec_layer); when the planner refuses it the
  * layer is dropped and why is returned. */
-/* An elementwise layer (ELTWISE of same-shape operands, LUT) whose
- * tensors hold nothing between their pixels sees them as flat bytes: lines
- * of R consecutive bytes (every lane gets the same per-tensor parameters),
- * so its LOADs and STOREs move contiguous rows that merge into long DRAM
- * bursts instead of one short burst per pixel and channel block. The flat
- * parameters of l in *f: 0, or -1 when the layer does not qualify. */
-static int flat_params(cc *c, const lw *l, loom_vec_params *f)
-{
-	const loom_vec_params *p = &l->vp;
-	uint32_t R = c->cfg->array_rows, st = round4(p->c);
-	if ((p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE) && p->kind != LOOM_VEC_LUT)
-		return -1;
-	if (p->in_stride != st || p->out_stride != st || (p->kind == LOOM_VEC_ELTWISE && p->in2_stride != st) ||
-	    p->in_align || p->out_align)
-		return -1;
-	uint64_t lines = (uint64_t)p->h * p->w * st;
-	if (lines % R)
-		return -1;
-	lines /= R;
-	uint32_t w = lines < 4095 ? (uint32_t)lines : 4095;
-	while (w > 1 && lines % w)
-		w--;
-	if (lines / w > 65535)
-		return -1;
-	*f = *p;
-	f->h = (uint32_t)(lines / w), f->w = w, f->c = R;
-	f->in_stride = f->out_stride = R;
-	f->in2_stride = p->kind == LOOM_VEC_ELTWISE ? R : p->in2_stride;
-	return 0;
-}
-
 const char *cc_vec_plan(cc *c, const char *why)
 {
 	lw *l = &c->lo.lws[c->lo.nlw - 1];
 	/* tensors are 64-byte aligned: a slice's offset is its rows' alignment */
 	l->vp.in_align = (uint32_t)(l->in_off % 64);
 	l->vp.out_align = (uint32_t)(l->out_off % 64);
-	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen)) {
-		loom_vec_params f;
-		loom_vec_plan fp;
-		char e2[8];
-		if (!flat_params(c, l, &f) && !loom_vec_plan_make(c->cfg, &f, &fp, e2, sizeof e2) &&
-		    fp.est_cycles < l->vplan.est_cycles) {
-			l->vp = f;
-			l->vplan = fp;
-		}
+	/* nothing between pixels: the planner may see the bytes flat */
+	const loom_vec_params *p = &l->vp;
+	uint32_t st = round4(p->c);
+	l->vp.flat = p->in_stride == st && p->out_stride == st &&
+		     (p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE || p->in2_stride == st);
+	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
-	}
 	drop_layer(c);
 	return why;
 }

@@ -135,29 +135,28 @@ int finish_raw(cc *c)
 }
 
 /* ---- Conv ---- */
-/* the pixels per line the CONV of x (weights wt, geometry geo) packs when
- * its input is first padded by a copy (padded) or as it is: 0 none */
-static uint32_t xpackable(cc *c, const loom_tensor *x, const loom_tensor *wt, const struct loom_cpu_geo *geo,
-			  int padded)
+/* The packing (loom_conv_params.xpack) is asked for by rules on the
+ * layer's shape alone, not on the configuration: the compile of one
+ * configuration then has the layers of every other's, which loom sweep
+ * relies on (it re-plans one compile's layers for each design point).
+ * The CONV builder packs where the configuration allows. Asked for: a
+ * conv of at most XPACK_MAX_CIN input channels (a channel stride of at
+ * most R / 2 bytes on a 16-row array), dilation 1 across, a kernel at
+ * least 2 wide; with horizontal padding only when the kernel rows it
+ * saves on a 16x16 array (output blocks x kernel rows x the lines of a
+ * row not needed) exceed the padded copy's cost (about two vector-unit
+ * cycles per input pixel a stride step covers). */
+#define XPACK_MAX_CIN 8
+
+static int xpack_wanted(const loom_tensor *x, const loom_tensor *wt, const struct loom_cpu_geo *geo, int padded)
 {
-	if (x->rank != 4 || wt->rank != 4)
+	if (x->rank != 4 || wt->rank != 4 || x->dims[1] > XPACK_MAX_CIN || wt->dims[3] < 2 || geo->d[2] != 1)
 		return 0;
-	int64_t pad[4] = {geo->pb[1], geo->pe[1], geo->pb[2], geo->pe[2]};
-	for (int i = 0; i < 4; i++)
-		if (pad[i] > 255)
-			return 0;
-	loom_conv_params p;
-	loom_conv_init(&p);
-	p.h = (uint32_t)(x->dims[2] + (padded ? pad[0] + pad[1] : 0));
-	p.w = (uint32_t)(x->dims[3] + (padded ? pad[2] + pad[3] : 0));
-	p.cin = (uint32_t)x->dims[1], p.cout = (uint32_t)wt->dims[0];
-	p.kh = (uint32_t)wt->dims[2], p.kw = (uint32_t)wt->dims[3], p.sh = (uint32_t)geo->s[1], p.sw = (uint32_t)geo->s[2];
-	p.dh = (uint32_t)geo->d[1], p.dw = (uint32_t)geo->d[2];
-	if (!padded) {
-		p.pad_top = (uint32_t)pad[0], p.pad_bottom = (uint32_t)pad[1];
-		p.pad_left = (uint32_t)pad[2], p.pad_right = (uint32_t)pad[3];
-	}
-	return loom_conv_xpack(c->cfg, &p);
+	int64_t T = 16 / ((x->dims[1] + 3) / 4 * 4), kw = wt->dims[3], sw = geo->s[2];
+	if (T < 2 || T % sw)
+		return 0;
+	int64_t saved = (wt->dims[0] + 15) / 16 * wt->dims[2] * (kw - (kw + T - 1) / T);
+	return !padded || saved > 2 * geo->s[1] * sw;
 }
 
 /* the padded copy prepared for Conv node ni (prepare_xpack), -1 */
@@ -167,15 +166,6 @@ static int xpad_of(cc *c, int ni)
 		if (c->lo.xpads[i].node == ni)
 			return c->lo.xpads[i].t;
 	return -1;
-}
-
-/* the sum of the estimates of layers first.. */
-static uint64_t layers_est(cc *c, int first)
-{
-	uint64_t s = 0;
-	for (int i = first; i < c->lo.nlw; i++)
-		s += c->lo.lws[i].kind == LOOM_LAYER_CONV ? c->lo.lws[i].cplan.est_cycles : c->lo.lws[i].vplan.est_cycles;
-	return s;
 }
 
 /* drops the layers of a try from first on and what the try claimed: its
@@ -193,38 +183,27 @@ static void drop_try(cc *c, int first, int act, rawout *ro)
 	}
 }
 
-/* A convolution of few input channels (an image stem) with its kernel
- * window packed into the array's rows (loom_conv_params.xpack); with
- * horizontal padding (tp >= 0) as the padded copy of its input into tp
- * (pad_layer) and the convolution of that copy without padding - when the
- * planners' estimates beat the plain convolution's. */
+/* A convolution of few input channels with horizontal padding (an image
+ * stem) as the padded copy of its input into tp (pad_layer) and the
+ * convolution of that copy without padding, its kernel window packed into
+ * the array's rows where the configuration allows; the plain convolution
+ * if either cannot be built. */
 static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, const float *bias, int64_t cout,
 			      int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
 {
 	struct loom_cpu_geo geo = *gp;
 	int first = c->lo.nlw, act;
-	int out = find_act(c, c->g->nodes[ni].outputs[0], &act); /* claimed again by each try */
+	int out = find_act(c, c->g->nodes[ni].outputs[0], &act); /* claimed again by the plain try */
 	rawout *ro = raw_of(c, out, act);
-	const char *r = NULL;
-	if (tp >= 0) {
-		quant_copy(c, tp, in);
-		r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
-		geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
-	}
+	quant_copy(c, tp, in);
+	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
+	geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
 	if (!r)
-		r = conv_layer(c, ni, tp >= 0 ? tp : in, -1, 1, w, bias, cout, cpg, grp, &geo);
-	uint64_t packed = r ? 0 : layers_est(c, first);
-	drop_try(c, first, act, ro);
-	const char *rp = conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
-	if (!packed || (!rp && layers_est(c, first) <= packed))
-		return rp;
-	drop_try(c, first, act, ro);
-	r = tp >= 0 ? pad_layer(c, ni, in, tp, gp->pb[1], gp->pe[1], gp->pb[2], gp->pe[2]) : NULL;
+		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
 	if (!r)
-		r = conv_layer(c, ni, tp >= 0 ? tp : in, -1, 1, w, bias, cout, cpg, grp, &geo);
-	if (r)
-		drop_try(c, first, act, ro);
-	return r;
+		return NULL;
+	drop_try(c, first, act, ro);
+	return conv_core(c, ni, in, w, bias, cout, cpg, grp, gp);
 }
 
 const char *lower_conv(cc *c, int ni)
@@ -257,9 +236,10 @@ const char *lower_conv(cc *c, int ni)
 	if (grp < 1 || cin != cpg * grp || cout % grp)
 		return "group does not divide the channels";
 	int tp = xpad_of(c, ni);
-	if (tp >= 0 || (grp == 1 && xpackable(c, x, wt, &geo, 0)))
+	if (tp >= 0)
 		return conv_xpack(c, ni, in, tp, w, bias, cout, cpg, grp, &geo);
-	return conv_core(c, ni, in, w, bias, cout, cpg, grp, &geo);
+	int xp = grp == 1 && !geo.pb[2] && !geo.pe[2] && xpack_wanted(x, wt, &geo, 0);
+	return conv_layer(c, ni, in, -1, xp, w, bias, cout, cpg, grp, &geo);
 }
 
 int prepare_xpack(cc *c)
@@ -275,8 +255,12 @@ int prepare_xpack(cc *c)
 		int64_t ks[3] = {1, wt->dims[2], wt->dims[3]};
 		struct loom_cpu_geo geo;
 		char e2[160];
+		/* not the configuration's packing condition: a calibration is
+		 * reused across configurations (loom sweep), so the graph the
+		 * tensors are added to must not depend on it */
 		if (loom_cpu_geo_fwd(g, n, e2, sizeof e2, x, ks, 0, &geo) || (!geo.pb[2] && !geo.pe[2]) ||
-		    !xpackable(c, x, wt, &geo, 1))
+		    !xpack_wanted(x, wt, &geo, 1) || geo.pb[1] > 255 || geo.pe[1] > 255 || geo.pb[2] > 255 ||
+		    geo.pe[2] > 255)
 			continue;
 		int64_t h = x->dims[2] + geo.pb[1] + geo.pe[1], w = x->dims[3] + geo.pb[2] + geo.pe[2];
 		struct xpad *xp = realloc(c->lo.xpads, (size_t)(c->lo.nxpad + 1) * sizeof *xp);

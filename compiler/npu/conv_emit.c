@@ -335,8 +335,12 @@ uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl)
 		px += full < left ? full : left;
 	}
 	uint64_t in = px * valid_lines(&L->y, pl->th) * valid_lines(&L->x, pl->tw);
-	/* packed: the last row's lines past xover load only their pixels */
-	for (uint32_t o0 = 0; L->xpack && o0 < L->x.out; o0 += pl->tw) {
+	/* packed: the last row's lines past xover load only their pixels (when
+	 * the last tile row reads the input's last row) */
+	dtile ly;
+	uint32_t ly0 = (L->y.out - 1) / pl->th * pl->th;
+	npu_dim_tile(&L->y, ly0, L->y.out - ly0, &ly);
+	for (uint32_t o0 = 0; L->xpack && ly.first + ly.valid == L->y.in && o0 < L->x.out; o0 += pl->tw) {
 		dtile d;
 		npu_dim_tile(&L->x, o0, umin(pl->tw, L->x.out - o0), &d);
 		for (uint32_t v = d.first > L->xover ? d.first : L->xover; v < d.first + d.valid; v++)

@@ -280,6 +280,13 @@ typedef struct loom_vec_params {
 	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
 	uint32_t in_align, out_align; /* the input's, output's DRAM address mod 64 when known (a channel
 				       * slice): where the planners time candidate programs; timing only */
+	/* ELTWISE of same-shape operands, LUT: 1 when the tensors hold nothing
+	 * between their pixels (channel stride = c rounded up to 4, every
+	 * operand): the planner may then see them as flat bytes, lines of R
+	 * consecutive bytes with every lane under the same parameters, whose
+	 * LOADs and STOREs move contiguous rows (long DRAM bursts) - when that
+	 * plan is faster (loom_vec_plan.flat) */
+	int flat;
 	const loom_vec_hints *hints;
 } loom_vec_params;
 
@@ -316,6 +323,7 @@ typedef struct loom_vec_plan {
 	uint64_t dram_rd_est;     /* bytes the layer's loads move */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;
+	int flat;                 /* the plan of the flat view (loom_vec_params.flat): h, w, c describe it */
 } loom_vec_plan;
 
 int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,

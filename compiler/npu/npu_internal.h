@@ -101,6 +101,9 @@ typedef struct vlayer {
 extern const char *const npu_vec_names[]; /* by LOOM_VEC_* */
 /* V from p, checked against cfg (vec_plan.c) */
 int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, char *err, size_t len);
+/* the flat view f of p (loom_vec_params.flat) on cfg: 0, or -1 when p
+ * does not ask for it or its bytes do not fill lines of R (vec_plan.c) */
+int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f);
 /* the checked layer V and its best tiling (vec_plan.c) */
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
 		 size_t len);

@@ -279,7 +279,55 @@ static void vfinalist(loom_vec_plan *fin, int *n, const loom_vec_plan *c)
 		(*n)++;
 }
 
+int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f)
+{
+	uint32_t R = cfg->array_rows, st = (p->c + 3) / 4 * 4;
+	if (!p->flat || ((p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE) && p->kind != LOOM_VEC_LUT))
+		return -1;
+	uint32_t in = p->in_stride ? p->in_stride : st, out = p->out_stride ? p->out_stride : st;
+	uint32_t in2 = p->in2_stride ? p->in2_stride : st;
+	if (in != st || out != st || (p->kind == LOOM_VEC_ELTWISE && in2 != st) || p->in_align || p->out_align)
+		return -1;
+	uint64_t lines = (uint64_t)p->h * p->w * st;
+	if (!R || lines % R)
+		return -1;
+	lines /= R;
+	uint32_t w = lines < 4095 ? (uint32_t)lines : 4095;
+	while (w > 1 && lines % w)
+		w--;
+	if (!w || lines / w > 65535)
+		return -1;
+	*f = *p;
+	f->flat = 0;
+	f->h = (uint32_t)(lines / w), f->w = w, f->c = R;
+	f->in_stride = f->out_stride = R;
+	f->in2_stride = p->kind == LOOM_VEC_ELTWISE ? R : 0;
+	return 0;
+}
+
+static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
+			size_t len);
+
+/* the best tiling of p, and of its flat view when p asks for it */
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
+		 size_t len)
+{
+	if (vec_plan_one(cfg, p, V, plan, err, len))
+		return -1;
+	loom_vec_params f;
+	vlayer Vf;
+	loom_vec_plan pf;
+	char e2[8];
+	if (!npu_vec_flat(cfg, p, &f) && !vec_plan_one(cfg, &f, &Vf, &pf, e2, sizeof e2) &&
+	    pf.est_cycles < plan->est_cycles) {
+		*V = Vf;
+		*plan = pf;
+		plan->flat = 1;
+	}
+	return 0;
+}
+
+static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
 		    size_t len)
 {
 	if (npu_vlayer_check(cfg, p, V, err, len))

@@ -514,9 +514,12 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 		goto out;
 	}
 	size_t wr = (c + 3) / 4 * 4, bad = 0, first = 0;
-	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
-		for (size_t b = 0; b < pl.out_stride; b++) {
-			size_t o = px * pl.out_stride + b;
+	/* a flat plan's geometry is its flat view's: the layer's own is its input's */
+	size_t oh = pl.flat ? p.h : pl.oh, ow = pl.flat ? p.w : pl.ow;
+	size_t ost = pl.flat ? (p.out_stride ? p.out_stride : wr) : pl.out_stride;
+	for (size_t px = 0; px < oh * ow; px++)
+		for (size_t b = 0; b < ost; b++) {
+			size_t o = px * ost + b;
 			if (b >= c && b < wr)
 				continue; /* written (lanes of the padding channels), value unspecified */
 			if (got[o] != want[o] && !bad++)
@@ -531,9 +534,9 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 			if (guard[o] != CANARY && !bad++)
 				first = pl.out_bytes + GUARD + o;
 	if (bad) {
-		size_t px = first / pl.out_stride, b = first % pl.out_stride;
+		size_t px = first / ost, b = first % ost;
 		snprintf(why, wlen, "%zu bytes differ; first at pixel %zu (y %zu x %zu) channel %zu: got %d want %d",
-			 bad, px, px / pl.ow, px % pl.ow, b, first < pl.out_bytes ? (int8_t)got[first] : 0,
+			 bad, px, px / ow, px % ow, b, first < pl.out_bytes ? (int8_t)got[first] : 0,
 			 first < pl.out_bytes ? (int8_t)want[first] : (int8_t)CANARY);
 		goto out;
 	}
@@ -553,10 +556,10 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
 		for (size_t b = 0; b < c; b++)
 			distinct += !seen[want[px * pl.out_stride + b]]++;
-	snprintf(info, ilen, "%llu cycles (est %llu), %zu insns, tile %ux%u x%u, kc %u/%u, %s%s, banks %d, %d values",
+	snprintf(info, ilen, "%llu cycles (est %llu), %zu insns, tile %ux%u x%u, kc %u/%u, %s%s%s, banks %d, %d values",
 		 (unsigned long long)res.cycles, (unsigned long long)pl.est_cycles, prog.n, pl.th, pl.tw, pl.ntiles,
 		 pl.kc, pl.nk, pl.nbuf == 2 ? "double-buffered" : "single buffer", pl.inplace ? " in place" : "",
-		 pl.banks, distinct);
+		 pl.flat ? " flat" : "", pl.banks, distinct);
 	rc = 0;
 out:
 	loom_prog_free(&prog);
@@ -629,10 +632,12 @@ static vcase random_vcase(rng *r, int idx)
 		int nbuf = ip == 2 ? 2 * (int)(x[3] % 2) : (int)(x[3] % 3);
 		v.hints = vhint(x[0] % 4, x[1] % 6, x[2] % 3, nbuf, ip);
 	}
-	snprintf(nm, sizeof nm, "random vec %d: %s %ux%ux%u k%ux%u s%ux%u d%ux%u p%u%u%u%u f%d%s", idx,
+	v.p.flat = (kind == LOOM_VEC_ELTWISE || kind == LOOM_VEC_LUT) && rnd(r) % 2;
+	snprintf(nm, sizeof nm, "random vec %d: %s %ux%ux%u k%ux%u s%ux%u d%ux%u p%u%u%u%u f%d%s%s", idx,
 		 kind == LOOM_VEC_POOL ? "pool" : kind == LOOM_VEC_DWCONV ? "dwconv" : kind == LOOM_VEC_ELTWISE ? "eltwise" : "lut",
 		 v.p.h, v.p.w, c, v.p.kh, v.p.kw, v.p.sh, v.p.sw, v.p.dh, v.p.dw, v.p.pad_top, v.p.pad_bottom,
-		 v.p.pad_left, v.p.pad_right, v.p.func, kind == LOOM_VEC_ELTWISE && v.p.bcast ? " bcast" : "");
+		 v.p.pad_left, v.p.pad_right, v.p.func, kind == LOOM_VEC_ELTWISE && v.p.bcast ? " bcast" : "",
+		 v.p.flat ? " flat" : "");
 	snprintf(v.name, sizeof v.name, "%s", nm);
 	return v;
 }
@@ -722,6 +727,15 @@ static int vec_cases(vcase *v)
 	v[n] = lut("lut sigmoid strides 7x9x6", 7, 9, 6, 0.03);
 	v[n].p.in_stride = 12;
 	v[n++].p.out_stride = 8;
+	/* flat views (nothing between pixels): contiguous lines of R bytes */
+	v[n] = eltadd("add flat 14x14x64", 14, 14, 64, 0.02, 0.03, 0.04);
+	v[n++].p.flat = 1;
+	v[n] = eltadd("add flat 8x7x6 (pad bytes)", 8, 7, 6, 0.02, 0.03, 0.04);
+	v[n++].p.flat = 1;
+	v[n] = eltmul("mul flat 10x10x24", 10, 10, 24, LOOM_BCAST_NONE, 0.02 * 0.03 / 0.01);
+	v[n++].p.flat = 1;
+	v[n] = lut("lut flat 20x20x32", 20, 20, 32, 0.06);
+	v[n++].p.flat = 1;
 	/* forced plans: one-pixel tiles, one buffer, in place, column tiles */
 	v[n] = maxpool("maxpool3x3 s2 p1 forced 1x1 tiles kc1 13x12x40", 13, 12, 40, 3, 2, 1);
 	v[n].hints = vhint(1, 1, 1, 0, 0);
