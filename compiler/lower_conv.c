@@ -142,10 +142,12 @@ int finish_raw(cc *c)
  * The CONV builder packs where the configuration allows. Asked for: a
  * conv of at most XPACK_MAX_CIN input channels (a channel stride of at
  * most R / 2 bytes on a 16-row array), dilation 1 across, a kernel at
- * least 2 wide; with horizontal padding only when the kernel rows it
- * saves on a 16x16 array (output blocks x kernel rows x the lines of a
- * row not needed) exceed the padded copy's cost (about two vector-unit
- * cycles per input pixel a stride step covers). */
+ * least 2 wide; with horizontal padding only for a strided kernel (an
+ * image stem: at stride 1 the copy and the packed lines' fourfold input
+ * bytes cost more than they save, as the digits CNN's 3x3 measured) whose
+ * kernel rows saved on a 16x16 array (output blocks x kernel rows x the
+ * lines of a row not needed) exceed the padded copy's cost (about two
+ * vector-unit cycles per input pixel a stride step covers). */
 #define XPACK_MAX_CIN 8
 
 static int xpack_wanted(const loom_tensor *x, const loom_tensor *wt, const struct loom_cpu_geo *geo, int padded)
@@ -156,7 +158,7 @@ static int xpack_wanted(const loom_tensor *x, const loom_tensor *wt, const struc
 	if (T < 2 || T % sw)
 		return 0;
 	int64_t saved = (wt->dims[0] + 15) / 16 * wt->dims[2] * (kw - (kw + T - 1) / T);
-	return !padded || saved > 2 * geo->s[1] * sw;
+	return !padded || (sw >= 2 && saved > 2 * geo->s[1] * sw);
 }
 
 /* the padded copy prepared for Conv node ni (prepare_xpack), -1 */
