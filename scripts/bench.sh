@@ -260,7 +260,7 @@ for n, name in (("r50", "ResNet-50"), ("mv2", "MobileNetV2")):
         c, mm = groups.get(g, (0, 0))
         groups[g] = (c + cyc, mm + macs)
     print(f"{name}, cycles by layer kind (of {tot[0]}):\n")
-    print("| kind | layers | cycles | share | utilization of those cycles |")
+    print("| kind | layers | cycles | share | array utilization in those cycles |")
     print("|---|---|---|---|---|")
     for g, (c, mm) in sorted(groups.items(), key=lambda x: -x[1][0]):
         nl = sum(1 for r in rows if r[1] == g)
@@ -272,6 +272,10 @@ for n, name in (("r50", "ResNet-50"), ("mv2", "MobileNetV2")):
         print(f"| {layer} | {kind} | {cyc} | {util:.1f}% |")
     print()
 EOPY
+	echo "Kinds are the layers' (dwconv: depthwise convolutions on the 16 vector lanes, and the padded copies"
+	echo "before packed stems); a layer's own utilization in the five-costliest tables is its profile's (lanes"
+	echo "for the vector unit)."
+	echo
 	echo "Before this work, ResNet-50's stem (7x7/2 on 3 channels) took 2471234 cycles at 18.7% (3 of 16"
 	echo "array rows carried data) and its 16 residual Adds 1.87 M cycles (one 16-byte DRAM burst per pixel"
 	echo "and channel block). Now the stem is a padded copy plus a CONV whose kernel window is packed into"
