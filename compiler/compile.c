@@ -168,6 +168,7 @@ static void cc_free(cc *c)
 	free(c->q.hasq);
 	free(c->q.scale);
 	free(c->q.zp);
+	free(c->q.method);
 	free(c->lo.alias);
 	free(c->lo.on_host);
 	free(c->lo.on_dev);
