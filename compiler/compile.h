@@ -36,6 +36,11 @@ typedef struct loom_compile_opts {
 	int bias_correction;     /* 1: each Conv / Gemm's bias corrected for the rounding of its
 				    weights: b[c] -= sum_k (q(w[c,k]) - w[c,k]) * E[x_k], E over the
 				    calibration data (the mean image of its input, KEEP_MEAN) */
+	int equalize;            /* 1: cross-layer equalization of Conv / Gemm pairs (weight ranges of
+				    a layer's output channels balanced with the next one's input
+				    channels through Relu / LeakyRelu / MaxPool) before calibration;
+				    not for QDQ models. A calibration for reuse (calib) must come
+				    from a compile with the same setting. */
 	unsigned calib_keep;     /* LOOM_CALIB_KEEP_* kept beyond what these options need (for a
 				    calib_out reused by compiles with other methods) */
 	uint64_t base;           /* DRAM address of the model image; 0: 0x10000 */
@@ -94,6 +99,7 @@ typedef struct loom_compile_report {
 	int nlayers;
 	int calib_reused;        /* the calibration came from loom_compile_opts.calib */
 	int bias_corrected;      /* layers whose bias was corrected (bias_correction) */
+	int equalized;           /* Conv / Gemm pairs equalized (equalize) */
 	double bias_shift_max;   /* the largest |correction| / max |bias| of a layer's channel */
 	double simplify_s, calib_s, lower_s, emit_s; /* wall-clock seconds per stage */
 } loom_compile_report;

@@ -127,6 +127,7 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		       int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out);
 int fold_qdq(loom_graph *g, forced_q **out, int *nout);
 int cc_calibrate(cc *c);
+int cc_equalize(cc *c);
 float *bias_fix_conv(cc *c, int in, const float *w, const float *bias, int64_t cout, int64_t cpg, int64_t grp,
 		     const struct loom_cpu_geo *geo);
 float *bias_fix_gemm(cc *c, int in, int flat, const float *bn, const float *bb, int64_t N, uint32_t kk,

@@ -4,8 +4,9 @@
  * or a QDQ model's pairs, folded here), per-channel requantization
  * multipliers of weights, bias correction (the expected error of the
  * rounded weights on the calibration data's mean input, taken off the
- * bias), and the calibration run itself (calib.h) on --calib DIR, the
- * caller's sample or random inputs. */
+ * bias), cross-layer equalization (before calibration), and the
+ * calibration run itself (calib.h) on --calib DIR, the caller's sample or
+ * random inputs. */
 #include "compiler/compile_internal.h"
 
 #include <math.h>
@@ -482,4 +483,133 @@ float *bias_fix_gemm(cc *c, int in, int flat, const float *bn, const float *bb, 
 	float *r = bias_fix(c, bn, bb, N, kk, gemm_mean_at, km);
 	free(km);
 	return r;
+}
+
+/* ------------------------------------------------------------------ cross-layer equalization */
+
+/* a weight layer equalization can scale: a Conv of group 1 or a Gemm, its
+ * weights (and bias) constants that no other node reads */
+typedef struct eq_layer {
+	float *w, *b;
+	int64_t cout, cin, inner; /* Conv [cout][cin][inner]; Gemm [N][K] (transB) or [K][N] */
+	int gemm_kn;              /* a Gemm with B as [K][N] */
+} eq_layer;
+
+static int eq_of(cc *c, int ni, eq_layer *e)
+{
+	const loom_node *n = &c->g->nodes[ni];
+	int conv = !strcmp(n->op_type, "Conv"), gemm = !strcmp(n->op_type, "Gemm");
+	memset(e, 0, sizeof *e);
+	if ((!conv && !gemm) || n->domain[0] || n->ninputs < 2 || n->noutputs < 1 || n->inputs[1] < 0)
+		return -1;
+	loom_tensor *w = &c->g->tensors[n->inputs[1]];
+	if (!w->is_const || !w->data || w->dtype != LOOM_DT_FLOAT || c->ncons[n->inputs[1]] != 1)
+		return -1;
+	if (n->ninputs > 2 && n->inputs[2] >= 0) {
+		loom_tensor *b = &c->g->tensors[n->inputs[2]];
+		if (!b->is_const || !b->data || b->dtype != LOOM_DT_FLOAT || c->ncons[n->inputs[2]] != 1)
+			return -1;
+		e->b = b->data;
+	}
+	e->w = w->data;
+	if (conv) {
+		if (loom_attr_int(n, "group", 1) != 1 || w->rank < 3)
+			return -1;
+		e->cout = w->dims[0], e->cin = w->dims[1], e->inner = 1;
+		for (int i = 2; i < w->rank; i++)
+			e->inner *= w->dims[i];
+	} else {
+		if (w->rank != 2 || loom_attr_int(n, "transA", 0))
+			return -1;
+		e->gemm_kn = !loom_attr_int(n, "transB", 0);
+		e->cout = w->dims[e->gemm_kn ? 1 : 0], e->cin = w->dims[e->gemm_kn ? 0 : 1], e->inner = 1;
+	}
+	if (e->b && loom_tensor_numel(&c->g->tensors[n->inputs[2]]) != e->cout)
+		return -1;
+	return 0;
+}
+
+/* element k of output channel o, input channel i */
+static float *eq_at(const eq_layer *e, int64_t o, int64_t i, int64_t k)
+{
+	if (e->gemm_kn)
+		return &e->w[(i * e->inner + k) * e->cout + o];
+	return &e->w[(o * e->cin + i) * e->inner + k];
+}
+
+/* scale output channel i of a by 1/s and input channel i of b by s, with
+ * s = sqrt(r_a r_b) / r_b for the channels' largest |weight| r: both
+ * become sqrt(r_a r_b). The function is the same (Relu, LeakyRelu and
+ * MaxPool between them commute with a positive per-channel scale). */
+static void eq_pair(const eq_layer *a, const eq_layer *b)
+{
+	for (int64_t i = 0; i < a->cout; i++) {
+		double ra = 0, rb = 0;
+		for (int64_t x = 0; x < a->cin; x++)
+			for (int64_t k = 0; k < a->inner; k++)
+				ra = fmax(ra, fabs(*eq_at(a, i, x, k)));
+		for (int64_t o = 0; o < b->cout; o++)
+			for (int64_t k = 0; k < b->inner; k++)
+				rb = fmax(rb, fabs(*eq_at(b, o, i, k)));
+		if (!(ra > 0 && rb > 0 && isfinite(ra) && isfinite(rb)))
+			continue;
+		double sc = sqrt(ra * rb) / rb;
+		for (int64_t x = 0; x < a->cin; x++)
+			for (int64_t k = 0; k < a->inner; k++)
+				*eq_at(a, i, x, k) = (float)(*eq_at(a, i, x, k) / sc);
+		if (a->b)
+			a->b[i] = (float)(a->b[i] / sc);
+		for (int64_t o = 0; o < b->cout; o++)
+			for (int64_t k = 0; k < b->inner; k++)
+				*eq_at(b, o, i, k) = (float)(*eq_at(b, o, i, k) * sc);
+	}
+}
+
+/* Cross-layer equalization (Nagel et al., "Data-Free Quantization", 2019):
+ * every Conv / Gemm whose output reaches another one's input through only
+ * Relu, LeakyRelu, MaxPool or a Flatten (axis 1) into a Gemm (each the
+ * sole reader of the tensor before it; channel c of the image is then
+ * the Gemm's inputs c*H*W .. (c+1)*H*W-1) gets its output channels'
+ * weight ranges balanced with that layer's
+ * input channels, four sweeps over the graph (chains converge). Before
+ * calibration, on float weights; not with QDQ scales (they are the
+ * model's). The number of pairs, or 0. */
+int cc_equalize(cc *c)
+{
+	int pairs = 0;
+	if (!c->o->equalize || c->q.nforced)
+		return 0;
+	for (int sweep = 0; sweep < 4; sweep++)
+		for (int ni = 0; ni < c->nn; ni++) {
+			eq_layer a, b;
+			if (eq_of(c, ni, &a))
+				continue;
+			int t = c->g->nodes[ni].outputs[0], nj = -1, flat = 0;
+			for (int hop = 0; hop < 5 && t >= 0; hop++) {
+				nj = sole_consumer(c, t);
+				if (nj < 0)
+					break;
+				const loom_node *n = &c->g->nodes[nj];
+				int fl = !strcmp(n->op_type, "Flatten") && loom_attr_int(n, "axis", 1) == 1 &&
+					 c->g->tensors[t].rank == 4;
+				if (strcmp(n->op_type, "Relu") && strcmp(n->op_type, "LeakyRelu") &&
+				    strcmp(n->op_type, "MaxPool") && !fl)
+					break;
+				flat |= fl;
+				t = n->noutputs == 1 && n->inputs[0] == t ? n->outputs[0] : -1;
+			}
+			if (nj < 0 || t < 0 || c->g->nodes[nj].inputs[0] != t || eq_of(c, nj, &b))
+				continue;
+			if (flat && !strcmp(c->g->nodes[nj].op_type, "Gemm") && a.cout > 0 && b.cin % a.cout == 0) {
+				b.inner = b.cin / a.cout; /* the Gemm's inputs per channel of the image */
+				b.cin = a.cout;
+			}
+			if (b.cin != a.cout || (flat && b.inner * b.cin != c->g->tensors[c->g->nodes[nj].inputs[0]].dims[1]))
+				continue;
+			eq_pair(&a, &b);
+			pairs += !sweep;
+		}
+	if (c->rep)
+		c->rep->equalized = pairs;
+	return pairs;
 }

@@ -83,7 +83,7 @@ typedef struct tool_cos {
 } tool_cos;
 typedef struct tool_accuracy_result {
 	char *tensor_methods;    /* loom_compile_opts.tensor_methods, or NULL */
-	int bias_correction;
+	int bias_correction, equalize;
 	char *keep_float;        /* the user's --keep-float and the nodes the search added, or NULL */
 	tool_cos cos_start, cos_final;
 	int reached, ntensors, nsteps;

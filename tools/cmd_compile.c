@@ -29,7 +29,7 @@
 typedef struct copts {
 	const char *model, *out, *hw, *calib, *keep, *report, *method;
 	double pct, accuracy;
-	int no_cache, quiet, sensitivity, bias_correction;
+	int no_cache, quiet, sensitivity, bias_correction, equalize;
 	const char *data;
 	loom_input_shape shp[MAX_SHAPES];
 	int nshp;
@@ -40,19 +40,23 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: loom compile MODEL.onnx -o MODEL.loom [--hw CONFIG] [--calib DIR]\n"
-		"         [--calib-method minmax|percentile|mse|entropy] [--percentile P] [--bias-correction]\n"
-		"         [--accuracy COS] [--keep-float NODE,...] [--input-shape NAME=D0xD1x...]...\n"
-		"         [--report FILE.json] [--no-cache] [-q] [--sensitivity [--data DIR]]\n"
+		"         [--calib-method minmax|percentile|mse|entropy] [--percentile P] [--equalize]\n"
+		"         [--bias-correction] [--accuracy COS] [--keep-float NODE,...]\n"
+		"         [--input-shape NAME=D0xD1x...]... [--report FILE.json] [--no-cache] [-q]\n"
+		"         [--sensitivity [--data DIR]]\n"
 		"  --calib DIR       calibration inputs: .pb files, or test_data_set_N/ folders\n"
 		"                    (without it: random N(0,1) inputs, with a warning)\n"
 		"  --calib-method    the activations' ranges: min-max (default), percentile (--percentile,\n"
 		"                    default 99.99), MSE or entropy (KL divergence, as TensorRT)\n"
+		"  --equalize        cross-layer equalization: the weight ranges of a Conv / Gemm's output\n"
+		"                    channels balanced with the next one's input channels (same function)\n"
 		"  --bias-correction each Conv / Gemm bias less its rounded weights' expected error on\n"
 		"                    the calibration data's mean input\n"
 		"  --accuracy COS    search options until the int8 outputs reach cosine COS (0..1] with\n"
-		"                    the float model on every --calib sample (C model): each activation's\n"
-		"                    method (minmax|percentile|mse|entropy), bias correction, then the\n"
-		"                    fewest nodes kept in float by their sensitivity; reports the choices\n"
+		"                    the float model on every --calib sample (C model): equalization,\n"
+		"                    each activation's method (minmax|percentile|mse|entropy), bias\n"
+		"                    correction, then the fewest nodes kept in float by their\n"
+		"                    sensitivity; the report says what it chose\n"
 		"  --keep-float      nodes (names after simplification) kept in float on the CPU\n"
 		"  --report FILE     the compile report as JSON\n"
 		"  --no-cache        compile even when the cache holds the result\n"
@@ -103,6 +107,8 @@ static int parse(int argc, char **argv, copts *o)
 			}
 		} else if (!strcmp(a, "--bias-correction")) {
 			o->bias_correction = 1;
+		} else if (!strcmp(a, "--equalize")) {
+			o->equalize = 1;
 		} else if (!strcmp(a, "--keep-float") && v) {
 			o->keep = v, i++;
 		} else if (!strcmp(a, "--report") && v) {
@@ -142,6 +148,8 @@ static int parse(int argc, char **argv, copts *o)
 	snprintf(o->canon, sizeof o->canon, "hw=%s calib=%s method=%s pct=%g keep-float=%s%s", o->hw,
 		 o->calib ? o->calib : "(random)", o->method, o->pct, o->keep ? o->keep : "",
 		 o->bias_correction ? " bias-correction" : "");
+	if (o->equalize)
+		strncat(o->canon, " equalize", sizeof o->canon - strlen(o->canon) - 1);
 	if (o->accuracy > 0) {
 		size_t n = strlen(o->canon);
 		snprintf(o->canon + n, sizeof o->canon - n, " accuracy=%g", o->accuracy);
@@ -232,6 +240,8 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 	if (r->qdq_pairs)
 		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
 			r->qdq_pairs);
+	if (r->equalized)
+		fprintf(f, "equalization: %d Conv / Gemm pairs\n", r->equalized);
 	if (r->bias_corrected)
 		fprintf(f, "bias correction: %d layers, the largest correction %.3g of the layer's largest |bias|\n",
 			r->bias_corrected, r->bias_shift_max);
@@ -292,7 +302,7 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 		m->const_bytes, m->arena_bytes, m->arena_bytes_noreuse);
 	fprintf(f, "  \"peak_device_bytes\": %" PRIu64 ", \"peak_device_bytes_no_reuse\": %" PRIu64 ",\n",
 		m->dram_end - m->base, m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
-	fprintf(f, "  \"bias_corrected\": %d,\n", r->bias_corrected);
+	fprintf(f, "  \"bias_corrected\": %d, \"equalized\": %d,\n", r->bias_corrected, r->equalized);
 	if (acc && acc->json)
 		fprintf(f, "  \"accuracy\": %s,\n", acc->json);
 	fprintf(f, "  \"calib_samples\": %d, \"calib_random\": %s, \"qdq_pairs\": %d\n}\n", r->calib_samples,
@@ -480,6 +490,7 @@ int cmd_compile(int argc, char **argv)
 		.percentile = o.pct,
 		.keep_float = o.keep,
 		.bias_correction = o.bias_correction,
+		.equalize = o.equalize,
 		.options = o.canon,
 		.source = o.model,
 	};
@@ -493,6 +504,7 @@ int cmd_compile(int argc, char **argv)
 		}
 		co.tensor_methods = acc.tensor_methods;
 		co.bias_correction = acc.bias_correction;
+		co.equalize = acc.equalize;
 		co.keep_float = acc.keep_float;
 	}
 	loom_model *m = NULL;

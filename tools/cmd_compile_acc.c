@@ -4,7 +4,9 @@
  * cosine similarity of the model's outputs with the float reference
  * executor's (per sample, the lowest over the outputs):
  *  1. the calibration is run once (histograms and mean images kept) and
- *     reused by every trial compile (loom_compile_opts.calib);
+ *     reused by every trial compile (loom_compile_opts.calib); cross-layer
+ *     equalization (loom_compile_opts.equalize) is kept when it raises the
+ *     mean cosine (with a calibration of its own, then shared);
  *  2. each activation tensor the NPU quantizes, in graph order, gets the
  *     calibration method (min-max, percentile, MSE, entropy) whose range
  *     gives the best mean cosine, the earlier tensors' choices kept
@@ -451,6 +453,26 @@ static int search(acc_ctx *a, double target, tool_accuracy_result *res)
 		return -1;
 	loom_compile_report_free(&rep);
 	res->cos_start = best;
+	/* equalization: a graph of its own, a calibration of its own */
+	acc_score eq;
+	loom_calib *plain = a->cal;
+	a->cal = NULL;
+	a->co.equalize = 1;
+	memset(&rep, 0, sizeof rep);
+	if (trial(a, res->keep_float, &eq, NULL, &rep)) {
+		a->cal = plain;
+		return -1;
+	}
+	res->equalize = rep.equalized > 0 && eq.mean > best.mean + 1e-7;
+	loom_compile_report_free(&rep);
+	if (res->equalize) {
+		loom_calib_free(plain);
+		best = eq;
+	} else {
+		loom_calib_free(a->cal);
+		a->cal = plain;
+		a->co.equalize = 0;
+	}
 	char *steps = NULL, *tens;
 	res->json = NULL;
 	append(&res->text, "accuracy: target cosine %g over %d calibration sample%s on the C model\n", target, a->ns,
@@ -465,6 +487,8 @@ static int search(acc_ctx *a, double target, tool_accuracy_result *res)
 	res->json = NULL;
 	if (!rc) {
 		step(res, "all int8, one method for all tensors:", &res->cos_start);
+		step(res, res->equalize ? "cross-layer equalization: kept" : "cross-layer equalization: dropped (no gain)",
+		     res->equalize ? &eq : &res->cos_start);
 		step(res, "per-tensor calibration methods:", &best);
 		append(&res->text, "  activation tensors (method, range):\n%s", tens ? tens : "");
 		/* step 3 */
@@ -491,9 +515,9 @@ static int search(acc_ctx *a, double target, tool_accuracy_result *res)
 		       a->trials);
 		steps = res->json;
 		res->json = NULL;
-		append(&res->json, "{\"target\": %g, \"samples\": %d, \"reached\": %s, \"trials\": %d, \"bias_correction\": "
-				   "%s, \"keep_float\": ", target, a->ns, res->reached ? "true" : "false", a->trials,
-		       res->bias_correction ? "true" : "false");
+		append(&res->json, "{\"target\": %g, \"samples\": %d, \"reached\": %s, \"trials\": %d, \"equalize\": %s, "
+				   "\"bias_correction\": %s, \"keep_float\": ", target, a->ns, res->reached ? "true" : "false",
+		       a->trials, res->equalize ? "true" : "false", res->bias_correction ? "true" : "false");
 		json_esc(&res->json, res->keep_float ? res->keep_float : "");
 		append(&res->json, ",\n    \"steps\": [%s\n    ],\n    \"tensors\": [%s\n    ]}", steps ? steps : "",
 		       tjson ? tjson : "");

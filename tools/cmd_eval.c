@@ -241,6 +241,7 @@ static loom_model *compile_model(const eval_opts *o, loom_hwcfg *cfg, double *np
 		fputs(acc.text, stdout);
 		co.tensor_methods = acc.tensor_methods;
 		co.bias_correction = acc.bias_correction;
+		co.equalize = acc.equalize;
 		co.keep_float = acc.keep_float;
 	}
 	int bad = loom_compile(g, cfg, &co, &m, &rep, err, len);

@@ -20,6 +20,8 @@
  *     r1 by percentile 90 gets a smaller scale than by min-max, the other
  *     tensors keep theirs; unknown tensors and methods are errors naming
  *     them; bias correction reports the layers it corrected (conv1, fc);
+ *     cross-layer equalization finds the one pair (conv1 -> relu1 -> pool1
+ *     -> flat -> fc) and its model runs within 4 steps of the float graph;
  *   - an operator without NPU lowering (a Softmax after fc) falls back to
  *     the CPU with the reason;
  *   - configurations too small: a scratchpad the convolution planner
@@ -438,6 +440,14 @@ static void test_methods_bias(void)
 		loom_compile_report_free(&rep);
 		loom_model_free(m1);
 	}
+	o.bias_correction = 0;
+	o.equalize = 1;
+	rc = compile(build_net(PLAIN), "default", &o, &m1, &rep, err, sizeof err);
+	if (CHECK(!rc, "equalize: compiles%s%s", rc ? ": " : "", rc ? err : "")) {
+		CHECK(rep.equalized == 1, "equalize: one pair, conv1 -> relu1 -> pool1 -> flat -> fc (%d)", rep.equalized);
+		loom_compile_report_free(&rep);
+		loom_model_free(m1);
+	}
 }
 
 static void test_unsupported(void)
@@ -526,12 +536,13 @@ static void check_run(const char *L, const loom_model *m, const loom_exec *ex, c
 
 /* Compile the network (keep_float or NULL), calibrated on the input x, run
  * it on the C model and compare with the float reference want. */
-static void run_one(const char *keep_float, const float *x, const float *want, const char *fw)
+static void run_one(const char *keep_float, int equalize, const float *x, const float *want, const char *fw)
 {
 	char L[64], err[2048] = "";
-	snprintf(L, sizeof L, "C model%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "");
+	snprintf(L, sizeof L, "C model%s%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "",
+		 equalize ? ", --equalize" : "");
 	loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 3, 8, 8}, .data = (void *)x};
-	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1};
+	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1, .equalize = equalize};
 	loom_model *m;
 	loom_dev *dev = NULL;
 	loom_exec *ex = NULL;
@@ -578,8 +589,9 @@ static void test_run(void)
 	}
 	memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof want);
 	loom_graph_free(ref);
-	run_one(NULL, x, want, fw);
-	run_one("conv1", x, want, fw);
+	run_one(NULL, 0, x, want, fw);
+	run_one("conv1", 0, x, want, fw);
+	run_one(NULL, 1, x, want, fw);
 }
 
 int main(void)
