@@ -10,8 +10,8 @@
  * nominal clock, and the simulation's speed. --min-accuracy A,
  * --min-agreement A (the share of rows whose int8 class is the float
  * model's) and --min-npu-macs F (the share of the model's MACs the NPU must
- * run) make it a test. --calib-method and --accuracy COS compile as loom
- * compile does with them.
+ * run) make it a test. --calib-method, --equalize, --bias-correction and
+ * --accuracy COS compile as loom compile does with them.
  *
  * DIR holds test_data_set_N folders (input_K.pb, ONNX test-data layout; a
  * set may be a batch); FILE holds one class index per line, one per row of
@@ -36,7 +36,7 @@
 typedef struct eval_opts {
 	const char *model, *data, *labels, *calib, *hw, *backend, *compare, *method;
 	double clock_mhz, min_accuracy, min_agreement, min_npu_macs, accuracy;
-	int limit, profile;
+	int limit, profile, equalize, bias_correction;
 } eval_opts;
 
 /* what one backend accumulates over the data set */
@@ -55,7 +55,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: loom eval MODEL.onnx --data DIR --labels FILE [--calib DIR] [--hw CONFIG]\n"
 		   "                 [--backend rtl|cmodel] [--compare rtl|cmodel] [--clock-mhz F]\n"
 		   "                 [--limit N] [--min-accuracy A] [--min-agreement A] [--min-npu-macs F]\n"
-		   "                 [--calib-method minmax|percentile|mse|entropy] [--accuracy COS] [--profile]\n"
+		   "                 [--calib-method minmax|percentile|mse|entropy] [--equalize] [--bias-correction]\n"
+		   "                 [--accuracy COS] [--profile]\n"
 		   "  DIR: test_data_set_N folders (input_K.pb); FILE: one class per line, one per\n"
 		   "  row of the first output, over the sets in order. The float model runs on the\n"
 		   "  reference executor, the int8 model (calibrated on --calib DIR) on the backend\n"
@@ -101,6 +102,10 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 			o->min_npu_macs = atof(argv[++i]);
 		} else if (!strcmp(a, "--limit") && v) {
 			o->limit = atoi(argv[++i]);
+		} else if (!strcmp(a, "--equalize")) {
+			o->equalize = 1;
+		} else if (!strcmp(a, "--bias-correction")) {
+			o->bias_correction = 1;
 		} else if (!strcmp(a, "--profile")) {
 			o->profile = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -229,6 +234,7 @@ static loom_model *compile_model(const eval_opts *o, loom_hwcfg *cfg, double *np
 	if (loom_onnx_load(o->model, NULL, 0, &g, err, len))
 		return NULL;
 	loom_compile_opts co = {.calib_dir = o->calib, .calib_method = loom_calib_method_of(o->method),
+				.equalize = o->equalize, .bias_correction = o->bias_correction,
 				.source = o->model, .options = "loom eval"};
 	double t0 = now_s();
 	tool_accuracy_result acc;
