@@ -202,12 +202,34 @@ static void json_esc(char **s, const char *v)
 	append(s, "\"");
 }
 
-/* "a,b" + "c" */
+/* 1 when the comma-separated list has the item s[0..n) */
+static int has_item(const char *list, const char *s, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, s, n))
+			return 1;
+		p += len + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+/* the items of list a, then those of b that a lacks ("a,b" + "b,c" = "a,b,c") */
 static char *join(const char *a, const char *b)
 {
 	char *r = NULL;
-	if (append(&r, "%s%s%s", a ? a : "", a && *a && b && *b ? "," : "", b ? b : ""))
+	if (append(&r, "%s", a ? a : ""))
 		return NULL;
+	for (const char *p = b; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len && !has_item(r, p, len) && append(&r, "%s%.*s", *r ? "," : "", (int)len, p)) {
+			free(r);
+			return NULL;
+		}
+		p += len + (e ? 1 : 0);
+	}
 	return r;
 }
 
@@ -238,19 +260,14 @@ static int choose_methods(acc_ctx *a, const loom_model *m0, acc_score *best, too
 			append(&tryit, "%s%s%s=%s", cur ? cur : "", cur ? "," : "", x->name, loom_calib_method_name(meth));
 			a->co.tensor_methods = tryit;
 			acc_score sc;
-			int rc = trial(a, res->keep_float, &sc, NULL, NULL);
-			if (!rc && sc.mean > best->mean + 1e-7) {
+			/* a trial that does not compile is a method not taken */
+			if (!trial(a, res->keep_float, &sc, NULL, NULL) && sc.mean > best->mean + 1e-7) {
 				*best = sc;
 				mt[t] = meth;
 				lo0 = lo, hi0 = hi;
 			}
 			free(tryit);
 			a->co.tensor_methods = cur;
-			if (rc) {
-				free(mt);
-				free(cur);
-				return -1;
-			}
 		}
 		if (mt[t] != was) {
 			append(&cur, "%s%s=%s", cur ? "," : "", x->name, loom_calib_method_name(mt[t]));
@@ -375,10 +392,11 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 		return -1;
 	for (int i = 0; i < nc; i++) {
 		char *k = join(res->keep_float, c[i].names);
-		int r = k ? trial(a, k, &c[i].sc, NULL, NULL) : -1;
-		free(k);
-		if (r)
+		if (!k)
 			goto out;
+		if (trial(a, k, &c[i].sc, NULL, NULL)) /* does not compile: ranked last */
+			c[i].sc.mean = c[i].sc.min = -2;
+		free(k);
 	}
 	qsort(c, (size_t)nc, sizeof *c, cmp_cand);
 	append(&res->text, "  ranking (each alone in float: mean / lowest cosine):\n");
@@ -389,10 +407,14 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 	acc_score sc = *best;
 	for (int i = 0; i < nc && sc.min < target; i++) {
 		char *k = join(keep, c[i].names);
-		if (!k || trial(a, k, &sc, NULL, NULL)) {
-			free(k);
+		acc_score s1;
+		if (!k)
 			goto out;
+		if (c[i].sc.mean < -1 || trial(a, k, &s1, NULL, NULL)) {
+			free(k);
+			continue;
 		}
+		sc = s1;
 		free(keep);
 		keep = k;
 	}
@@ -400,18 +422,20 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 	for (int i = nc - 1; i >= 0 && sc.min >= target; i--) {
 		if (c[i].tensor >= 0)
 			continue;
-		char *k = join(keep, NULL);
-		list_remove(k, c[i].names);
+		char *k0 = join(keep, NULL), *k;
+		if (!k0)
+			goto out;
+		list_remove(k0, c[i].names);
+		k = join(res->keep_float, k0); /* the user's --keep-float stays */
+		free(k0);
+		if (!k)
+			goto out;
 		if (!strcmp(k, keep)) {
 			free(k);
 			continue;
 		}
 		acc_score s2;
-		if (trial(a, *k ? k : NULL, &s2, NULL, NULL)) {
-			free(k);
-			goto out;
-		}
-		if (s2.min >= target) {
+		if (!trial(a, *k ? k : NULL, &s2, NULL, NULL) && s2.min >= target) {
 			free(keep);
 			keep = k;
 			sc = s2;
