@@ -462,7 +462,9 @@ out:
 
 static void step(tool_accuracy_result *res, const char *what, const acc_score *sc)
 {
-	append(&res->text, "  %-44s mean cosine %.6f, lowest %.6f\n", what, sc->mean, sc->min);
+	char label[128];
+	snprintf(label, sizeof label, "%s%s", what, strchr(what, ':') ? "" : ":"); /* JSON: without the colon */
+	append(&res->text, "  %-44s mean cosine %.6f, lowest %.6f\n", label, sc->mean, sc->min);
 	append(&res->json, "%s\n      {\"step\": \"%s\", \"mean_cos\": %.6f, \"min_cos\": %.6f}", res->nsteps ? "," : "",
 	       what, sc->mean, sc->min);
 	res->nsteps++;
@@ -510,10 +512,10 @@ static int search(acc_ctx *a, double target, tool_accuracy_result *res)
 	char *tjson = res->json;
 	res->json = NULL;
 	if (!rc) {
-		step(res, "all int8, one method for all tensors:", &res->cos_start);
+		step(res, "all int8, one method for all tensors", &res->cos_start);
 		step(res, res->equalize ? "cross-layer equalization: kept" : "cross-layer equalization: dropped (no gain)",
 		     res->equalize ? &eq : &res->cos_start);
-		step(res, "per-tensor calibration methods:", &best);
+		step(res, "per-tensor calibration methods", &best);
 		append(&res->text, "  activation tensors (method, range):\n%s", tens ? tens : "");
 		/* step 3 */
 		a->co.bias_correction = 1;
@@ -529,7 +531,7 @@ static int search(acc_ctx *a, double target, tool_accuracy_result *res)
 	if (!rc && best.min < target) {
 		rc = fallback(a, m0, target, &best, res);
 		if (!rc)
-			step(res, "layers kept in float:", &best);
+			step(res, "layers kept in float", &best);
 	}
 	res->cos_final = best;
 	res->reached = best.min >= target;
