@@ -58,6 +58,7 @@ typedef struct cc {
 	struct cc_quant {
 		const loom_calib *calib; /* the ranges: own, or loom_compile_opts.calib */
 		loom_calib *own;         /* made by this compile (freed, or given to calib_out) */
+		int *method;     /* per tensor: its calibration method (o->tensor_methods, else o->calib_method) */
 		int *hasq;       /* quantization decided */
 		float *scale;
 		int32_t *zp;
@@ -130,6 +131,11 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		       int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out);
 int fold_qdq(loom_graph *g, forced_q **out, int *nout);
 int cc_calibrate(cc *c);
+int cc_equalize(cc *c);
+float *bias_fix_conv(cc *c, int in, const float *w, const float *bias, int64_t cout, int64_t cpg, int64_t grp,
+		     const struct loom_cpu_geo *geo);
+float *bias_fix_gemm(cc *c, int in, int flat, const float *bn, const float *bb, int64_t N, uint32_t kk,
+		     uint32_t stride);
 
 /* ---- layout.c */
 int cc_geom(cc *c, int t, uint32_t *h, uint32_t *w, uint32_t *ch);

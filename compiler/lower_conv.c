@@ -328,6 +328,10 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 		free(bq);
 		return "out of memory";
 	}
+	/* --bias-correction: the bias less the rounded weights' expected error */
+	float *bfix = c->o->bias_correction ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, &geo) : NULL;
+	if (bfix)
+		bias = bfix;
 	r = quant_channels(c->q.scale[in], c->q.scale[out], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
 	lw *l = NULL;
 	if (!r && !(l = new_layer(c, dw ? LOOM_LAYER_DWCONV : LOOM_LAYER_CONV, ni)))
@@ -410,6 +414,7 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 	free(wq);
 	free(bq);
 	free(wsc);
+	free(bfix);
 	if (!r && act >= 0)
 		cc_fused(c, act, ni, "");
 	return r;
@@ -594,6 +599,12 @@ const char *lower_gemm(cc *c, int ni)
 		goto out;
 	}
 	gemm_float_weights(c, &q, kk, bn, bb);
+	if (c->o->bias_correction && q.bias) { /* --bias-correction (layers with a bias) */
+		float *bfix = bias_fix_gemm(c, in, q.flat >= 0, bn, bb, N, kk, c->m->mt[in].stride);
+		if (bfix)
+			memcpy(bb, bfix, (size_t)N * sizeof *bb);
+		free(bfix);
+	}
 	int32_t *mult = bq + N, *shift = mult + N;
 	ro = raw_of(c, out, act);
 	if (ro && !(sw = calloc((size_t)N + 1, sizeof *sw))) {

@@ -28,8 +28,8 @@
 
 typedef struct copts {
 	const char *model, *out, *hw, *calib, *keep, *report, *method;
-	double pct;
-	int no_cache, quiet, sensitivity;
+	double pct, accuracy;
+	int no_cache, quiet, sensitivity, bias_correction, equalize;
 	const char *data;
 	loom_input_shape shp[MAX_SHAPES];
 	int nshp;
@@ -40,11 +40,23 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: loom compile MODEL.onnx -o MODEL.loom [--hw CONFIG] [--calib DIR]\n"
-		"         [--calib-method minmax|percentile|mse] [--percentile P] [--keep-float NODE,...]\n"
+		"         [--calib-method minmax|percentile|mse|entropy] [--percentile P] [--equalize]\n"
+		"         [--bias-correction] [--accuracy COS] [--keep-float NODE,...]\n"
 		"         [--input-shape NAME=D0xD1x...]... [--report FILE.json] [--no-cache] [-q]\n"
 		"         [--sensitivity [--data DIR]]\n"
 		"  --calib DIR       calibration inputs: .pb files, or test_data_set_N/ folders\n"
 		"                    (without it: random N(0,1) inputs, with a warning)\n"
+		"  --calib-method    the activations' ranges: min-max (default), percentile (--percentile,\n"
+		"                    default 99.99), MSE or entropy (KL divergence, as TensorRT)\n"
+		"  --equalize        cross-layer equalization: the weight ranges of a Conv / Gemm's output\n"
+		"                    channels balanced with the next one's input channels (same function)\n"
+		"  --bias-correction each Conv / Gemm bias less its rounded weights' expected error on\n"
+		"                    the calibration data's mean input\n"
+		"  --accuracy COS    search options until the int8 outputs reach cosine COS (0..1] with\n"
+		"                    the float model on every --calib sample (C model): equalization,\n"
+		"                    each activation's method (minmax|percentile|mse|entropy), bias\n"
+		"                    correction, then the fewest nodes kept in float by their\n"
+		"                    sensitivity; the report says what it chose\n"
 		"  --keep-float      nodes (names after simplification) kept in float on the CPU\n"
 		"  --report FILE     the compile report as JSON\n"
 		"  --no-cache        compile even when the cache holds the result\n"
@@ -73,8 +85,8 @@ static int parse(int argc, char **argv, copts *o)
 			o->calib = v, i++;
 		} else if (!strcmp(a, "--calib-method") && v) {
 			o->method = v, i++;
-			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse")) {
-				fprintf(stderr, "loom compile: --calib-method %s: minmax, percentile or mse\n", v);
+			if (loom_calib_method_of(v) < 0) {
+				fprintf(stderr, "loom compile: --calib-method %s: minmax, percentile, mse or entropy\n", v);
 				return -1;
 			}
 		} else if (!strcmp(a, "--percentile") && v) {
@@ -85,6 +97,18 @@ static int parse(int argc, char **argv, copts *o)
 				fprintf(stderr, "loom compile: --percentile %s: a number in [50, 100]\n", v);
 				return -1;
 			}
+		} else if (!strcmp(a, "--accuracy") && v) {
+			char *e;
+			o->accuracy = strtod(v, &e);
+			i++;
+			if (*e || !(o->accuracy > 0 && o->accuracy <= 1)) {
+				fprintf(stderr, "loom compile: --accuracy %s: a cosine in (0, 1]\n", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--bias-correction")) {
+			o->bias_correction = 1;
+		} else if (!strcmp(a, "--equalize")) {
+			o->equalize = 1;
 		} else if (!strcmp(a, "--keep-float") && v) {
 			o->keep = v, i++;
 		} else if (!strcmp(a, "--report") && v) {
@@ -117,8 +141,19 @@ static int parse(int argc, char **argv, copts *o)
 		usage(stderr);
 		return -1;
 	}
-	snprintf(o->canon, sizeof o->canon, "hw=%s calib=%s method=%s pct=%g keep-float=%s", o->hw,
-		 o->calib ? o->calib : "(random)", o->method, o->pct, o->keep ? o->keep : "");
+	if (o->accuracy > 0 && !o->calib) {
+		fprintf(stderr, "loom compile: --accuracy needs calibration data: --calib DIR\n");
+		return -1;
+	}
+	snprintf(o->canon, sizeof o->canon, "hw=%s calib=%s method=%s pct=%g keep-float=%s%s", o->hw,
+		 o->calib ? o->calib : "(random)", o->method, o->pct, o->keep ? o->keep : "",
+		 o->bias_correction ? " bias-correction" : "");
+	if (o->equalize)
+		strncat(o->canon, " equalize", sizeof o->canon - strlen(o->canon) - 1);
+	if (o->accuracy > 0) {
+		size_t n = strlen(o->canon);
+		snprintf(o->canon + n, sizeof o->canon - n, " accuracy=%g", o->accuracy);
+	}
 	for (int i = 0; i < o->nshp; i++) {
 		size_t n = strlen(o->canon);
 		snprintf(o->canon + n, sizeof o->canon - n, " input-shape=%s:", o->shp[i].name);
@@ -172,7 +207,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void report_table(FILE *f, const loom_model *m, const loom_compile_report *r)
+static void report_table(FILE *f, const loom_model *m, const loom_compile_report *r, const tool_accuracy_result *acc)
 {
 	fprintf(f, "%-28s %-18s %-5s %-10s %-11s %10s %8s %5s  %s\n", "node", "op", "where", "layer", "tile hxwxc",
 		"est cyc", "bound", "SP%", "why / fused with");
@@ -217,12 +252,19 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 	if (r->qdq_pairs)
 		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
 			r->qdq_pairs);
+	if (r->equalized)
+		fprintf(f, "equalization: %d Conv / Gemm pairs\n", r->equalized);
+	if (r->bias_corrected)
+		fprintf(f, "bias correction: %d layers, the largest correction %.3g of the layer's largest |bias|\n",
+			r->bias_corrected, r->bias_shift_max);
+	if (acc && acc->text)
+		fputs(acc->text, f);
 	if (macs ? cpu_share > 5.0 : r->nodes_cpu * 20 > r->nnodes)
 		fprintf(f, "warning: %.1f%% of the work runs on the CPU (more than 5%%): see the fallback reasons "
 			   "above\n", macs ? cpu_share : 100.0 * r->nodes_cpu / (r->nnodes ? r->nnodes : 1));
 }
 
-static void report_json(FILE *f, const loom_model *m, const loom_compile_report *r)
+static void report_json(FILE *f, const loom_model *m, const loom_compile_report *r, const tool_accuracy_result *acc)
 {
 	fprintf(f, "{\n  \"source\": ");
 	json_str(f, m->source);
@@ -272,6 +314,9 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 		m->const_bytes, m->arena_bytes, m->arena_bytes_noreuse);
 	fprintf(f, "  \"peak_device_bytes\": %" PRIu64 ", \"peak_device_bytes_no_reuse\": %" PRIu64 ",\n",
 		m->dram_end - m->base, m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
+	fprintf(f, "  \"bias_corrected\": %d, \"equalized\": %d,\n", r->bias_corrected, r->equalized);
+	if (acc && acc->json)
+		fprintf(f, "  \"accuracy\": %s,\n", acc->json);
 	fprintf(f, "  \"calib_samples\": %d, \"calib_random\": %s, \"qdq_pairs\": %d\n}\n", r->calib_samples,
 		r->calib_random ? "true" : "false", r->qdq_pairs);
 }
@@ -453,17 +498,32 @@ int cmd_compile(int argc, char **argv)
 	}
 	loom_compile_opts co = {
 		.calib_dir = o.calib,
-		.calib_method = !strcmp(o.method, "mse") ? LOOM_CALIB_MSE
-				: !strcmp(o.method, "percentile") ? LOOM_CALIB_PERCENTILE : LOOM_CALIB_MINMAX,
+		.calib_method = loom_calib_method_of(o.method),
 		.percentile = o.pct,
 		.keep_float = o.keep,
+		.bias_correction = o.bias_correction,
+		.equalize = o.equalize,
 		.options = o.canon,
 		.source = o.model,
 	};
+	tool_accuracy_result acc;
+	memset(&acc, 0, sizeof acc);
+	if (o.accuracy > 0) {
+		if (tool_accuracy(o.model, o.nshp ? o.shp : NULL, o.nshp, &cfg, &co, o.accuracy, &acc, err, sizeof err)) {
+			fprintf(stderr, "loom compile: --accuracy: %s: %s\n", o.model, err);
+			loom_graph_free(g);
+			return 1;
+		}
+		co.tensor_methods = acc.tensor_methods;
+		co.bias_correction = acc.bias_correction;
+		co.equalize = acc.equalize;
+		co.keep_float = acc.keep_float;
+	}
 	loom_model *m = NULL;
 	loom_compile_report rep;
 	if (loom_compile(g, &cfg, &co, &m, &rep, err, sizeof err)) {
 		fprintf(stderr, "loom compile: %s: %s\n", o.model, err);
+		tool_accuracy_free(&acc);
 		return 1;
 	}
 	double t1 = (double)clock() / CLOCKS_PER_SEC;
@@ -476,8 +536,8 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "loom compile: out of memory\n");
 		goto out;
 	}
-	report_table(tf, m, &rep);
-	report_json(jf, m, &rep);
+	report_table(tf, m, &rep, &acc);
+	report_json(jf, m, &rep, &acc);
 	fclose(tf);
 	fclose(jf);
 	tf = jf = NULL;
@@ -514,5 +574,6 @@ out:
 	free(json);
 	loom_compile_report_free(&rep);
 	loom_model_free(m);
+	tool_accuracy_free(&acc);
 	return rc;
 }
