@@ -4,8 +4,8 @@
  *  1. QDQ folding (quantize.c) and loom_simplify (passes.c): shapes,
  *     constant folding, Identity/Dropout, dead nodes, BatchNorm folding,
  *     the fusion table.
- *  2. Calibration (quantize.c, calib.h) on --calib DIR, the caller's
- *     sample, or random inputs.
+ *  2. Cross-layer equalization when asked, then calibration (quantize.c,
+ *     calib.h) on --calib DIR, the caller's sample, or random inputs.
  *  3. Lowering (lower.c), node by node in topological order: a node goes to
  *     the NPU lowering its operator's row of runtime/ops.def names
  *     (lower_conv.c, lower_vec.c, lower_shape.c; docs/OPERATORS.md lists
@@ -169,6 +169,7 @@ static void cc_free(cc *c)
 	free(c->q.hasq);
 	free(c->q.scale);
 	free(c->q.zp);
+	free(c->q.method);
 	free(c->lo.alias);
 	free(c->lo.on_host);
 	free(c->lo.on_dev);
@@ -187,6 +188,7 @@ static void cc_free(cc *c)
 		free(c->lo.raws[i].sv);
 	free(c->lo.raws);
 	loom_plan_memo_free(c->lo.memo);
+	free(c->lo.xpads);
 	loom_calib_free(c->q.own);
 }
 
@@ -493,13 +495,14 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	if (simplify(&c, &st))
 		goto done;
 	t[1] = stamp_now();
-	if (prepare_raw(&c)) {
+	if (prepare_raw(&c) || prepare_xpack(&c)) {
 		cc_fail(&c, "out of memory");
 		goto done;
 	}
 	if (cc_alloc(&c, m) || check_keep_float(&c))
 		goto done;
 	start_nodes(&c);
+	cc_equalize(&c);
 	if (cc_calibrate(&c))
 		goto done;
 	t[2] = stamp_now();

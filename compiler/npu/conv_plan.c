@@ -17,6 +17,30 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* the first packed position of the last row that reaches past the row
+ * (nv: none) */
+static uint32_t xover_of(const loom_conv_params *p, uint32_t T, uint32_t nv)
+{
+	if (p->w < T)
+		return 0;
+	uint32_t v = (p->w - T) / p->sw + 1;
+	return v < nv ? v : nv;
+}
+
+/* the pixels per line L (checked, unpacked) can pack, 0: none (loom_conv_xpack) */
+static uint32_t xpack_of(const layer *L, const loom_conv_params *p)
+{
+	if (p->pad_left || p->pad_right || p->dw != 1 || p->kw < 2 || L->ncb != 1 || L->R % L->in_stride)
+		return 0;
+	uint32_t T = L->R / L->in_stride;
+	if (T < 2 || T % p->sw || T / p->sw > 15)
+		return 0;
+	uint32_t G = cdiv(p->kw, T), nv = L->x.out + (G - 1) * (T / p->sw);
+	if (nv > 65535 || (xover_of(p, T, nv) < nv && (p->pad_top || p->pad_bottom)))
+		return 0;
+	return T;
+}
+
 int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len)
 {
 	memset(L, 0, sizeof *L);
@@ -64,7 +88,33 @@ int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, 
 	uint64_t wb = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
 	if (inb > cfg->dram_bytes || outb > cfg->dram_bytes || wb > cfg->dram_bytes)
 		return npu_fail(err, len, "conv: tensors larger than DRAM");
+	L->xstep = L->in_stride;
+	L->ystep = p->w * L->in_stride;
+	L->in_bytes = inb;
+	L->kk_macs = L->kk;
+	uint32_t T = p->xpack ? xpack_of(L, p) : 0;
+	if (T) {
+		/* position v: pixels sw*v .. sw*v+T-1; output ox reads positions
+		 * ox + g*T/sw, g < G */
+		uint32_t G = cdiv(p->kw, T), d = T / p->sw, nv = L->x.out + (G - 1) * d;
+		L->xpack = T;
+		L->pstride = L->in_stride;
+		L->xover = xover_of(p, T, nv);
+		L->xstep = p->sw * L->in_stride;
+		L->x = (dimg){nv, L->x.out, G, 1, d, 0, 0, (G - 1) * d + 1};
+		L->in_stride = L->R;
+		L->kk = p->kh * G;
+	}
 	return 0;
+}
+
+uint32_t loom_conv_xpack(const loom_hwcfg *cfg, const loom_conv_params *p)
+{
+	loom_conv_params q = *p;
+	q.xpack = 1;
+	layer L;
+	char err[8];
+	return npu_layer_check(cfg, &q, &L, err, sizeof err) ? 0 : L.xpack;
 }
 
 /* ------------------------------------------------------------------ */
@@ -280,6 +330,7 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 		.tile_ih = c->ih, .tile_iw = c->iw, .ntiles = c->ntiles, .nk = c->nk, .nky = c->nky, .npass = c->npass,
 		.wchunk = c->wchunk, .th = c->th, .tw = c->tw, .cin = L->cin, .cout = L->cout,
 		.in_stride = L->in_stride, .kh = L->y.k, .kw = L->x.k, .sh = L->y.s, .sw = L->x.s,
+		.xpack = L->xpack != 0,
 	};
 	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
 	int nd = 0;
@@ -384,11 +435,11 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 	pl->nob = L->nob;
 	pl->in_stride = L->in_stride;
 	pl->out_stride = L->out_stride;
-	pl->in_bytes = (uint64_t)L->y.in * L->x.in * L->in_stride;
+	pl->in_bytes = L->in_bytes;
 	pl->out_bytes = (uint64_t)pl->oh * pl->ow * L->out_stride;
 	pl->wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
 	pl->param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
-	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk;
+	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk_macs;
 	pl->macs_issued = (uint64_t)pl->oh * pl->ow * L->ncb * L->kk * L->nob * L->R * L->C;
 	pl->insns = 0;
 	pl->dram_rd_est = npu_conv_rd_bytes(L, pl);

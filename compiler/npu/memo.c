@@ -26,14 +26,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* a new field in the parameters must be sorted into the key or the values
- * (see above); these fail the build until it is */
-_Static_assert(offsetof(loom_conv_params, hints) == 72 && sizeof(loom_conv_params) == 72 + sizeof(void *),
-	       "loom_conv_params changed: update conv_key in compiler/npu/memo.c");
-_Static_assert(offsetof(loom_vec_params, hints) == 112 && sizeof(loom_vec_params) == 112 + sizeof(void *),
-	       "loom_vec_params changed: update vec_key in compiler/npu/memo.c");
-
-enum { KEY_WORDS = 22 };
+/* a key: the kind, then the parameters with their values and hints
+ * zeroed (every other field, a new one too, is part of it) */
+#define KEY_BYTES (sizeof(loom_vec_params) > sizeof(loom_conv_params) ? sizeof(loom_vec_params) : sizeof(loom_conv_params))
+enum { KEY_WORDS = 1 + (KEY_BYTES + 3) / 4 };
 
 typedef struct mentry {
 	uint32_t key[KEY_WORDS]; /* key[0]: 0 conv, 1 + kind vector layers */
@@ -47,12 +43,14 @@ typedef struct mentry {
 		loom_conv_params c;
 		loom_vec_params v;
 	} p;
+	loom_vec_params f;       /* a vector layer's flat view (loom_vec_params.flat), when it has one */
+	int has_flat;
 	union {
 		loom_conv_plan c[NPU_FINALISTS];
-		loom_vec_plan v[NPU_VEC_FINALISTS];
-	} fin;
-	uint64_t cyc[NPU_VEC_FINALISTS], first;
-	int nfin;
+		loom_vec_plan v[2 * NPU_VEC_FINALISTS];
+	} fin;                   /* vector layers: nfin of p's view, then nflat of the flat view */
+	uint64_t cyc[2 * NPU_VEC_FINALISTS], first;
+	int nfin, nflat;
 	int pending;             /* the finalists are not timed yet */
 	int want_first;          /* est_first asked for, not timed yet */
 } mentry;
@@ -94,25 +92,27 @@ void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *mis
 	*timed = m ? m->timed : 0;
 }
 
-/* the shape fields of a conv layer (every field but the values and hints) */
+/* the key of a conv layer: its fields but the values (and hints) */
 static void conv_key(const loom_conv_params *p, uint32_t *k)
 {
+	loom_conv_params q;
+	memcpy(&q, p, sizeof q);
+	q.in_zp = q.out_zp = q.clip_lo = q.clip_hi = 0;
+	q.hints = NULL;
 	memset(k, 0, KEY_WORDS * sizeof *k);
-	uint32_t f[] = {p->h,  p->w,  p->cin, p->cout, p->in_stride, p->out_stride, p->kh,		p->kw,
-			p->sh, p->sw, p->dh,  p->dw,   p->pad_top,   p->pad_bottom,  p->pad_left, p->pad_right,
-			(uint32_t)p->raw};
-	memcpy(k + 1, f, sizeof f);
+	memcpy(k + 1, &q, sizeof q);
 }
 
 static void vec_key(const loom_vec_params *p, uint32_t *k)
 {
+	loom_vec_params q;
+	memcpy(&q, p, sizeof q);
+	q.in_zp = q.in2_zp = q.out_zp = q.clip_lo = q.clip_hi = 0;
+	q.mult = q.shift = q.mult_a = q.mult_b = 0;
+	q.hints = NULL;
 	memset(k, 0, KEY_WORDS * sizeof *k);
-	uint32_t f[] = {p->h,	     p->w,	    p->c,	    p->in_stride, p->in2_stride, p->out_stride,
-			p->kh,	     p->kw,	    p->sh,	    p->sw,	  p->dh,	 p->dw,
-			p->pad_top,  p->pad_bottom, p->pad_left,  p->pad_right, (uint32_t)p->func, (uint32_t)p->bcast,
-			p->in_align, p->out_align};
 	k[0] = 1 + (uint32_t)p->kind;
-	memcpy(k + 1, f, sizeof f);
+	memcpy(k + 1, &q, sizeof q);
 }
 
 /* the entry of key, NULL if none */
@@ -199,13 +199,19 @@ int loom_plan_memo_conv(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_con
 static int vec_miss(loom_plan_memo *m, const loom_vec_params *p, vlayer *V, const uint32_t *key, loom_vec_plan *plan,
 		    char *err, size_t errlen)
 {
-	loom_vec_plan fin[NPU_VEC_FINALISTS];
-	int nfin;
+	loom_vec_plan fin[2 * NPU_VEC_FINALISTS];
+	loom_vec_params f;
+	vlayer Vf;
+	char e2[8];
+	memset(&f, 0, sizeof f);
+	int nfin, nflat = 0, has_flat = !npu_vec_flat(&m->cfg, p, &f);
 	if (!m->defer) {
 		if (npu_vec_plan(&m->cfg, p, V, 0, plan, err, errlen))
 			return -1;
 	} else if (npu_vec_finalists(&m->cfg, p, V, fin, &nfin, err, errlen)) {
 		return -1;
+	} else if (has_flat && npu_vec_finalists(&m->cfg, &f, &Vf, fin + nfin, &nflat, e2, sizeof e2)) {
+		nflat = 0; /* the flat view has no tiling: p's view alone (npu_vec_plan) */
 	}
 	m->misses++;
 	mentry *e = add(m, key);
@@ -213,9 +219,12 @@ static int vec_miss(loom_plan_memo *m, const loom_vec_params *p, vlayer *V, cons
 		return m->defer ? npu_vec_plan(&m->cfg, p, V, 0, plan, err, errlen) : 0;
 	e->p.v = *p;
 	e->p.v.hints = NULL;
+	e->f = f;
+	e->has_flat = has_flat;
 	if (m->defer) {
 		memcpy(e->fin.v, fin, sizeof fin);
 		e->nfin = nfin;
+		e->nflat = nflat;
 		e->pending = 1;
 		*plan = fin[0];
 	}
@@ -279,8 +288,11 @@ static void tjob_run(const loom_hwcfg *cfg, const tjob *j)
 	if (e->key[0]) {
 		vlayer V;
 		const loom_vec_plan *pl = j->i < 0 ? &e->plan.v : &e->fin.v[j->i];
-		uint64_t c = npu_vlayer_check(cfg, &e->p.v, &V, err, sizeof err) ? 0
-										 : npu_vec_cycles(cfg, &e->p.v, &V, pl, j->i < 0);
+		/* the flat view's finalists and plan are the flat view's */
+		const loom_vec_params *p = (j->i < 0 ? pl->flat : j->i >= e->nfin) ? &e->f : &e->p.v;
+		uint64_t c = (j->i < 0 ? pl->flat : j->i >= e->nfin) && !e->has_flat ? 0
+			     : npu_vlayer_check(cfg, p, &V, err, sizeof err) ? 0
+									   : npu_vec_cycles(cfg, p, &V, pl, j->i < 0);
 		if (j->i < 0)
 			e->first = c ? c : pl->est_cycles;
 		else
@@ -341,7 +353,7 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 		return 0;
 	size_t n = m->n; /* room for every entry's est_first */
 	for (size_t k = 0; k < m->n; k++)
-		n += m->e[k].pending ? (size_t)m->e[k].nfin : 0;
+		n += m->e[k].pending ? (size_t)(m->e[k].nfin + m->e[k].nflat) : 0;
 	tjob *j = malloc((n ? n : 1) * sizeof *j);
 	if (!j)
 		return -1;
@@ -349,7 +361,7 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 	n = 0;
 	for (size_t k = 0; k < m->n; k++) {
 		mentry *e = &m->e[k];
-		for (int i = 0; e->pending && i < e->nfin; i++)
+		for (int i = 0; e->pending && i < e->nfin + e->nflat; i++)
 			j[n++] = (tjob){e, i, e->key[0] ? e->fin.v[i].est_cycles : e->fin.c[i].est_cycles};
 	}
 	tpool_run(&m->cfg, j, n, threads);
@@ -364,6 +376,17 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 			e->plan.v = e->fin.v[best < 0 ? 0 : best];
 			if (best >= 0)
 				e->plan.v.est_cycles = e->cyc[best];
+			/* the flat view's best when it is faster (npu_vec_plan) */
+			int bf = npu_fastest(e->cyc + e->nfin, e->nflat);
+			if (e->nflat) {
+				loom_vec_plan pf = e->fin.v[e->nfin + (bf < 0 ? 0 : bf)];
+				if (bf >= 0)
+					pf.est_cycles = e->cyc[e->nfin + bf];
+				if (pf.est_cycles < e->plan.v.est_cycles) {
+					e->plan.v = pf;
+					e->plan.v.flat = 1;
+				}
+			}
 		} else {
 			e->plan.c = e->fin.c[best < 0 ? 0 : best];
 			if (best >= 0)

@@ -96,8 +96,21 @@ typedef struct loom_conv_params {
 	int8_t out_zp;
 	int8_t clip_lo, clip_hi; /* int8 clamp of the output: ReLU lo = out_zp, ReLU6 hi = q(6) */
 	int raw;              /* 1: int32 accumulator output (see above) */
+	/* 1: pack the kernel window into the reduction where the geometry
+	 * allows (loom_conv_xpack): each SP line then carries R / in_stride
+	 * consecutive pixels, so a layer of few input channels (an image stem)
+	 * fills the array's rows. Same results; the compiler sets it when the
+	 * plan is faster. */
+	int xpack;
 	const loom_conv_hints *hints; /* NULL: planner's choice */
 } loom_conv_params;
+
+/* The pixels per SP line a layer of these parameters packs (xpack set):
+ * 0 when it does not qualify: no horizontal padding, dilation 1 across,
+ * a kernel at least 2 wide, one channel block, in_stride dividing R into
+ * T >= 2 pixels with T a multiple of the horizontal stride, and no
+ * vertical padding when the last row's last lines reach past the row. */
+uint32_t loom_conv_xpack(const loom_hwcfg *cfg, const loom_conv_params *p);
 
 /* Sets the defaults: stride and dilation 1, kernel 1x1, clip -128..127. */
 void loom_conv_init(loom_conv_params *p);
@@ -272,6 +285,13 @@ typedef struct loom_vec_params {
 	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
 	uint32_t in_align, out_align; /* the input's, output's DRAM address mod 64 when known (a channel
 				       * slice): where the planners time candidate programs; timing only */
+	/* ELTWISE of same-shape operands, LUT: 1 when the tensors hold nothing
+	 * between their pixels (channel stride = c rounded up to 4, every
+	 * operand): the planner may then see them as flat bytes, lines of R
+	 * consecutive bytes with every lane under the same parameters, whose
+	 * LOADs and STOREs move contiguous rows (long DRAM bursts) - when that
+	 * plan is faster (loom_vec_plan.flat) */
+	int flat;
 	const loom_vec_hints *hints;
 } loom_vec_params;
 
@@ -309,6 +329,7 @@ typedef struct loom_vec_plan {
 	uint64_t dram_rd_est;     /* bytes the layer's loads move */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;
+	int flat;                 /* the plan of the flat view (loom_vec_params.flat): h, w, c describe it */
 } loom_vec_plan;
 
 int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,

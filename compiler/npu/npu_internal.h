@@ -39,6 +39,11 @@ typedef struct dtile {
 /* the tile of t outputs from o0 along one dimension */
 void npu_dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r);
 
+/* 1 when every tile of t outputs along g loads at least one line from
+ * DRAM (padding at least as wide as the window, a padded copy, could
+ * leave a tile of padding only, which no LOAD writes) */
+int npu_tiles_load(const dimg *g, uint32_t t);
+
 /* the distinct sizes of the parts when n is cut into 1, 2, ... parts of at
  * most maxv (only hint, if set) into out[cap]: their count */
 int npu_distinct_sizes(uint32_t n, uint32_t maxv, uint32_t hint, uint32_t *out, int cap);
@@ -48,6 +53,16 @@ typedef struct layer {
 	dimg y, x;
 	uint32_t cin, cout, kk, ncb, nob, in_stride, out_stride, R, C;
 	int raw;
+	uint32_t xstep, ystep;  /* DRAM bytes between input columns (positions) and rows */
+	uint64_t in_bytes;      /* the input's extent in DRAM */
+	uint32_t kk_macs;       /* kernel taps of the layer's MACs (kh * kw) */
+	/* Packed input (loom_conv_params.xpack): each SP line holds xpack =
+	 * R / pstride consecutive pixels of the one channel block, x is the
+	 * virtual dimension of those lines (position v starts at pixel sw*v;
+	 * kernel xk = ceil(kw / xpack) taps of dilation xpack / sw, stride 1),
+	 * in_stride is R. The last input row's last positions may reach past
+	 * the row: from position xover on they load only the pixels that exist. */
+	uint32_t xpack, pstride, xover;
 } layer;
 
 /* L from p, checked against cfg (conv_plan.c) */
@@ -103,6 +118,9 @@ typedef struct vlayer {
 extern const char *const npu_vec_names[]; /* by LOOM_VEC_* */
 /* V from p, checked against cfg (vec_plan.c) */
 int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, char *err, size_t len);
+/* the flat view f of p (loom_vec_params.flat) on cfg: 0, or -1 when p
+ * does not ask for it or its bytes do not fill lines of R (vec_plan.c) */
+int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f);
 /* the checked layer V and its best tiling (vec_plan.c); its est_first
  * only with first (else 0: loom_vec_plan_first) */
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,

@@ -75,8 +75,10 @@ int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V,
 	V->y = (dimg){p->h, 0, kh, sh, dh, pt, pb, (kh - 1) * dh + 1};
 	V->x = (dimg){p->w, 0, kw, sw, dw, pl, pr, (kw - 1) * dw + 1};
 	dimg *d[2] = {&V->y, &V->x};
+	/* a 1x1 DWCONV may pad by any amount: a padded copy (Pad, conv stems) */
+	int copy = p->kind == LOOM_VEC_DWCONV && kh == 1 && kw == 1 && sh == 1 && sw == 1;
 	for (int i = 0; i < 2; i++) {
-		if (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek)
+		if (!copy && (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek))
 			return npu_fail(err, len, "%s: padding %u/%u must be smaller than the dilated window extent %u", nm,
 				    d[i]->plo, d[i]->phi, d[i]->ek);
 		uint64_t span = (uint64_t)d[i]->in + d[i]->plo + d[i]->phi;
@@ -277,14 +279,30 @@ static void vfinalist(loom_vec_plan *fin, int *n, const loom_vec_plan *c)
 		(*n)++;
 }
 
-/* est_first of the chosen tiling pl: its program timed from the job's
- * START (the rated plan: its rating) */
-static uint64_t vec_first(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl)
+int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f)
 {
-	if (p->hints && p->hints->rated)
-		return pl->est_cycles;
-	uint64_t first = npu_vec_cycles(cfg, p, V, pl, 1);
-	return first ? first : pl->est_cycles;
+	uint32_t R = cfg->array_rows, st = (p->c + 3) / 4 * 4;
+	if (!p->flat || ((p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE) && p->kind != LOOM_VEC_LUT))
+		return -1;
+	uint32_t in = p->in_stride ? p->in_stride : st, out = p->out_stride ? p->out_stride : st;
+	uint32_t in2 = p->in2_stride ? p->in2_stride : st;
+	if (in != st || out != st || (p->kind == LOOM_VEC_ELTWISE && in2 != st) || p->in_align || p->out_align)
+		return -1;
+	uint64_t lines = (uint64_t)p->h * p->w * st;
+	if (!R || lines % R)
+		return -1;
+	lines /= R;
+	uint32_t w = lines < 4095 ? (uint32_t)lines : 4095;
+	while (w > 1 && lines % w)
+		w--;
+	if (!w || lines / w > 65535)
+		return -1;
+	*f = *p;
+	f->flat = 0;
+	f->h = (uint32_t)(lines / w), f->w = w, f->c = R;
+	f->in_stride = f->out_stride = R;
+	f->in2_stride = p->kind == LOOM_VEC_ELTWISE ? R : 0;
+	return 0;
 }
 
 int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *fin, int *n,
@@ -322,6 +340,8 @@ int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V
 			for (int a = 0; a < nth; a++)
 				for (int b = 0; b < ntw; b++)
 					for (int k = 0; k < nkc; k++) {
+						if (!npu_tiles_load(&V->y, ths[a]) || !npu_tiles_load(&V->x, tws[b]))
+							continue;
 						memset(&c, 0, sizeof c);
 						if (vec_try(cfg, V, ths[a], tws[b], kcs[k], nbuf, ip, &c))
 							continue;
@@ -351,16 +371,27 @@ int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V
 	return 0;
 }
 
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
-		 char *err, size_t len)
+/* est_first of the chosen tiling pl of p (or of its view): its program
+ * timed from the job's START (the rated plan: its rating) */
+static uint64_t vec_first(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl)
+{
+	if (p->hints && p->hints->rated)
+		return pl->est_cycles;
+	uint64_t first = npu_vec_cycles(cfg, p, V, pl, 1);
+	return first ? first : pl->est_cycles;
+}
+
+/* the best tiling of one view of a layer: the finalists' programs timed,
+ * the fastest, its cycles the estimate (none timed, or rated: the best
+ * rated, fin[0]); with first, est_first too (else 0) */
+static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+			char *err, size_t len)
 {
 	loom_vec_plan fin[NPU_VEC_FINALISTS];
 	uint64_t cyc[NPU_VEC_FINALISTS];
 	int nfin;
 	if (npu_vec_finalists(cfg, p, V, fin, &nfin, err, len))
 		return -1;
-	/* the finalists' programs timed: the fastest; its cycles the estimate
-	 * (rated: the best rated, fin[0]) */
 	if (p->hints && p->hints->rated) {
 		fin[0].est_first = fin[0].est_cycles;
 		*plan = fin[0];
@@ -379,6 +410,25 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int
 	return 0;
 }
 
+/* the best tiling of p, and of its flat view when p asks for it */
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len)
+{
+	if (vec_plan_one(cfg, p, V, first, plan, err, len))
+		return -1;
+	loom_vec_params f;
+	vlayer Vf;
+	loom_vec_plan pf;
+	char e2[8];
+	if (!npu_vec_flat(cfg, p, &f) && !vec_plan_one(cfg, &f, &Vf, first, &pf, e2, sizeof e2) &&
+	    pf.est_cycles < plan->est_cycles) {
+		*V = Vf;
+		*plan = pf;
+		plan->flat = 1;
+	}
+	return 0;
+}
+
 int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,
 		       size_t errlen)
 {
@@ -389,10 +439,17 @@ int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec
 uint64_t loom_vec_plan_first(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_plan *plan)
 {
 	vlayer V;
+	loom_vec_params f;
 	char err[256];
-	if (npu_vlayer_check(cfg, p, &V, err, sizeof err))
+	const loom_vec_params *q = p;
+	if (plan->flat) { /* the flat view's plan */
+		if (npu_vec_flat(cfg, p, &f))
+			return plan->est_cycles;
+		q = &f;
+	}
+	if (npu_vlayer_check(cfg, q, &V, err, sizeof err))
 		return plan->est_cycles;
-	return vec_first(cfg, p, &V, plan);
+	return vec_first(cfg, q, &V, plan);
 }
 
 uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *pl)

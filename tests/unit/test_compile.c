@@ -16,6 +16,12 @@
  *     overlap), the arena as large as the report's size without reuse;
  *   - --keep-float conv1 (loom_compile_opts.keep_float) keeps conv1 and what
  *     follows it on the CPU; a name that is no node is an error naming it;
+ *   - per-tensor calibration methods (loom_compile_opts.tensor_methods):
+ *     r1 by percentile 90 gets a smaller scale than by min-max, the other
+ *     tensors keep theirs; unknown tensors and methods are errors naming
+ *     them; bias correction reports the layers it corrected (conv1, fc);
+ *     cross-layer equalization finds the one pair (conv1 -> relu1 -> pool1
+ *     -> flat -> fc) and its model runs within 4 steps of the float graph;
  *   - an operator without NPU lowering (a Softmax after fc) falls back to
  *     the CPU with the reason;
  *   - configurations too small: a scratchpad the convolution planner
@@ -413,6 +419,53 @@ static void test_keep_float(void)
 	      "--keep-float nope: an error naming it: %s", err);
 }
 
+static void test_methods_bias(void)
+{
+	const char *L = "tensor methods";
+	loom_compile_opts o = {.random_samples = 4};
+	loom_compile_report rep;
+	loom_model *m0 = NULL, *m1 = NULL;
+	char err[1024] = "";
+	int rc = compile(build_net(PLAIN), "default", &o, &m0, NULL, err, sizeof err);
+	o.tensor_methods = "r1=percentile";
+	o.percentile = 90;
+	rc = rc || compile(build_net(PLAIN), "default", &o, &m1, NULL, err, sizeof err);
+	if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
+		int r1 = tensor_named(m0->graph, "r1"), x = tensor_named(m0->graph, "x"), p1 = tensor_named(m0->graph, "p1");
+		CHECK(m1->mt[r1].scale < m0->mt[r1].scale * 0.9f && m1->mt[x].scale == m0->mt[x].scale &&
+			      m1->mt[p1].dev == m0->mt[p1].dev,
+		      "%s: r1=percentile (90) scale %g < min-max %g; x keeps %g", L, m1->mt[r1].scale, m0->mt[r1].scale,
+		      m0->mt[x].scale);
+	}
+	loom_model_free(m0);
+	loom_model_free(m1);
+	m1 = NULL;
+	o.tensor_methods = "nope=mse";
+	rc = compile(build_net(PLAIN), "default", &o, &m1, NULL, err, sizeof err);
+	CHECK(rc == -1 && strstr(err, "'nope'"), "%s: an unknown tensor is an error naming it: %s", L, err);
+	o.tensor_methods = "r1=kl";
+	rc = compile(build_net(PLAIN), "default", &o, &m1, NULL, err, sizeof err);
+	CHECK(rc == -1 && strstr(err, "'r1=kl'") && strstr(err, "entropy"), "%s: an unknown method is an error: %s", L,
+	      err);
+	o.tensor_methods = NULL;
+	o.bias_correction = 1;
+	rc = compile(build_net(PLAIN), "default", &o, &m1, &rep, err, sizeof err);
+	if (CHECK(!rc, "bias correction: compiles%s%s", rc ? ": " : "", rc ? err : "")) {
+		CHECK(rep.bias_corrected == 2 && rep.bias_shift_max > 0, "bias correction: conv1 and fc corrected (%d layers, "
+		      "largest %g of |bias|)", rep.bias_corrected, rep.bias_shift_max);
+		loom_compile_report_free(&rep);
+		loom_model_free(m1);
+	}
+	o.bias_correction = 0;
+	o.equalize = 1;
+	rc = compile(build_net(PLAIN), "default", &o, &m1, &rep, err, sizeof err);
+	if (CHECK(!rc, "equalize: compiles%s%s", rc ? ": " : "", rc ? err : "")) {
+		CHECK(rep.equalized == 1, "equalize: one pair, conv1 -> relu1 -> pool1 -> flat -> fc (%d)", rep.equalized);
+		loom_compile_report_free(&rep);
+		loom_model_free(m1);
+	}
+}
+
 static void test_unsupported(void)
 {
 	const char *L = "Softmax";
@@ -499,12 +552,13 @@ static void check_run(const char *L, const loom_model *m, const loom_exec *ex, c
 
 /* Compile the network (keep_float or NULL), calibrated on the input x, run
  * it on the C model and compare with the float reference want. */
-static void run_one(const char *keep_float, const float *x, const float *want, const char *fw)
+static void run_one(const char *keep_float, int equalize, const float *x, const float *want, const char *fw)
 {
 	char L[64], err[2048] = "";
-	snprintf(L, sizeof L, "C model%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "");
+	snprintf(L, sizeof L, "C model%s%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "",
+		 equalize ? ", --equalize" : "");
 	loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 3, 8, 8}, .data = (void *)x};
-	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1};
+	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1, .equalize = equalize};
 	loom_model *m;
 	loom_dev *dev = NULL;
 	loom_exec *ex = NULL;
@@ -551,8 +605,9 @@ static void test_run(void)
 	}
 	memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof want);
 	loom_graph_free(ref);
-	run_one(NULL, x, want, fw);
-	run_one("conv1", x, want, fw);
+	run_one(NULL, 0, x, want, fw);
+	run_one("conv1", 0, x, want, fw);
+	run_one(NULL, 1, x, want, fw);
 }
 
 /* ------------------------------------------------------------------ threads */
@@ -810,6 +865,7 @@ int main(void)
 	test_deterministic();
 	test_no_reuse();
 	test_keep_float();
+	test_methods_bias();
 	test_unsupported();
 	test_too_small();
 	test_broken();
