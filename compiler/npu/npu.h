@@ -379,9 +379,9 @@ int loom_plan_memo_vec(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_vec_
 void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses, uint64_t *timed);
 /* Deferred timing (a compile): after loom_plan_memo_defer(m), a miss only
  * searches the tilings (with loom_*_plan_make's checks and refusals) and
- * returns the best rated one, whose sizes (oh, ow, in/out/wgt/param/const
- * bytes, strides, ncb, nob) are the plan's but not yet its tiling and
- * estimates; loom_plan_memo_time(m, threads) then times every pending
+ * returns the best rated one, whose sizes in bytes (in, in2, out, wgt,
+ * param, const) are the plan's but not yet its tiling, estimates and
+ * (vector layers) its view (flat); loom_plan_memo_time(m, threads) then times every pending
  * shape's candidates on up to threads threads (and est_first of the
  * shapes loom_plan_memo_want_first named), after which the memo gives the
  * final plans: look each layer up again. 0, or -1 when out of memory. */
