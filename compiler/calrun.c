@@ -143,7 +143,7 @@ static void *work(void *arg)
 static int batch_run(crun *r)
 {
 	pthread_t th[MAXT];
-	worker w[MAXT];
+	worker w[MAXT] = {{r, 0}};
 	int started[MAXT] = {0};
 	atomic_store(&r->next, 0);
 	r->turn = 0;
