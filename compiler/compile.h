@@ -46,6 +46,8 @@ typedef struct loom_compile_opts {
 	uint64_t base;           /* DRAM address of the model image; 0: 0x10000 */
 	int arena_no_reuse;      /* every activation its own buffer, none reused (to read
 				    intermediate tensors back after a run: tests/models/xcfg.sh) */
+	int threads;             /* threads timing the planners' candidate programs (compiler/npu/memo.c;
+				    the plans do not depend on it); 0: the online CPUs, at most 8 */
 	const char *options;     /* the command line options, stored in the model */
 	const char *source;      /* the ONNX file name, stored in the model */
 	/* Calibration reuse: calibration (the float graph run over every
@@ -101,7 +103,16 @@ typedef struct loom_compile_report {
 	int bias_corrected;      /* layers whose bias was corrected (bias_correction) */
 	int equalized;           /* Conv / Gemm pairs equalized (equalize) */
 	double bias_shift_max;   /* the largest |correction| / max |bias| of a layer's channel */
-	double simplify_s, calib_s, lower_s, emit_s; /* wall-clock seconds per stage */
+	/* seconds per stage, wall-clock and CPU (every thread's): simplification,
+	 * calibration, quantization and lowering (with memory planning),
+	 * planning (timing the tile planners' candidate programs: the layer
+	 * shapes' plans, compiler/npu/memo.c), emission */
+	double simplify_s, calib_s, lower_s, plan_s, emit_s;
+	double simplify_cpu, calib_cpu, lower_cpu, plan_cpu, emit_cpu;
+	int threads;             /* threads of calibration and planning */
+	uint64_t shapes_planned; /* layer shapes planned ... */
+	uint64_t plans_reused;   /* ... and lookups that took an earlier layer's plan */
+	uint64_t programs_timed; /* candidate programs timed by the timing model (common/tsim.h) */
 } loom_compile_report;
 
 /* Compile g (takes ownership: freed on failure, owned by *out on success)

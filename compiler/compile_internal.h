@@ -76,6 +76,7 @@ typedef struct cc {
 		int nlw, caplw;
 		rawout *raws;    /* graph outputs that may leave the NPU as int32 (prepare_raw) */
 		int nraw;
+		loom_plan_memo *memo; /* the plans of the layers' shapes (compiler/npu/memo.c) */
 		struct xpad {
 			int node, t; /* a Conv whose input may be padded by a copy into t (prepare_xpack) */
 		} *xpads;
@@ -131,6 +132,10 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		       int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out);
 int fold_qdq(loom_graph *g, forced_q **out, int *nout);
 int cc_calibrate(cc *c);
+/* ---- calrun.c: loom_calib_run_dir on threads (the same statistics) */
+int cc_calib_dir(cc *c, loom_calib *cal, const char *dir, int threads);
+/* the threads a compile uses (loom_compile_opts.threads; compile.c) */
+int cc_threads(const cc *c);
 int cc_equalize(cc *c);
 float *bias_fix_conv(cc *c, int in, const float *w, const float *bias, int64_t cout, int64_t cpg, int64_t grp,
 		     const struct loom_cpu_geo *geo);

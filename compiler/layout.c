@@ -265,7 +265,7 @@ const char *cc_vec_plan(cc *c, const char *why)
 	uint32_t st = round4(p->c);
 	l->vp.flat = p->in_stride == st && p->out_stride == st &&
 		     (p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE || p->in2_stride == st);
-	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
+	if (!loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
 	drop_layer(c);
 	return why;

@@ -351,7 +351,7 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 			p->clip_lo = lo, p->clip_hi = hi;
 			int8_t *wt2 = malloc((size_t)(kh * kw * cin));
-			if (!wt2 || loom_vec_plan_make(c->cfg, p, &l->vplan, e, c->errlen)) {
+			if (!wt2 || loom_plan_memo_vec(c->lo.memo, c->cfg, p, &l->vplan, e, c->errlen)) {
 				free(wt2);
 				r = wt2 ? "vector-unit planner refused the layer" : "out of memory";
 			} else {
@@ -382,7 +382,7 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 			p->xpack = xpack;
 			/* [cout][kh][kw][cin], block diagonal for groups */
 			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
-			if (!wk || loom_conv_plan_make(c->cfg, p, &l->cplan, e, c->errlen)) {
+			if (!wk || loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, e, c->errlen)) {
 				free(wk);
 				r = wk ? "convolution planner refused the layer" : "out of memory";
 			} else {
@@ -551,7 +551,7 @@ static const char *gemm_layer(cc *c, int ni, const gemm_node *q, lw *l, rawout *
 	p->a_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 	p->clip_lo = lo, p->clip_hi = hi;
 	loom_gemm_to_conv(p, &l->cp);
-	if (loom_conv_plan_make(c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
+	if (loom_plan_memo_conv(c->lo.memo, c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
 		r = "GEMM planner refused the layer";
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;
@@ -704,7 +704,7 @@ const char *lower_shuffle(cc *c, int ni)
 	p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
 	p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 	r = NULL;
-	if (loom_conv_plan_make(c->cfg, p, &l->cplan, c->err, c->errlen)) {
+	if (loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, c->err, c->errlen)) {
 		r = "convolution planner refused the permutation";
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;

@@ -77,6 +77,15 @@ int8_t cc_qval(double x, float scale, int32_t zp)
 	return (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
 }
 
+/* lround(x) for |x| < 2^62, inline: the integer part (exact), plus one
+ * away from zero when the exact remainder is at least a half */
+static inline long round_half_away(double x)
+{
+	long t = (long)x;
+	double f = x - (double)t;
+	return t + (f >= 0.5) - (f <= -0.5);
+}
+
 /* per-output-channel symmetric int8 weights, int32 bias, multiplier/shift:
  * wq[i] for i in channel co's elements (n_per elements each, stride given
  * by idx); returns a reason or NULL */
@@ -96,7 +105,8 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		if (sw_out)
 			sw_out[co] = sw;
 		for (int64_t k = 0; k < per; k++)
-			wq[co * ch_stride + k * el_stride] = (int8_t)clampi(lround(w[co * ch_stride + k * el_stride] / sw), -127, 127);
+			wq[co * ch_stride + k * el_stride] =
+				(int8_t)clampi(round_half_away(w[co * ch_stride + k * el_stride] / sw), -127, 127);
 		double b = bias ? bias[co] / (s_in * sw) : 0;
 		if (!isfinite(b) || fabs(b) > 2147483000.0)
 			return "bias out of int32 range at this scale";
@@ -330,7 +340,7 @@ int cc_calibrate(cc *c)
 		if (!c->q.own)
 			return cc_fail(c, "out of memory (calibration)");
 		if (o->calib_dir) {
-			n = loom_calib_run_dir(c->q.own, g, o->calib_dir, c->err, c->errlen);
+			n = cc_calib_dir(c, c->q.own, o->calib_dir, cc_threads(c));
 		} else if (o->calib_inputs) {
 			n = 1;
 			if (loom_calib_bind(g, o->calib_inputs, o->calib_ninputs, "calibration inputs", c->err, c->errlen) ||

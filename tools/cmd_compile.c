@@ -29,7 +29,7 @@
 typedef struct copts {
 	const char *model, *out, *hw, *calib, *keep, *report, *method;
 	double pct, accuracy;
-	int no_cache, quiet, sensitivity, bias_correction, equalize;
+	int no_cache, quiet, sensitivity, bias_correction, equalize, time, threads;
 	const char *data;
 	loom_input_shape shp[MAX_SHAPES];
 	int nshp;
@@ -43,7 +43,7 @@ static void usage(FILE *f)
 		"         [--calib-method minmax|percentile|mse|entropy] [--percentile P] [--equalize]\n"
 		"         [--bias-correction] [--accuracy COS] [--keep-float NODE,...]\n"
 		"         [--input-shape NAME=D0xD1x...]... [--report FILE.json] [--no-cache] [-q]\n"
-		"         [--sensitivity [--data DIR]]\n"
+		"         [--sensitivity [--data DIR]] [--time] [--threads N]\n"
 		"  --calib DIR       calibration inputs: .pb files, or test_data_set_N/ folders\n"
 		"                    (without it: random N(0,1) inputs, with a warning)\n"
 		"  --calib-method    the activations' ranges: min-max (default), percentile (--percentile,\n"
@@ -62,6 +62,12 @@ static void usage(FILE *f)
 		"  --no-cache        compile even when the cache holds the result\n"
 		"  --sensitivity     per NPU node, the output error (C model, one sample of --data DIR\n"
 		"                    or --calib DIR) when that node alone stays in float, sorted\n"
+		"  --time            where the time went: wall-clock and CPU seconds (every thread's) of\n"
+		"                    loading the ONNX file, simplification, calibration, quantization and\n"
+		"                    lowering, planning (timing the tile planners' candidate programs),\n"
+		"                    emission and writing the file (and the --accuracy search)\n"
+		"  --threads N       threads for calibration and planning (default: the online CPUs, at\n"
+		"                    most 8); the result does not depend on it\n"
 		"The cache is $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom.\n");
 }
 
@@ -125,6 +131,17 @@ static int parse(int argc, char **argv, copts *o)
 			o->sensitivity = 1;
 		} else if (!strcmp(a, "--data") && v) {
 			o->data = v, i++;
+		} else if (!strcmp(a, "--time")) {
+			o->time = 1;
+		} else if (!strcmp(a, "--threads") && v) {
+			char *e;
+			long n = strtol(v, &e, 10);
+			i++;
+			if (*e || n < 1 || n > 64) {
+				fprintf(stderr, "loom compile: --threads %s: a number in [1, 64]\n", v);
+				return -1;
+			}
+			o->threads = (int)n;
 		} else if (!strcmp(a, "--no-cache")) {
 			o->no_cache = 1;
 		} else if (!strcmp(a, "-q")) {
@@ -247,8 +264,8 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 		m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
 	fprintf(f, "calibration: %d sample%s%s\n", r->calib_samples, r->calib_samples == 1 ? "" : "s",
 		r->calib_random ? " of random N(0,1) inputs" : "");
-	fprintf(f, "time: simplification %.2f s, calibration %.2f s, quantization, lowering and planning %.2f s, "
-		   "emission %.2f s\n", r->simplify_s, r->calib_s, r->lower_s, r->emit_s);
+	fprintf(f, "time: simplification %.2f s, calibration %.2f s, quantization and lowering %.2f s, planning %.2f s, "
+		   "emission %.2f s (wall-clock; --time for more)\n", r->simplify_s, r->calib_s, r->lower_s, r->plan_s, r->emit_s);
 	if (r->qdq_pairs)
 		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
 			r->qdq_pairs);
@@ -437,6 +454,50 @@ static int write_text(const char *path, const char *s)
 
 /* ------------------------------------------------------------------ command */
 
+/* wall-clock and CPU (every thread's) seconds */
+typedef struct tstamp {
+	double wall, cpu;
+} tstamp;
+
+static tstamp tnow(void)
+{
+	struct timespec w, c;
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	return (tstamp){(double)w.tv_sec + w.tv_nsec * 1e-9, (double)c.tv_sec + c.tv_nsec * 1e-9};
+}
+
+/* --time: the stages' wall-clock and CPU seconds (t: start, loaded, the
+ * --accuracy search done, compiled, written) */
+static void print_times(const loom_compile_report *r, const tstamp *t, int acc)
+{
+	char plan[160];
+	snprintf(plan, sizeof plan, "planning (%" PRIu64 " layer shapes planned, %" PRIu64 " plans reused, %" PRIu64
+		 " programs timed)", r->shapes_planned, r->plans_reused, r->programs_timed);
+	double other_w = t[3].wall - t[2].wall - r->simplify_s - r->calib_s - r->lower_s - r->plan_s - r->emit_s;
+	double other_c = t[3].cpu - t[2].cpu - r->simplify_cpu - r->calib_cpu - r->lower_cpu - r->plan_cpu - r->emit_cpu;
+	struct {
+		const char *what;
+		double w, c;
+	} row[] = {
+		{"loading the ONNX file", t[1].wall - t[0].wall, t[1].cpu - t[0].cpu},
+		{"the --accuracy search (trial compiles on the C model)", t[2].wall - t[1].wall, t[2].cpu - t[1].cpu},
+		{"simplification", r->simplify_s, r->simplify_cpu},
+		{"calibration", r->calib_s, r->calib_cpu},
+		{"quantization and lowering", r->lower_s, r->lower_cpu},
+		{plan, r->plan_s, r->plan_cpu},
+		{"emission", r->emit_s, r->emit_cpu},
+		{"the rest of the compile (report)", other_w, other_c},
+		{"writing the .loom file", t[4].wall - t[3].wall, t[4].cpu - t[3].cpu},
+		{"total", t[4].wall - t[0].wall, t[4].cpu - t[0].cpu},
+	};
+	printf("time (seconds; %d thread%s for calibration and planning):\n  %-78s %8s %8s\n", r->threads,
+	       r->threads == 1 ? "" : "s", "stage", "wall", "CPU");
+	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
+		if (i != 1 || acc) /* the search only when asked for */
+			printf("  %-78s %8.3f %8.3f\n", row[i].what, row[i].w, row[i].c);
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	copts o;
@@ -490,17 +551,20 @@ int cmd_compile(int argc, char **argv)
 			loom_model_free(cm);
 		}
 	}
-	double t0 = (double)clock() / CLOCKS_PER_SEC;
+	tstamp ts[5];
+	ts[0] = tnow();
 	loom_graph *g = NULL;
 	if (loom_onnx_load(o.model, o.nshp ? o.shp : NULL, o.nshp, &g, err, sizeof err)) {
 		fprintf(stderr, "loom compile: %s\n", err);
 		return 1;
 	}
+	ts[1] = tnow();
 	loom_compile_opts co = {
 		.calib_dir = o.calib,
 		.calib_method = loom_calib_method_of(o.method),
 		.percentile = o.pct,
 		.keep_float = o.keep,
+		.threads = o.threads,
 		.bias_correction = o.bias_correction,
 		.equalize = o.equalize,
 		.options = o.canon,
@@ -519,6 +583,7 @@ int cmd_compile(int argc, char **argv)
 		co.equalize = acc.equalize;
 		co.keep_float = acc.keep_float;
 	}
+	ts[2] = tnow();
 	loom_model *m = NULL;
 	loom_compile_report rep;
 	if (loom_compile(g, &cfg, &co, &m, &rep, err, sizeof err)) {
@@ -526,7 +591,6 @@ int cmd_compile(int argc, char **argv)
 		tool_accuracy_free(&acc);
 		return 1;
 	}
-	double t1 = (double)clock() / CLOCKS_PER_SEC;
 	tool_warn_calib(o.model, &rep);
 	int rc = 1;
 	char *table = NULL, *json = NULL;
@@ -538,6 +602,7 @@ int cmd_compile(int argc, char **argv)
 	}
 	report_table(tf, m, &rep, &acc);
 	report_json(jf, m, &rep, &acc);
+	ts[3] = tnow();
 	fclose(tf);
 	fclose(jf);
 	tf = jf = NULL;
@@ -549,9 +614,13 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "loom compile: %s: %s\n", o.report, strerror(errno));
 		goto out;
 	}
+	ts[4] = tnow();
 	if (!o.quiet)
 		fputs(table, stdout);
-	printf("compiled %s -> %s for %s in %.2f s (CPU time)\n", o.model, o.out, cfg.name, t1 - t0);
+	if (o.time)
+		print_times(&rep, ts, o.accuracy > 0);
+	printf("compiled %s -> %s for %s in %.2f s wall-clock, %.2f s CPU (%d thread%s)\n", o.model, o.out, cfg.name,
+	       ts[4].wall - ts[0].wall, ts[4].cpu - ts[0].cpu, rep.threads, rep.threads == 1 ? "" : "s");
 	if (o.sensitivity && tool_sensitivity(o.model, o.shp, o.nshp, &cfg, &co, o.data, stdout, err, sizeof err)) {
 		fprintf(stderr, "loom compile: --sensitivity: %s\n", err);
 		goto out;

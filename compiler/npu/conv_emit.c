@@ -421,7 +421,7 @@ int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom
 {
 	layer L;
 	loom_conv_plan pl;
-	if (npu_conv_plan(cfg, p, &L, &pl, err, errlen) || npu_conv_emit(cfg, p, &L, &pl, lay, prog, err, errlen))
+	if (npu_conv_plan(cfg, p, &L, 1, &pl, err, errlen) || npu_conv_emit(cfg, p, &L, &pl, lay, prog, err, errlen))
 		return -1;
 	if (plan)
 		*plan = pl;

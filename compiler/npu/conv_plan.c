@@ -449,8 +449,8 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 /* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
  * model, MARK to MARK (first: from the job's START); 0 if it can not be
  * emitted */
-static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *pl,
-			    int first)
+uint64_t npu_conv_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl,
+			 int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
@@ -470,15 +470,23 @@ static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, co
 	return cyc;
 }
 
-/* the chosen tiling of one configuration's search, completed: the
- * finalists (the best rated overall, and the best of the other weight
- * mode, where the closed form is least sure) timed by the timing model;
- * the fastest (the rating breaks ties), its cycles the estimate */
-static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *plan, char *err,
-		       size_t len)
+/* est_first of the chosen tiling pl: its program timed from the job's
+ * START (the rated plan: its rating) */
+static uint64_t conv_first(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl)
+{
+	if (p->hints && p->hints->rated)
+		return pl->est_cycles;
+	uint64_t first = npu_conv_cycles(cfg, p, L, pl, 1);
+	return first ? first : pl->est_cycles;
+}
+
+/* the finalists of one configuration's search, finished: the best rated
+ * overall, and the best of the other weight mode (where the closed form is
+ * least sure); fin[0..*n), or -1 when no tiling fits */
+static int conv_finalists(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *fin, int *n,
+			  char *err, size_t len)
 {
 	const int *nm = x->nfin;
-	loom_conv_plan fin[NPU_FINALISTS];
 	int nfin = 0, i0 = 0, i1 = 0;
 	while (nfin < NPU_FINALISTS && (i0 < nm[0] || i1 < nm[1])) {
 		int m1 = i0 >= nm[0] || (i1 < nm[1] && x->key[1][i1] < x->key[0][i0]);
@@ -490,32 +498,53 @@ static int conv_finish(const loom_conv_params *p, const layer *L, const csearch 
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
 			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, x->cfg->name, x->cfg->sp_lines, x->cfg->acc_lines);
-	int best = 0;
-	uint64_t bc = 0;
+	for (int i = 0; i < nfin; i++)
+		plan_finish(L, &fin[i]);
+	*n = nfin;
+	return 0;
+}
+
+int npu_fastest(const uint64_t *cyc, int n)
+{
+	int best = -1;
+	for (int i = 0; i < n; i++)
+		if (cyc[i] && (best < 0 || cyc[i] < cyc[best]))
+			best = i;
+	return best;
+}
+
+/* the chosen tiling of one configuration's search, completed: the
+ * finalists timed by the timing model; the fastest (the rating breaks
+ * ties), its cycles the estimate (none timed: the best rated, its rating);
+ * with first, est_first too (else 0) */
+static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, int first, loom_conv_plan *plan,
+		       char *err, size_t len)
+{
+	loom_conv_plan fin[NPU_FINALISTS];
+	uint64_t cyc[NPU_FINALISTS];
+	int nfin;
+	if (conv_finalists(p, L, x, fin, &nfin, err, len))
+		return -1;
 	if (p->hints && p->hints->rated) { /* the best rated, fin[0] */
-		plan_finish(L, &fin[0]);
 		fin[0].est_first = fin[0].est_cycles;
 		*plan = fin[0];
 		return 0;
 	}
-	for (int i = 0; i < nfin; i++) {
-		plan_finish(L, &fin[i]);
-		uint64_t cyc = plan_cycles(x->cfg, p, L, &fin[i], 0);
-		if (cyc && (!bc || cyc < bc)) {
-			bc = cyc;
-			best = i;
-		}
-	}
-	if (bc)
-		fin[best].est_cycles = bc;
-	uint64_t first = plan_cycles(x->cfg, p, L, &fin[best], 1);
-	fin[best].est_first = first ? first : fin[best].est_cycles;
+	for (int i = 0; i < nfin; i++)
+		cyc[i] = npu_conv_cycles(x->cfg, p, L, &fin[i], 0);
+	int best = npu_fastest(cyc, nfin);
+	if (best >= 0)
+		fin[best].est_cycles = cyc[best];
+	else
+		best = 0;
+	if (first)
+		fin[best].est_first = conv_first(x->cfg, p, L, &fin[best]);
 	*plan = fin[best];
 	return 0;
 }
 
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		      size_t len)
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, int first, loom_conv_plan *plan,
+		  char *err, size_t len)
 {
 	if (npu_layer_check(cfg, p, L, err, len))
 		return -1;
@@ -525,7 +554,7 @@ int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, lo
 	loom_timing_init(&cs.tm, cfg, 0, 0);
 	if (conv_search(p, L, &cs, 1))
 		return npu_fail(err, len, "out of memory");
-	return conv_finish(p, L, &cs, plan, err, len);
+	return conv_finish(p, L, &cs, first, plan, err, len);
 }
 
 int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
@@ -575,7 +604,7 @@ int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_
 	}
 	for (int j = 0; j < m; j++) {
 		char e2[256];
-		rc[idx[j]] = conv_finish(p, &L0, &cs[j], &plans[idx[j]], e2, sizeof e2);
+		rc[idx[j]] = conv_finish(p, &L0, &cs[j], 1, &plans[idx[j]], e2, sizeof e2);
 		if (rc[idx[j]] && !ret++)
 			snprintf(err, errlen, "%s", e2);
 	}
@@ -596,7 +625,30 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
 			size_t errlen)
 {
 	layer L;
-	return npu_conv_plan(cfg, p, &L, plan, err, errlen);
+	return npu_conv_plan(cfg, p, &L, 1, plan, err, errlen);
+}
+
+int npu_conv_finalists(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *fin, int *n,
+		       char *err, size_t len)
+{
+	if (npu_layer_check(cfg, p, L, err, len))
+		return -1;
+	csearch cs;
+	memset(&cs, 0, sizeof cs);
+	cs.cfg = cfg;
+	loom_timing_init(&cs.tm, cfg, 0, 0);
+	if (conv_search(p, L, &cs, 1))
+		return npu_fail(err, len, "out of memory");
+	return conv_finalists(p, L, &cs, fin, n, err, len);
+}
+
+uint64_t loom_conv_plan_first(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_conv_plan *plan)
+{
+	layer L;
+	char err[256];
+	if (npu_layer_check(cfg, p, &L, err, sizeof err))
+		return plan->est_cycles;
+	return conv_first(cfg, p, &L, plan);
 }
 
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *pl)

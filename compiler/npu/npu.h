@@ -4,7 +4,8 @@
  * packing of its weights and requantization parameters into DRAM.
  *
  * Files: prog.c (programs), verify.c (loom_prog_verify), conv_plan.c and
- * vec_plan.c (the tile planners, costs from common/timing.c), conv_emit.c
+ * vec_plan.c (the tile planners, costs from common/timing.c), memo.c (a
+ * memo of plans for a compile), conv_emit.c
  * and vec_emit.c (instruction emission, packing), builder.c (what they share),
  * quant.c (requantization multipliers).
  *
@@ -148,7 +149,8 @@ typedef struct loom_conv_plan {
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */
 	uint64_t macs_issued;     /* what the MACS counter will count (R*C per streamed line) */
 	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
-	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START
+				     (0 from loom_plan_memo_conv: loom_conv_plan_first) */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move (without instruction fetch) */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;           /* instructions emitted (after loom_build_*) */
@@ -164,6 +166,9 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
  * every evaluation of the timing model with the same inputs. */
 int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
 			  int *rc, char *err, size_t errlen);
+/* The est_first of a plan made of these parameters (loom_conv_plan_make
+ * sets it; loom_plan_memo_conv leaves it 0): the same number. */
+uint64_t loom_conv_plan_first(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_conv_plan *plan);
 /* Scratchpad lines the plan occupies: its weight region(s) and both input
  * buffers (the compile report's and loom sweep's SP use). */
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *plan);
@@ -319,7 +324,8 @@ typedef struct loom_vec_plan {
 	uint32_t const_sp, const_lines;
 	uint64_t in_bytes, in2_bytes, out_bytes, const_bytes; /* DRAM extents */
 	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
-	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START
+				     (0 from loom_plan_memo_vec: loom_vec_plan_first) */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;
@@ -328,6 +334,8 @@ typedef struct loom_vec_plan {
 
 int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,
 		       size_t errlen);
+/* The est_first of a plan made of these parameters (as loom_conv_plan_first). */
+uint64_t loom_vec_plan_first(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_plan *plan);
 /* Scratchpad lines the plan occupies: its buffer sets and the constants. */
 uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *plan);
 /* Appends the layer's program (ending with a MARK) to prog. plan may be NULL. */
@@ -348,6 +356,38 @@ int loom_vec_stage(loom_hw *hw, const loom_vec_params *p, loom_vec_plan *plan, c
 		   const int8_t *in2, const int8_t *w, const int32_t *bias, const int32_t *mult,
 		   const int32_t *shift, const int8_t *lut, uint32_t mark_id, uint32_t out_guard,
 		   loom_vec_layout *lay, loom_prog *prog, uint64_t *prog_addr, char *err, size_t errlen);
+
+/* ---- a memo of plans (memo.c) ----
+ *
+ * A plan depends on the configuration and the layer's shape, not on its
+ * values (zero points, clip bounds, multipliers, shifts: instruction
+ * fields the timing model does not read); a compile plans many layers of
+ * one shape. loom_plan_memo_conv / _vec return what loom_conv_plan_make /
+ * loom_vec_plan_make return, with est_first 0 (loom_*_plan_first), planning
+ * each shape once per memo (parameters with hints, or another
+ * configuration than the memo's, are planned without it). m may be NULL.
+ * est_first: 0 unless loom_plan_memo_want_first asked for it (below). */
+typedef struct loom_plan_memo loom_plan_memo;
+loom_plan_memo *loom_plan_memo_new(const loom_hwcfg *cfg); /* NULL: out of memory */
+void loom_plan_memo_free(loom_plan_memo *m);
+int loom_plan_memo_conv(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
+			char *err, size_t errlen);
+int loom_plan_memo_vec(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan,
+		       char *err, size_t errlen);
+/* plans served from the memo (hits), made (misses), and candidate programs
+ * timed by loom_plan_memo_time */
+void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses, uint64_t *timed);
+/* Deferred timing (a compile): after loom_plan_memo_defer(m), a miss only
+ * searches the tilings (with loom_*_plan_make's checks and refusals) and
+ * returns the best rated one, whose sizes in bytes (in, in2, out, wgt,
+ * param, const) are the plan's but not yet its tiling, estimates and
+ * (vector layers) its view (flat); loom_plan_memo_time(m, threads) then times every pending
+ * shape's candidates on up to threads threads (and est_first of the
+ * shapes loom_plan_memo_want_first named), after which the memo gives the
+ * final plans: look each layer up again. 0, or -1 when out of memory. */
+void loom_plan_memo_defer(loom_plan_memo *m);
+void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, const loom_vec_params *vp);
+int loom_plan_memo_time(loom_plan_memo *m, int threads);
 
 /* A real scale in (0, 1) as mult * 2^-31 * 2^-shift with mult in [2^30, 2^31)
  * and shift 0..31 (0, or -1 when it cannot be represented). */

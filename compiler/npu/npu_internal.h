@@ -67,9 +67,10 @@ typedef struct layer {
 
 /* L from p, checked against cfg (conv_plan.c) */
 int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len);
-/* the checked layer L and its best tiling (conv_plan.c) */
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		  size_t len);
+/* the checked layer L and its best tiling (conv_plan.c); its est_first
+ * only with first (else 0: loom_conv_plan_first) */
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, int first, loom_conv_plan *plan,
+		  char *err, size_t len);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (conv_emit.c) */
 int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *plan,
@@ -77,8 +78,24 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 
 /* The planners keep this many tilings that the closed form (common/timing.c)
  * rates best, time each one's program with the timing model (common/tsim.h)
- * and choose the fastest; its cycles are the plan's estimate. */
+ * and choose the fastest; its cycles are the plan's estimate. The vector
+ * planner adds the best of each of its three buffer schemes. */
 #define NPU_FINALISTS 3
+#define NPU_VEC_FINALISTS (NPU_FINALISTS + 3)
+
+/* The planners' steps, for the memo (memo.c) to time finalists apart:
+ * p's finalists, finished (sizes, DRAM estimates, the rating as est_cycles)
+ * in the order the planner times them, fin[0] the best rated (-1 + message
+ * when no tiling fits); a finalist's program timed by the timing model,
+ * MARK to MARK (first: from the job's START), 0 if it cannot be emitted;
+ * the one the planner chooses from the cycles of n finalists: the fastest,
+ * the earlier on a tie, -1 when none was timed (then fin[0] with its
+ * rating). npu_conv_plan and npu_vec_plan are these steps in order. */
+int npu_conv_finalists(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *fin, int *n,
+		       char *err, size_t len);
+uint64_t npu_conv_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl,
+			 int first);
+int npu_fastest(const uint64_t *cyc, int n);
 
 /* The bytes the layer's LOADs move and its STOREs write with tiling pl, as
  * the emitter counts them (conv_emit.c), without emitting: the planner
@@ -104,9 +121,16 @@ int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V,
 /* the flat view f of p (loom_vec_params.flat) on cfg: 0, or -1 when p
  * does not ask for it or its bytes do not fill lines of R (vec_plan.c) */
 int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f);
-/* the checked layer V and its best tiling (vec_plan.c) */
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
-		 size_t len);
+/* the checked layer V and its best tiling (vec_plan.c); its est_first
+ * only with first (else 0: loom_vec_plan_first) */
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len);
+/* the vector planner's steps (as npu_conv_finalists, npu_conv_cycles); fin
+ * has NPU_VEC_FINALISTS places */
+int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *fin, int *n,
+		      char *err, size_t len);
+uint64_t npu_vec_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl,
+			int first);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (vec_emit.c) */
 int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *plan,

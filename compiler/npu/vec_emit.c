@@ -315,7 +315,7 @@ int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_v
 	vlayer V;
 	loom_vec_plan pl;
 	loom_vec_params f;
-	if (npu_vec_plan(cfg, p, &V, &pl, err, errlen))
+	if (npu_vec_plan(cfg, p, &V, 1, &pl, err, errlen))
 		return -1;
 	if (pl.flat && npu_vec_flat(cfg, p, &f))
 		return npu_fail(err, errlen, "%s: no flat view", npu_vec_names[p->kind]);
