@@ -22,7 +22,15 @@ typedef struct loom_hw_opts {
 	const char *wave_path;   /* FST waveform file (rtl only); NULL: no waves */
 	uint64_t wave_from;      /* first cycle dumped */
 	uint64_t wave_to;        /* last cycle dumped; 0: to the end */
+	uint32_t cmodel_flags;   /* cmodel only: LOOM_CMODEL_* below; 0: as the environment says */
 } loom_hw_opts;
+
+/* The C model's data path and timing memo (cmodel/cm_exec.c,
+ * cmodel/cm_timing.c): the generic kernels even where the CPU has AVX2
+ * (else LOOM_CMODEL_SIMD=generic|avx2|auto decides), tsim run for every job
+ * (else LOOM_CMODEL_MEMO=0 turns the memo off). Same bytes, same cycles. */
+#define LOOM_CMODEL_GENERIC 1u
+#define LOOM_CMODEL_NO_MEMO 2u
 
 enum loom_hw_run_result {
 	LOOM_HW_IRQ = 0,      /* the interrupt line is high */
