@@ -486,6 +486,49 @@ AVX2 void cm_eltwise_avx2(int8_t *sp, uint32_t R, uint64_t a0, uint64_t b0, uint
 		}
 	}
 }
+/* ------------------------------------------------------------ POOL */
+
+/* lint: long function: max and average side by side, 16 lanes at a time */
+AVX2 void cm_pool_avx2(int8_t *sp, uint32_t R, const cm_pool *p)
+{
+	const rqc k = rq_prep(_mm256_setzero_si256(), _mm256_set1_epi32(p->mult), _mm256_set1_epi32(p->shift));
+	const __m256i zp = _mm256_set1_epi32(p->zp), lo = _mm256_set1_epi32(p->lo), hi = _mm256_set1_epi32(p->hi);
+	const __m256i zpi = _mm256_set1_epi32(p->zpi);
+	const __m128i lo8 = _mm_set1_epi8(p->lo), hi8 = _mm_set1_epi8(p->hi), min8 = _mm_set1_epi8(INT8_MIN);
+	for (uint64_t cb = 0; cb < p->ncb; cb++) {
+		const int8_t *plane = sp + (p->src + cb * p->inh * p->inw) * R;
+		int8_t *out = sp + (p->dst + cb * p->oh * p->ow) * R;
+		for (uint64_t oy = 0; oy < p->oh; oy++) {
+			for (uint64_t ox = 0; ox < p->ow; ox++, out += R) {
+				const int8_t *l0 = plane + (oy * p->sh * p->inw + ox * p->sw) * R;
+				/* 16 lanes at a time; every tap of a lane is read before the lane is written */
+				for (uint32_t r = 0; r < R; r += 16) {
+					if (!p->avg) {
+						__m128i m = min8;
+						for (uint64_t ky = 0; ky < p->kh; ky++)
+							for (uint64_t kx = 0; kx < p->kw; kx++)
+								m = _mm_max_epi8(m, _mm_loadu_si128((const __m128i *)(
+										     l0 + (ky * p->dh * p->inw + kx * p->dw) * R + r)));
+						m = _mm_blendv_epi8(_mm_min_epi8(m, hi8), lo8, _mm_cmpgt_epi8(lo8, m));
+						_mm_storeu_si128((__m128i *)(out + r), m);
+						continue;
+					}
+					__m256i s0 = _mm256_setzero_si256(), s1 = s0;
+					for (uint64_t ky = 0; ky < p->kh; ky++)
+						for (uint64_t kx = 0; kx < p->kw; kx++) {
+							const int8_t *l = l0 + (ky * p->dh * p->inw + kx * p->dw) * R + r;
+							s0 = _mm256_add_epi32(s0, _mm256_sub_epi32(_mm256_cvtepi8_epi32(
+											   _mm_loadl_epi64((const __m128i *)l)), zpi));
+							s1 = _mm256_add_epi32(s1, _mm256_sub_epi32(_mm256_cvtepi8_epi32(
+											   _mm_loadl_epi64((const __m128i *)(l + 8))), zpi));
+						}
+					put8(out + r, rq8(s0, &k, zp, lo, hi));
+					put8(out + r + 8, rq8(s1, &k, zp, lo, hi));
+				}
+			}
+		}
+	}
+}
 #else
 typedef int cm_avx2_unused; /* ISO C: a translation unit is not empty */
 #endif

@@ -4,7 +4,7 @@
  *
  * Two sets of kernels give the same bytes: the generic one, plain C loops
  * straight from the definitions below, and the AVX2 one (cm_avx2.c) for
- * MATMUL, STORE's requantization and ELTWISE, chosen at run time when the
+ * MATMUL, STORE's requantization, ELTWISE and POOL, chosen at run time when the
  * host's CPU has AVX2 (cm_dp_pick). LOOM_CMODEL_SIMD=generic forces the
  * generic kernels, =avx2 the AVX2 ones (an error on a CPU without them);
  * unset or auto picks. Integer arithmetic makes the two exact: MATMUL's
@@ -390,6 +390,13 @@ static void pool(cm_dp *d, const loom_insn *in)
 	const int8_t zp = (int8_t)F(POOL, ZP_OUT), lo = (int8_t)F(POOL, CLIP_LO), hi = (int8_t)F(POOL, CLIP_HI);
 	int32_t s[64];
 
+#if CM_HAVE_AVX2
+	if (d->avx2 && R % 16 == 0) {
+		const cm_pool p = {src, dst, inw, inh, ow, oh, ncb, kw, kh, sw, sh, dw, dh, avg, zpi, mult, shift, zp, lo, hi};
+		cm_pool_avx2(d->sp, R, &p);
+		return;
+	}
+#endif
 	for (uint64_t cb = 0; cb < ncb; cb++) {
 		const int8_t *plane = d->sp + (src + cb * inh * inw) * R;
 		int8_t *out = d->sp + (dst + cb * oh * ow) * R;

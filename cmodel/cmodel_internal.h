@@ -85,6 +85,14 @@ typedef struct cm_elt {
 } cm_elt;
 void cm_eltwise_avx2(int8_t *sp, uint32_t R, uint64_t a0, uint64_t b0, uint64_t bstep, uint64_t o0, uint64_t nl,
 		     const cm_elt *e);
+/* POOL (R a multiple of 16): max, or average with requantization */
+typedef struct cm_pool {
+	uint64_t src, dst, inw, inh, ow, oh, ncb, kw, kh, sw, sh, dw, dh;
+	int avg;
+	int32_t zpi, mult, shift;
+	int8_t zp, lo, hi;
+} cm_pool;
+void cm_pool_avx2(int8_t *sp, uint32_t R, const cm_pool *p);
 #else
 #define CM_HAVE_AVX2 0
 #endif
