@@ -269,47 +269,80 @@ AVX2 static void widen(int16_t *dst, const int8_t *src, size_t n)
 		dst[i] = src[i];
 }
 
+/* the weights of x's nf folds converted (kept while their SP lines are not
+ * written); NULL when the scratch cannot grow */
+AVX2 static struct cm_wconv *weights(cm_dp *d, const cm_mm *x, uint64_t nf)
+{
+	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
+	for (unsigned i = 0; i < 2; i++)
+		if (d->wc[i].valid && d->wc[i].l0 == x->wgt && d->wc[i].nf == nf) {
+			d->wc_next = 1 - i;
+			return &d->wc[i];
+		}
+	struct cm_wconv *w = &d->wc[d->wc_next];
+	d->wc_next ^= 1;
+	w->valid = 0;
+	const size_t fstride = (size_t)K * Cp;
+	if (grow((void **)&w->wq, &w->cap, nf * fstride * sizeof(uint32_t)))
+		return NULL;
+	if (nf > w->fcap) {
+		uint16_t *kl = realloc(w->kl, (nf + 64) * 32 * sizeof *kl);
+		if (kl)
+			w->kl = kl;
+		uint32_t *nk = realloc(w->nk, (nf + 64) * sizeof *nk);
+		if (nk)
+			w->nk = nk;
+		if (!kl || !nk)
+			return NULL;
+		w->fcap = nf + 64;
+	}
+	for (uint64_t f = 0; f < nf; f++)
+		fold_weights(d->sp + (x->wgt + f * C) * R, R, C, Cp, w->wq + f * fstride, w->kl + f * K, w->nk + f);
+	w->l0 = x->wgt;
+	w->nf = nf;
+	w->valid = 1;
+	return w;
+}
+
 /* lint: long function: the scratch, then the position loop over column blocks */
 AVX2 int cm_matmul_avx2(cm_dp *d, const cm_mm *x)
 {
 	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
 	const uint64_t nf = x->ncb * x->kh * x->kw, P = x->oh * x->ow;
 	if (nf > d->fold_cap) {
-		size_t n = nf + 64;
-		uint64_t *fo = realloc(d->foff, n * sizeof *fo);
-		if (fo)
-			d->foff = fo;
-		uint16_t *kl = realloc(d->kl, n * 32 * sizeof *kl);
-		if (kl)
-			d->kl = kl;
-		uint32_t *nk = realloc(d->nk, n * sizeof *nk);
-		if (nk)
-			d->nk = nk;
-		if (!fo || !kl || !nk)
+		uint64_t *fo = realloc(d->foff, (nf + 64) * sizeof *fo);
+		if (!fo)
 			return -1;
-		d->fold_cap = n;
+		d->foff = fo;
+		d->fold_cap = nf + 64;
 	}
-	const size_t fstride = (size_t)K * Cp;
-	if (grow((void **)&d->wq, &d->wq_cap, nf * fstride * sizeof(uint32_t)))
-		return -1;
 	uint64_t f = 0;
 	for (uint64_t cb = 0; cb < x->ncb; cb++)
 		for (uint64_t ky = 0; ky < x->kh; ky++)
-			for (uint64_t kx = 0; kx < x->kw; kx++, f++) {
+			for (uint64_t kx = 0; kx < x->kw; kx++, f++)
 				d->foff[f] = (cb * x->inh * x->inw + ky * x->dh * x->inw + kx * x->dw) * R;
-				fold_weights(d->sp + (x->wgt + f * C) * R, R, C, Cp, d->wq + f * fstride, d->kl + f * K,
-					     d->nk + f);
-			}
-	const uint64_t nl = d->foff[nf - 1] / R + (x->oh - 1) * x->sh * x->inw + (x->ow - 1) * x->sw + 1;
-	if (grow((void **)&d->a16, &d->a16_cap, nl * R * sizeof(int16_t)))
+	struct cm_wconv *wc = weights(d, x, nf);
+	if (!wc)
 		return -1;
-	widen(d->a16, d->sp + x->act * R, nl * R);
+	const size_t fstride = (size_t)K * Cp;
+	/* the activation lines [act, act + nl), sign-extended (kept too) */
+	const uint64_t nl = d->foff[nf - 1] / R + (x->oh - 1) * x->sh * x->inw + (x->ow - 1) * x->sw + 1;
+	if (!d->a16_valid || x->act < d->a16_l0 || x->act + nl > d->a16_l0 + d->a16_nl) {
+		d->a16_valid = 0;
+		if (grow((void **)&d->a16, &d->a16_cap, nl * R * sizeof(int16_t)))
+			return -1;
+		widen(d->a16, d->sp + x->act * R, nl * R);
+		d->a16_l0 = x->act;
+		d->a16_nl = nl;
+		d->a16_valid = 1;
+	}
+	const int16_t *a16 = d->a16 + (x->act - d->a16_l0) * R;
 
-	mmk k = {d->wq, fstride, Cp, R, d->foff, d->kl, d->nk, nf, d->a16, x->accumulate};
+	mmk k = {wc->wq, fstride, Cp, R, d->foff, wc->kl, wc->nk, nf, a16, x->accumulate};
 	int32_t *const acc0 = d->acc + x->accp * C;
 	for (uint32_t j0 = 0; j0 < C; j0 += 16) {
 		const uint32_t nc = C - j0 < 16 ? C - j0 : 16;
-		k.wq = d->wq + j0;
+		k.wq = wc->wq + j0;
 		uint64_t oy = 0, ox = 0, p = 0;
 		uint64_t po[4];
 		int32_t *o[4];

@@ -51,11 +51,24 @@ void cm_dp_free(cm_dp *d)
 {
 	free(d->wt);
 	free(d->a16);
-	free(d->wq);
+	for (int i = 0; i < 2; i++) {
+		free(d->wc[i].wq);
+		free(d->wc[i].kl);
+		free(d->wc[i].nk);
+	}
 	free(d->foff);
-	free(d->kl);
-	free(d->nk);
 	memset(d, 0, sizeof *d);
+}
+
+void cm_sp_written(cm_dp *d, uint64_t l0, uint64_t n)
+{
+	for (int i = 0; i < 2; i++) {
+		struct cm_wconv *w = &d->wc[i];
+		if (w->valid && l0 < w->l0 + w->nf * d->C && w->l0 < l0 + n)
+			w->valid = 0;
+	}
+	if (d->a16_valid && l0 < d->a16_l0 + d->a16_nl && d->a16_l0 < l0 + n)
+		d->a16_valid = 0;
 }
 
 static inline uint32_t get_le32(const uint8_t *p)
@@ -138,6 +151,8 @@ uint64_t cm_load(cm_dp *d, const loom_insn *in)
 	uint32_t rw = F(LOAD, ROW_WORDS), n0 = 4 * rw;
 	uint64_t h = pt + n2 + pb, w = pl + n1 + pr, line = F(LOAD, MEM_ADDR);
 	uint64_t beats = 0;
+	if (!acc)
+		cm_sp_written(d, line, n3 * h * w);
 	/* a row of n1 lines that are contiguous in DRAM and fill whole SP lines */
 	const int bulk = !acc && n0 == R && s1 == n0;
 	if (!acc && n0 == R && n3 > 1 && s3 == n0 && s1 > s3) {
@@ -344,6 +359,7 @@ static void eltwise(cm_dp *d, const loom_insn *in)
 	if (!planes || !pl)
 		return;
 	const uint64_t sa = F(ELTWISE, SRC_A), sb = F(ELTWISE, SRC_B), dst = F(ELTWISE, DST);
+	cm_sp_written(d, dst, planes * pl);
 	const unsigned fn = F(ELTWISE, FUNC), bm = F(ELTWISE, B_MODE);
 	const int32_t zpa = (int8_t)F(ELTWISE, ZP_A), zpb = (int8_t)F(ELTWISE, ZP_B);
 	const int32_t ma = (int16_t)F(ELTWISE, MULT_A), mb = (int16_t)F(ELTWISE, MULT_B);
@@ -390,6 +406,7 @@ static void pool(cm_dp *d, const loom_insn *in)
 	const int8_t zp = (int8_t)F(POOL, ZP_OUT), lo = (int8_t)F(POOL, CLIP_LO), hi = (int8_t)F(POOL, CLIP_HI);
 	int32_t s[64];
 
+	cm_sp_written(d, dst, ncb * oh * ow);
 #if CM_HAVE_AVX2
 	if (d->avx2 && R % 16 == 0) {
 		const cm_pool p = {src, dst, inw, inh, ow, oh, ncb, kw, kh, sw, sh, dw, dh, avg, zpi, mult, shift, zp, lo, hi};
@@ -434,6 +451,7 @@ static void dwconv(cm_dp *d, const loom_insn *in)
 	rq.zp = (int8_t)F(DWCONV, ZP_OUT), rq.lo = (int8_t)F(DWCONV, CLIP_LO), rq.hi = (int8_t)F(DWCONV, CLIP_HI);
 	int32_t bias[64], mult[64], shift[64], s[64];
 	rq.bias = bias, rq.mult = mult, rq.shift = shift;
+	cm_sp_written(d, dst, ncb * oh * ow);
 
 	for (uint64_t cb = 0; cb < ncb; cb++) {
 		/* parameter block: bias lines p..p+3, mult p+4..p+7, shift p+8 */
@@ -469,6 +487,7 @@ static void lut(cm_dp *d, const loom_insn *in)
 	const uint64_t n = F(LUT, LINES), src = F(LUT, SRC), dst = F(LUT, DST), tab = F(LUT, TABLE);
 	if (!n)
 		return;
+	cm_sp_written(d, dst, n);
 	int8_t table[LOOM_LUT_ENTRIES];
 	memcpy(table, d->sp + tab * R, LOOM_LUT_ENTRIES);
 	for (uint64_t i = 0; i < n; i++) {

@@ -29,14 +29,25 @@ typedef struct cm_dp {
 	unsigned bshift;         /* log2(B) */
 	int avx2;                /* the AVX2 kernels */
 	int32_t *wt;             /* generic MATMUL: the fold's R x C weights, [r][c] */
-	/* AVX2 MATMUL scratch (cm_avx2.c), grown on demand */
-	int16_t *a16;            /* activation lines sign-extended, R per line */
+	/* AVX2 MATMUL scratch (cm_avx2.c), grown on demand. Its conversions
+	 * stay while the SP lines they came from are not written (cm_sp_written):
+	 * an instruction's weights, often the next one's too (two kept), and
+	 * the activation lines, often the next one's too */
+	struct cm_wconv {
+		uint64_t l0, nf;         /* the weights of nf folds from SP line l0 */
+		int valid;
+		uint32_t *wq;            /* pairs of rows per column (cm_avx2.c) */
+		size_t cap;
+		uint16_t *kl;            /* per fold: its row pairs with a non-zero weight */
+		uint32_t *nk;            /* per fold: how many */
+		size_t fcap;
+	} wc[2];
+	unsigned wc_next;            /* the one to replace */
+	int16_t *a16;                /* activation lines sign-extended, R per line */
 	size_t a16_cap;
-	uint32_t *wq;            /* weights, pairs of rows per column (cm_avx2.c) */
-	size_t wq_cap;
-	uint64_t *foff;          /* per fold: its first activation line */
-	uint16_t *kl;            /* per fold: its row pairs with a non-zero weight */
-	uint32_t *nk;            /* per fold: how many */
+	uint64_t a16_l0, a16_nl;     /* the lines it holds */
+	int a16_valid;
+	uint64_t *foff;              /* per fold: its first activation element */
 	size_t fold_cap;
 } cm_dp;
 
@@ -45,6 +56,9 @@ typedef struct cm_dp {
  * for on a CPU without it or the value is unknown */
 int cm_dp_pick(int force_generic, char *err, size_t errlen);
 void cm_dp_free(cm_dp *d);
+
+/* SP lines [l0, l0 + n) are written: conversions of them are dropped */
+void cm_sp_written(cm_dp *d, uint64_t l0, uint64_t n);
 
 /* The functional effect of one instruction, applied when it starts. LOAD
  * returns the DRAM bytes it reads (whole beats), STORE those it writes,

@@ -59,6 +59,8 @@ typedef struct bench_res {
 	double wall_s;      /* host wall clock of the loop */
 	double first_s;     /* ... to its first completion */
 	double steady_s;    /* median between later completions (0: fewer than 2 inferences) */
+	double steady_cpu;  /* the same in the process's CPU time (less subject to a loaded machine) */
+	double min_s;       /* the shortest interval between later completions */
 	double plain_s;     /* the plain run before the loop */
 	long mismatches;    /* inferences whose outputs differ from the plain run */
 	char first_bad[256];
@@ -228,6 +230,13 @@ static int ref_take(const loom_graph *g, bench_ref *ref)
 	return 0;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -246,6 +255,18 @@ static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* the median of the intervals between the completions t[1..n-1] (t is
+ * overwritten); 0 for fewer than 2 */
+static double steady(double *t, long n)
+{
+	if (n < 2)
+		return 0;
+	for (long i = n - 1; i > 0; i--)
+		t[i] -= t[i - 1];
+	qsort(t + 1, (size_t)(n - 1), sizeof *t, cmp_dbl);
+	return (t[1 + (n - 2) / 2] + t[1 + (n - 1) / 2]) / 2;
 }
 
 static void summarize(uint64_t *v, long n, uint64_t out[6])
@@ -289,15 +310,17 @@ static int measure(const bench_opts *o, loom_exec *ex, const loom_graph *g, cons
 	res->n = n;
 	loom_exec_reqs *rq = NULL;
 	uint64_t *lat = calloc((size_t)n, sizeof *lat);
-	double *tdone = calloc((size_t)n, sizeof *tdone);
-	if (!lat || !tdone) {
+	double *tdone = calloc((size_t)n, sizeof *tdone), *cdone = calloc((size_t)n, sizeof *cdone);
+	if (!lat || !tdone || !cdone) {
 		free(lat);
 		free(tdone);
+		free(cdone);
 		return snprintf(err, len, "out of memory"), -1;
 	}
 	if (loom_exec_new_requests(ex, k, &rq, err, len)) {
 		free(lat);
 		free(tdone);
+		free(cdone);
 		return -1;
 	}
 	int rc = o->host_time ? loom_exec_reqs_host_time(rq, o->clock_mhz * 1e6) : 0;
@@ -327,6 +350,7 @@ static int measure(const bench_opts *o, loom_exec *ex, const loom_graph *g, cons
 		res->jobs = st->jobs;
 		check_outputs(rq, r, done, g, ref, res);
 		tdone[done] = mono_s();
+		cdone[done] = cpu_s();
 		done++;
 		tool_progress_update(pg, ++*progress);
 		if (started < n) {
@@ -339,16 +363,14 @@ static int measure(const bench_opts *o, loom_exec *ex, const loom_graph *g, cons
 	if (!rc) {
 		summarize(lat, n, res->lat);
 		res->first_s = tdone[0] - t0;
-		for (long i = n - 1; i > 0; i--)
-			tdone[i] -= tdone[i - 1];
-		if (n > 1) {
-			qsort(tdone + 1, (size_t)(n - 1), sizeof *tdone, cmp_dbl);
-			res->steady_s = (tdone[1 + (n - 2) / 2] + tdone[1 + (n - 1) / 2]) / 2;
-		}
+		res->steady_s = steady(tdone, n);
+		res->min_s = n > 1 ? tdone[1] : 0;
+		res->steady_cpu = steady(cdone, n);
 	}
 	loom_exec_reqs_free(rq);
 	free(lat);
 	free(tdone);
+	free(cdone);
 	return rc;
 }
 
@@ -382,7 +404,7 @@ static void print_text(const bench_opts *o, const loom_model *m, const bench_res
 	       (double)r->n / r->wall_s, o->backend);
 	printf("  plain run %.4f s; in the loop the first inference %.4f s", r->plain_s, r->first_s);
 	if (r->n > 1)
-		printf(", then median %.4f s", r->steady_s);
+		printf(", then median %.4f s (CPU %.4f s), min %.4f s", r->steady_s, r->steady_cpu, r->min_s);
 	printf("\n");
 	tool_print_outputs(m->graph);
 	if (r->mismatches)
@@ -431,9 +453,9 @@ static void json_res(const bench_opts *o, const bench_res *r)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", lat_names[i], r->lat[i]);
 	printf("}, \"device_cycles\": %" PRIu64 ", \"throughput_ips\": %.4f, \"host_wall_s\": %.6f, "
 	       "\"host_wall_s_per_inference\": %.6f, \"host_wall_s_plain\": %.6f, \"host_wall_s_first\": %.6f, "
-	       "\"host_wall_s_steady\": %.6f, \"outputs_identical\": %s",
+	       "\"host_wall_s_steady\": %.6f, \"host_cpu_s_steady\": %.6f, \"outputs_identical\": %s",
 	       r->span, ips(o, r), r->wall_s, r->wall_s / (double)r->n, r->plain_s, r->first_s, r->steady_s,
-	       r->mismatches ? "false" : "true");
+	       r->steady_cpu, r->mismatches ? "false" : "true");
 }
 
 static void print_json(const bench_opts *o, const loom_model *m, const bench_res *r, const bench_res *sw, unsigned nk)
