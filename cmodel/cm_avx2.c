@@ -269,38 +269,51 @@ AVX2 static void widen(int16_t *dst, const int8_t *src, size_t n)
 		dst[i] = src[i];
 }
 
-/* the weights of x's nf folds converted (kept while their SP lines are not
- * written); NULL when the scratch cannot grow */
+/* the weights of x's nf folds converted: found again by their bytes, else
+ * converted into the least recently used entry; NULL when the scratch
+ * cannot grow */
 AVX2 static struct cm_wconv *weights(cm_dp *d, const cm_mm *x, uint64_t nf)
 {
 	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
-	for (unsigned i = 0; i < 2; i++)
-		if (d->wc[i].valid && d->wc[i].l0 == x->wgt && d->wc[i].nf == nf) {
-			d->wc_next = 1 - i;
-			return &d->wc[i];
+	const int8_t *src = d->sp + x->wgt * R;
+	const size_t raw = nf * C * R;
+	struct cm_wconv *w = &d->wc[0];
+	for (unsigned i = 0; i < CM_WCONV; i++) {
+		struct cm_wconv *e = &d->wc[i];
+		if (e->nf == nf && !memcmp(e->raw, src, raw)) {
+			e->used = ++d->wc_clock;
+			return e;
 		}
-	struct cm_wconv *w = &d->wc[d->wc_next];
-	d->wc_next ^= 1;
-	w->valid = 0;
+		if (e->used < w->used)
+			w = e;
+	}
+	w->nf = 0;
 	const size_t fstride = (size_t)K * Cp;
-	if (grow((void **)&w->wq, &w->cap, nf * fstride * sizeof(uint32_t)))
-		return NULL;
 	if (nf > w->fcap) {
-		uint16_t *kl = realloc(w->kl, (nf + 64) * 32 * sizeof *kl);
+		size_t n = nf + 16;
+		int8_t *r = realloc(w->raw, n * C * R);
+		if (r)
+			w->raw = r;
+		uint16_t *kl = realloc(w->kl, n * K * sizeof *kl);
 		if (kl)
 			w->kl = kl;
-		uint32_t *nk = realloc(w->nk, (nf + 64) * sizeof *nk);
+		uint32_t *nk = realloc(w->nk, n * sizeof *nk);
 		if (nk)
 			w->nk = nk;
-		if (!kl || !nk)
+		uint32_t *wq = aligned_alloc(64, (n * fstride * sizeof(uint32_t) + 63) & ~(size_t)63);
+		if (wq) {
+			free(w->wq);
+			w->wq = wq;
+		}
+		if (!r || !kl || !nk || !wq)
 			return NULL;
-		w->fcap = nf + 64;
+		w->fcap = n;
 	}
+	memcpy(w->raw, src, raw);
 	for (uint64_t f = 0; f < nf; f++)
-		fold_weights(d->sp + (x->wgt + f * C) * R, R, C, Cp, w->wq + f * fstride, w->kl + f * K, w->nk + f);
-	w->l0 = x->wgt;
+		fold_weights(src + f * C * R, R, C, Cp, w->wq + f * fstride, w->kl + f * K, w->nk + f);
 	w->nf = nf;
-	w->valid = 1;
+	w->used = ++d->wc_clock;
 	return w;
 }
 

@@ -51,7 +51,8 @@ void cm_dp_free(cm_dp *d)
 {
 	free(d->wt);
 	free(d->a16);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < CM_WCONV; i++) {
+		free(d->wc[i].raw);
 		free(d->wc[i].wq);
 		free(d->wc[i].kl);
 		free(d->wc[i].nk);
@@ -62,11 +63,6 @@ void cm_dp_free(cm_dp *d)
 
 void cm_sp_written(cm_dp *d, uint64_t l0, uint64_t n)
 {
-	for (int i = 0; i < 2; i++) {
-		struct cm_wconv *w = &d->wc[i];
-		if (w->valid && l0 < w->l0 + w->nf * d->C && w->l0 < l0 + n)
-			w->valid = 0;
-	}
 	if (d->a16_valid && l0 < d->a16_l0 + d->a16_nl && d->a16_l0 < l0 + n)
 		d->a16_valid = 0;
 }
@@ -82,6 +78,17 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+}
+
+/* 16 bytes (two 8-byte moves: the compiler must not merge this with a copy
+ * of a variable size into a call) */
+static inline void copy16(void *o, const void *s)
+{
+	uint64_t a, b;
+	memcpy(&a, s, 8);
+	memcpy(&b, (const uint8_t *)s + 8, 8);
+	memcpy(o, &a, 8);
+	memcpy((uint8_t *)o + 8, &b, 8);
 }
 
 /* beats of n rows of n0 bytes from a, stride s */
@@ -127,7 +134,7 @@ static void load_sp_by_position(cm_dp *d, uint64_t base, uint64_t n1, uint64_t n
 			int8_t *o = d->sp + (line + (y + pt) * w + pl + x) * R;
 			if (R == 16)
 				for (uint64_t i3 = 0; i3 < n3; i3++, s += s3, o += plane * 16)
-					memcpy(o, s, 16);
+					copy16(o, s);
 			else
 				for (uint64_t i3 = 0; i3 < n3; i3++, s += s3, o += plane * R)
 					memcpy(o, s, R);
@@ -202,10 +209,12 @@ uint64_t cm_load(cm_dp *d, const loom_insn *in)
 				const uint8_t *s = d->dram + src;
 				if (R == 16)
 					for (uint64_t x = 0; x < n1; x++, o += 16, s += s1)
-						memcpy(o, s, 16);
+						copy16(o, s);
 				else
-					for (uint64_t x = 0; x < n1; x++, o += 32, s += s1)
-						memcpy(o, s, 32);
+					for (uint64_t x = 0; x < n1; x++, o += 32, s += s1) {
+						copy16(o, s);
+						copy16(o + 16, s + 16);
+					}
 				line += n1;
 			} else {
 				for (uint64_t x = 0; x < n1; x++, line++, src += s1) {
@@ -271,7 +280,7 @@ uint64_t cm_store(cm_dp *d, const loom_insn *in)
 				uint8_t *o = d->dram + dst;
 				if (src == LOOM_MEM_SP) {
 					if (n0 == 16)
-						memcpy(o, d->sp + line * R, 16);
+						copy16(o, d->sp + line * R);
 					else
 						memcpy(o, d->sp + line * R, n0);
 				} else if (src == LOOM_MEM_ACC) {

@@ -376,17 +376,22 @@ void cm_tm_abort(cm_tm *x, uint64_t now)
 	loom_tdma_idle(&x->td, now);
 }
 
+/* in is the fetched instruction i of r */
+static int same_insn(const cm_trec *r, size_t i, const loom_insn *in)
+{
+	const uint8_t *b = r->bytes + i * LOOM_INSN_BYTES;
+	for (int w = 0; w < LOOM_INSN_WORDS; w++, b += 4)
+		if (in->w[w] != ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24))
+			return 0;
+	return 1;
+}
+
 uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in)
 {
-	uint8_t b[LOOM_INSN_BYTES];
-	for (int w = 0; w < LOOM_INSN_WORDS; w++)
-		for (int i = 0; i < 4; i++)
-			b[4 * w + i] = (uint8_t)(in->w[w] >> (8 * i));
 	if (x->mode == CM_TM_REPLAY) {
 		const cm_trec *r = x->rec;
 		const cm_tin *e = x->k < r->n ? &r->in[x->k] : NULL;
-		if (e && e->op == OP_FETCH && e->fi < r->nf && r->pcs[e->fi] == pc &&
-		    !memcmp(r->bytes + (size_t)e->fi * LOOM_INSN_BYTES, b, LOOM_INSN_BYTES) &&
+		if (e && e->op == OP_FETCH && e->fi < r->nf && r->pcs[e->fi] == pc && same_insn(r, e->fi, in) &&
 		    expect(x, OP_FETCH, now, e->fi)) {
 			x->last_fetch = x->k - 1;
 			return e->fi;
@@ -414,7 +419,10 @@ uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in)
 			r->capf = cap;
 		}
 		uint32_t fi = (uint32_t)r->nf++;
-		memcpy(r->bytes + (size_t)fi * LOOM_INSN_BYTES, b, LOOM_INSN_BYTES);
+		uint8_t *b = r->bytes + (size_t)fi * LOOM_INSN_BYTES;
+		for (int w = 0; w < LOOM_INSN_WORDS; w++)
+			for (int i = 0; i < 4; i++)
+				b[4 * w + i] = (uint8_t)(in->w[w] >> (8 * i));
 		r->pcs[fi] = pc;
 		if (pc != r->base + fi * LOOM_INSN_BYTES)
 			r->contiguous = 0;

@@ -791,8 +791,11 @@ static int cm_run(loom_hw *hw, uint64_t max_cycles)
 	uint64_t deadline = m->now + max_cycles < m->now ? UINT64_MAX : m->now + max_cycles;
 	if (irq_line(m))
 		return LOOM_HW_IRQ;
+	int settled = 0; /* process() has just run at now */
 	for (;;) {
-		process(m);
+		if (!settled)
+			process(m);
+		settled = 0;
 		if (irq_line(m))
 			return LOOM_HW_IRQ;
 		uint64_t t = next_event(m);
@@ -816,7 +819,14 @@ static int cm_run(loom_hw *hw, uint64_t max_cycles)
 				if (tt <= m->now)
 					tt = m->now + 1;
 				m->iss.cycle += tt - m->now;
-				advance_to(m, tt);
+				if (tt == t) {
+					/* the one event up to tt (advance_to without its second look) */
+					advance(m, t);
+					process(m);
+					settled = 1;
+				} else {
+					advance_to(m, tt);
+				}
 				continue;
 			}
 			uint64_t c0 = m->iss.cycle;

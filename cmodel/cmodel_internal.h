@@ -20,6 +20,8 @@
  * plain C loops straight from docs/ISA.md; with avx2 set, MATMUL, the
  * requantization of STORE and the vector unit's arithmetic run on AVX2
  * (cm_avx2.c) with the same results, bit for bit. */
+#define CM_WCONV 16 /* converted weight blocks kept */
+
 typedef struct cm_dp {
 	uint8_t *dram;
 	int8_t *sp;
@@ -29,20 +31,20 @@ typedef struct cm_dp {
 	unsigned bshift;         /* log2(B) */
 	int avx2;                /* the AVX2 kernels */
 	int32_t *wt;             /* generic MATMUL: the fold's R x C weights, [r][c] */
-	/* AVX2 MATMUL scratch (cm_avx2.c), grown on demand. Its conversions
-	 * stay while the SP lines they came from are not written (cm_sp_written):
-	 * an instruction's weights, often the next one's too (two kept), and
-	 * the activation lines, often the next one's too */
+	/* AVX2 MATMUL scratch (cm_avx2.c), grown on demand. Weights converted
+	 * before are found again by their bytes (a layer's weight blocks are
+	 * loaded again for each of its tiles); the activation lines stay
+	 * converted while they are not written (cm_sp_written) */
 	struct cm_wconv {
-		uint64_t l0, nf;         /* the weights of nf folds from SP line l0 */
-		int valid;
+		uint64_t nf;             /* folds (0: empty) */
+		int8_t *raw;             /* their nf * C lines as they were in SP */
 		uint32_t *wq;            /* pairs of rows per column (cm_avx2.c) */
-		size_t cap;
 		uint16_t *kl;            /* per fold: its row pairs with a non-zero weight */
 		uint32_t *nk;            /* per fold: how many */
-		size_t fcap;
-	} wc[2];
-	unsigned wc_next;            /* the one to replace */
+		size_t cap, fcap;        /* folds they have room for */
+		uint64_t used;
+	} wc[CM_WCONV];
+	uint64_t wc_clock;
 	int16_t *a16;                /* activation lines sign-extended, R per line */
 	size_t a16_cap;
 	uint64_t a16_l0, a16_nl;     /* the lines it holds */
