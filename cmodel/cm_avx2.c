@@ -197,12 +197,12 @@ AVX2 static void kern4x16(const mmk *k, const uint64_t *po, int32_t *const *o)
 	__m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
 		c31 = c00;
 	const size_t K = k->R / 2, Cp = k->Cp;
-	const int16_t *p0 = k->a16 + po[0] * k->R, *p1 = k->a16 + po[1] * k->R, *p2 = k->a16 + po[2] * k->R,
-		      *p3 = k->a16 + po[3] * k->R;
+	/* one pointer a moves per fold; the positions sit at fixed offsets from it */
+	const int16_t *p0 = k->a16 + po[0] * k->R;
+	const size_t d1 = (po[1] - po[0]) * k->R, d2 = (po[2] - po[0]) * k->R, d3 = (po[3] - po[0]) * k->R;
 	const uint32_t *w = k->wq;
 	for (uint64_t f = 0; f < k->nf; f++, w += k->fstride) {
-		const uint64_t fo = k->foff[f];
-		const int16_t *a0 = p0 + fo, *a1 = p1 + fo, *a2 = p2 + fo, *a3 = p3 + fo;
+		const int16_t *a0 = p0 + k->foff[f], *a1 = a0 + d1, *a2 = a0 + d2, *a3 = a0 + d3;
 #define STEP(kk, CP)                                                                             \
 	do {                                                                                     \
 		const __m256i w0 = _mm256_load_si256((const __m256i *)(w + (kk) * (CP)));        \
