@@ -453,8 +453,9 @@ static void json_res(const bench_opts *o, const bench_res *r)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", lat_names[i], r->lat[i]);
 	printf("}, \"device_cycles\": %" PRIu64 ", \"throughput_ips\": %.4f, \"host_wall_s\": %.6f, "
 	       "\"host_wall_s_per_inference\": %.6f, \"host_wall_s_plain\": %.6f, \"host_wall_s_first\": %.6f, "
-	       "\"host_wall_s_steady\": %.6f, \"host_cpu_s_steady\": %.6f, \"outputs_identical\": %s",
-	       r->span, ips(o, r), r->wall_s, r->wall_s / (double)r->n, r->plain_s, r->first_s, r->steady_s,
+	       "\"host_wall_s_steady\": %.6f, \"host_wall_s_min\": %.6f, \"host_cpu_s_steady\": %.6f, "
+	       "\"outputs_identical\": %s",
+	       r->span, ips(o, r), r->wall_s, r->wall_s / (double)r->n, r->plain_s, r->first_s, r->steady_s, r->min_s,
 	       r->steady_cpu, r->mismatches ? "false" : "true");
 }
 
