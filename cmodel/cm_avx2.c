@@ -510,7 +510,10 @@ AVX2 void cm_eltwise_avx2(int8_t *sp, uint32_t R, uint64_t a0, uint64_t b0, uint
 			  const cm_elt *e)
 {
 	const __m256i zpa = _mm256_set1_epi32(e->zpa), zpb = _mm256_set1_epi32(e->zpb);
-	const __m256i ma = _mm256_set1_epi32(e->ma), mb = _mm256_set1_epi32(e->mb);
+	/* ADD: (a - zpa, b - zpb) as int16 pairs (each within +-255) times
+	 * (MULT_A, MULT_B) in one vpmaddwd, exact in int32 */
+	const __m256i zab = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)e->zpa | (uint32_t)(uint16_t)e->zpb << 16));
+	const __m256i mab = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)e->ma | (uint32_t)(uint16_t)e->mb << 16));
 	const rqc k = rq_prep(_mm256_setzero_si256(), _mm256_set1_epi32(e->mult), _mm256_set1_epi32(e->shift));
 	const __m256i zp = _mm256_set1_epi32(e->zp), lo = _mm256_set1_epi32(e->lo), hi = _mm256_set1_epi32(e->hi);
 	for (uint64_t i = 0; i < nl; i++) {
@@ -519,10 +522,17 @@ AVX2 void cm_eltwise_avx2(int8_t *sp, uint32_t R, uint64_t a0, uint64_t b0, uint
 		uint32_t r = 0;
 		/* each 8 bytes of the line are read before they are written */
 		for (; r + 8 <= R; r += 8) {
-			__m256i da = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(pa + r))), zpa);
-			__m256i db = _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(pb + r))), zpb);
-			__m256i x = e->mul ? _mm256_mullo_epi32(da, db)
-					   : _mm256_add_epi32(_mm256_mullo_epi32(ma, da), _mm256_mullo_epi32(mb, db));
+			const __m128i va = _mm_loadl_epi64((const __m128i *)(pa + r));
+			const __m128i vb = _mm_loadl_epi64((const __m128i *)(pb + r));
+			__m256i x;
+			if (e->mul) {
+				__m256i da = _mm256_sub_epi32(_mm256_cvtepi8_epi32(va), zpa);
+				__m256i db = _mm256_sub_epi32(_mm256_cvtepi8_epi32(vb), zpb);
+				x = _mm256_mullo_epi32(da, db);
+			} else {
+				__m256i ab = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(va, vb)), zab);
+				x = _mm256_madd_epi16(ab, mab);
+			}
 			put8(po + r, rq8(x, &k, zp, lo, hi));
 		}
 		for (; r < R; r++) {
