@@ -29,7 +29,7 @@ int cm_dp_pick(int force_generic, char *err, size_t errlen)
 	int have = 0;
 #if CM_HAVE_AVX2
 	__builtin_cpu_init();
-	have = __builtin_cpu_supports("avx2");
+	have = __builtin_cpu_supports("avx2") != 0;
 #endif
 	if (force_generic)
 		return 0;

@@ -984,6 +984,19 @@ static const struct loom_hw_ops cmodel_ops = {
 	.close = cm_close,
 };
 
+int loom_cmodel_stats(loom_hw *hw, uint64_t memo[4], int *avx2)
+{
+	if (!hw || hw->ops != &cmodel_ops)
+		return -1;
+	const struct cmodel *m = CM(hw);
+	memo[0] = m->td.n_replayed;
+	memo[1] = m->td.n_recorded;
+	memo[2] = m->td.n_direct;
+	memo[3] = m->td.n_rebuilt;
+	*avx2 = m->dp.avx2;
+	return 0;
+}
+
 loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen)
 {
 	if (!cfg || !cfg->sp_lines || !cfg->acc_lines || !cfg->dram_bytes) {
