@@ -63,7 +63,6 @@ struct cm_trec {
 	size_t n, cap;
 	uint64_t end_cur;        /* at the end: events done through (+1) */
 	uint64_t end_ct, end_hi; /* at the end: the DRAM credit's cycle, the calendars' end */
-	uint64_t used;           /* the memo's clock at its last use */
 };
 
 static void rec_free(cm_trec *r)
@@ -193,7 +192,6 @@ static void memo_put(cm_tm *x, cm_trec *r)
 		return;
 	}
 	x->tab = t;
-	r->used = ++x->clock;
 	x->tab[x->ntab++] = r;
 	x->bytes += rec_bytes(r);
 	/* the least recently used go first; never the one td lags behind */
@@ -221,7 +219,9 @@ static cm_trec *memo_find(cm_tm *x, uint32_t base, const loom_windows *win, cons
 	for (size_t i = x->ntab; i-- > 0;) {
 		cm_trec *r = x->tab[i];
 		if (r->base == base && !memcmp(&r->win, win, sizeof *win) && same_program(r, dram, dram_bytes)) {
-			r->used = ++x->clock;
+			/* the most recently used last */
+			memmove(x->tab + i, x->tab + i + 1, (x->ntab - i - 1) * sizeof *x->tab);
+			x->tab[x->ntab - 1] = r;
 			return r;
 		}
 	}

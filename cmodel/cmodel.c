@@ -3,17 +3,21 @@
  *
  * Results, error causes (ERR_CAUSE/ERR_PC/ERR_INFO) and the deterministic
  * counters (MACS, DRAM_RD_BYTES, DRAM_WR_BYTES, INSNS, BANK_CONFLICTS = 0,
- * and the energy event counters of common/events.c) follow docs/ISA.md exactly; the RTL is compared against this file by random
- * co-simulation. Cycle counters are estimates from a resumable discrete-event
- * simulation of the fetcher, the three queues, their engines and the four
- * token counters.
+ * and the energy event counters of common/events.c) follow docs/ISA.md
+ * exactly; the RTL is compared against the C model by random co-simulation.
+ * Each instruction's effect comes from the data path of cm_exec.c (plain C,
+ * or AVX2 kernels with the same bytes). Cycle counters are estimates from a
+ * resumable discrete-event simulation of the fetcher, the three queues,
+ * their engines and the four token counters.
  *
  * Timing: the one timing model of common/ (timing.h, tsim.h), with the
  * DRAM latency and bandwidth of the run (opts override the configuration's):
  * the load and store DMA, the instruction fetch, the DRAM channel and the
  * scratchpad banks are followed event by event by a loom_tdma as the RTL
  * does them (the load and the store engine hold two instructions each and
- * overlap them), the compute engines' durations are timing.c's. Its
+ * overlap them), the compute engines' durations are timing.c's. cm_timing.c
+ * stands between this file and tsim: a job that ran before from the same
+ * state is answered from its recording, with the same cycles. Its
  * per-layer cycles against the RTL's: docs/DSE.md, "Timing model accuracy".
  *
  * Event model (all of it observable only through cycle counters, except

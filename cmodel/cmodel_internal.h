@@ -148,7 +148,7 @@ typedef struct cm_tm {
 	uint64_t src_cur;
 	cm_trec **tab;           /* the memo, most recently used last */
 	size_t ntab;
-	uint64_t bytes, clock;
+	uint64_t bytes;          /* the memo's size */
 	/* counts for tests and benchmarks */
 	uint64_t n_replayed, n_recorded, n_direct, n_rebuilt;
 } cm_tm;

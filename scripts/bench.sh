@@ -362,6 +362,10 @@ echo "bench: loom sweep, 1000 points on ResNet-50"
 bench_sweep > "$tmp/sweep.md"
 cat "$tmp/sweep.md"
 
+echo "bench: the C model against ONNX Runtime on ResNet-50"
+bench_cmodel > "$tmp/cmodel.md"
+cat "$tmp/cmodel.md"
+
 echo "bench: Verilator build of the default config from scratch (ccache off)"
 rm -rf "$B/hw/bench-default"
 t0=$(date +%s)
@@ -534,6 +538,8 @@ stages in this run: ${r50_time#time: }. Calibration runs the float model
 once per input on the reference executor's kernels.
 
 $(cat "$tmp/latency.md")
+
+$(cat "$tmp/cmodel.md")
 
 $(cat "$tmp/sweep.md")
 

@@ -116,8 +116,7 @@ done
 # profiles and bench cycles identical (default; odd: 12 rows, 20 columns)
 suite models-cmodel-paths sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" digits_cnn_opset13 \
 	squeezenet1_1_opset13 resnet18_opset13
-suite models-cmodel-paths-odd env HW=odd sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" squeezenet1_1_opset13 \
-	npu_ops_opset13
+suite models-cmodel-paths-odd env HW=odd sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" npu_ops_opset13
 suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squeezenet1_1_opset13 digits_cnn_opset13 \
 	digits_qdq_opset13 npu_ops_opset13 mobilenet_v2_opset13 resnet18_opset13 mobilenet_v3_small_opset13 \
 	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13

@@ -145,7 +145,7 @@ static int parse(int argc, char **argv, cosim_opts *o)
 		} else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
 			if (strcmp(v, "rtl") && strcmp(v, "cmodel") && strcmp(v, "cmodel-generic") &&
 			    strcmp(v, "cmodel-nomemo")) {
-				fprintf(stderr, "loom cosim: %s: unknown backend '%s' (rtl, cmodel, cmodel-generic or "
+				fprintf(stderr, "loom cosim: %s: unknown backend '%s' (rtl or cmodel; cmodel-generic, "
 						"cmodel-nomemo)\n", a, v);
 				return -1;
 			}
