@@ -55,7 +55,8 @@ enum cm_tin_op { OP_IDLE, OP_FETCH, OP_LOAD, OP_STORE, OP_MARK, OP_COMPUTE, OP_R
 struct cm_trec {
 	uint32_t base;           /* the program's address */
 	loom_windows win;
-	uint8_t *bytes;          /* the fetched instructions, in order */
+	loom_insn *ins;          /* the fetched instructions, in order */
+	uint32_t *chk;           /* the decoder's verdict on each: cause << 16 | field */
 	uint32_t *pcs;
 	size_t nf, capf;
 	int contiguous;          /* pcs[i] = base + 32 i */
@@ -69,7 +70,8 @@ static void rec_free(cm_trec *r)
 {
 	if (!r)
 		return;
-	free(r->bytes);
+	free(r->ins);
+	free(r->chk);
 	free(r->pcs);
 	free(r->in);
 	free(r);
@@ -77,7 +79,7 @@ static void rec_free(cm_trec *r)
 
 static uint64_t rec_bytes(const cm_trec *r)
 {
-	return sizeof *r + r->capf * (LOOM_INSN_BYTES + 4) + r->cap * sizeof(cm_tin);
+	return sizeof *r + r->capf * (sizeof(loom_insn) + 8) + r->cap * sizeof(cm_tin);
 }
 
 int cm_tm_init(cm_tm *x, const loom_timing *t, int memo)
@@ -141,12 +143,8 @@ static void rebuild(cm_tm *x, const cm_trec *r, size_t n, uint64_t t0, uint64_t 
 		const cm_tin *e = &r->in[i];
 		if (e->cur)
 			loom_tdma_advance(d, t0 + e->cur - 1);
-		if (e->op >= OP_LOAD && e->op <= OP_COMPUTE) {
-			const uint8_t *b = r->bytes + (size_t)e->fi * LOOM_INSN_BYTES;
-			for (int w = 0; w < LOOM_INSN_WORDS; w++)
-				in.w[w] = (uint32_t)b[4 * w] | (uint32_t)b[4 * w + 1] << 8 | (uint32_t)b[4 * w + 2] << 16 |
-					  (uint32_t)b[4 * w + 3] << 24;
-		}
+		if (e->op >= OP_LOAD && e->op <= OP_COMPUTE)
+			in = r->ins[e->fi];
 		uint64_t at = t0 + e->t;
 		switch (e->op) {
 		case OP_IDLE: loom_tdma_idle(d, at); break;
@@ -202,14 +200,28 @@ static void memo_put(cm_tm *x, cm_trec *r)
 			memo_drop(x, i);
 }
 
+/* the instruction at p in DRAM is in */
+static int same_words(const uint8_t *p, const loom_insn *in)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return !memcmp(p, in->w, LOOM_INSN_BYTES);
+#else
+	for (int w = 0; w < LOOM_INSN_WORDS; w++, p += 4)
+		if (in->w[w] != ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24))
+			return 0;
+	return 1;
+#endif
+}
+
 static int same_program(const cm_trec *r, const uint8_t *dram, uint64_t dram_bytes)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (r->contiguous)
 		return (uint64_t)r->base + r->nf * LOOM_INSN_BYTES <= dram_bytes &&
-		       !memcmp(dram + r->base, r->bytes, r->nf * LOOM_INSN_BYTES);
+		       !memcmp(dram + r->base, r->ins, r->nf * LOOM_INSN_BYTES);
+#endif
 	for (size_t i = 0; i < r->nf; i++)
-		if ((uint64_t)r->pcs[i] + LOOM_INSN_BYTES > dram_bytes ||
-		    memcmp(dram + r->pcs[i], r->bytes + i * LOOM_INSN_BYTES, LOOM_INSN_BYTES))
+		if ((uint64_t)r->pcs[i] + LOOM_INSN_BYTES > dram_bytes || !same_words(dram + r->pcs[i], &r->ins[i]))
 			return 0;
 	return 1;
 }
@@ -325,7 +337,7 @@ static void diverge(cm_tm *x)
 }
 
 /* replaying: the next recorded input is op at now (and instruction fi) */
-static const cm_tin *expect(cm_tm *x, int op, uint64_t now, uint32_t fi)
+static inline const cm_tin *expect(cm_tm *x, int op, uint64_t now, uint32_t fi)
 {
 	const cm_trec *r = x->rec;
 	if (x->k < r->n) {
@@ -376,22 +388,12 @@ void cm_tm_abort(cm_tm *x, uint64_t now)
 	loom_tdma_idle(&x->td, now);
 }
 
-/* in is the fetched instruction i of r */
-static int same_insn(const cm_trec *r, size_t i, const loom_insn *in)
-{
-	const uint8_t *b = r->bytes + i * LOOM_INSN_BYTES;
-	for (int w = 0; w < LOOM_INSN_WORDS; w++, b += 4)
-		if (in->w[w] != ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24))
-			return 0;
-	return 1;
-}
-
 uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in)
 {
 	if (x->mode == CM_TM_REPLAY) {
 		const cm_trec *r = x->rec;
 		const cm_tin *e = x->k < r->n ? &r->in[x->k] : NULL;
-		if (e && e->op == OP_FETCH && e->fi < r->nf && r->pcs[e->fi] == pc && same_insn(r, e->fi, in) &&
+		if (e && e->op == OP_FETCH && e->fi < r->nf && r->pcs[e->fi] == pc && !memcmp(&r->ins[e->fi], in, sizeof *in) &&
 		    expect(x, OP_FETCH, now, e->fi)) {
 			x->last_fetch = x->k - 1;
 			return e->fi;
@@ -403,13 +405,16 @@ uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in)
 		cm_trec *r = x->rec;
 		if (r->nf == r->capf) {
 			size_t cap = r->capf ? 2 * r->capf : 256;
-			uint8_t *nb = realloc(r->bytes, cap * LOOM_INSN_BYTES);
+			loom_insn *nb = realloc(r->ins, cap * sizeof *nb);
 			if (nb)
-				r->bytes = nb;
+				r->ins = nb;
 			uint32_t *np = nb ? realloc(r->pcs, cap * sizeof *np) : NULL;
 			if (np)
 				r->pcs = np;
-			if (!nb || !np) {
+			uint32_t *nc = np ? realloc(r->chk, cap * sizeof *nc) : NULL;
+			if (nc)
+				r->chk = nc;
+			if (!nb || !np || !nc) {
 				rec_free(r);
 				x->rec = NULL;
 				x->mode = CM_TM_DIRECT;
@@ -419,10 +424,8 @@ uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in)
 			r->capf = cap;
 		}
 		uint32_t fi = (uint32_t)r->nf++;
-		uint8_t *b = r->bytes + (size_t)fi * LOOM_INSN_BYTES;
-		for (int w = 0; w < LOOM_INSN_WORDS; w++)
-			for (int i = 0; i < 4; i++)
-				b[4 * w + i] = (uint8_t)(in->w[w] >> (8 * i));
+		r->ins[fi] = *in;
+		r->chk[fi] = UINT32_MAX; /* not decoded (yet) */
 		r->pcs[fi] = pc;
 		if (pc != r->base + fi * LOOM_INSN_BYTES)
 			r->contiguous = 0;
@@ -436,6 +439,21 @@ uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in)
 	}
 	loom_tdma_fetch(&x->td, now);
 	return 0;
+}
+
+int cm_tm_checked(const cm_tm *x, uint32_t fi, unsigned *cause, uint32_t *field)
+{
+	if (x->mode != CM_TM_REPLAY || fi >= x->rec->nf || x->rec->chk[fi] == UINT32_MAX)
+		return 0;
+	*cause = x->rec->chk[fi] >> 16;
+	*field = x->rec->chk[fi] & 0xffffu;
+	return 1;
+}
+
+void cm_tm_check_result(cm_tm *x, uint32_t fi, unsigned cause, uint32_t field)
+{
+	if (x->mode == CM_TM_RECORD && fi < x->rec->nf && cause <= 0xffffu && field <= 0xffffu)
+		x->rec->chk[fi] = (uint32_t)cause << 16 | field;
 }
 
 void cm_tm_accept(cm_tm *x, int engine, uint64_t now, const loom_insn *in, uint32_t fi, int mark)

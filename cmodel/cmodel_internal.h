@@ -164,6 +164,11 @@ void cm_tm_end(cm_tm *x);                  /* the run ended (DONE or ERROR) */
 void cm_tm_abort(cm_tm *x, uint64_t now);  /* CTRL.ABORT while busy */
 /* the fetch of in at pc, its address out at now: its index for accept */
 uint32_t cm_tm_fetch(cm_tm *x, uint64_t now, uint32_t pc, const loom_insn *in);
+/* the decoder's verdict on fetch fi: 1 when a replay knows it (it depends
+ * only on the bytes, the windows and the configuration, all the
+ * recording's), else 0; a recording keeps the verdict it is told */
+int cm_tm_checked(const cm_tm *x, uint32_t fi, unsigned *cause, uint32_t *field);
+void cm_tm_check_result(cm_tm *x, uint32_t fi, unsigned cause, uint32_t field);
 void cm_tm_accept(cm_tm *x, int engine, uint64_t now, const loom_insn *in, uint32_t fi, int mark);
 uint64_t cm_tm_compute(cm_tm *x, uint64_t now, const loom_insn *in, uint32_t fi);
 void cm_tm_retire(cm_tm *x, int engine, uint64_t now);

@@ -15,13 +15,6 @@ const loom_field_info loom_fields[LOOM_F_COUNT] = {
 #undef LOOM_FIELD
 };
 
-uint32_t loom_insn_get(const loom_insn *in, enum loom_field f)
-{
-	const loom_field_info *fi = &loom_fields[f];
-	uint32_t v = in->w[fi->word] >> fi->lsb;
-	return fi->width == 32 ? v : v & ((1u << fi->width) - 1u);
-}
-
 int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v)
 {
 	const loom_field_info *fi = &loom_fields[f];
