@@ -418,7 +418,9 @@ AVX2_INLINE rqc rq_prep(__m256i bias, __m256i mult, __m256i shift)
 	return c;
 }
 
-AVX2_INLINE __m256i rq8(__m256i a, const rqc *c, __m256i zp, __m256i lo, __m256i hi)
+/* the rounding-divided value before + zp and the clamp; minchk: a lane's
+ * mult may be INT32_MIN (else its case needs no look) */
+AVX2_INLINE __m256i rq_core(__m256i a, const rqc *c, int minchk)
 {
 	const __m256i MAX = _mm256_set1_epi32(INT32_MAX), MIN = _mm256_set1_epi32(INT32_MIN);
 	/* s = a + bias, saturated */
@@ -431,15 +433,33 @@ AVX2_INLINE __m256i rq8(__m256i a, const rqc *c, __m256i zp, __m256i lo, __m256i
 	__m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, c->mult), nudge);
 	__m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), c->mult_hi), nudge);
 	__m256i y = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
-	y = _mm256_blendv_epi8(y, MAX, _mm256_and_si256(_mm256_cmpeq_epi32(x, MIN), c->mult_min));
+	if (minchk)
+		y = _mm256_blendv_epi8(y, MAX, _mm256_and_si256(_mm256_cmpeq_epi32(x, MIN), c->mult_min));
 	/* r = rdivpot(y, shift & 31) */
 	__m256i rem = _mm256_and_si256(y, c->mask);
 	__m256i thr = _mm256_sub_epi32(c->thr, _mm256_srai_epi32(y, 31));
-	__m256i r = _mm256_sub_epi32(_mm256_srav_epi32(y, c->e), _mm256_cmpgt_epi32(rem, thr));
+	return _mm256_sub_epi32(_mm256_srav_epi32(y, c->e), _mm256_cmpgt_epi32(rem, thr));
+}
+
+AVX2_INLINE __m256i rq8(__m256i a, const rqc *c, __m256i zp, __m256i lo, __m256i hi)
+{
+	__m256i r = rq_core(a, c, 1);
 	/* + zp, clamped */
 	r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(-512)), _mm256_set1_epi32(511));
 	__m256i z = _mm256_add_epi32(r, zp);
 	return _mm256_blendv_epi8(_mm256_min_epi32(z, hi), lo, _mm256_cmpgt_epi32(lo, z));
+}
+
+/* 16 values with lo <= hi (STORE's decoder checks it): the int16 packing
+ * saturates, + zp saturates, then the clamp; a saturated value lies beyond
+ * [lo, hi] either way, so the bytes are rq8's */
+AVX2_INLINE void rq16(int8_t *o, __m256i a0, __m256i a1, const rqc *c0, const rqc *c1, int minchk, __m256i zp16,
+		      __m256i lo16, __m256i hi16)
+{
+	__m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(rq_core(a0, c0, minchk), rq_core(a1, c1, minchk)), 0xD8);
+	w = _mm256_min_epi16(_mm256_max_epi16(_mm256_adds_epi16(w, zp16), lo16), hi16);
+	__m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi16(w, w), 0x08);
+	_mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(p));
 }
 
 /* 8 int32 in [-128, 127] -> 8 bytes at o */
@@ -482,16 +502,26 @@ AVX2 void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const 
 	const __m256i zp = _mm256_set1_epi32(q->zp), lo = _mm256_set1_epi32(q->lo), hi = _mm256_set1_epi32(q->hi);
 	rqc k[8];
 	const uint32_t nv = n0 / 8;
-	for (uint32_t v = 0; v < nv; v++)
+	int minchk = 0;
+	for (uint32_t v = 0; v < nv; v++) {
 		k[v] = rq_prep(_mm256_loadu_si256((const __m256i *)(q->bias + 8 * v)),
 			       _mm256_loadu_si256((const __m256i *)(q->mult + 8 * v)),
 			       _mm256_loadu_si256((const __m256i *)(q->shift + 8 * v)));
+		minchk |= !_mm256_testz_si256(k[v].mult_min, k[v].mult_min);
+	}
+	const int fast = q->lo <= q->hi;
+	const __m256i zp16 = _mm256_set1_epi16(q->zp), lo16 = _mm256_set1_epi16(q->lo), hi16 = _mm256_set1_epi16(q->hi);
 	for (uint64_t i3 = 0; i3 < n3; i3++)
 		for (uint64_t i2 = 0; i2 < n2; i2++) {
 			uint64_t dst = base + i3 * s3 + i2 * s2;
 			for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
 				int8_t *o = (int8_t *)dram + dst;
 				uint32_t v = 0;
+				if (fast)
+					for (; v + 2 <= nv; v += 2)
+						rq16(o + 8 * v, _mm256_loadu_si256((const __m256i *)(acc + 8 * v)),
+						     _mm256_loadu_si256((const __m256i *)(acc + 8 * v + 8)), &k[v], &k[v + 1],
+						     minchk, zp16, lo16, hi16);
 				for (; v + 2 <= nv; v += 2)
 					put16(o + 8 * v, rq8(_mm256_loadu_si256((const __m256i *)(acc + 8 * v)), &k[v], zp, lo, hi),
 					      rq8(_mm256_loadu_si256((const __m256i *)(acc + 8 * v + 8)), &k[v + 1], zp, lo,
