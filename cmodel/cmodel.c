@@ -3,17 +3,21 @@
  *
  * Results, error causes (ERR_CAUSE/ERR_PC/ERR_INFO) and the deterministic
  * counters (MACS, DRAM_RD_BYTES, DRAM_WR_BYTES, INSNS, BANK_CONFLICTS = 0,
- * and the energy event counters of common/events.c) follow docs/ISA.md exactly; the RTL is compared against this file by random
- * co-simulation. Cycle counters are estimates from a resumable discrete-event
- * simulation of the fetcher, the three queues, their engines and the four
- * token counters.
+ * and the energy event counters of common/events.c) follow docs/ISA.md
+ * exactly; the RTL is compared against the C model by random co-simulation.
+ * Each instruction's effect comes from the data path of cm_exec.c (plain C,
+ * or AVX2 kernels with the same bytes). Cycle counters are estimates from a
+ * resumable discrete-event simulation of the fetcher, the three queues,
+ * their engines and the four token counters.
  *
  * Timing: the one timing model of common/ (timing.h, tsim.h), with the
  * DRAM latency and bandwidth of the run (opts override the configuration's):
  * the load and store DMA, the instruction fetch, the DRAM channel and the
  * scratchpad banks are followed event by event by a loom_tdma as the RTL
  * does them (the load and the store engine hold two instructions each and
- * overlap them), the compute engines' durations are timing.c's. Its
+ * overlap them), the compute engines' durations are timing.c's. cm_timing.c
+ * stands between this file and tsim: a job that ran before from the same
+ * state is answered from its recording, with the same cycles. Its
  * per-layer cycles against the RTL's: docs/DSE.md, "Timing model accuracy".
  *
  * Event model (all of it observable only through cycle counters, except
@@ -58,6 +62,7 @@
 #include "loom/hw.h"
 #include "loom/isa.h"
 #include "loom/core.h"
+#include "cmodel/cmodel_internal.h"
 #include "cmodel/rv_iss.h"
 #include "common/events.h"
 #include "common/timing.h"
@@ -85,6 +90,7 @@ enum fetch_state {
 struct slot {
 	loom_insn in;
 	uint32_t pc;
+	uint32_t fi;   /* its fetch, for the timing (cm_timing.c) */
 	uint64_t vis;  /* in a queue: the cycle it is visible to its engine */
 };
 
@@ -107,11 +113,12 @@ struct cmodel {
 	uint8_t *dram;
 	int8_t *sp;
 	int32_t *acc;
-	int32_t *wt; /* R x C weights of the current fold, [r][c] */
 	uint64_t dram_bytes;
 	uint32_t R, C, B;
+	cm_dp dp;                     /* the data path (cm_exec.c) */
 	loom_timing tm;               /* durations (common/timing.h) */
-	loom_tdma td;                 /* the DMA engines, DRAM and SP banks in cycles (common/tsim.h) */
+	cm_tm td;                     /* the DMA engines, DRAM and SP banks in cycles (common/tsim.h
+				       * through cm_timing.c) */
 
 	uint32_t status, insn_base, err_cause, err_pc, err_info, irq_status, irq_mask;
 	loom_windows win;             /* WIN_* registers */
@@ -171,296 +178,6 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 }
 
 
-/* ---- functional semantics (docs/ISA.md), each returns its duration ---- */
-
-static uint64_t do_load(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R, C = m->C;
-	uint64_t n1 = F(LOAD, N1), n2 = F(LOAD, N2), n3 = F(LOAD, N3);
-	if (!n1 || !n2 || !n3)
-		return 1;
-	int acc = F(LOAD, TARGET) == LOOM_MEM_ACC;
-	uint64_t base = F(LOAD, DRAM_ADDR), s1 = F(LOAD, STRIDE1), s2 = F(LOAD, STRIDE2),
-		 s3 = F(LOAD, STRIDE3);
-	uint32_t pt = F(LOAD, PAD_TOP), pb = F(LOAD, PAD_BOTTOM), pl = F(LOAD, PAD_LEFT),
-		 pr = F(LOAD, PAD_RIGHT);
-	uint8_t padv = (uint8_t)F(LOAD, PAD_VALUE);
-	uint32_t rw = F(LOAD, ROW_WORDS), n0 = 4 * rw;
-	uint64_t h = pt + n2 + pb, w = pl + n1 + pr, line = F(LOAD, MEM_ADDR);
-	uint64_t beats = 0, pads = 0;
-
-	for (uint64_t i3 = 0; i3 < n3; i3++) {
-		for (uint64_t y = 0; y < h; y++) {
-			int yin = y >= pt && y < pt + n2;
-			for (uint64_t x = 0; x < w; x++, line++) {
-				if (!yin || x < pl || x >= pl + n1) {
-					if (acc)
-						memset(m->acc + line * C, 0, 4u * C);
-					else
-						memset(m->sp + line * R, padv, R);
-					pads++;
-					continue;
-				}
-				uint64_t src = base + i3 * s3 + (y - pt) * s2 + (x - pl) * s1;
-				const uint8_t *s = m->dram + src;
-				if (acc) {
-					int32_t *d = m->acc + line * C;
-					uint32_t k;
-					for (k = 0; k < rw; k++)
-						d[k] = (int32_t)get_le32(s + 4 * k);
-					for (; k < C; k++)
-						d[k] = 0;
-				} else {
-					int8_t *d = m->sp + line * R;
-					memcpy(d, s, n0);
-					memset(d + n0, 0, R - n0);
-				}
-				beats += loom_row_beats(&m->tm, src, n0);
-			}
-		}
-	}
-	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
-	return loom_cyc_dma(&m->tm, beats, pads);
-}
-
-static uint64_t do_store(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R, C = m->C;
-	uint64_t n1 = F(STORE, N1), n2 = F(STORE, N2), n3 = F(STORE, N3);
-	if (!n1 || !n2 || !n3)
-		return 1;
-	uint32_t src = F(STORE, SOURCE);
-	uint64_t base = F(STORE, DRAM_ADDR), s1 = F(STORE, STRIDE1), s2 = F(STORE, STRIDE2),
-		 s3 = F(STORE, STRIDE3);
-	uint32_t rw = F(STORE, ROW_WORDS), n0 = 4 * rw;
-	uint64_t line = F(STORE, MEM_ADDR), beats = 0;
-	int8_t zp = (int8_t)F(STORE, ZERO_POINT), lo = (int8_t)F(STORE, CLIP_LO),
-	       hi = (int8_t)F(STORE, CLIP_HI);
-	const int32_t *bias = m->acc + (uint64_t)F(STORE, PARAM_ADDR) * C;
-	const int32_t *mult = bias + C, *shift = bias + 2 * C;
-
-	for (uint64_t i3 = 0; i3 < n3; i3++) {
-		for (uint64_t i2 = 0; i2 < n2; i2++) {
-			for (uint64_t i1 = 0; i1 < n1; i1++, line++) {
-				uint64_t dst = base + i3 * s3 + i2 * s2 + i1 * s1;
-				uint8_t *d = m->dram + dst;
-				if (src == LOOM_MEM_SP) {
-					memcpy(d, m->sp + line * R, n0);
-				} else if (src == LOOM_MEM_ACC) {
-					const int32_t *a = m->acc + line * C;
-					for (uint32_t k = 0; k < rw; k++)
-						put_le32(d + 4 * k, (uint32_t)a[k]);
-				} else {
-					const int32_t *a = m->acc + line * C;
-					for (uint32_t c = 0; c < n0; c++)
-						d[c] = (uint8_t)loom_requant(a[c], bias[c], mult[c], shift[c],
-									     zp, lo, hi);
-				}
-				beats += loom_row_beats(&m->tm, dst, n0);
-			}
-		}
-	}
-	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
-	return loom_cyc_dma(&m->tm, beats, 0);
-}
-
-static uint64_t do_matmul(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R, C = m->C;
-	const uint64_t act = F(MATMUL, ACT_ADDR), wgt = F(MATMUL, WGT_ADDR), accp = F(MATMUL, ACC_ADDR);
-	const uint64_t inw = F(MATMUL, IN_W), inh = F(MATMUL, IN_H), ow = F(MATMUL, OUT_W),
-		       oh = F(MATMUL, OUT_H), ncb = F(MATMUL, NCB), kw = F(MATMUL, KW),
-		       kh = F(MATMUL, KH), sw = F(MATMUL, SW), sh = F(MATMUL, SH), dw = F(MATMUL, DW),
-		       dh = F(MATMUL, DH);
-	const int accumulate = F(MATMUL, ACCUMULATE);
-	int32_t *wt = m->wt;
-	int32_t s[64];
-	uint64_t f = 0;
-
-	for (uint64_t cb = 0; cb < ncb; cb++) {
-		for (uint64_t ky = 0; ky < kh; ky++) {
-			for (uint64_t kx = 0; kx < kw; kx++, f++) {
-				const int8_t *wl = m->sp + (wgt + f * C) * R;
-				for (uint32_t c = 0; c < C; c++)
-					for (uint32_t r = 0; r < R; r++)
-						wt[r * C + c] = wl[c * R + r];
-				const int over = f == 0 && !accumulate;
-				for (uint64_t oy = 0; oy < oh; oy++) {
-					const int8_t *arow = m->sp + (act + cb * inh * inw +
-								      (oy * sh + ky * dh) * inw + kx * dw) * R;
-					int32_t *prow = m->acc + (accp + oy * ow) * C;
-					for (uint64_t ox = 0; ox < ow; ox++) {
-						const int8_t *a = arow + ox * sw * R;
-						int32_t *p = prow + ox * C;
-						for (uint32_t c = 0; c < C; c++)
-							s[c] = 0;
-						for (uint32_t r = 0; r < R; r++) {
-							const int32_t av = a[r];
-							const int32_t *w = wt + r * C;
-							for (uint32_t c = 0; c < C; c++)
-								s[c] += av * w[c];
-						}
-						if (over)
-							memcpy(p, s, 4u * C);
-						else
-							for (uint32_t c = 0; c < C; c++)
-								p[c] = (int32_t)((uint32_t)p[c] + (uint32_t)s[c]);
-					}
-				}
-			}
-		}
-	}
-	m->ctr[LOOM_CTR_MACS_LO] += f * oh * ow * R * C;
-	return loom_insn_cycles(&m->tm, in);
-}
-
-/* ---- vector unit (docs/ISA.md "Vector unit"); no MACS ---- */
-
-static inline int8_t clamp8(int32_t v, int8_t lo, int8_t hi)
-{
-	return (int8_t)(v < lo ? lo : v > hi ? hi : v);
-}
-
-static uint64_t do_eltwise(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R;
-	const uint64_t planes = F(ELTWISE, PLANES), pl = F(ELTWISE, PLANE_LINES);
-	if (!planes || !pl)
-		return 1;
-	const uint64_t sa = F(ELTWISE, SRC_A), sb = F(ELTWISE, SRC_B), dst = F(ELTWISE, DST);
-	const unsigned fn = F(ELTWISE, FUNC), bm = F(ELTWISE, B_MODE);
-	const int32_t zpa = (int8_t)F(ELTWISE, ZP_A), zpb = (int8_t)F(ELTWISE, ZP_B);
-	const int32_t ma = (int16_t)F(ELTWISE, MULT_A), mb = (int16_t)F(ELTWISE, MULT_B);
-	const int32_t mult = (int32_t)F(ELTWISE, MULT), shift = (int32_t)F(ELTWISE, SHIFT);
-	const int8_t zp = (int8_t)F(ELTWISE, ZP_OUT), lo = (int8_t)F(ELTWISE, CLIP_LO),
-		     hi = (int8_t)F(ELTWISE, CLIP_HI);
-	int8_t a[64], b[64];
-
-	for (uint64_t cb = 0; cb < planes; cb++) {
-		for (uint64_t i = 0; i < pl; i++) {
-			uint64_t lb = bm == LOOM_BMODE_LINE ? cb * pl + i : bm == LOOM_BMODE_PLANE ? cb : 0;
-			/* both inputs of a line are read before it is written (in place) */
-			memcpy(a, m->sp + (sa + cb * pl + i) * R, R);
-			memcpy(b, m->sp + (sb + lb) * R, R);
-			int8_t *o = m->sp + (dst + cb * pl + i) * R;
-			for (uint32_t r = 0; r < R; r++) {
-				int32_t da = a[r] - zpa, db = b[r] - zpb;
-				int32_t x = fn == LOOM_ELT_ADD ? ma * da + mb * db : da * db;
-				o[r] = loom_requant(x, 0, mult, shift, zp, lo, hi);
-			}
-		}
-	}
-	return loom_insn_cycles(&m->tm, in);
-}
-
-static uint64_t do_pool(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R;
-	const uint64_t src = F(POOL, SRC), dst = F(POOL, DST);
-	const uint64_t inw = F(POOL, IN_W), inh = F(POOL, IN_H), ow = F(POOL, OUT_W), oh = F(POOL, OUT_H),
-		       ncb = F(POOL, NCB), kw = F(POOL, KW), kh = F(POOL, KH), sw = F(POOL, SW),
-		       sh = F(POOL, SH), dw = F(POOL, DW), dh = F(POOL, DH);
-	const int avg = F(POOL, FUNC) == LOOM_POOL_AVG;
-	const int32_t zpi = (int8_t)F(POOL, ZP_IN), mult = (int32_t)F(POOL, MULT), shift = (int32_t)F(POOL, SHIFT);
-	const int8_t zp = (int8_t)F(POOL, ZP_OUT), lo = (int8_t)F(POOL, CLIP_LO), hi = (int8_t)F(POOL, CLIP_HI);
-	int32_t s[64];
-
-	for (uint64_t cb = 0; cb < ncb; cb++) {
-		const int8_t *plane = m->sp + (src + cb * inh * inw) * R;
-		int8_t *out = m->sp + (dst + cb * oh * ow) * R;
-		for (uint64_t oy = 0; oy < oh; oy++) {
-			for (uint64_t ox = 0; ox < ow; ox++, out += R) {
-				for (uint32_t r = 0; r < R; r++)
-					s[r] = avg ? 0 : INT8_MIN;
-				for (uint64_t ky = 0; ky < kh; ky++) {
-					for (uint64_t kx = 0; kx < kw; kx++) {
-						const int8_t *l = plane + ((oy * sh + ky * dh) * inw + ox * sw + kx * dw) * R;
-						for (uint32_t r = 0; r < R; r++) {
-							if (avg)
-								s[r] += l[r] - zpi;
-							else if (l[r] > s[r])
-								s[r] = l[r];
-						}
-					}
-				}
-				for (uint32_t r = 0; r < R; r++)
-					out[r] = avg ? loom_requant(s[r], 0, mult, shift, zp, lo, hi) : clamp8(s[r], lo, hi);
-			}
-		}
-	}
-	return loom_insn_cycles(&m->tm, in);
-}
-
-static uint64_t do_dwconv(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R, q = R / 4;
-	const uint64_t src = F(DWCONV, SRC), wgt = F(DWCONV, WGT), par = F(DWCONV, PARAM), dst = F(DWCONV, DST);
-	const uint64_t inw = F(DWCONV, IN_W), inh = F(DWCONV, IN_H), ow = F(DWCONV, OUT_W),
-		       oh = F(DWCONV, OUT_H), ncb = F(DWCONV, NCB), kw = F(DWCONV, KW), kh = F(DWCONV, KH),
-		       sw = F(DWCONV, SW), sh = F(DWCONV, SH), dw = F(DWCONV, DW), dh = F(DWCONV, DH);
-	const int32_t zpi = (int8_t)F(DWCONV, ZP_IN);
-	const int8_t zp = (int8_t)F(DWCONV, ZP_OUT), lo = (int8_t)F(DWCONV, CLIP_LO),
-		     hi = (int8_t)F(DWCONV, CLIP_HI);
-	int32_t bias[64], mult[64], shift[64], s[64];
-
-	for (uint64_t cb = 0; cb < ncb; cb++) {
-		/* parameter block: bias lines p..p+3, mult p+4..p+7, shift p+8 */
-		const uint8_t *p = (const uint8_t *)m->sp + (par + cb * LOOM_DW_PARAM_LINES) * R;
-		for (uint32_t r = 0; r < R; r++) {
-			bias[r] = (int32_t)get_le32(p + (r / q) * R + 4 * (r % q));
-			mult[r] = (int32_t)get_le32(p + (4 + r / q) * R + 4 * (r % q));
-			shift[r] = p[8 * R + r] & 31;
-		}
-		const int8_t *plane = m->sp + (src + cb * inh * inw) * R;
-		const int8_t *wl = m->sp + (wgt + cb * kh * kw) * R;
-		int8_t *out = m->sp + (dst + cb * oh * ow) * R;
-		for (uint64_t oy = 0; oy < oh; oy++) {
-			for (uint64_t ox = 0; ox < ow; ox++, out += R) {
-				memset(s, 0, sizeof s);
-				for (uint64_t ky = 0; ky < kh; ky++) {
-					for (uint64_t kx = 0; kx < kw; kx++) {
-						const int8_t *l = plane + ((oy * sh + ky * dh) * inw + ox * sw + kx * dw) * R;
-						const int8_t *w = wl + (ky * kw + kx) * R;
-						for (uint32_t r = 0; r < R; r++)
-							s[r] += (l[r] - zpi) * w[r];
-					}
-				}
-				for (uint32_t r = 0; r < R; r++)
-					out[r] = loom_requant(s[r], bias[r], mult[r], shift[r], zp, lo, hi);
-			}
-		}
-	}
-	return loom_insn_cycles(&m->tm, in);
-}
-
-static uint64_t do_lut(struct cmodel *m, const loom_insn *in)
-{
-	const uint32_t R = m->R;
-	const uint64_t n = F(LUT, LINES), src = F(LUT, SRC), dst = F(LUT, DST), tab = F(LUT, TABLE);
-	if (!n)
-		return 1;
-	int8_t table[LOOM_LUT_ENTRIES];
-	memcpy(table, m->sp + tab * R, LOOM_LUT_ENTRIES);
-	for (uint64_t i = 0; i < n; i++) {
-		const int8_t *a = m->sp + (src + i) * R;
-		int8_t *o = m->sp + (dst + i) * R;
-		for (uint32_t r = 0; r < R; r++) /* in place: each byte read before it is written */
-			o[r] = table[a[r] + 128];
-	}
-	return loom_insn_cycles(&m->tm, in);
-}
-
-static uint64_t do_compute(struct cmodel *m, const loom_insn *in)
-{
-	switch (loom_insn_opcode(in)) {
-	case LOOM_OP_ELTWISE: return do_eltwise(m, in);
-	case LOOM_OP_POOL: return do_pool(m, in);
-	case LOOM_OP_DWCONV: return do_dwconv(m, in);
-	case LOOM_OP_LUT: return do_lut(m, in);
-	default: return do_matmul(m, in);
-	}
-}
-
 /* ---- event model ---- */
 
 static void fail(struct cmodel *m, uint32_t cause, uint32_t pc, uint32_t info)
@@ -494,7 +211,7 @@ static int all_idle(const struct cmodel *m)
 
 /* the end (done pulse + 1: tokens count, the engine has room) of engine
  * i's oldest instruction; LOOM_TDMA_NEVER if none or not known yet */
-static uint64_t eng_end(const struct cmodel *m, int i)
+static uint64_t eng_end(struct cmodel *m, int i)
 {
 	if (!m->e[i].n)
 		return LOOM_TDMA_NEVER;
@@ -502,9 +219,9 @@ static uint64_t eng_end(const struct cmodel *m, int i)
 	if (i == E_COMPUTE) {
 		if (m->e[i].end != LOOM_TDMA_NEVER)
 			return m->e[i].end;
-		d = loom_tdma_cdone(&m->td);
+		d = cm_tm_cdone(&m->td);
 	} else {
-		d = loom_tdma_done(&m->td, i);
+		d = cm_tm_done(&m->td, i);
 	}
 	return d == LOOM_TDMA_NEVER ? d : d + 1;
 }
@@ -517,7 +234,7 @@ static void complete(struct cmodel *m, int i)
 	e->cur[0] = e->cur[1];
 	e->n--;
 	if (i != E_COMPUTE)
-		loom_tdma_retire(&m->td, i);
+		cm_tm_retire(&m->td, i, m->now);
 	m->ctr[LOOM_CTR_INSNS]++;
 	for (int k = 0; k < 2; k++) {
 		int t = push_tok[i][k];
@@ -555,18 +272,18 @@ static int try_start(struct cmodel *m, int i)
 	loom_insn_events(m->R, m->C, &cur->in, m->evt);
 	switch (i) {
 	case E_LOAD:
-		do_load(m, &cur->in);
-		loom_tdma_accept(&m->td, LOOM_TDMA_LOAD, m->now, &cur->in, 0);
+		m->ctr[LOOM_CTR_DRAM_RD_BYTES] += cm_load(&m->dp, &cur->in);
+		cm_tm_accept(&m->td, LOOM_TDMA_LOAD, m->now, &cur->in, cur->fi, 0);
 		break;
 	case E_COMPUTE:
-		do_compute(m, &cur->in);
-		e->end = loom_tdma_compute(&m->td, m->now, &cur->in);
+		m->ctr[LOOM_CTR_MACS_LO] += cm_compute(&m->dp, &cur->in);
+		e->end = cm_tm_compute(&m->td, m->now, &cur->in, cur->fi);
 		if (e->end != LOOM_TDMA_NEVER)
 			e->end++;
 		break;
 	default:
-		do_store(m, &cur->in);
-		loom_tdma_accept(&m->td, LOOM_TDMA_STORE, m->now, &cur->in, 0);
+		m->ctr[LOOM_CTR_DRAM_WR_BYTES] += cm_store(&m->dp, &cur->in);
+		cm_tm_accept(&m->td, LOOM_TDMA_STORE, m->now, &cur->in, cur->fi, 0);
 		break;
 	}
 	return 1;
@@ -608,7 +325,7 @@ static void issue_fetch(struct cmodel *m)
 	m->held.pc = m->pc;
 	uint64_t beats = loom_fetch_beats(&m->tm);
 	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
-	loom_tdma_fetch(&m->td, m->now);
+	m->held.fi = cm_tm_fetch(&m->td, m->now, m->pc, &m->held.in);
 	m->fend = LOOM_TDMA_NEVER;
 	m->fst = F_FETCH;
 }
@@ -616,7 +333,12 @@ static void issue_fetch(struct cmodel *m)
 static void decode(struct cmodel *m)
 {
 	uint32_t field;
-	unsigned cause = loom_insn_check_win(&m->hw.cfg, &m->win, &m->held.in, &field);
+	unsigned cause;
+	/* a replayed job's instruction passed the same checks when it was recorded */
+	if (!cm_tm_checked(&m->td, m->held.fi, &cause, &field)) {
+		cause = loom_insn_check_win(&m->hw.cfg, &m->win, &m->held.in, &field);
+		cm_tm_check_result(&m->td, m->held.fi, cause, field);
+	}
 	if (cause != LOOM_ERR_NONE) {
 		fail(m, cause, m->held.pc, field);
 		return;
@@ -647,7 +369,7 @@ static void write_mark(struct cmodel *m)
 		put_le32(d + 4 * k, 0);
 	uint64_t beats = loom_row_beats(&m->tm, a, LOOM_MARK_BYTES);
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
-	loom_tdma_accept(&m->td, LOOM_TDMA_STORE, m->now, in, 1);
+	cm_tm_accept(&m->td, LOOM_TDMA_STORE, m->now, in, m->held.fi, 1);
 	m->fend = LOOM_TDMA_NEVER;
 	m->fst = F_MARK;
 }
@@ -662,17 +384,18 @@ static void finish_error(struct cmodel *m)
 	m->err_cause = m->p_cause;
 	m->err_pc = m->p_pc;
 	m->err_info = m->p_info;
+	cm_tm_end(&m->td);
 }
 
 /* the fetch's decode cycle and the MARK record's done, once tdma knows them */
 static void fetch_times(struct cmodel *m)
 {
 	if (m->fst == F_FETCH && m->fend == LOOM_TDMA_NEVER) {
-		uint64_t f = loom_tdma_fetch_done(&m->td);
+		uint64_t f = cm_tm_fetch_done(&m->td);
 		if (f != LOOM_TDMA_NEVER)
 			m->fend = f + 2;
 	} else if (m->fst == F_MARK && m->fend == LOOM_TDMA_NEVER) {
-		m->fend = loom_tdma_done(&m->td, LOOM_TDMA_STORE);
+		m->fend = cm_tm_done(&m->td, LOOM_TDMA_STORE);
 	}
 }
 
@@ -685,13 +408,13 @@ static void process(struct cmodel *m)
 	if (!m->running)
 		return;
 	if (m->now)
-		loom_tdma_advance(&m->td, m->now - 1);
+		cm_tm_advance(&m->td, m->now - 1);
 	fetch_times(m);
 	for (int i = 0; i < E_COUNT; i++)
 		while (eng_end(m, i) <= m->now)
 			complete(m, i);
 	if (m->fst == F_MARK && m->fend <= m->now) {
-		loom_tdma_retire(&m->td, LOOM_TDMA_STORE);
+		cm_tm_retire(&m->td, LOOM_TDMA_STORE, m->now);
 		m->ctr[LOOM_CTR_INSNS]++;
 		m->pc += LOOM_INSN_BYTES;
 		m->fst = F_ISSUE;
@@ -738,12 +461,13 @@ static void process(struct cmodel *m)
 			m->fst = F_IDLE;
 			m->status = LOOM_STATUS_DONE;
 			m->irq_status |= LOOM_IRQ_DONE;
+			cm_tm_end(&m->td);
 			return;
 		default:
 			break;
 		}
 	}
-	loom_tdma_advance(&m->td, m->now);
+	cm_tm_advance(&m->td, m->now);
 	fetch_times(m);
 	if (m->draining && engines_idle(m))
 		finish_error(m);
@@ -751,7 +475,7 @@ static void process(struct cmodel *m)
 
 /* The next instant the fetcher, a queue or an engine has something to do,
  * as far as the DMA engines' events so far tell; UINT64_MAX if none. */
-static uint64_t outer_event(const struct cmodel *m)
+static uint64_t outer_event(struct cmodel *m)
 {
 	uint64_t t = UINT64_MAX;
 	for (int i = 0; i < E_COUNT; i++) {
@@ -776,12 +500,12 @@ static uint64_t next_event(struct cmodel *m)
 	if (!m->running)
 		return UINT64_MAX;
 	uint64_t t = outer_event(m);
-	while (loom_tdma_run(&m->td, t)) {
+	while (cm_tm_run(&m->td, t)) {
 		fetch_times(m);
 		t = outer_event(m);
 	}
 	if (t == UINT64_MAX) {
-		uint64_t d = loom_tdma_next(&m->td);
+		uint64_t d = cm_tm_next(&m->td);
 		if (d != LOOM_TDMA_NEVER)
 			t = d <= m->now ? m->now + 1 : d;
 	}
@@ -823,7 +547,7 @@ static void start(struct cmodel *m)
 	m->pc = m->insn_base;
 	m->fst = F_ISSUE;
 	m->fend = m->now;
-	loom_tdma_idle(&m->td, m->now);
+	cm_tm_start(&m->td, m->now, m->insn_base, &m->win, m->dram, m->dram_bytes);
 }
 
 static void abort_run(struct cmodel *m)
@@ -832,7 +556,7 @@ static void abort_run(struct cmodel *m)
 		return;
 	memset(m->q, 0, sizeof m->q);
 	memset(m->e, 0, sizeof m->e);
-	loom_tdma_idle(&m->td, m->now);
+	cm_tm_abort(&m->td, m->now);
 	m->running = 0;
 	m->draining = 0;
 	m->fst = F_IDLE;
@@ -1076,8 +800,11 @@ static int cm_run(loom_hw *hw, uint64_t max_cycles)
 	uint64_t deadline = m->now + max_cycles < m->now ? UINT64_MAX : m->now + max_cycles;
 	if (irq_line(m))
 		return LOOM_HW_IRQ;
+	int settled = 0; /* process() has just run at now */
 	for (;;) {
-		process(m);
+		if (!settled)
+			process(m);
+		settled = 0;
 		if (irq_line(m))
 			return LOOM_HW_IRQ;
 		uint64_t t = next_event(m);
@@ -1101,7 +828,14 @@ static int cm_run(loom_hw *hw, uint64_t max_cycles)
 				if (tt <= m->now)
 					tt = m->now + 1;
 				m->iss.cycle += tt - m->now;
-				advance_to(m, tt);
+				if (tt == t) {
+					/* the one event up to tt (advance_to without its second look) */
+					advance(m, t);
+					process(m);
+					settled = 1;
+				} else {
+					advance_to(m, tt);
+				}
 				continue;
 			}
 			uint64_t c0 = m->iss.cycle;
@@ -1235,11 +969,16 @@ static void cm_close(loom_hw *hw)
 	struct cmodel *m = CM(hw);
 	if (!m)
 		return;
+	if (getenv("LOOM_CMODEL_STATS"))
+		fprintf(stderr, "cmodel: %s data path; jobs: %llu replayed, %llu recorded, %llu direct; tsim rebuilt %llu times\n",
+			m->dp.avx2 ? "AVX2" : "generic", (unsigned long long)m->td.n_replayed,
+			(unsigned long long)m->td.n_recorded, (unsigned long long)m->td.n_direct,
+			(unsigned long long)m->td.n_rebuilt);
 	free(m->dram);
 	free(m->sp);
 	free(m->acc);
-	free(m->wt);
-	loom_tdma_free(&m->td);
+	cm_dp_free(&m->dp);
+	cm_tm_free(&m->td);
 	free(m);
 }
 
@@ -1253,6 +992,19 @@ static const struct loom_hw_ops cmodel_ops = {
 	.cycles = cm_cycles,
 	.close = cm_close,
 };
+
+int loom_cmodel_stats(loom_hw *hw, uint64_t memo[4], int *avx2)
+{
+	if (!hw || hw->ops != &cmodel_ops)
+		return -1;
+	const struct cmodel *m = CM(hw);
+	memo[0] = m->td.n_replayed;
+	memo[1] = m->td.n_recorded;
+	memo[2] = m->td.n_direct;
+	memo[3] = m->td.n_rebuilt;
+	*avx2 = m->dp.avx2;
+	return 0;
+}
 
 loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen)
 {
@@ -1273,6 +1025,16 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 				 (unsigned long long)cfg->dram_bytes);
 		return NULL;
 	}
+	const uint32_t flags = opts ? opts->cmodel_flags : 0;
+	char why[256];
+	int avx2 = cm_dp_pick(!!(flags & LOOM_CMODEL_GENERIC), why, sizeof why);
+	if (avx2 < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", why);
+		return NULL;
+	}
+	const char *me = getenv("LOOM_CMODEL_MEMO");
+	int memo = !(flags & LOOM_CMODEL_NO_MEMO) && !(me && !strcmp(me, "0"));
 	struct cmodel *m = calloc(1, sizeof *m);
 	if (!m)
 		goto oom;
@@ -1283,15 +1045,26 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	m->C = cfg->array_cols;
 	m->B = cfg->dram_beat_bytes;
 	loom_timing_init(&m->tm, cfg, opts ? opts->dram_latency : 0, opts ? opts->dram_bw : 0);
-	if (loom_tdma_init(&m->td, &m->tm))
+	if (cm_tm_init(&m->td, &m->tm, memo))
 		goto oom;
 	m->dram_bytes = cfg->dram_bytes;
 	m->dram = calloc(1, (size_t)cfg->dram_bytes);
 	m->sp = calloc(cfg->sp_lines, cfg->sp_line_bytes);
 	m->acc = calloc(cfg->acc_lines, (size_t)4 * cfg->array_cols);
-	m->wt = calloc((size_t)m->R * m->C, sizeof *m->wt);
-	if (!m->dram || !m->sp || !m->acc || !m->wt)
+	m->dp.wt = calloc((size_t)m->R * m->C, sizeof *m->dp.wt);
+	if (!m->dram || !m->sp || !m->acc || !m->dp.wt)
 		goto oom;
+	m->dp.dram = m->dram;
+	m->dp.sp = m->sp;
+	m->dp.acc = m->acc;
+	m->dp.dram_bytes = m->dram_bytes;
+	m->dp.sp_lines = cfg->sp_lines;
+	m->dp.R = m->R;
+	m->dp.C = m->C;
+	m->dp.B = m->B;
+	while ((1u << m->dp.bshift) < m->B)
+		m->dp.bshift++;
+	m->dp.avx2 = avx2;
 	m->irq_mask = LOOM_IRQ_DONE | LOOM_IRQ_ERROR;
 	m->hirq_mask = 0xffffffffu;
 	core_reset(m);

@@ -5,6 +5,7 @@
  * and co-simulation holds the two together. */
 #include "loom/isa.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +14,6 @@ const loom_field_info loom_fields[LOOM_F_COUNT] = {
 #include "loom/isa.def"
 #undef LOOM_FIELD
 };
-
-uint32_t loom_insn_get(const loom_insn *in, enum loom_field f)
-{
-	const loom_field_info *fi = &loom_fields[f];
-	uint32_t v = in->w[fi->word] >> fi->lsb;
-	return fi->width == 32 ? v : v & ((1u << fi->width) - 1u);
-}
 
 int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v)
 {
@@ -115,16 +109,26 @@ static const int16_t field_op[LOOM_F_COUNT] = {
 #undef LOOM_FIELD
 };
 
-/* the used bits of every word of an opcode */
+/* the used bits of every word of every opcode, from the field table once
+ * (the decoder checks each fetched instruction against them) */
+static uint32_t used_tab[256][LOOM_INSN_WORDS];
+static pthread_once_t used_once = PTHREAD_ONCE_INIT;
+
+static void used_init(void)
+{
+	for (unsigned op = 0; op < 256; op++)
+		for (unsigned f = 0; f < LOOM_F_COUNT; f++) {
+			const loom_field_info *fi = &loom_fields[f];
+			if (field_op[f] != LOOM_OPC_ANY && field_op[f] != (int)op)
+				continue;
+			used_tab[op][fi->word] |= (fi->width == 32 ? 0xffffffffu : (1u << fi->width) - 1u) << fi->lsb;
+		}
+}
+
 static void used_masks(unsigned opcode, uint32_t m[LOOM_INSN_WORDS])
 {
-	memset(m, 0, LOOM_INSN_WORDS * sizeof *m);
-	for (unsigned f = 0; f < LOOM_F_COUNT; f++) {
-		const loom_field_info *fi = &loom_fields[f];
-		if (field_op[f] != LOOM_OPC_ANY && field_op[f] != (int)opcode)
-			continue;
-		m[fi->word] |= (fi->width == 32 ? 0xffffffffu : (1u << fi->width) - 1u) << fi->lsb;
-	}
+	pthread_once(&used_once, used_init);
+	memcpy(m, used_tab[opcode & 0xffu], LOOM_INSN_WORDS * sizeof *m);
 }
 
 uint32_t loom_op_used_mask(unsigned opcode, unsigned word)

@@ -27,6 +27,11 @@
 #     every cycle counted, cycles by layer kind, the costliest layers;
 #  9. int8 accuracy of trained models: the digits CNN, its outlier variant
 #     and its QDQ form under each calibration option and --accuracy.
+# 10. the C model against ONNX Runtime: ResNet-50's int8 inference on the C
+#     model (loom bench) and its float32 inference on ONNX Runtime with one
+#     thread (scripts/ort_bench.js; onnxruntime-node from npm, installed
+#     into build/ort when missing), host wall time of the first inference
+#     and of the steady state, alternated in the same run, and their ratio.
 # Every number in the document is measured (or computed from the
 # configuration) in this run; ratios are taken within this one run; the
 # machine is shared and noisy.
@@ -36,6 +41,7 @@
 #   sh scripts/bench.sh compile   only section 5, as markdown on stdout
 #   sh scripts/bench.sh util      only section 8, as markdown on stdout
 #   sh scripts/bench.sh accuracy  only section 9, as markdown on stdout
+#   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
 set -e
 B=${BUILD:-build}
 LOOM="$B/bin/loom"
@@ -466,12 +472,86 @@ bench_accuracy() {
 		echo "keeps the 2048-bin histograms the other methods need."
 	fi
 }
+# ---- 10. the C model against ONNX Runtime (a markdown section on stdout)
+CM_N=${CM_N:-10}
+CM_ROUNDS=${CM_ROUNDS:-3}
+bench_cmodel() {
+	r50="$B/models-bench/resnet50_opset13"
+	[ -f "$r50/model.onnx" ] || /usr/bin/python3 scripts/export_models.py --out "$B/models-bench" --only resnet50 >&2
+	ort="$B/ort"
+	if [ ! -f "$ort/node_modules/onnxruntime-node/package.json" ]; then
+		mkdir -p "$ort"
+		(cd "$ort" && npm install onnxruntime-node --ignore-scripts --no-audit --no-fund >&2)
+	fi
+	"$LOOM" compile "$r50/model.onnx" -o "$tmp/r50c.loom" --calib "$r50/calib" -q >&2
+	l0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+	i=1
+	while [ "$i" -le "$CM_ROUNDS" ]; do
+		# alternated, so that both see the machine's load of the moment
+		node scripts/ort_bench.js "$ort" "$r50/model.onnx" 1,3,224,224 "$CM_N" > "$tmp/ort$i.json"
+		"$LOOM" bench "$tmp/r50c.loom" --backend cmodel --data "$r50/test_data_set_0" --iterations "$CM_N" \
+			--json > "$tmp/cm$i.json"
+		i=$((i + 1))
+	done
+	l1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+	"$PY" - "$tmp" "$CM_ROUNDS" "$CM_N" "$l0" "$l1" "$(nproc 2>/dev/null || echo '?')" <<'EOPY'
+import json, statistics, sys
+tmp, rounds, n, l0, l1, ncpu = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+ort = [json.load(open(f"{tmp}/ort{i}.json")) for i in range(1, rounds + 1)]
+cm = [json.load(open(f"{tmp}/cm{i}.json")) for i in range(1, rounds + 1)]
+med = lambda v: statistics.median(v)
+print("## The C model against ONNX Runtime (ResNet-50)\n")
+print("ResNet-50 (PyTorch's export, 224x224) as int8 on the C model of the default configuration (`loom bench`,\n"
+      "the model compiled with its calibration folder) and as float32 on ONNX Runtime "
+      f"{ort[0]['version']} with one thread\n"
+      "(intraOpNumThreads 1, interOpNumThreads 1, sequential; scripts/ort_bench.js, onnxruntime-node from npm), "
+      f"alternated\n{rounds} times in this run, {n} inferences each after the first. Host wall time in seconds. "
+      "**First**: the C\nmodel's plain run, the process's first inference, which runs the timing model (common/tsim.c) "
+      "cycle by\ncycle and records its answers; ONNX Runtime's first run after creating its session. **Steady**: the "
+      "median\nof the later inferences: the C model replays the recorded timing of a job it ran before "
+      "(cmodel/cm_timing.c),\nits data path runs on AVX2 (cmodel/cm_avx2.c). CPU: the same median in process CPU "
+      "time, which the\nmachine's other load disturbs less than the wall clock.\n")
+print("| round | ORT first | ORT steady | ORT steady CPU | C model first | C model steady | C model steady CPU | steady C model / ORT |")
+print("|---|---|---|---|---|---|---|---|")
+ratios = []
+for i, (o, c) in enumerate(zip(ort, cm), 1):
+    r = c["host_wall_s_steady"] / (o["steady_median_ms"] / 1000)
+    ratios.append(r)
+    print(f"| {i} | {o['first_ms'] / 1000:.3f} | {o['steady_median_ms'] / 1000:.3f} | {o['steady_cpu_median_ms'] / 1000:.3f} "
+          f"| {c['host_wall_s_plain']:.3f} | {c['host_wall_s_steady']:.3f} | {c['host_cpu_s_steady']:.3f} | {r:.2f} |")
+os_ = med([o["steady_median_ms"] / 1000 for o in ort])
+cs = med([c["host_wall_s_steady"] for c in cm])
+of = med([o["first_ms"] / 1000 for o in ort])
+cf = med([c["host_wall_s_plain"] for c in cm])
+oc = med([o["steady_cpu_median_ms"] / 1000 for o in ort])
+cc = med([c["host_cpu_s_steady"] for c in cm])
+print(f"| median | {of:.3f} | {os_:.3f} | {oc:.3f} | {cf:.3f} | {cs:.3f} | {cc:.3f} | {med(ratios):.2f} |")
+ok = all(c["outputs_identical"] for c in cm)
+goal = "met" if med(ratios) <= 1 else "not met"
+print(f"\nSteady state: the C model takes {med(ratios):.2f}x ONNX Runtime's wall time (median of the rounds' ratios; "
+      f"CPU time {cc / oc:.2f}x).\nGoal: no more than ONNX Runtime's: {goal} in this run. First inference: "
+      f"{cf / of:.1f}x (the timing model's cycle-by-cycle\nrun, once per job and process). Every C model inference's "
+      f"outputs byte-identical to its plain run: {'yes' if ok else 'NO'}.\n"
+      f"Load averages (1, 5, 15 min) before and after: {l0}; {l1} on {ncpu} cores.\n")
+EOPY
+	echo "The commands:"
+	echo
+	echo '```'
+	echo "loom compile resnet50/model.onnx -o r50.loom --calib resnet50/calib -q"
+	echo "loom bench r50.loom --backend cmodel --data resnet50/test_data_set_0 --iterations $CM_N --json"
+	echo "node scripts/ort_bench.js build/ort resnet50/model.onnx 1,3,224,224 $CM_N"
+	echo '```'
+}
 if [ "${1:-}" = models ]; then
 	bench_models
 	exit 0
 fi
 if [ "${1:-}" = accuracy ]; then
 	bench_accuracy
+	exit 0
+fi
+if [ "${1:-}" = cmodel ]; then
+	bench_cmodel
 	exit 0
 fi
 if [ "${1:-}" = sweep ]; then
@@ -516,6 +596,10 @@ bench_sweep > "$tmp/sweep.md"
 cat "$tmp/sweep.md"
 bench_accuracy > "$tmp/accuracy.md"
 cat "$tmp/accuracy.md"
+
+echo "bench: the C model against ONNX Runtime on ResNet-50"
+bench_cmodel > "$tmp/cmodel.md"
+cat "$tmp/cmodel.md"
 
 echo "bench: Verilator build of the default config from scratch (ccache off)"
 rm -rf "$B/hw/bench-default"
@@ -672,6 +756,8 @@ round trip.
 $(cat "$tmp/compile.md")
 
 $(cat "$tmp/latency.md")
+
+$(cat "$tmp/cmodel.md")
 
 $(cat "$tmp/sweep.md")
 

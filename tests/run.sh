@@ -47,6 +47,9 @@ suite house-make-default sh -c 'make -pnq 2>/dev/null | grep -qx "\.DEFAULT_GOAL
 
 # C unit tests (the C model, the program generator)
 suite unit-cmodel "$B/tests/test_cmodel"
+# the C model's generic and AVX2 data paths (random instructions, the corners of
+# requantization) and its timing memo (replayed, diverging, aborted jobs) agree
+suite unit-cmodel-paths "$B/tests/test_cmodel_paths"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
 # the control core's ISS: unit cases, then the RV32IM suite tests/rv32
 suite unit-rv-iss "$B/tests/test_rv_iss" "$B/rv32"
@@ -115,6 +118,11 @@ for c in small odd; do
 	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel \
 		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
 done
+# the C model's data paths and timing memo on whole models: outputs, per-layer
+# profiles and bench cycles identical (default; odd: 12 rows, 20 columns)
+suite models-cmodel-paths sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" digits_cnn_opset13 \
+	squeezenet1_1_opset13 resnet18_opset13
+suite models-cmodel-paths-odd env HW=odd sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" npu_ops_opset13
 suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squeezenet1_1_opset13 digits_cnn_opset13 \
 	digits_qdq_opset13 npu_ops_opset13 mobilenet_v2_opset13 resnet18_opset13 mobilenet_v3_small_opset13 \
 	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
@@ -162,6 +170,7 @@ suite sweep-slurm $stub_area sh tests/models/sweep_slurm.sh "$LOOM" "$B/models"
 suite bad-input sh tests/models/bad_input.sh "$LOOM" "$B/models"
 # the same under AddressSanitizer and UndefinedBehaviorSanitizer
 suite asan-cmodel "$B/tests/san_test_cmodel"
+suite asan-cmodel-paths "$B/tests/san_test_cmodel_paths"
 suite asan-cosim-gen "$B/tests/san_test_cosim_gen"
 suite asan-rv-iss "$B/tests/san_test_rv_iss" "$B/rv32"
 suite asan-onnx "$B/tests/san_test_onnx"
@@ -223,6 +232,20 @@ for c in small default large odd; do
 	suite "cosim-$c" "$LOOM" cosim --hw $c --count $COSIM_N --seed $seed
 	seed=$((seed + 100000))
 done
+# the C model against itself: its generic kernels against AVX2, and without
+# its timing memo against with it, each program run twice (the second run's
+# timing replayed): the same bytes, counters and cycles (bad programs too)
+if [ -n "$FULL" ]; then CM_N=1000; else CM_N=100; fi
+seed=500001
+for c in small default large odd; do
+	suite "cosim-cmodel-generic-$c" "$LOOM" cosim --hw $c --count $CM_N --seed $seed --a cmodel-generic --b cmodel \
+		--repeat 2
+	suite "cosim-cmodel-memo-$c" "$LOOM" cosim --hw $c --count $CM_N --seed $((seed + 50000)) --a cmodel-nomemo \
+		--b cmodel --repeat 2
+	seed=$((seed + 100000))
+done
+suite cosim-cmodel-memo-bad "$LOOM" cosim --hw default --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 91 \
+	--a cmodel-nomemo --b cmodel --repeat 2
 # bad programs: same error on both backends, and the next program runs;
 # the kind is seed % (number of kinds), so each run covers every kind once
 nbad=$("$LOOM" cosim --bad-kinds)

@@ -16,7 +16,11 @@
  *  - device throughput: inferences / the device cycles from the first
  *    submission to the last completion of the whole run, at --clock-mhz;
  *  - host wall time per inference: the measured loop's wall clock / N, the
- *    cost of simulating (and of the host's CPU nodes and conversions).
+ *    cost of simulating (and of the host's CPU nodes and conversions); the
+ *    plain run's wall clock (the process's first inference), the loop's
+ *    first inference (from its start to the first completion) and the
+ *    median of the wall clock between later completions (the steady state:
+ *    the C model's timing memo answers a job it ran before, cmodel/cm_timing.c).
  * --sweep-inflight measures K = 1..8 and prints throughput against K with
  * the point where one more request stops helping; --json prints one JSON
  * object with the same figures. */
@@ -53,6 +57,11 @@ typedef struct bench_res {
 	uint64_t span;      /* device cycles, first submission to last completion */
 	uint64_t jobs;      /* NPU jobs per inference */
 	double wall_s;      /* host wall clock of the loop */
+	double first_s;     /* ... to its first completion */
+	double steady_s;    /* median between later completions (0: fewer than 2 inferences) */
+	double steady_cpu;  /* the same in the process's CPU time (less subject to a loaded machine) */
+	double min_s;       /* the shortest interval between later completions */
+	double plain_s;     /* the plain run before the loop */
 	long mismatches;    /* inferences whose outputs differ from the plain run */
 	char first_bad[256];
 } bench_res;
@@ -221,6 +230,13 @@ static int ref_take(const loom_graph *g, bench_ref *ref)
 	return 0;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -235,6 +251,24 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* min, median, mean, p90, p99 (nearest rank), max of n sorted values */
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the median of the intervals between the completions t[1..n-1] (t is
+ * overwritten); 0 for fewer than 2 */
+static double steady(double *t, long n)
+{
+	if (n < 2)
+		return 0;
+	for (long i = n - 1; i > 0; i--)
+		t[i] -= t[i - 1];
+	qsort(t + 1, (size_t)(n - 1), sizeof *t, cmp_dbl);
+	return (t[1 + (n - 2) / 2] + t[1 + (n - 1) / 2]) / 2;
+}
+
 static void summarize(uint64_t *v, long n, uint64_t out[6])
 {
 	qsort(v, (size_t)n, sizeof *v, cmp_u64);
@@ -276,10 +310,17 @@ static int measure(const bench_opts *o, loom_exec *ex, const loom_graph *g, cons
 	res->n = n;
 	loom_exec_reqs *rq = NULL;
 	uint64_t *lat = calloc((size_t)n, sizeof *lat);
-	if (!lat)
+	double *tdone = calloc((size_t)n, sizeof *tdone), *cdone = calloc((size_t)n, sizeof *cdone);
+	if (!lat || !tdone || !cdone) {
+		free(lat);
+		free(tdone);
+		free(cdone);
 		return snprintf(err, len, "out of memory"), -1;
+	}
 	if (loom_exec_new_requests(ex, k, &rq, err, len)) {
 		free(lat);
+		free(tdone);
+		free(cdone);
 		return -1;
 	}
 	int rc = o->host_time ? loom_exec_reqs_host_time(rq, o->clock_mhz * 1e6) : 0;
@@ -308,6 +349,8 @@ static int measure(const bench_opts *o, loom_exec *ex, const loom_graph *g, cons
 			last = st->last_done;
 		res->jobs = st->jobs;
 		check_outputs(rq, r, done, g, ref, res);
+		tdone[done] = mono_s();
+		cdone[done] = cpu_s();
 		done++;
 		tool_progress_update(pg, ++*progress);
 		if (started < n) {
@@ -317,10 +360,17 @@ static int measure(const bench_opts *o, loom_exec *ex, const loom_graph *g, cons
 	}
 	res->wall_s = mono_s() - t0;
 	res->span = last > first ? last - first : 0;
-	if (!rc)
+	if (!rc) {
 		summarize(lat, n, res->lat);
+		res->first_s = tdone[0] - t0;
+		res->steady_s = steady(tdone, n);
+		res->min_s = n > 1 ? tdone[1] : 0;
+		res->steady_cpu = steady(cdone, n);
+	}
 	loom_exec_reqs_free(rq);
 	free(lat);
+	free(tdone);
+	free(cdone);
 	return rc;
 }
 
@@ -352,6 +402,10 @@ static void print_text(const bench_opts *o, const loom_model *m, const bench_res
 		printf("device throughput: - (no NPU jobs)\n");
 	printf("host wall time: %.4f s per inference (%.2f inferences/s simulated on %s)\n", r->wall_s / (double)r->n,
 	       (double)r->n / r->wall_s, o->backend);
+	printf("  plain run %.4f s; in the loop the first inference %.4f s", r->plain_s, r->first_s);
+	if (r->n > 1)
+		printf(", then median %.4f s (CPU %.4f s), min %.4f s", r->steady_s, r->steady_cpu, r->min_s);
+	printf("\n");
 	tool_print_outputs(m->graph);
 	if (r->mismatches)
 		printf("FAIL outputs: %ld of %ld inferences differ from the plain run; first: %s\n", r->mismatches, r->n,
@@ -398,8 +452,11 @@ static void json_res(const bench_opts *o, const bench_res *r)
 	for (int i = 0; i < 6; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", lat_names[i], r->lat[i]);
 	printf("}, \"device_cycles\": %" PRIu64 ", \"throughput_ips\": %.4f, \"host_wall_s\": %.6f, "
-	       "\"host_wall_s_per_inference\": %.6f, \"outputs_identical\": %s",
-	       r->span, ips(o, r), r->wall_s, r->wall_s / (double)r->n, r->mismatches ? "false" : "true");
+	       "\"host_wall_s_per_inference\": %.6f, \"host_wall_s_plain\": %.6f, \"host_wall_s_first\": %.6f, "
+	       "\"host_wall_s_steady\": %.6f, \"host_wall_s_min\": %.6f, \"host_cpu_s_steady\": %.6f, "
+	       "\"outputs_identical\": %s",
+	       r->span, ips(o, r), r->wall_s, r->wall_s / (double)r->n, r->plain_s, r->first_s, r->steady_s, r->min_s,
+	       r->steady_cpu, r->mismatches ? "false" : "true");
 }
 
 static void print_json(const bench_opts *o, const loom_model *m, const bench_res *r, const bench_res *sw, unsigned nk)
@@ -460,10 +517,12 @@ static int bench(const bench_opts *o, loom_model *m, loom_exec *ex)
 	bench_res one, sw[BENCH_SWEEP_MAX];
 	const bench_res *r = NULL;
 	unsigned nk = o->sweep ? BENCH_SWEEP_MAX : 0;
+	double t0 = mono_s();
 	if (loom_exec_run(ex, err, sizeof err)) {
 		fprintf(stderr, "loom bench: %s: plain run: %s\n", o->path, err);
 		return 1;
 	}
+	double plain_s = mono_s() - t0;
 	if (ref_take(g, &ref)) {
 		fprintf(stderr, "loom bench: out of memory\n");
 		ref_free(&ref);
@@ -473,6 +532,9 @@ static int bench(const bench_opts *o, loom_model *m, loom_exec *ex)
 	ref_free(&ref);
 	if (rc)
 		return 1;
+	one.plain_s = plain_s;
+	for (unsigned i = 0; i < nk; i++)
+		sw[i].plain_s = plain_s;
 	if (o->json) {
 		print_json(o, m, r, sw, nk);
 	} else {

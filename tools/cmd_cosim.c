@@ -9,7 +9,14 @@
  * match. A failure prints one report naming the seed, the first differing
  * address, its region, the instruction that wrote it and a command line that
  * reproduces it. The output ends with "N/N bit-exact" and
- * "cosim: P passed, F failed"; exit status 0 only when nothing failed. */
+ * "cosim: P passed, F failed"; exit status 0 only when nothing failed.
+ *
+ * The C model also comes as cmodel-generic (its plain C kernels even on a
+ * CPU with AVX2) and cmodel-nomemo (tsim run for every job, no timing memo):
+ * two C models must agree on the cycle counters too (CYCLES, BUSY_*,
+ * STALL_*, the run's cycles), since neither choice may change the timing.
+ * --repeat N runs each program N times on each backend, so the timing memo
+ * answers the later runs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,7 +31,7 @@
 
 typedef struct cosim_opts {
 	const char *hw, *a, *b;
-	uint64_t count, seed;
+	uint64_t count, seed, repeat;
 	int bad, verbose;
 	long long dump; /* program index to dump, -1: none */
 	uint32_t dram_latency, dram_bw; /* 0: the configuration's */
@@ -41,6 +48,7 @@ typedef struct cosim_run {
 	uint8_t *buf[2];
 	size_t buflen;
 	uint64_t nop[256]; /* instructions generated, per opcode */
+	int both_cmodel;   /* two C models: the cycle counters must match too */
 } cosim_run;
 
 static void usage(FILE *f)
@@ -48,6 +56,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: loom cosim --hw CONFIG --count N --seed S [--a BACKEND] [--b BACKEND]\n"
 		"                  [--bad] [--verbose] [--dump-program K] [--dram-latency N] [--dram-bw N]\n"
+		"                  [--repeat N]\n"
 		"\n"
 		"Runs N random legal, race-free programs (seeds S..S+N-1) on two backends\n"
 		"and compares every region of DRAM byte for byte.\n"
@@ -55,8 +64,12 @@ static void usage(FILE *f)
 		"  --hw CONFIG        hardware configuration (configs/CONFIG.cfg, or overrides)\n"
 		"  --count N          number of programs (default 1)\n"
 		"  --seed S           seed of the first program (default 1)\n"
-		"  --a BACKEND        first backend, rtl or cmodel (default rtl)\n"
+		"  --a BACKEND        first backend, rtl or cmodel (default rtl); also\n"
+		"                     cmodel-generic (its plain C kernels, not AVX2) and\n"
+		"                     cmodel-nomemo (no timing memo); two C models must\n"
+		"                     agree on every cycle counter as well\n"
 		"  --b BACKEND        second backend (default cmodel)\n"
+		"  --repeat N         run each program N times on each backend (default 1)\n"
 		"  --bad              bad programs: both backends must report the predicted\n"
 		"                     error, then a legal program must run bit-exact\n"
 		"  --bad-kinds        print the number of bad-program kinds and exit\n"
@@ -95,6 +108,7 @@ static int parse(int argc, char **argv, cosim_opts *o)
 	o->b = "cmodel";
 	o->count = 1;
 	o->seed = 1;
+	o->repeat = 1;
 	o->dump = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -117,7 +131,7 @@ static int parse(int argc, char **argv, cosim_opts *o)
 		}
 		if (strcmp(a, "--hw") && strcmp(a, "--count") && strcmp(a, "--seed") && strcmp(a, "--a") &&
 		    strcmp(a, "--b") && strcmp(a, "--dump-program") && strcmp(a, "--dram-latency") &&
-		    strcmp(a, "--dram-bw")) {
+		    strcmp(a, "--dram-bw") && strcmp(a, "--repeat")) {
 			fprintf(stderr, "loom cosim: unknown option '%s'\n", a);
 			return -1;
 		}
@@ -129,8 +143,10 @@ static int parse(int argc, char **argv, cosim_opts *o)
 		if (!strcmp(a, "--hw")) {
 			o->hw = v;
 		} else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
-			if (strcmp(v, "rtl") && strcmp(v, "cmodel")) {
-				fprintf(stderr, "loom cosim: %s: unknown backend '%s' (rtl or cmodel)\n", a, v);
+			if (strcmp(v, "rtl") && strcmp(v, "cmodel") && strcmp(v, "cmodel-generic") &&
+			    strcmp(v, "cmodel-nomemo")) {
+				fprintf(stderr, "loom cosim: %s: unknown backend '%s' (rtl or cmodel; cmodel-generic, "
+						"cmodel-nomemo)\n", a, v);
 				return -1;
 			}
 			if (a[2] == 'a')
@@ -148,6 +164,12 @@ static int parse(int argc, char **argv, cosim_opts *o)
 				o->count = x;
 			} else if (!strcmp(a, "--seed")) {
 				o->seed = x;
+			} else if (!strcmp(a, "--repeat")) {
+				if (x == 0 || x > 100) {
+					fprintf(stderr, "loom cosim: --repeat must be 1..100\n");
+					return -1;
+				}
+				o->repeat = x;
 			} else if (!strcmp(a, "--dram-latency") || !strcmp(a, "--dram-bw")) {
 				if (x == 0 || x > (strcmp(a, "--dram-bw") ? 1000u : 64u)) {
 					fprintf(stderr, "loom cosim: %s must be 1..%u\n", a, strcmp(a, "--dram-bw") ? 1000u : 64u);
@@ -183,6 +205,8 @@ static void repro(const cosim_run *r, uint64_t seed, int bad)
 	       bad ? " --bad" : "");
 	if (strcmp(o->a, "rtl") || strcmp(o->b, "cmodel"))
 		printf(" --a %s --b %s", o->a, o->b);
+	if (o->repeat > 1)
+		printf(" --repeat %" PRIu64, o->repeat);
 	if (o->dram_latency)
 		printf(" --dram-latency %u", o->dram_latency);
 	if (o->dram_bw)
@@ -288,6 +312,16 @@ static int compare_counters(cosim_run *r, const loom_cosim_prog *p, const char *
 			bad = 1;
 		}
 	}
+	if (r->both_cmodel)
+		for (unsigned i = 0; i < LOOM_CTR_COUNT; i++) {
+			uint32_t a = ctr(r->hw[0], i), b = ctr(r->hw[1], i);
+			if (a != b) {
+				printf("FAIL seed %" PRIu64 " (config %s, %s program): C models' counter %s differs: %s=%u "
+				       "%s=%u\n",
+				       p->seed, cfgname, what(p), loom_ctr_name(i), r->label[0], a, r->label[1], b);
+				bad = 1;
+			}
+		}
 	for (unsigned i = 0; i < LOOM_EVT_COUNT; i++) {
 		uint32_t a = evt(r->hw[0], i), b = evt(r->hw[1], i);
 		if (a != b) {
@@ -333,6 +367,12 @@ static int run_prog(cosim_run *r, const loom_cosim_prog *p, const char *cfgname)
 		} else {
 			r->other_cycles += res[k].cycles;
 		}
+	}
+	if (r->both_cmodel && res[0].cycles != res[1].cycles) {
+		printf("FAIL seed %" PRIu64 " (config %s, %s program): the C models' runs took %" PRIu64 " (%s) and %" PRIu64
+		       " (%s) cycles\n",
+		       p->seed, cfgname, what(p), res[0].cycles, r->label[0], res[1].cycles, r->label[1]);
+		fail = 1;
 	}
 	for (int k = 0; k < 2; k++) {
 		const loom_hw_result *x = &res[k];
@@ -411,8 +451,14 @@ int cmd_cosim(int argc, char **argv)
 	memset(&hopts, 0, sizeof hopts);
 	hopts.dram_latency = o.dram_latency;
 	hopts.dram_bw = o.dram_bw;
+	r.both_cmodel = !!strncmp(o.a, "rtl", 3) && !!strncmp(o.b, "rtl", 3);
 	for (int k = 0; k < 2; k++) {
-		r.hw[k] = loom_hw_open(r.name[k], &cfg, &hopts, err, sizeof err);
+		/* cmodel-generic, cmodel-nomemo: the C model with a flag */
+		hopts.cmodel_flags = !strcmp(r.name[k], "cmodel-generic")  ? LOOM_CMODEL_GENERIC
+				     : !strcmp(r.name[k], "cmodel-nomemo") ? LOOM_CMODEL_NO_MEMO
+									   : 0;
+		r.hw[k] = loom_hw_open(strncmp(r.name[k], "cmodel", 6) ? r.name[k] : "cmodel", &cfg, &hopts, err,
+				       sizeof err);
 		if (!r.hw[k]) {
 			printf("loom cosim: cannot open backend %s for %s: %s\n", r.name[k], cfg.name, err);
 			printf("0/%" PRIu64 " bit-exact\n", o.count);
@@ -438,8 +484,9 @@ int cmd_cosim(int argc, char **argv)
 			loom_cosim_dump(&p, stdout);
 		for (size_t k = 0; k < p.ninsns; k++)
 			r.nop[loom_insn_opcode(&p.insns[k])]++;
-		if (run_prog(&r, &p, cfg.name))
-			fail = 1;
+		for (uint64_t rep = 0; rep < o.repeat && !fail; rep++)
+			if (run_prog(&r, &p, cfg.name))
+				fail = 1;
 		if (o.bad) {
 			/* a legal program right after the bad one must run bit-exact */
 			if (loom_cosim_gen(&cfg, seed, &q, err, sizeof err)) {
@@ -448,10 +495,11 @@ int cmd_cosim(int argc, char **argv)
 			} else {
 				if ((long long)i == o.dump)
 					loom_cosim_dump(&q, stdout);
-				if (run_prog(&r, &q, cfg.name)) {
-					printf("  (the legal program after bad program '%s')\n", p.what);
-					fail = 1;
-				}
+				for (uint64_t rep = 0; rep < o.repeat && !fail; rep++)
+					if (run_prog(&r, &q, cfg.name)) {
+						printf("  (the legal program after bad program '%s')\n", p.what);
+						fail = 1;
+					}
 				loom_cosim_free(&q);
 			}
 		}

@@ -22,7 +22,15 @@ typedef struct loom_hw_opts {
 	const char *wave_path;   /* FST waveform file (rtl only); NULL: no waves */
 	uint64_t wave_from;      /* first cycle dumped */
 	uint64_t wave_to;        /* last cycle dumped; 0: to the end */
+	uint32_t cmodel_flags;   /* cmodel only: LOOM_CMODEL_* below; 0: as the environment says */
 } loom_hw_opts;
+
+/* The C model's data path and timing memo (cmodel/cm_exec.c,
+ * cmodel/cm_timing.c): the generic kernels even where the CPU has AVX2
+ * (else LOOM_CMODEL_SIMD=generic|avx2|auto decides), tsim run for every job
+ * (else LOOM_CMODEL_MEMO=0 turns the memo off). Same bytes, same cycles. */
+#define LOOM_CMODEL_GENERIC 1u
+#define LOOM_CMODEL_NO_MEMO 2u
 
 enum loom_hw_run_result {
 	LOOM_HW_IRQ = 0,      /* the interrupt line is high */
@@ -72,6 +80,10 @@ static inline const char *loom_hw_error(loom_hw *hw) { return hw->err; }
 
 /* Backend constructors (used by loom_hw_open). */
 loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen);
+/* The C model's counts of its timing memo (cmodel/cm_timing.c): jobs whose
+ * timing was replayed, recorded, run directly; times tsim caught up. 0, or
+ * -1 when hw is not the C model. *avx2: its data path runs on AVX2. */
+int loom_cmodel_stats(loom_hw *hw, uint64_t memo[4], int *avx2);
 /* Exported by libloom_rtl.so of each configuration. */
 typedef loom_hw *(*loom_rtl_open_fn)(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen);
 #define LOOM_RTL_OPEN_SYMBOL "loom_rtl_open"

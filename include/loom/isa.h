@@ -68,7 +68,14 @@ typedef struct loom_field_info {
 
 extern const loom_field_info loom_fields[LOOM_F_COUNT];
 
-uint32_t loom_insn_get(const loom_insn *in, enum loom_field f);
+/* Read a field (inline: the C model reads a few dozen per instruction). */
+static inline uint32_t loom_insn_get(const loom_insn *in, enum loom_field f)
+{
+	const loom_field_info *fi = &loom_fields[f];
+	uint32_t v = in->w[fi->word] >> fi->lsb;
+	return fi->width == 32 ? v : v & ((1u << fi->width) - 1u);
+}
+
 /* Set a field; returns -1 if v does not fit in the field. */
 int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v);
 static inline unsigned loom_insn_opcode(const loom_insn *in) { return in->w[0] & 0xffu; }
