@@ -199,9 +199,14 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 	rawout *ro = raw_of(c, out, act);
 	quant_copy(c, tp, in);
 	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
+	/* --bias-correction from the original input's mean and geometry (the
+	 * copy has no calibration of its own; its padding is the zeros the
+	 * original geometry counts) */
+	float *bfix = !r && c->o->bias_correction ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, gp) : NULL;
 	geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
 	if (!r)
-		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
+		r = conv_layer(c, ni, tp, -1, 1, w, bfix ? bfix : bias, cout, cpg, grp, &geo);
+	free(bfix);
 	if (!r)
 		return NULL;
 	drop_try(c, first, act, ro);

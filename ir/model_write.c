@@ -393,6 +393,66 @@ out:
 	return rc;
 }
 
+/* Copies the whole of file descriptor from (at its start) to path. */
+static int copy_to(int from, const char *path, char *err, size_t errlen)
+{
+	int to = open(path, O_WRONLY | O_TRUNC);
+	if (to < 0)
+		return mf_fail(err, errlen, "%s: %s", path, strerror(errno));
+	char buf[65536];
+	ssize_t n = 0;
+	int rc = lseek(from, 0, SEEK_SET) ? -1 : 0;
+	while (!rc && (n = read(from, buf, sizeof buf)) > 0)
+		for (ssize_t o = 0, w; o < n && !rc; o += w)
+			if ((w = write(to, buf + o, (size_t)(n - o))) < 0)
+				rc = -1;
+	if (rc || n < 0)
+		rc = mf_fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (close(to) && !rc)
+		rc = mf_fail(err, errlen, "%s: %s", path, strerror(errno));
+	return rc;
+}
+
+/* A regular file (or a new one) is written to a temporary file beside it
+ * and renamed over it once complete, so a failed write leaves the old file
+ * as it was and no partial one. Anything else (a device such as /dev/null,
+ * a FIFO) gets the complete file copied into it from a temporary file in
+ * TMPDIR (libelf writes only regular files), and is never removed. */
+static int write_file(const char *path, wbuf *sec, const loom_model *m, char *err, size_t errlen)
+{
+	struct stat st;
+	int special = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	const char *td = getenv("TMPDIR");
+	if (!td || !*td)
+		td = "/tmp";
+	size_t n = strlen(special ? td : path) + sizeof "/loom.tmpXXXXXX";
+	char *tmp = malloc(n);
+	if (!tmp)
+		return mf_fail(err, errlen, "%s: out of memory", path);
+	snprintf(tmp, n, special ? "%s/loom.tmpXXXXXX" : "%s.tmpXXXXXX", special ? td : path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int rc = mf_fail(err, errlen, "%s: %s: %s", path, tmp, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	int rc = fchmod(fd, 0644 & ~um) ? mf_fail(err, errlen, "%s: %s", path, strerror(errno)) : 0;
+	if (!rc)
+		rc = elf_write(path, fd, sec, m, err, errlen);
+	if (!rc && special)
+		rc = copy_to(fd, path, err, errlen);
+	if (close(fd) && !rc)
+		rc = mf_fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (!rc && !special && rename(tmp, path))
+		rc = mf_fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (rc || special)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 int loom_model_write(const loom_model *m, const char *path, char *err, size_t errlen)
 {
 	wbuf sec[S_COUNT];
@@ -407,16 +467,7 @@ int loom_model_write(const loom_model *m, const char *path, char *err, size_t er
 		mf_fail(err, errlen, "%s: %s", path, msg);
 		goto out;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		rc = mf_fail(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	rc = elf_write(path, fd, sec, m, err, errlen);
-	if (close(fd) && !rc)
-		rc = mf_fail(err, errlen, "%s: %s", path, strerror(errno));
-	if (rc)
-		unlink(path);
+	rc = write_file(path, sec, m, err, errlen);
 out:
 	for (int s = 0; s < S_COUNT; s++)
 		free(sec[s].p);

@@ -9,6 +9,7 @@
  * array limit of hwparams.def, 32 GB/s on a 16-byte bus) gives a point
  * that is reported invalid, with the reason, while the rest of the sweep
  * goes on. */
+#include "compiler/calib.h"
 #include "sweep/sweep.h"
 
 #include <errno.h>
@@ -376,8 +377,10 @@ int sweep_spec_read(const char *dir, sweep_spec *s, char *err, size_t len)
 			s->rtl = atoi(v);
 		else if (!strcmp(line, "timed"))
 			s->timed = atoi(v);
-		else if (!strcmp(line, "calib_method"))
+		else if (!strcmp(line, "calib_method")) {
 			s->calib_method = atoi(v);
+			bad = s->calib_method < 0 || s->calib_method >= LOOM_CALIB_NMETHODS;
+		}
 		else if (!strcmp(line, "percentile"))
 			s->percentile = strtod(v, NULL);
 		else if (!strcmp(line, "no_area"))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compiler/calib.h"
 #include "sweep/sweep.h"
 
 static void usage(FILE *f)
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: loom sweep MODEL.onnx [MODEL2.onnx ...] -o DIR [--array RxC,...] [--spad SIZE,...]\n"
 		"         [--acc SIZE,...] [--dram-gbps GBPS,...] [--dram-latency CYCLES,...] [--clock-mhz F]\n"
-		"         [--hw BASE] [--calib [MODEL=]DIR]... [--calib-method minmax|percentile|mse]\n"
+		"         [--hw BASE] [--calib [MODEL=]DIR]... [--calib-method minmax|percentile|mse|entropy]\n"
 		"         [--percentile P] [--rtl] [--fast] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
 		"         [--slurm-args 'ARGS']] [--tech FILE] [--no-area] [--no-plots] [-q]\n"
 		"       loom sweep --run-point DIR POINT [POINT ...]\n"
@@ -172,10 +173,9 @@ static int parse(int argc, char **argv, sopts *o)
 			i++;
 		} else if (!strcmp(a, "--calib-method") && v) {
 			o->method = v, i++;
-			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse"))
-				return bad("--calib-method %s: minmax, percentile or mse%s", v, "");
-			o->s.calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE
-					    : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : LOOM_CALIB_MINMAX;
+			o->s.calib_method = loom_calib_method_of(v);
+			if (o->s.calib_method < 0)
+				return bad("--calib-method %s: minmax, percentile, mse or entropy%s", v, "");
 		} else if (!strcmp(a, "--percentile") && v) {
 			if (parse_num(a, v, 50, &o->s.percentile) || o->s.percentile > 100)
 				return bad("--percentile %s: a number in [50, 100]%s", v, "");

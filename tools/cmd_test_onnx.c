@@ -413,7 +413,7 @@ static void usage(FILE *f)
 		   "                 NPU ('CASE N' lines); fewer fails (a fallback to the CPU), more or\n"
 		   "                 a case not listed with NPU nodes fails as a stale list\n"
 		   "  --write-placement FILE  cmodel, rtl: write that list from this run\n"
-		   "  --calib-method minmax|percentile|mse, --percentile P  calibration\n"
+		   "  --calib-method minmax|percentile|mse|entropy, --percentile P  calibration\n"
 		   "  --atol, --rtol float tolerances (default 1e-5, 1e-3)\n"
 		   "  -q             print only failures of expected cases and the summary\n"
 		   "Ends with \"N passed, M failed\"; exit status 1 when a case that must pass failed.\n");
@@ -460,11 +460,11 @@ static int parse_args(int argc, char **argv, test_opts *o)
 			o->quiet = 1;
 		} else if (!strcmp(a, "--calib-method") && i + 1 < argc) {
 			const char *v = argv[++i];
-			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse")) {
-				fprintf(stderr, "loom test-onnx: --calib-method %s: minmax, percentile or mse\n", v);
+			o->calib_method = loom_calib_method_of(v);
+			if (o->calib_method < 0) {
+				fprintf(stderr, "loom test-onnx: --calib-method %s: minmax, percentile, mse or entropy\n", v);
 				return 2;
 			}
-			o->calib_method = !strcmp(v, "mse") ? LOOM_CALIB_MSE : !strcmp(v, "percentile") ? LOOM_CALIB_PERCENTILE : 0;
 		} else if (!strcmp(a, "--percentile") && i + 1 < argc) {
 			o->percentile = atof(argv[++i]);
 		} else if (!strcmp(a, "--keep-float") && i + 1 < argc) {

@@ -149,6 +149,14 @@ n=$(wc -l <"$dg/agree/labels.txt")
 "$LOOM" compile "$o/model.onnx" -o "$out/x.loom" --calib "$o/calib" --calib-method kl >"$out/log" 2>&1
 [ $? -eq 2 ] && grep -q "entropy" "$out/log" && ok "--calib-method kl: exit 2 naming the methods" ||
 	bad "--calib-method kl: $(cat "$out/log")"
+# every method by name in the other commands that calibrate
+"$LOOM" sweep "$dg/model.onnx" --calib "$dg/calib" --calib-method entropy --array 16x16 --no-area --no-plots -q \
+	-o "$out/sw" >"$out/log" 2>&1
+[ $? -eq 0 ] && grep -qx "calib_method 3" "$out/sw/sweep.spec" && ok "loom sweep --calib-method entropy" ||
+	bad "loom sweep --calib-method entropy: $(tail -n 3 "$out/log")"
+"$LOOM" test-onnx "$dg" --backend cmodel --calib-method entropy >"$out/log" 2>&1
+[ $? -ne 2 ] && grep -q "^placement: 1 cases put nodes on the NPU" "$out/log" && ok "loom test-onnx --calib-method entropy" ||
+	bad "loom test-onnx --calib-method entropy: $(tail -n 3 "$out/log")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

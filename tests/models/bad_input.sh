@@ -91,7 +91,9 @@ grep -q "passed" "$out/stdout" && bad "selftest --only TYPO ran something" || ok
 run "$LOOM" compile "$m/model.onnx" -o "$out/x.loom" --calib-method msee
 expect "compile --calib-method msee" 2 "--calib-method msee" "minmax, percentile, mse or entropy"
 run "$LOOM" test-onnx "$m" --backend cmodel --calib-method msee
-expect "test-onnx --calib-method msee" 2 "--calib-method msee" "minmax, percentile or mse"
+expect "test-onnx --calib-method msee" 2 "--calib-method msee" "minmax, percentile, mse or entropy"
+run "$LOOM" sweep "$m/model.onnx" --calib-method msee --no-area -o "$out/swbad"
+expect "sweep --calib-method msee" 2 "--calib-method msee" "minmax, percentile, mse or entropy"
 
 # ---- unknown backends
 run "$LOOM" run "$m/model.onnx" --backend cmdl

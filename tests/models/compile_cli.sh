@@ -52,6 +52,14 @@ cyc=$(echo "$stem" | sed -E 's/.*"est_cycles": ([0-9]+).*/\1/')
 add=$(grep '"name": "/layer1/layer1.0/Add"' "$out/r18.json" | sed -E 's/.*"est_cycles": ([0-9]+).*/\1/')
 [ -n "$add" ] && [ "$add" -lt 50000 ] && ok "resnet18's first Add estimate $add < 50000 cycles (flat lines)" ||
 	bad "first Add estimate '$add'"
+# --bias-correction corrects every Conv and Gemm, the packed stem too (from
+# its original input's mean and geometry: its padded copy has none)
+check "compile resnet18 --bias-correction" "$LOOM" compile "$r18/model.onnx" -o "$out/r18b.loom" --calib "$r18/calib" \
+	--bias-correction --report "$out/r18b.json"
+nbc=$(sed -n 's/.*"bias_corrected": \([0-9]*\).*/\1/p' "$out/r18b.json")
+nw=$(grep -c '"op": "\(Conv\|Gemm\)"' "$out/r18b.json")
+[ -n "$nbc" ] && [ "$nbc" -eq "$nw" ] && [ "$nw" -eq 21 ] &&
+	ok "resnet18 --bias-correction: $nbc of $nw Conv/Gemm nodes corrected" || bad "bias_corrected '$nbc' of $nw"
 check "compile again" "$LOOM" compile "$m/model.onnx" -o "$out/sq2.loom" --calib "$m/calib"
 grep -q "cache: hit" "$out/log" && ok "the second compile is a cache hit and says so" || bad "no cache hit: $(tail -n 2 "$out/log")"
 cmp -s "$out/sq.loom" "$out/sq2.loom" && ok "the cached file is the same file" || bad "cached file differs"

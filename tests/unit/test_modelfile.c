@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void *xcalloc(size_t n, size_t sz)
@@ -602,6 +603,29 @@ static void test_corrupt(const uint8_t *file, size_t len, const loom_hwcfg *cfg)
 	free(b);
 }
 
+/* Where a write may go: a device is written in place and never removed
+ * (a failed write to /dev/full leaves /dev/full, /dev/null stays a device);
+ * a regular file is replaced only by a complete file. */
+static void test_write_targets(const loom_model *m, const char *path)
+{
+	char err[512] = "";
+	struct stat st;
+	CHECK(loom_model_write(m, "/dev/full", err, sizeof err) == -1 && strstr(err, "/dev/full"),
+	      "write to /dev/full: want an error naming it, got '%s'", err);
+	CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode), "/dev/full is no longer a device after a failed write");
+	CHECK(loom_model_write(m, "/dev/null", err, sizeof err) == 0, "write to /dev/null: %s", err);
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is no longer a device after a write");
+	err[0] = 0;
+	CHECK(loom_model_write(m, "/nonexistent/dir/x.loom", err, sizeof err) == -1 &&
+		      strstr(err, "/nonexistent/dir/x.loom"),
+	      "write into a missing folder: want an error naming the path, got '%s'", err);
+	mode_t um = umask(0);
+	umask(um);
+	CHECK(loom_model_write(m, path, err, sizeof err) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		      (st.st_mode & 0777) == (0644 & ~um),
+	      "rewrite of %s: %s (mode %o)", path, err, (unsigned)st.st_mode);
+}
+
 int main(void)
 {
 	check_init(CHECK_QUIET);
@@ -653,6 +677,7 @@ int main(void)
 	free(file);
 
 	test_invalid(&cfg, path);
+	test_write_targets(m, path);
 	if (getenv("TEST_MODELFILE_KEEP") && loom_model_write(m, getenv("TEST_MODELFILE_KEEP"), err, sizeof err))
 		printf("FAIL keep: %s\n", err);
 	loom_model_free(m);
