@@ -147,6 +147,8 @@ int main(int argc, char **argv)
 	fprintf(f, "  localparam int unsigned MarkBytes = %u;\n", LOOM_MARK_BYTES);
 	fprintf(f, "  localparam int unsigned InsnBytes = %u;\n", (unsigned)LOOM_INSN_BYTES);
 	fprintf(f, "  localparam int unsigned QueueDepth = %u; // instructions waiting per queue\n", (unsigned)LOOM_QUEUE_DEPTH);
+	fprintf(f, "  localparam int unsigned DmaMaxBurst = %u; // beats of a coalesced LOAD burst\n", LOOM_DMA_MAX_BURST);
+	fprintf(f, "  localparam int unsigned DmaPageShift = %u; // no burst crosses a 2^DmaPageShift-byte page\n", LOOM_DMA_PAGE_SHIFT);
 	fprintf(f, "  localparam int unsigned VecGroup = %u; // vector unit: output lines per group\n", (unsigned)LOOM_VEC_GROUP);
 	fprintf(f, "  localparam int unsigned DwParamLines = %u;\n", (unsigned)LOOM_DW_PARAM_LINES);
 	fprintf(f, "  localparam int unsigned LutEntries = %u;\n\n", (unsigned)LOOM_LUT_ENTRIES);

@@ -523,8 +523,8 @@ static void ld_walk(loom_tdma *d)
 		uint64_t pads = d->w_pend + (d->w_x == 0 ? pl : 0);
 		int co = mod_p(a, B) == 0 && mod_p(n0, B) == 0, cl = 0;
 		loom_tburst *o = &d->ob;
-		if (o->open && o->co && co && !pads && a == o->next && o->beats + nb <= 16 &&
-		    ((a + n0 - 1) >> 12) == o->page) {
+		if (o->open && o->co && co && !pads && a == o->next && o->beats + nb <= LOOM_DMA_MAX_BURST &&
+		    ((a + n0 - 1) >> LOOM_DMA_PAGE_SHIFT) == o->page) {
 			o->beats += nb;
 			o->next = a + n0;
 		} else {
@@ -532,7 +532,7 @@ static void ld_walk(loom_tdma *d)
 				ld_close(d, 0);
 				cl = 1;
 			}
-			*o = (loom_tburst){1, co, a + n0, a >> 12, nb, nb, pads, 0, 0};
+			*o = (loom_tburst){1, co, a + n0, a >> LOOM_DMA_PAGE_SHIFT, nb, nb, pads, 0, 0};
 		}
 		d->w_pend = 0;
 		d->w_c++;

@@ -93,7 +93,7 @@ module npu_dma_load (
   localparam int unsigned SpanBeats = (LineBytes + B - 4 + B - 1) / B;
   localparam int unsigned SpanW     = SpanBeats * BeatW;
   localparam int unsigned BIdxW     = (SpanBeats > 1) ? $clog2(SpanBeats) : 1;
-  localparam int unsigned MaxBurst  = 16;                      // beats of a coalesced burst
+  localparam int unsigned MaxBurst  = npu_pkg::DmaMaxBurst;            // beats of a coalesced burst
   localparam int unsigned NlW       = 4;                       // lines of a burst - 1
   localparam int unsigned DescDepth = 2 ** $clog2(MaxOut + 1);
   localparam int unsigned DPtrW     = $clog2(DescDepth);
@@ -175,7 +175,7 @@ module npu_dma_load (
   logic [BIdxW-1:0]  ob_nb1_q, ob_nb1_d;
   logic [PadW-1:0]   ob_pads_q, ob_pads_d;
   logic [31:0]       ob_next_q, ob_next_d;    // byte after the burst's last row
-  logic [19:0]       ob_page_q, ob_page_d;    // 4 KiB page of its first byte
+  logic [31-npu_pkg::DmaPageShift:0] ob_page_q, ob_page_d; // page of its first byte
 
   logic              ar_valid_q, ar_valid_d;
   logic [31-OffW:0]  ar_beat_q, ar_beat_d;
@@ -191,7 +191,7 @@ module npu_dma_load (
   logic [PadW-1:0]   line_pads;
   logic              line_co, can_append, can_issue;
   logic [31:0]       line_next;               // byte after the row
-  logic [19:0]       line_page;               // 4 KiB page of the row's last byte
+  logic [31-npu_pkg::DmaPageShift:0] line_page;        // page of the row's last byte
   logic [8:0]        len_sum;
   logic              cur_data, cur_pad;
   logic              append, close, open;
@@ -225,7 +225,7 @@ module npu_dma_load (
   assign nb1_new        = BIdxW'(span_end >> OffW);
   assign line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
   assign line_next      = a1_q + 32'(n0);
-  assign line_page      = 20'((line_next - 32'd1) >> 12);
+  assign line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
   assign line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
   assign len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
   assign can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
@@ -314,7 +314,7 @@ module npu_dma_load (
       ob_nb1_d   = nb1_new;
       ob_pads_d  = line_pads;
       ob_next_d  = line_next;
-      ob_page_d  = a1_q[31:12];
+      ob_page_d  = a1_q[31:npu_pkg::DmaPageShift];
     end
     if (step_data) begin
       pend_d = line_is_last_x ? PadW'(wi.pad_right) : '0;

@@ -19,6 +19,11 @@
 /* Instructions a queue holds besides the one its engine executes; the
  * fetcher waits while the target queue is full (this matters for DEADLOCK). */
 #define LOOM_QUEUE_DEPTH 8
+/* A coalesced LOAD burst (docs/ISA.md "Timing"): at most LOOM_DMA_MAX_BURST
+ * beats, within the 2^LOOM_DMA_PAGE_SHIFT-byte page of its first byte (AXI's
+ * 16-beat INCR limit of AXI3 and its 4 KiB boundary rule). */
+#define LOOM_DMA_MAX_BURST 16u
+#define LOOM_DMA_PAGE_SHIFT 12u
 /* Vector unit (docs/ISA.md "Vector unit"): output lines it works on at once
  * (timing only, not results), SP lines of a DWCONV parameter block, LUT
  * entries. */
