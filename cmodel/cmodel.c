@@ -238,6 +238,17 @@ static uint64_t do_store(struct cmodel *m, const loom_insn *in)
 	       hi = (int8_t)F(STORE, CLIP_HI);
 	const int32_t *bias = m->acc + (uint64_t)F(STORE, PARAM_ADDR) * C;
 	const int32_t *mult = bias + C, *shift = bias + 2 * C;
+	/* SOURCE 3: the ELTWISE ADD of parameter line PARAM_ADDR+3, residual
+	 * row k in SP line STRIDE3 + k (N3 <= 1: s3 is never used as a stride) */
+	loom_eltadd_param ep;
+	uint64_t res = s3;
+	if (src == LOOM_MEM_ACC_RESADD) {
+		uint32_t w[LOOM_RESADD_WORDS];
+		for (uint32_t k = 0; k < LOOM_RESADD_WORDS; k++)
+			w[k] = (uint32_t)bias[3 * C + k];
+		loom_eltadd_unpack(w, &ep);
+		s3 = 0;
+	}
 
 	for (uint64_t i3 = 0; i3 < n3; i3++) {
 		for (uint64_t i2 = 0; i2 < n2; i2++) {
@@ -250,11 +261,18 @@ static uint64_t do_store(struct cmodel *m, const loom_insn *in)
 					const int32_t *a = m->acc + line * C;
 					for (uint32_t k = 0; k < rw; k++)
 						put_le32(d + 4 * k, (uint32_t)a[k]);
-				} else {
+				} else if (src == LOOM_MEM_ACC_REQUANT) {
 					const int32_t *a = m->acc + line * C;
 					for (uint32_t c = 0; c < n0; c++)
 						d[c] = (uint8_t)loom_requant(a[c], bias[c], mult[c], shift[c],
 									     zp, lo, hi);
+				} else {
+					const int32_t *a = m->acc + line * C;
+					const int8_t *r = m->sp + (res + line - F(STORE, MEM_ADDR)) * R;
+					for (uint32_t c = 0; c < n0; c++)
+						d[c] = (uint8_t)loom_eltadd(&ep, loom_requant(a[c], bias[c], mult[c],
+											     shift[c], zp, lo, hi),
+									    r[c]);
 				}
 				beats += loom_row_beats(&m->tm, dst, n0);
 			}
@@ -335,6 +353,8 @@ static uint64_t do_eltwise(struct cmodel *m, const loom_insn *in)
 	const int8_t zp = (int8_t)F(ELTWISE, ZP_OUT), lo = (int8_t)F(ELTWISE, CLIP_LO),
 		     hi = (int8_t)F(ELTWISE, CLIP_HI);
 	int8_t a[64], b[64];
+	const loom_eltadd_param ep = {mult, (int16_t)ma, (int16_t)mb, (int8_t)zpa, (int8_t)zpb, zp, lo, hi,
+				      (uint8_t)shift};
 
 	for (uint64_t cb = 0; cb < planes; cb++) {
 		for (uint64_t i = 0; i < pl; i++) {
@@ -345,8 +365,9 @@ static uint64_t do_eltwise(struct cmodel *m, const loom_insn *in)
 			int8_t *o = m->sp + (dst + cb * pl + i) * R;
 			for (uint32_t r = 0; r < R; r++) {
 				int32_t da = a[r] - zpa, db = b[r] - zpb;
-				int32_t x = fn == LOOM_ELT_ADD ? ma * da + mb * db : da * db;
-				o[r] = loom_requant(x, 0, mult, shift, zp, lo, hi);
+				/* ADD through loom_eltadd(), as STORE SOURCE 3 */
+				o[r] = fn == LOOM_ELT_ADD ? loom_eltadd(&ep, a[r], b[r])
+							  : loom_requant(da * db, 0, mult, shift, zp, lo, hi);
 			}
 		}
 	}
