@@ -52,10 +52,17 @@ void gen_footprint(const loom_hwcfg *cfg, const loom_insn *in, fp_fn fn, void *c
 		fn(ctx, src == LOOM_MEM_SP ? SP_SPACE : ACC_SPACE, mem, mem + n1 * n2 * n3, 0);
 		if (src == LOOM_MEM_ACC_REQUANT)
 			fn(ctx, ACC_SPACE, G(STORE, PARAM_ADDR), G(STORE, PARAM_ADDR) + 3u, 0);
+		/* SOURCE 3: 4 parameter lines, the residual's SP lines at STRIDE3 (N3 = 1) */
+		uint64_t s3 = G(STORE, STRIDE3);
+		if (src == LOOM_MEM_ACC_RESADD) {
+			fn(ctx, ACC_SPACE, G(STORE, PARAM_ADDR), G(STORE, PARAM_ADDR) + LOOM_RESADD_PARAM_LINES, 0);
+			fn(ctx, SP_SPACE, s3, s3 + n1 * n2, 0);
+			s3 = 0;
+		}
 		for (uint64_t i3 = 0; i3 < n3; i3++)
 			for (uint64_t i2 = 0; i2 < n2; i2++)
 				for (uint64_t i1 = 0; i1 < n1; i1++) {
-					uint64_t a = G(STORE, DRAM_ADDR) + i3 * G(STORE, STRIDE3) +
+					uint64_t a = G(STORE, DRAM_ADDR) + i3 * s3 +
 						     i2 * G(STORE, STRIDE2) + i1 * G(STORE, STRIDE1);
 					fn(ctx, DRAM_SPACE, a, a + n0, 1);
 				}
