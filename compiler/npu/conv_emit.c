@@ -41,6 +41,13 @@
  * so the chain LOAD(0) -> MATMUL -> STORE orders them before every STORE.
  * loom_prog_verify() checks all of this on the emitted program.
  *
+ * A fused residual (loom_conv_params.res): each job's STORE is SOURCE 3,
+ * reading its residual rows from SP slot j % nres (nres = nslots + 2g);
+ * LOAD(s) of a tile's last chunk loads them for the tile's jobs before its
+ * L->C push, so LOAD -> MATMUL -> STORE orders them before the STORE. The
+ * slot's previous job j - nres stored before: its S->C token went to the
+ * MATMUL of job j - nres + nslots, at least two tiles (at one chunk per
+ * tile) before this one, whose C->L push LOAD(s) follows.
  */
 #include "compiler/npu/npu_internal.h"
 
@@ -51,7 +58,7 @@
 
 typedef struct segment {
 	uint32_t p0, p1;        /* passes */
-	uint32_t ob0;           /* first output block (params at ACC acc_param + 3*(ob-ob0)) */
+	uint32_t ob0;           /* first output block (params at ACC acc_param + ppb*(ob-ob0)) */
 	uint32_t nsteps, njobs;
 } segment;
 
@@ -69,6 +76,15 @@ static void step_of(const emitter *e, const segment *sg, uint32_t s, uint32_t *p
 	*pass = sg->p0 + s / per;
 	*t = (s % per) / chunks(e->pl);
 	*k = s % chunks(e->pl);
+}
+
+/* the number of the first job of tile t of pass `pass` in segment sg */
+static uint32_t job0_of(const emitter *e, const segment *sg, uint32_t pass, uint32_t t)
+{
+	uint32_t j = 0;
+	for (uint32_t p = sg->p0; p < pass; p++)
+		j += e->pl->ntiles * pass_obs(e, p);
+	return j + t * pass_obs(e, pass);
 }
 
 /* chunk k -> input channel blocks [cb0, cb0+kck), kernel rows [ky0, ky0+kyn) */
@@ -199,6 +215,19 @@ static void emit_loads(emitter *e, const segment *sg, uint32_t s)
 		x.s3 = 0;
 		npu_emit_load(e, &x);
 	}
+	if (L->res && k == chunks(pl) - 1) {
+		/* the residual rows of the tile's jobs, laid out as their STOREs write */
+		uint32_t j0 = job0_of(e, sg, pass, t);
+		for (uint32_t ol = 0; ol < gp; ol++) {
+			uint32_t ob = ob0 + ol, cnt = umin(C, L->cout - ob * C);
+			xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = round4(cnt),
+				   .dram = e->lay->res_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride + ob * C,
+				   .addr = pl->res_sp + (j0 + ol) % pl->nres * pl->slot_lines,
+				   .s1 = L->out_stride, .s2 = L->x.out * L->out_stride, .s3 = 0,
+				   .n1 = tx.t, .n2 = ty.t, .n3 = 1};
+			npu_emit_load(e, &rx);
+		}
+	}
 	loom_insn ld[8];
 	int n;
 	if (loads_pass_weights(e, s)) {
@@ -293,10 +322,12 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 			npu_fset(e, &in, LOOM_F_STORE_ROW_WORDS, cnt);
 			dram += ob * C * 4;
 		} else {
-			npu_fset(e, &in, LOOM_F_STORE_SOURCE, LOOM_MEM_ACC_REQUANT);
+			npu_fset(e, &in, LOOM_F_STORE_SOURCE, L->res ? LOOM_MEM_ACC_RESADD : LOOM_MEM_ACC_REQUANT);
 			npu_fset(e, &in, LOOM_F_STORE_ROW_WORDS, (cnt + 3) / 4);
 			npu_fset(e, &in, LOOM_F_STORE_ZERO_POINT, (uint8_t)p->out_zp);
-			npu_fset(e, &in, LOOM_F_STORE_PARAM_ADDR, 3 * (ob - sg->ob0));
+			npu_fset(e, &in, LOOM_F_STORE_PARAM_ADDR, L->ppb * (ob - sg->ob0));
+			if (L->res) /* RES_ADDR: the job's residual slot */
+				npu_fset(e, &in, LOOM_F_STORE_STRIDE3, pl->res_sp + j % pl->nres * pl->slot_lines);
 			npu_fset(e, &in, LOOM_F_STORE_CLIP_LO, (uint8_t)p->clip_lo);
 			npu_fset(e, &in, LOOM_F_STORE_CLIP_HI, (uint8_t)p->clip_hi);
 			dram += ob * C;
@@ -350,8 +381,10 @@ uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl)
 	/* weights: once (resident, progressively or prefetched), or per tile
 	 * (streamed per step); the requantization parameters once */
 	uint64_t wgt = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
-	uint64_t par = L->raw ? 0 : 12ull * L->C * L->nob;
-	return in + (pl->wchunk ? wgt * pl->ntiles : wgt) + par;
+	uint64_t par = L->raw ? 0 : 4ull * L->ppb * L->C * L->nob;
+	/* a fused residual: read as the output is written */
+	uint64_t res = L->res ? npu_conv_wr_bytes(L, pl) : 0;
+	return in + (pl->wchunk ? wgt * pl->ntiles : wgt) + par + res;
 }
 
 uint64_t npu_conv_wr_bytes(const layer *L, const loom_conv_plan *pl)
@@ -369,7 +402,7 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 {
 	layer L = *Lc;
 	loom_conv_plan pl = *plan;
-	if ((lay->in_addr | lay->wgt_addr | lay->param_addr | lay->out_addr | lay->mark_addr) & 3u)
+	if ((lay->in_addr | lay->wgt_addr | lay->param_addr | lay->out_addr | lay->mark_addr | lay->res_addr) & 3u)
 		return npu_fail(err, errlen, "conv: DRAM addresses must be multiples of 4");
 	emitter e = {.cfg = cfg, .p = p, .L = &L, .pl = &pl, .lay = lay, .prog = prog};
 	size_t n0 = prog->n;
@@ -385,8 +418,8 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 		if (!L.raw) {
 			loom_insn ld[8];
 			int n = 0;
-			npu_lin_load(&e, ld, &n, LOOM_MEM_ACC, lay->param_addr + sg.ob0 * 3 * L.C * 4, 0,
-				 3ull * (ob1 - sg.ob0), 4 * L.C);
+			npu_lin_load(&e, ld, &n, LOOM_MEM_ACC, lay->param_addr + sg.ob0 * L.ppb * L.C * 4, 0,
+				 (uint64_t)L.ppb * (ob1 - sg.ob0), 4 * L.C);
 			for (int i = 0; i < n; i++)
 				npu_emit(&e, &ld[i]);
 		}
@@ -473,10 +506,12 @@ static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *
 		return 0;
 	if (!bias || !mult || !shift)
 		return npu_fail(err, len, "conv: bias, mult and shift are required unless raw");
+	uint32_t ew[LOOM_RESADD_WORDS];
+	loom_eltadd_pack(&p->res_add, ew);
 	for (uint32_t ob = 0; ob < L.nob; ob++)
 		for (uint32_t c = 0; c < C; c++) {
 			uint32_t co = ob * C + c;
-			int32_t v[3] = {0, 0, 0};
+			int32_t v[4] = {0, 0, 0, c < LOOM_RESADD_WORDS ? (int32_t)ew[c] : 0};
 			if (co < L.cout) {
 				int64_t sw = 0;
 				for (uint32_t kk = 0; kk < KK; kk++)
@@ -487,8 +522,8 @@ static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *
 				v[1] = mult[co];
 				v[2] = shift[co];
 			}
-			for (int k = 0; k < 3; k++) {
-				size_t at = (((size_t)ob * 3 + k) * C + c) * 4;
+			for (uint32_t k = 0; k < L.ppb; k++) {
+				size_t at = (((size_t)ob * L.ppb + k) * C + c) * 4;
 				for (int b = 0; b < 4; b++)
 					pbuf[at + b] = (uint8_t)((uint32_t)v[k] >> (8 * b));
 			}

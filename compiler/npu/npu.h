@@ -101,6 +101,13 @@ typedef struct loom_conv_params {
 	 * fills the array's rows. Same results; the compiler sets it when the
 	 * plan is faster. */
 	int xpack;
+	/* 1: a residual addition fused into the output STORE (STORE SOURCE 3):
+	 * out = eltadd(res_add, requantized conv output, residual byte), the
+	 * residual an int8 tensor of the output's shape and layout at
+	 * loom_dram_layout.res_addr. Needs array_cols <= array_rows (a store
+	 * row must fit an SP line) and not raw. */
+	int res;
+	loom_eltadd_param res_add; /* A = the conv output (its zero point: out_zp), B = the residual */
 	const loom_conv_hints *hints; /* NULL: planner's choice */
 } loom_conv_params;
 
@@ -121,6 +128,7 @@ typedef struct loom_dram_layout {
 	uint32_t out_addr;    /* output, multiple of 4 */
 	uint32_t mark_addr;   /* 64 bytes: MARK record(s) of the layer, multiple of 4 */
 	uint32_t mark_id;     /* MARK_ID of the record */
+	uint32_t res_addr;    /* loom_conv_params.res: the residual, laid out as the output, multiple of 4 */
 } loom_dram_layout;
 
 /* The planner's decisions and the layer's sizes (informational, except the
@@ -143,6 +151,7 @@ typedef struct loom_conv_plan {
 	uint32_t wgt_sp[2], wgt_lines; /* SP weight region(s) */
 	uint32_t act_sp[2], act_lines; /* SP input tile buffers */
 	uint32_t acc_slot0, slot_lines, param_lines;
+	uint32_t res_sp, nres;    /* res: SP residual slots (each slot_lines), job j in slot j % nres */
 	uint64_t in_bytes, out_bytes;  /* extents of input and output in DRAM */
 	uint64_t wgt_bytes, param_bytes;
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */

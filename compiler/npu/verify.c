@@ -75,6 +75,10 @@ static void footprint(const loom_hwcfg *cfg, const loom_insn *in, vinfo *v)
 		add_range(v, src ? SPC_ACC : SPC_SP, 0, GF(in, STORE_MEM_ADDR), n);
 		if (src == LOOM_MEM_ACC_REQUANT)
 			add_range(v, SPC_ACC, 0, GF(in, STORE_PARAM_ADDR), 3);
+		if (src == LOOM_MEM_ACC_RESADD) { /* 4 parameter lines, the residual's SP lines */
+			add_range(v, SPC_ACC, 0, GF(in, STORE_PARAM_ADDR), LOOM_RESADD_PARAM_LINES);
+			add_range(v, SPC_SP, 0, GF(in, STORE_STRIDE3), n);
+		}
 		uint64_t a = GF(in, STORE_DRAM_ADDR);
 		add_range(v, SPC_DRAM, 1, a, span_end(in, 1) - a);
 		break;
