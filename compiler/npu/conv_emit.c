@@ -638,6 +638,7 @@ int loom_layer_stage(loom_hw *hw, const loom_conv_params *cp, const loom_gemm_pa
 	lay->wgt_addr = (uint32_t)npu_stage_place(&at, plan->wgt_bytes);
 	lay->param_addr = (uint32_t)npu_stage_place(&at, plan->param_bytes);
 	lay->out_addr = (uint32_t)(npu_stage_place(&at, plan->out_bytes + 2ull * out_guard) + out_guard);
+	lay->res_addr = !gp && cp->res ? (uint32_t)npu_stage_place(&at, plan->out_bytes) : 0;
 	int brc = gp ? loom_build_gemm(cfg, gp, lay, prog, plan, msg, sizeof msg)
 		     : loom_build_conv(cfg, cp, lay, prog, plan, msg, sizeof msg);
 	if (brc || loom_prog_finish(prog))

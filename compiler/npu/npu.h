@@ -221,8 +221,10 @@ int loom_gemm_write_consts(loom_hw *hw, const loom_gemm_params *g, const loom_dr
 
 /* Stage one layer on hw (gp non-NULL: the GEMM, cp its 1x1-conv form):
  * lay DRAM out from 0x1000 in 64-byte steps (MARK record, input, weights,
- * params, out_guard spare bytes, output, out_guard spare bytes, then the
- * program, 32-byte aligned), build, finish and verify the program, and
+ * params, out_guard spare bytes, output, out_guard spare bytes, with
+ * cp->res the residual (its bytes are the caller's to write at
+ * lay->res_addr), then the program, 32-byte aligned), build, finish and
+ * verify the program, and
  * write the constants, the input and the program. *prog_addr is set once
  * the program is built (so a caller can dump it even when verify fails).
  * 0, or -1 with a message starting "build:", "verify:", "consts:", "dram
