@@ -51,6 +51,51 @@ typedef struct tcase {
 #define GUARD 256
 #define CANARY 0xa5
 
+/* a fused residual's bytes (loom_conv_params.res), drawn and written */
+static int put_residual(loom_hw *hw, const loom_conv_plan *pl, const loom_dram_layout *lay, rng *r, uint8_t *resid,
+			char *why, size_t wlen)
+{
+	for (size_t i = 0; i < pl->out_bytes; i++)
+		resid[i] = (uint8_t)rnd(r);
+	if (loom_hw_dram_write(hw, lay->res_addr, resid, pl->out_bytes)) {
+		snprintf(why, wlen, "dram write: %s", loom_hw_error(hw));
+		return -1;
+	}
+	return 0;
+}
+
+/* the reference of a fused residual: ELTWISE ADD's arithmetic (the ISA
+ * pseudo-code, spelled out) on the conv output in want and the residual */
+static void ref_residual(const loom_conv_params *cp, const loom_conv_plan *pl, size_t rowb, const uint8_t *resid,
+			 uint8_t *want)
+{
+	const loom_eltadd_param *e = &cp->res_add;
+	for (size_t px = 0; px < (size_t)pl->oh * pl->ow; px++)
+		for (size_t b = 0; b < rowb; b++) {
+			size_t o = px * pl->out_stride + b;
+			int32_t x = (int32_t)e->mult_a * ((int8_t)want[o] - e->zp_a) +
+				    (int32_t)e->mult_b * ((int8_t)resid[o] - e->zp_b);
+			want[o] = (uint8_t)loom_requant(x, 0, e->mult, e->shift, e->zp_out, e->lo, e->hi);
+		}
+}
+
+/* a fused residual where C > R: the planner must refuse it (-1: it did, as
+ * documented, info set; 1: it planned one, why set; 0: not such a case) */
+static int res_refusal(const loom_hwcfg *cfg, const loom_conv_params *cp, char *why, size_t wlen, char *info,
+		       size_t ilen)
+{
+	if (!cp->res || cfg->array_cols <= cfg->array_rows)
+		return 0;
+	char err[512];
+	loom_conv_plan pl;
+	if (loom_conv_plan_make(cfg, cp, &pl, err, sizeof err) && strstr(err, "array_cols <= array_rows")) {
+		snprintf(info, ilen, "refused on C > R as documented: %.200s", err);
+		return -1;
+	}
+	snprintf(why, wlen, "a fused residual was not refused with array_cols > array_rows: %.200s", err);
+	return 1;
+}
+
 /* 0 pass, 1 fail (message in why) */
 static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, char *why, size_t wlen,
 		    char *info, size_t ilen)
@@ -67,19 +112,13 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 	if (tc->has_hints)
 		gp.hints = &tc->hints;
 
+	int refused = res_refusal(cfg, &cp, why, wlen, info, ilen);
+	if (refused)
+		return refused > 0;
 	char err[512];
 	loom_conv_plan pl;
-	int res_refused = cp.res && cfg->array_cols > cfg->array_rows;
 	if (loom_conv_plan_make(cfg, &cp, &pl, err, sizeof err)) {
-		if (res_refused && strstr(err, "array_cols <= array_rows")) { /* documented: no SOURCE 3 rows > R */
-			snprintf(info, ilen, "refused on C > R as documented: %.200s", err);
-			return 0;
-		}
 		snprintf(why, wlen, "plan: %s", err);
-		return 1;
-	}
-	if (res_refused) {
-		snprintf(why, wlen, "a fused residual was planned with array_cols > array_rows");
 		return 1;
 	}
 	rng r = {seed * 0x9e3779b97f4a7c15ull + 1};
@@ -119,12 +158,8 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 		loom_prog_dump(&prog, prog_addr, stderr);
 	if (src)
 		goto out;
-	for (size_t i = 0; cp.res && i < pl.out_bytes; i++)
-		resid[i] = (uint8_t)rnd(&r);
-	if (cp.res && loom_hw_dram_write(hw, lay.res_addr, resid, pl.out_bytes)) {
-		snprintf(why, wlen, "dram write: %s", loom_hw_error(hw));
+	if (cp.res && put_residual(hw, &pl, &lay, &r, resid, why, wlen))
 		goto out;
-	}
 	uint64_t out_base = lay.out_addr - GUARD;
 	memset(got, CANARY, pl.out_bytes + GUARD);
 	if (loom_hw_dram_write(hw, out_base, got, GUARD) ||
@@ -154,16 +189,8 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 		goto out;
 	}
 	size_t bpc = cp.raw ? 4 : 1, rowb = (size_t)cp.cout * bpc, wr = cp.raw ? rowb : (cp.cout + 3) / 4 * 4;
-	/* a fused residual: ELTWISE ADD's arithmetic (ISA pseudo-code, spelled
-	 * out) on the conv output and the residual byte */
-	for (size_t px = 0; cp.res && px < (size_t)pl.oh * pl.ow; px++)
-		for (size_t b = 0; b < rowb; b++) {
-			size_t o = px * pl.out_stride + b;
-			const loom_eltadd_param *e = &cp.res_add;
-			int32_t x = (int32_t)e->mult_a * ((int8_t)want[o] - e->zp_a) +
-				    (int32_t)e->mult_b * ((int8_t)resid[o] - e->zp_b);
-			want[o] = (uint8_t)loom_requant(x, 0, e->mult, e->shift, e->zp_out, e->lo, e->hi);
-		}
+	if (cp.res)
+		ref_residual(&cp, &pl, rowb, resid, want);
 	size_t bad = 0, first = 0;
 	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
 		for (size_t b = 0; b < pl.out_stride; b++) {
