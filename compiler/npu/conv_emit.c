@@ -42,12 +42,14 @@
  * loom_prog_verify() checks all of this on the emitted program.
  *
  * A fused residual (loom_conv_params.res): each job's STORE is SOURCE 3,
- * reading its residual rows from SP slot j % nres (nres = nslots + 2g);
- * LOAD(s) of a tile's last chunk loads them for the tile's jobs before its
- * L->C push, so LOAD -> MATMUL -> STORE orders them before the STORE. The
- * slot's previous job j - nres stored before: its S->C token went to the
- * MATMUL of job j - nres + nslots, at least two tiles (at one chunk per
- * tile) before this one, whose C->L push LOAD(s) follows.
+ * reading its residual rows from SP slot j % nres (nres = nslots + 3g).
+ * The tile's residual rows load at the end of LOAD(s-1), s the tile's last
+ * chunk (after its push: the MATMULs of step s-1 do not wait for them; in
+ * LOAD(0) before the push when s = 0), so LOAD(s)'s push -> MATMUL(s) ->
+ * STORE orders them before the STOREs. The slot's previous job j - nres
+ * stored before: its S->C token went to the MATMUL of job j - nres +
+ * nslots, at least three tiles (at one chunk per tile) before this one,
+ * whose C->L push LOAD(s-1) follows.
  */
 #include "compiler/npu/npu_internal.h"
 
@@ -158,6 +160,28 @@ static void emit_xover_load(emitter *e, const xfer *x0, const dtile *ty, const d
 	}
 }
 
+/* the residual rows of the jobs of step s's tile (s: its last chunk), laid
+ * out as their STOREs (SOURCE 3) read them */
+static void emit_res_loads(emitter *e, const segment *sg, uint32_t s)
+{
+	const layer *L = e->L;
+	const loom_conv_plan *pl = e->pl;
+	uint32_t pass, t, k, C = L->C;
+	step_of(e, sg, s, &pass, &t, &k);
+	uint32_t gp = pass_obs(e, pass), j0 = job0_of(e, sg, pass, t);
+	dtile ty, tx;
+	tile_of(e, t, &ty, &tx);
+	for (uint32_t ol = 0; ol < gp; ol++) {
+		uint32_t ob = pass * pl->g + ol, cnt = umin(C, L->cout - ob * C);
+		xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = round4(cnt),
+			   .dram = e->lay->res_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride + ob * C,
+			   .addr = pl->res_sp + (j0 + ol) % pl->nres * pl->slot_lines,
+			   .s1 = L->out_stride, .s2 = L->x.out * L->out_stride, .s3 = 0,
+			   .n1 = tx.t, .n2 = ty.t, .n3 = 1};
+		npu_emit_load(e, &rx);
+	}
+}
+
 /* LOAD(s): the step's input chunk and weights; the first instruction pops
  * C->L when s >= 2, the last one the step's MATMULs wait for pushes L->C.
  * With prefetching, steps 1.. of a pass also load a share of the next
@@ -215,19 +239,8 @@ static void emit_loads(emitter *e, const segment *sg, uint32_t s)
 		x.s3 = 0;
 		npu_emit_load(e, &x);
 	}
-	if (L->res && k == chunks(pl) - 1) {
-		/* the residual rows of the tile's jobs, laid out as their STOREs write */
-		uint32_t j0 = job0_of(e, sg, pass, t);
-		for (uint32_t ol = 0; ol < gp; ol++) {
-			uint32_t ob = ob0 + ol, cnt = umin(C, L->cout - ob * C);
-			xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = round4(cnt),
-				   .dram = e->lay->res_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride + ob * C,
-				   .addr = pl->res_sp + (j0 + ol) % pl->nres * pl->slot_lines,
-				   .s1 = L->out_stride, .s2 = L->x.out * L->out_stride, .s3 = 0,
-				   .n1 = tx.t, .n2 = ty.t, .n3 = 1};
-			npu_emit_load(e, &rx);
-		}
-	}
+	if (L->res && s == 0 && k == chunks(pl) - 1)
+		emit_res_loads(e, sg, 0);
 	loom_insn ld[8];
 	int n;
 	if (loads_pass_weights(e, s)) {
@@ -257,6 +270,8 @@ static void emit_loads(emitter *e, const segment *sg, uint32_t s)
 		for (int i = 0; i < n; i++)
 			npu_emit(e, &ld[i]);
 	}
+	if (L->res && s + 1 < sg->nsteps && (s + 1) % chunks(pl) == chunks(pl) - 1)
+		emit_res_loads(e, sg, s + 1);
 	if (!e->oom && s >= 2)
 		npu_fset(e, &e->prog->insn[first], LOOM_F_LOAD_POP_NEXT, 1);
 }

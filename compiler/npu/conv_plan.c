@@ -196,10 +196,10 @@ static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cg
 	/* SP arrangement: weight region(s) from line 0, then the input buffers;
 	 * BL = 2^lg (a power of two, hwcfg.c): divisions by shifts */
 	uint64_t BL = cfg->sp_bank_lines, B = cfg->sp_banks, SL = cfg->sp_lines;
-	/* res: nslots + 2g residual slots at the top of SP, so a LOAD writing
+	/* res: nslots + 3g residual slots at the top of SP, so a LOAD writing
 	 * one comes after the STORE that read it (conv_emit.c); the other
 	 * regions in the banks below them */
-	uint64_t nres = L->res ? (nslots > 65535 ? 65535 : nslots) + 2ull * c->g : 0;
+	uint64_t nres = L->res ? (nslots > 65535 ? 65535 : nslots) + 3ull * c->g : 0;
 	if (nres * P > SL)
 		return -1;
 	SL -= nres * P;
