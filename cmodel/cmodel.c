@@ -239,10 +239,11 @@ static uint64_t do_store(struct cmodel *m, const loom_insn *in)
 	const int32_t *bias = m->acc + (uint64_t)F(STORE, PARAM_ADDR) * C;
 	const int32_t *mult = bias + C, *shift = bias + 2 * C;
 	/* SOURCE 3: the ELTWISE ADD of parameter line PARAM_ADDR+3, residual
-	 * row k in SP line STRIDE3 + k (N3 <= 1: s3 is never used as a stride) */
+	 * row k in SP line STRIDE3 + k*N3, N1 x N2 rows (N3 is the step) */
 	loom_eltadd_param ep;
-	uint64_t res = s3;
+	uint64_t res = s3, step = n3;
 	if (src == LOOM_MEM_ACC_RESADD) {
+		n3 = 1;
 		uint32_t w[LOOM_RESADD_WORDS];
 		for (uint32_t k = 0; k < LOOM_RESADD_WORDS; k++)
 			w[k] = (uint32_t)bias[3 * C + k];
@@ -268,7 +269,7 @@ static uint64_t do_store(struct cmodel *m, const loom_insn *in)
 									     zp, lo, hi);
 				} else {
 					const int32_t *a = m->acc + line * C;
-					const int8_t *r = m->sp + (res + line - F(STORE, MEM_ADDR)) * R;
+					const int8_t *r = m->sp + (res + (line - F(STORE, MEM_ADDR)) * step) * R;
 					for (uint32_t c = 0; c < n0; c++)
 						d[c] = (uint8_t)loom_eltadd(&ep, loom_requant(a[c], bias[c], mult[c],
 											     shift[c], zp, lo, hi),

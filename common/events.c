@@ -44,8 +44,8 @@ void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[L
 		break;
 	}
 	case LOOM_OP_STORE: {
-		uint64_t rows = G(STORE, N1) * G(STORE, N2) * G(STORE, N3);
 		uint64_t src = G(STORE, SOURCE);
+		uint64_t rows = G(STORE, N1) * G(STORE, N2) * (src == LOOM_MEM_ACC_RESADD ? 1 : G(STORE, N3));
 		if (src == LOOM_MEM_SP) {
 			ev[LOOM_EVT_SP_RD] += rows;
 		} else {

@@ -163,6 +163,8 @@ static uint64_t dram_end(const loom_insn *in, int store)
 	uint64_t n1 = loom_insn_get(in, store ? LOOM_F_STORE_N1 : LOOM_F_LOAD_N1);
 	uint64_t n2 = loom_insn_get(in, store ? LOOM_F_STORE_N2 : LOOM_F_LOAD_N2);
 	uint64_t n3 = loom_insn_get(in, store ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3);
+	if (store && loom_insn_get(in, LOOM_F_STORE_SOURCE) == LOOM_MEM_ACC_RESADD)
+		n3 = 1; /* N3 is the residual's step */
 	uint64_t e = loom_insn_get(in, store ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR);
 	e += (n3 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE3 : LOOM_F_LOAD_STRIDE3);
 	e += (n2 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE2 : LOOM_F_LOAD_STRIDE2);
@@ -196,9 +198,9 @@ static unsigned check_load(const loom_hwcfg *cfg, const loom_insn *in, uint32_t 
 
 static unsigned check_store(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
 {
-	/* SOURCE is 2 bits: every value is an encoding. SOURCE 3 reads the
-	 * residual's SP line r of row r, so its rows fit both an SP line and
-	 * the C lanes; its STRIDE3 is the residual's first SP line (N3 <= 1) */
+	/* SOURCE is 2 bits: every value is an encoding. SOURCE 3 reads row k's
+	 * residual from SP line STRIDE3 + k*N3, so its rows fit both an SP line
+	 * and the C lanes; it walks N1 x N2 rows (N3 is the residual's step) */
 	unsigned src = G(STORE, SOURCE), rw = G(STORE, ROW_WORDS), e;
 	int rq = src >= LOOM_MEM_ACC_REQUANT, res = src == LOOM_MEM_ACC_RESADD;
 	uint32_t limit = src == LOOM_MEM_SP ? cfg->sp_line_bytes
@@ -217,17 +219,17 @@ static unsigned check_store(const loom_hwcfg *cfg, const loom_insn *in, uint32_t
 			FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_CLIP_LO);
 		if (G(STORE, PARAM_ADDR) + (res ? LOOM_RESADD_PARAM_LINES : 3u) > cfg->acc_lines)
 			FAIL(LOOM_ERR_ACC_RANGE, LOOM_F_STORE_PARAM_ADDR);
-		if (res && G(STORE, N3) > 1)
+		if (res && G(STORE, N3) == 0)
 			FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_N3);
 	}
 	if ((e = check_dram_span(cfg, in, 1 + res, field)))
 		return e;
-	uint64_t n = (uint64_t)G(STORE, N1) * G(STORE, N2) * G(STORE, N3);
+	uint64_t n = (uint64_t)G(STORE, N1) * G(STORE, N2) * (res ? 1 : G(STORE, N3));
 	if (n == 0)
 		return LOOM_ERR_NONE;
 	if (G(STORE, MEM_ADDR) + n > (src == LOOM_MEM_SP ? cfg->sp_lines : cfg->acc_lines))
 		FAIL(src == LOOM_MEM_SP ? LOOM_ERR_SP_RANGE : LOOM_ERR_ACC_RANGE, LOOM_F_STORE_MEM_ADDR);
-	if (res && (uint64_t)G(STORE, STRIDE3) + n > cfg->sp_lines)
+	if (res && (uint64_t)G(STORE, STRIDE3) + (n - 1) * G(STORE, N3) + 1 > cfg->sp_lines)
 		FAIL(LOOM_ERR_SP_RANGE, LOOM_F_STORE_STRIDE3);
 	if (dram_end(in, 1) > cfg->dram_bytes)
 		FAIL(LOOM_ERR_DRAM_RANGE, LOOM_F_STORE_DRAM_ADDR);
@@ -423,7 +425,7 @@ unsigned loom_insn_check_win(const loom_hwcfg *cfg, const loom_windows *win, con
 		int st = op == LOOM_OP_STORE;
 		uint64_t n = (uint64_t)loom_insn_get(in, st ? LOOM_F_STORE_N1 : LOOM_F_LOAD_N1) *
 			     loom_insn_get(in, st ? LOOM_F_STORE_N2 : LOOM_F_LOAD_N2) *
-			     loom_insn_get(in, st ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3);
+			     loom_insn_get(in, st ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3); /* SOURCE 3: N3 >= 1 */
 		enum loom_field fa = st ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR;
 		if (n && !loom_windows_allow(win, loom_insn_get(in, fa), dram_end(in, st)))
 			FAIL(LOOM_ERR_DMA_WINDOW, fa);

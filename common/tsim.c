@@ -633,7 +633,8 @@ static int st_fire(loom_tdma *d)
 	if (src == 0 || src == 3) {
 		/* an SP read (SOURCE 3: the residual's line) waits for the compute
 		 * engines' reads of its bank */
-		uint64_t line = (src == 3 ? h->res : h->mem) + d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
+		uint64_t k = d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
+		uint64_t line = src == 3 ? h->res + k * h->rstep : h->mem + k;
 		fire = sp_free(d, 0, line, fire);
 		sp_mark(d, 1, line, fire, fire + 1);
 	}
@@ -1030,9 +1031,11 @@ static loom_theld decode(const loom_insn *in, uint64_t acc, int mark)
 		h.s[0] = G(STORE, STRIDE1), h.s[1] = G(STORE, STRIDE2), h.s[2] = G(STORE, STRIDE3);
 		h.a0 = G(STORE, DRAM_ADDR), h.mem = G(STORE, MEM_ADDR), h.n0 = 4u * G(STORE, ROW_WORDS);
 		h.src = G(STORE, SOURCE);
-		if (h.src == LOOM_MEM_ACC_RESADD) { /* STRIDE3 is RES_ADDR, N3 <= 1 */
+		if (h.src == LOOM_MEM_ACC_RESADD) { /* STRIDE3 is RES_ADDR, N3 its step: one plane */
 			h.res = h.s[2];
+			h.rstep = h.n[2];
 			h.s[2] = 0;
+			h.n[2] = 1;
 		}
 	}
 #undef G

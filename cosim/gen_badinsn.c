@@ -45,11 +45,11 @@ loom_insn gen_legal_store(gen *g, unsigned src)
 	uint32_t lines = src == 0 ? g->cfg->sp_lines : g->cfg->acc_lines;
 	setf(g, &in, LOOM_F_STORE_SOURCE, src);
 	setf(g, &in, LOOM_F_STORE_ROW_WORDS, rrange(g, 1, store_rw_lim(g, src)));
-	uint32_t n1 = rrange(g, 1, 8), n2 = rrange(g, 1, 4), n3 = src == 3 ? 1 : rrange(g, 1, 2);
+	uint32_t n1 = rrange(g, 1, 8), n2 = rrange(g, 1, 4), n3 = src == 3 ? rrange(g, 1, 3) : rrange(g, 1, 2);
 	setf(g, &in, LOOM_F_STORE_N1, n1);
 	setf(g, &in, LOOM_F_STORE_N2, n2);
 	setf(g, &in, LOOM_F_STORE_N3, n3);
-	setf(g, &in, LOOM_F_STORE_MEM_ADDR, rbelow(g, lines - n1 * n2 * n3));
+	setf(g, &in, LOOM_F_STORE_MEM_ADDR, rbelow(g, lines - n1 * n2 * (src == 3 ? 1 : n3)));
 	setf(g, &in, LOOM_F_STORE_STRIDE1, 4u * rbelow(g, 64));
 	setf(g, &in, LOOM_F_STORE_STRIDE2, 4u * rbelow(g, 1024));
 	setf(g, &in, LOOM_F_STORE_STRIDE3, 4u * rbelow(g, 4096));
@@ -61,8 +61,8 @@ loom_insn gen_legal_store(gen *g, unsigned src)
 		setf(g, &in, LOOM_F_STORE_CLIP_HI, (uint8_t)(a < b ? b : a));
 		setf(g, &in, LOOM_F_STORE_PARAM_ADDR, rbelow(g, g->cfg->acc_lines - (src == 3 ? 3 : 2)));
 	}
-	if (src == 3) /* RES_ADDR: any SP line the rows fit after, aligned or not */
-		setf(g, &in, LOOM_F_STORE_STRIDE3, rbelow(g, g->cfg->sp_lines - n1 * n2 + 1));
+	if (src == 3) /* RES_ADDR: any SP line the rows fit after (N3 = the step), aligned or not */
+		setf(g, &in, LOOM_F_STORE_STRIDE3, rbelow(g, g->cfg->sp_lines - (n1 * n2 - 1) * n3));
 	return in;
 }
 
@@ -406,17 +406,18 @@ static void bad_store_resadd(gen *g, unsigned k, loom_insn *in, uint32_t *cause,
 	(void)k;
 	*in = gen_legal_store(g, 3);
 	uint32_t n = loom_insn_get(in, LOOM_F_STORE_N1) * loom_insn_get(in, LOOM_F_STORE_N2);
+	uint32_t span = (n - 1) * loom_insn_get(in, LOOM_F_STORE_N3) + 1;
 	switch (rbelow(g, 3)) {
-	case 0: /* N3 > 1; STRIDE3 past SP, misaligned: checked later or not at all */
-		setf(g, in, LOOM_F_STORE_N3, rrange(g, 2, 255));
+	case 0: /* N3 (the residual's step) 0; STRIDE3 past SP, misaligned: checked later or not at all */
+		setf(g, in, LOOM_F_STORE_N3, 0);
 		if (chance(g, 30))
 			setf(g, in, LOOM_F_STORE_STRIDE3, r32(g));
 		*cause = LOOM_ERR_BAD_FIELD;
 		*field = LOOM_F_STORE_N3;
 		break;
 	case 1: /* residual lines past the end of SP */
-		setf(g, in, LOOM_F_STORE_STRIDE3, chance(g, 50) ? c->sp_lines - n + 1 : rrange(g, c->sp_lines - n + 1,
-											     0xffffffffu));
+		setf(g, in, LOOM_F_STORE_STRIDE3, chance(g, 50) ? c->sp_lines - span + 1
+							      : rrange(g, c->sp_lines - span + 1, 0xffffffffu));
 		*cause = LOOM_ERR_SP_RANGE;
 		*field = LOOM_F_STORE_STRIDE3;
 		break;

@@ -173,7 +173,7 @@ int gen_store(gen *g, const stq *q, int early_with_k, pend *K)
 {
 	uint32_t n[3], s[3], n0 = 4 * q->rw;
 	gen_rand_shape(g, q->count, n);
-	if (q->src == LOOM_MEM_ACC_RESADD && n[2] > 1) { /* N3 <= 1 */
+	if (q->src == LOOM_MEM_ACC_RESADD && n[2] > 1) { /* one plane: N3 is the residual's step */
 		n[0] = q->count;
 		n[1] = n[2] = 1;
 	}
@@ -212,8 +212,10 @@ int gen_store(gen *g, const stq *q, int early_with_k, pend *K)
 	setf(g, &in, LOOM_F_STORE_N1, n[0]);
 	setf(g, &in, LOOM_F_STORE_N2, n[1]);
 	setf(g, &in, LOOM_F_STORE_N3, n[2]);
-	if (q->src == LOOM_MEM_ACC_RESADD)
+	if (q->src == LOOM_MEM_ACC_RESADD) {
 		setf(g, &in, LOOM_F_STORE_STRIDE3, q->res);
+		setf(g, &in, LOOM_F_STORE_N3, q->rstep);
+	}
 	if (q->src >= LOOM_MEM_ACC_REQUANT) {
 		setf(g, &in, LOOM_F_STORE_PARAM_ADDR, q->param);
 		setf(g, &in, LOOM_F_STORE_ZERO_POINT, (uint8_t)q->zp);
@@ -366,7 +368,8 @@ void gen_rand_requant(gen *g, stq *q)
 }
 
 /* SOURCE 3's inputs: 4 new parameter lines (a LOAD of crafted rows), n
- * new SP lines of residual (a LOAD, maybe padded) */
+ * new SP lines of residual (a LOAD, maybe padded; the store reads every
+ * step-th) */
 static int get_resadd(gen *g, uint32_t n, uint32_t *param, uint32_t *res)
 {
 	xfer x;
@@ -410,11 +413,12 @@ static int store_acc(gen *g, uint32_t tile, uint32_t P, int early, pend *K)
 	if (chance(g, 40)) {
 		q.src = LOOM_MEM_ACC;
 		q.rw = rand_rw_acc(g);
-	} else if (n <= 4095 && n <= (g->sp_hi - g->sp_lo) / 2 && chance(g, 45)) {
+	} else if (n <= 1000 && 4 * n <= (g->sp_hi - g->sp_lo) / 2 && chance(g, 45)) {
 		uint32_t lim = umin(g->R, g->C) / 4;
 		q.src = LOOM_MEM_ACC_RESADD;
 		q.rw = chance(g, 60) ? lim : rrange(g, 1, lim);
-		if (get_resadd(g, n, &q.param, &q.res)) {
+		q.rstep = chance(g, 60) ? 1 : rrange(g, 2, 4);
+		if (get_resadd(g, (n - 1) * q.rstep + 1, &q.param, &q.res)) {
 			if (early && K)
 				gen_emit(g, K);
 			return -1;

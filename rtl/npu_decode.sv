@@ -33,7 +33,7 @@ module npu_decode (
   npu_pkg::insn_lut_t     vl;
   assign ld = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign st = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
-  logic st_res;         // STORE SOURCE 3: STRIDE3 is the residual's SP line, N3 <= 1
+  logic st_res;         // STORE SOURCE 3: STRIDE3 is the residual's SP line, N3 its step
   assign st_res = (st.source == 2'd3);
   assign mm = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign mk = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
@@ -79,11 +79,11 @@ module npu_decode (
     if (en_i) begin
       ld_lines = 64'(ld.n3) * (64'(ld.pad_top) + 64'(ld.n2) + 64'(ld.pad_bottom))
                             * (64'(ld.pad_left) + 64'(ld.n1) + 64'(ld.pad_right));
-      st_lines = 64'(st.n3) * 64'(st.n2) * 64'(st.n1);
+      st_lines = (st_res ? 64'd1 : 64'(st.n3)) * 64'(st.n2) * 64'(st.n1);
       ld_end = dram_end(ld.dram_addr, ld.stride1, ld.stride2, ld.stride3, ld.n1, ld.n2, ld.n3,
                         ld.row_words);
-      st_end = dram_end(st.dram_addr, st.stride1, st.stride2, st.stride3, st.n1, st.n2, st.n3,
-                        st.row_words);
+      st_end = dram_end(st.dram_addr, st.stride1, st.stride2, st.stride3, st.n1, st.n2,
+                        st_res ? 8'd1 : st.n3, st.row_words);
       mm_w_need  = (64'(mm.out_w) - 64'd1) * 64'(mm.sw) + (64'(mm.kw) - 64'd1) * 64'(mm.dw);
       mm_h_need  = (64'(mm.out_h) - 64'd1) * 64'(mm.sh) + (64'(mm.kh) - 64'd1) * 64'(mm.dh);
       mm_act_end = 64'(mm.act_addr) + 64'(mm.ncb) * 64'(mm.in_h) * 64'(mm.in_w);
@@ -158,7 +158,7 @@ module npu_decode (
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreClipLo;
           end else if (st.source[1] && 64'(st.param_addr) + (st_res ? 64'd4 : 64'd3) > AccLines) begin
             cause = npu_pkg::ErrAccRange; info = npu_pkg::FStoreParamAddr;
-          end else if (st_res && st.n3 > 8'd1) begin
+          end else if (st_res && st.n3 == 8'd0) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreN3;
           end else if (st.dram_addr[1:0] != '0) begin
             cause = npu_pkg::ErrMisaligned; info = npu_pkg::FStoreDramAddr;
@@ -173,7 +173,7 @@ module npu_decode (
           end else if (64'(st.mem_addr) + st_lines > (st.source == 2'd0 ? SpLines : AccLines)) begin
             cause = st.source == 2'd0 ? npu_pkg::ErrSpRange : npu_pkg::ErrAccRange;
             info  = npu_pkg::FStoreMemAddr;
-          end else if (st_res && 64'(st.stride3) + st_lines > SpLines) begin
+          end else if (st_res && 64'(st.stride3) + (st_lines - 64'd1) * 64'(st.n3) + 64'd1 > SpLines) begin
             cause = npu_pkg::ErrSpRange; info = npu_pkg::FStoreStride3;
           end else if (st_end > Dram) begin
             cause = npu_pkg::ErrDramRange; info = npu_pkg::FStoreDramAddr;

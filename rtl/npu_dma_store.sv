@@ -31,7 +31,8 @@
 //    one cycle after the read, requantized rows Latency = 2 cycles later
 //    (C npu_requant lanes) -> row FIFO.
 //  * SOURCE 3: a row fires when its residual's SP line (RES_ADDR = STRIDE3,
-//    plus the row's index) is granted; its ACC line is read in the cycle the
+//    plus the row's index times the step N3; the walk is N1 x N2) is
+//    granted; its ACC line is read in the cycle the
 //    SP data returns (so no output depends on sp_gnt_i), goes through the
 //    C requant lanes (2 cycles) while the residual line waits in r0..r2_q,
 //    then q and the residual byte through the C add lanes: x = MULT_A*(q -
@@ -248,6 +249,7 @@ module npu_dma_store #(
   logic [31:0]       a1_q, a1_d, a2_q, a2_d, a3_q, a3_d;
   logic [LineAW-1:0] line_q, line_d;
   logic [npu_pkg::SpAddrW-1:0] rline_q, rline_d;  // SOURCE 3: the residual's SP line
+  logic [7:0]        rstep_q;                     // SOURCE 3: its step (N3)
   logic [npu_pkg::AccAddrW-1:0] racc_q;           // SOURCE 3: the ACC line of the row fired
   logic              rd2_q, rd3_q;                // SOURCE 3: rd_vld_q delayed 1, 2 cycles
   logic              issue_ok, fire;
@@ -310,7 +312,7 @@ module npu_dma_store #(
 
     if (fire) begin
       line_d  = line_q + LineAW'(1);
-      rline_d = rline_q + npu_pkg::SpAddrW'(1);
+      rline_d = rline_q + npu_pkg::SpAddrW'(rstep_q);
       if (!last_i1) begin
         i1_d = i1_q + 12'd1;
         a1_d = a1_q + st_q.stride1;
@@ -589,7 +591,7 @@ module npu_dma_store #(
             rw_d     = fi.row_words;
             n1_d     = fi.n1;
             n2_d     = fi.n2;
-            n3_d     = fi.n3;
+            n3_d     = (fi.source == 2'd3) ? 8'd1 : fi.n3;   // SOURCE 3: N3 is the step
           end
         end
       end
@@ -721,7 +723,8 @@ module npu_dma_store #(
       rec_q <= RowW'({ctr_snapshot_i, mi.mark_id});
     end
     if (fstart) begin
-      st_q <= fi;
+      st_q    <= fi;
+      rstep_q <= fi.n3;
     end
   end
 

@@ -42,14 +42,20 @@
  * loom_prog_verify() checks all of this on the emitted program.
  *
  * A fused residual (loom_conv_params.res): each job's STORE is SOURCE 3,
- * reading its residual rows from SP slot j % nres (nres = nslots + 3g).
- * The tile's residual rows load at the end of LOAD(s-1), s the tile's last
- * chunk (after its push: the MATMULs of step s-1 do not wait for them; in
+ * reading its residual rows from SP region T % nres of g*P lines (T: the
+ * tile's number in the segment, nres = 3 + ceil(nslots / gmin), gmin the
+ * fewest blocks of a pass). When the pass's blocks are all C wide, one LOAD
+ * brings the tile's rows of all its blocks, pixel by pixel, block by block
+ * (contiguous in DRAM: long bursts), and job ol reads lines base + ol +
+ * k*gp (N3 = gp, the residual's step); else one LOAD per job, lines base +
+ * ol*P + k. They load at the end of LOAD(s-1), s the tile's last chunk
+ * (after its push: the MATMULs of step s-1 do not wait for them; in
  * LOAD(0) before the push when s = 0), so LOAD(s)'s push -> MATMUL(s) ->
- * STORE orders them before the STOREs. The slot's previous job j - nres
- * stored before: its S->C token went to the MATMUL of job j - nres +
- * nslots, at least three tiles (at one chunk per tile) before this one,
- * whose C->L push LOAD(s-1) follows.
+ * STORE orders them before the STOREs. The region's previous tile T - nres
+ * stored before: its last job's S->C token went to the MATMUL of the job
+ * nslots later, at least nres - 3 tiles of >= gmin jobs later, three tiles
+ * (at one chunk per tile) before this one, whose C->L push LOAD(s-1)
+ * follows.
  */
 #include "compiler/npu/npu_internal.h"
 
@@ -78,15 +84,6 @@ static void step_of(const emitter *e, const segment *sg, uint32_t s, uint32_t *p
 	*pass = sg->p0 + s / per;
 	*t = (s % per) / chunks(e->pl);
 	*k = s % chunks(e->pl);
-}
-
-/* the number of the first job of tile t of pass `pass` in segment sg */
-static uint32_t job0_of(const emitter *e, const segment *sg, uint32_t pass, uint32_t t)
-{
-	uint32_t j = 0;
-	for (uint32_t p = sg->p0; p < pass; p++)
-		j += e->pl->ntiles * pass_obs(e, p);
-	return j + t * pass_obs(e, pass);
 }
 
 /* chunk k -> input channel blocks [cb0, cb0+kck), kernel rows [ky0, ky0+kyn) */
@@ -160,6 +157,19 @@ static void emit_xover_load(emitter *e, const xfer *x0, const dtile *ty, const d
 	}
 }
 
+/* the residual of tile t of pass `pass`: its region's first SP line, and 1
+ * when one LOAD brings all its blocks (each full, the step fits N3) */
+static uint32_t res_region(const emitter *e, const segment *sg, uint32_t pass, uint32_t t, int *merged)
+{
+	const layer *L = e->L;
+	const loom_conv_plan *pl = e->pl;
+	dtile ty, tx;
+	tile_of(e, t, &ty, &tx);
+	uint32_t gp = pass_obs(e, pass), T = (pass - sg->p0) * pl->ntiles + t;
+	*merged = gp <= 255 && ty.t <= 255 && (uint64_t)(pass * pl->g + gp) * L->C <= L->cout;
+	return pl->res_sp + T % pl->nres * pl->g * pl->slot_lines;
+}
+
 /* the residual rows of the jobs of step s's tile (s: its last chunk), laid
  * out as their STOREs (SOURCE 3) read them */
 static void emit_res_loads(emitter *e, const segment *sg, uint32_t s)
@@ -167,17 +177,23 @@ static void emit_res_loads(emitter *e, const segment *sg, uint32_t s)
 	const layer *L = e->L;
 	const loom_conv_plan *pl = e->pl;
 	uint32_t pass, t, k, C = L->C;
+	int merged;
 	step_of(e, sg, s, &pass, &t, &k);
-	uint32_t gp = pass_obs(e, pass), j0 = job0_of(e, sg, pass, t);
+	uint32_t gp = pass_obs(e, pass), base = res_region(e, sg, pass, t, &merged);
 	dtile ty, tx;
 	tile_of(e, t, &ty, &tx);
-	for (uint32_t ol = 0; ol < gp; ol++) {
+	uint32_t dram = e->lay->res_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride + pass * pl->g * C;
+	if (merged) { /* pixel by pixel, block by block: lines base + k*gp + ol */
+		xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = C, .dram = dram, .addr = base, .s1 = C,
+			   .s2 = L->out_stride, .s3 = L->x.out * L->out_stride, .n1 = gp, .n2 = tx.t, .n3 = ty.t};
+		npu_emit_load(e, &rx);
+		return;
+	}
+	for (uint32_t ol = 0; ol < gp; ol++) { /* job ol: lines base + ol*P + k */
 		uint32_t ob = pass * pl->g + ol, cnt = umin(C, L->cout - ob * C);
-		xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = round4(cnt),
-			   .dram = e->lay->res_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride + ob * C,
-			   .addr = pl->res_sp + (j0 + ol) % pl->nres * pl->slot_lines,
-			   .s1 = L->out_stride, .s2 = L->x.out * L->out_stride, .s3 = 0,
-			   .n1 = tx.t, .n2 = ty.t, .n3 = 1};
+		xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = round4(cnt), .dram = dram + ol * C,
+			   .addr = base + ol * pl->slot_lines, .s1 = L->out_stride, .s2 = L->x.out * L->out_stride,
+			   .s3 = 0, .n1 = tx.t, .n2 = ty.t, .n3 = 1};
 		npu_emit_load(e, &rx);
 	}
 }
@@ -341,8 +357,12 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 			npu_fset(e, &in, LOOM_F_STORE_ROW_WORDS, (cnt + 3) / 4);
 			npu_fset(e, &in, LOOM_F_STORE_ZERO_POINT, (uint8_t)p->out_zp);
 			npu_fset(e, &in, LOOM_F_STORE_PARAM_ADDR, L->ppb * (ob - sg->ob0));
-			if (L->res) /* RES_ADDR: the job's residual slot */
-				npu_fset(e, &in, LOOM_F_STORE_STRIDE3, pl->res_sp + j % pl->nres * pl->slot_lines);
+			if (L->res) { /* RES_ADDR and its step: the job's rows in the tile's region */
+				int merged;
+				uint32_t base = res_region(e, sg, pass, t, &merged);
+				npu_fset(e, &in, LOOM_F_STORE_STRIDE3, merged ? base + ol : base + ol * pl->slot_lines);
+				npu_fset(e, &in, LOOM_F_STORE_N3, merged ? gp : 1);
+			}
 			npu_fset(e, &in, LOOM_F_STORE_CLIP_LO, (uint8_t)p->clip_lo);
 			npu_fset(e, &in, LOOM_F_STORE_CLIP_HI, (uint8_t)p->clip_hi);
 			dram += ob * C;
@@ -353,7 +373,8 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 		npu_fset(e, &in, LOOM_F_STORE_STRIDE2, L->x.out * L->out_stride);
 		npu_fset(e, &in, LOOM_F_STORE_N1, tx.t);
 		npu_fset(e, &in, LOOM_F_STORE_N2, ty.t);
-		npu_fset(e, &in, LOOM_F_STORE_N3, 1);
+		if (!L->res) /* SOURCE 3: N3 is the residual's step, set above */
+			npu_fset(e, &in, LOOM_F_STORE_N3, 1);
 		npu_emit(e, &in);
 	}
 }

@@ -196,13 +196,17 @@ static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cg
 	/* SP arrangement: weight region(s) from line 0, then the input buffers;
 	 * BL = 2^lg (a power of two, hwcfg.c): divisions by shifts */
 	uint64_t BL = cfg->sp_bank_lines, B = cfg->sp_banks, SL = cfg->sp_lines;
-	/* res: nslots + 3g residual slots at the top of SP, so a LOAD writing
-	 * one comes after the STORE that read it (conv_emit.c); the other
-	 * regions in the banks below them */
-	uint64_t nres = L->res ? (nslots > 65535 ? 65535 : nslots) + 3ull * c->g : 0;
-	if (nres * P > SL)
-		return -1;
-	SL -= nres * P;
+	/* res: 3 + ceil(nslots / gmin) residual regions of g tiles at the top
+	 * of SP (gmin: the fewest blocks of a pass), so a LOAD writing one
+	 * comes after the STOREs that read it (conv_emit.c); the other regions
+	 * in the banks below them */
+	uint64_t gmin = L->nob - (uint64_t)(c->npass - 1) * c->g, nres = 0;
+	if (L->res) {
+		nres = 3 + ((nslots > 65535 ? 65535 : nslots) + gmin - 1) / gmin;
+		if (nres * c->g * P > SL)
+			return -1;
+	}
+	SL -= nres * c->g * P;
 	B = SL >> lg;
 	int found = 0;
 	uint32_t nwreg = 1;
@@ -620,5 +624,5 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
 
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *pl)
 {
-	return (uint64_t)pl->wgt_lines * pl->nwreg + 2ull * pl->act_lines + (uint64_t)pl->nres * pl->slot_lines;
+	return (uint64_t)pl->wgt_lines * pl->nwreg + 2ull * pl->act_lines + (uint64_t)pl->nres * pl->g * pl->slot_lines;
 }

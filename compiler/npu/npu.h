@@ -151,7 +151,7 @@ typedef struct loom_conv_plan {
 	uint32_t wgt_sp[2], wgt_lines; /* SP weight region(s) */
 	uint32_t act_sp[2], act_lines; /* SP input tile buffers */
 	uint32_t acc_slot0, slot_lines, param_lines;
-	uint32_t res_sp, nres;    /* res: SP residual slots (each slot_lines), job j in slot j % nres */
+	uint32_t res_sp, nres;    /* res: SP residual regions of g*slot_lines lines, tile T in region T % nres */
 	uint64_t in_bytes, out_bytes;  /* extents of input and output in DRAM */
 	uint64_t wgt_bytes, param_bytes;
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */

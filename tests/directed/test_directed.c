@@ -878,6 +878,11 @@ static int conv_cases(tcase *c)
 	c[n].c.res_add = (loom_eltadd_param){1900000000, 16384, 16384, 0, 0, -128, -128, 100, 14};
 	c[n].hints = hint(10, 10, 0, 1, 0, 0, 0);
 	c[n++].has_hints = 1;
+	c[n] = conv("resadd conv1x1 24->64 13x11 g4 one load per tile", 13, 11, 24, 64, 1, 1, 1, 0);
+	c[n].c.res = 1;
+	c[n].c.res_add = (loom_eltadd_param){1600000000, 16384, 10000, -3, 2, 1, 1, 127, 14};
+	c[n].hints = hint(4, 0, 0, 4, 0, 0, 0);
+	c[n++].has_hints = 1;
 	c[n] = conv("resadd conv3x3 forced chunks 70->33 s2", 11, 9, 70, 33, 3, 2, 1, 1);
 	c[n].c.res = 1;
 	c[n].c.res_add = (loom_eltadd_param){INT32_MIN + 1, -32768, 32767, 127, -128, 5, -100, 100, 15};

@@ -59,6 +59,7 @@ struct rcase {
 	loom_eltadd_param e;
 	unsigned rw; /* 0: min(R, C) / 4 */
 	uint32_t junk2, junk3;
+	unsigned step; /* N3: the residual's line step (0: 1) */
 };
 
 /* the ISA pseudo-code, spelled out (not through loom_eltadd) */
@@ -72,7 +73,8 @@ static int8_t ref_one(int32_t acc, int32_t bias, int32_t mult, int32_t shift, co
 static void one_case(struct t *t, const struct rcase *k)
 {
 	const uint32_t R = t->R, C = t->C, NR = 6, N1 = 3, N2 = 2, S1 = 72, S2 = 256;
-	const uint32_t V = 10, PA = 40, SPR = 200, SPA = 300, SPO = 400;
+	const uint32_t V = 10, PA = 40, SPR = 200, SPA = 300, SPO = 400, SPB = 500;
+	const uint32_t step = k->step ? k->step : 1;
 	const uint32_t VA = 0x30000, PRM = 0x31000, RESD = 0x32000, TMP = 0x33000, OUT1 = 0x34000, OUT2 = 0x35000;
 	const uint32_t rw = k->rw ? k->rw : (R < C ? R : C) / 4, n0 = 4 * rw;
 	const char *n = t->cfg.name;
@@ -110,20 +112,21 @@ static void one_case(struct t *t, const struct rcase *k)
 	wr(t, OUT2, fill, sizeof fill);
 
 	/* fused: the residual rows loaded into SP line SPR + row */
-	loom_insn f[8];
+	loom_insn f[10];
 	size_t m = 0;
 	f[m++] = ld(LOOM_MEM_ACC, VA, V, C, NR, 4 * C, 1, 0, 1, 0, 0);
 	f[m++] = ld(LOOM_MEM_ACC, PRM, PA, C, 4, 4 * C, 1, 0, 1, 0, 0);
-	f[m++] = ld(LOOM_MEM_SP, RESD, SPR, rw, N1, S1, N2, S2, 1, 0, 0);
+	/* residual row k in DRAM at RESD + k*step*R: SP line SPR + k*step */
+	f[m++] = ld(LOOM_MEM_SP, RESD, SPR, R / 4, NR * step, R, 1, 0, 1, 0, 0);
 	f[m++] = markb(1);
-	f[m] = st(LOOM_MEM_ACC_RESADD, OUT1, V, rw, N1, S1, N2, S2, 1, SPR, 0);
+	f[m] = st(LOOM_MEM_ACC_RESADD, OUT1, V, rw, N1, S1, N2, S2, step, SPR, 0);
 	st_rq(&f[m++], PA, k->zp, k->lo, k->hi);
 	f[m++] = finish();
 	struct res r = run_prog(t, PROG, f, m);
 	CHECK(done_ok(&r), "%s: resadd %s: fused STORE runs (status %x cause %u info %u)", n, k->what, r.status,
 	      r.cause, r.info);
 	uint64_t ev[LOOM_EVT_COUNT] = {0};
-	ev[LOOM_EVT_ACC_WR] = NR + 4, ev[LOOM_EVT_SP_WR] = NR;
+	ev[LOOM_EVT_ACC_WR] = NR + 4, ev[LOOM_EVT_SP_WR] = NR * step;
 	ev[LOOM_EVT_ACC_RD] = NR + 4, ev[LOOM_EVT_SP_RD] = NR, ev[LOOM_EVT_RQ_VALUES] = 2 * NR * C;
 	evt_eq(t, "resadd fused STORE", ev);
 
@@ -133,8 +136,9 @@ static void one_case(struct t *t, const struct rcase *k)
 	st_rq(&f[m++], PA, k->zp, k->lo, k->hi);
 	f[m++] = markb(2);
 	f[m++] = ld(LOOM_MEM_SP, TMP, SPA, rw, N1, S1, N2, S2, 1, 0, 0);
+	f[m++] = ld(LOOM_MEM_SP, RESD, SPB, R / 4, NR, step * R, 1, 0, 1, 0, 0);
 	f[m++] = markb(3);
-	f[m++] = elt_add(SPA, SPR, SPO, NR, &k->e);
+	f[m++] = elt_add(SPA, SPB, SPO, NR, &k->e);
 	f[m++] = markb(4);
 	f[m++] = st(LOOM_MEM_SP, OUT2, SPO, rw, N1, S1, N2, S2, 1, 0, 0);
 	f[m++] = finish();
@@ -148,7 +152,7 @@ static void one_case(struct t *t, const struct rcase *k)
 	for (uint32_t i = 0; i < NR; i++) {
 		uint32_t i1 = i % N1, i2 = i / N1, a = i2 * S2 + i1 * S1;
 		for (uint32_t c = 0; c < n0; c++) {
-			int8_t e = ref_one(vals[i * C + c], par[c], par[C + c], par[2 * C + c], k, (int8_t)res[a + c]);
+			int8_t e = ref_one(vals[i * C + c], par[c], par[C + c], par[2 * C + c], k, (int8_t)res[i * step * R + c]);
 			bad += (int8_t)o1[a + c] != e;
 			badu += (int8_t)o2[a + c] != e;
 		}
@@ -179,8 +183,8 @@ static void decode_errors(struct t *t)
 	st_rq(&p[0], accl - 3, 0, -128, 127);
 	err_case(t, "STORE SOURCE 3 PARAM_ADDR + 4 past ACC end", B0, p, 1, LOOM_ERR_ACC_RANGE, B0,
 		 LOOM_F_STORE_PARAM_ADDR);
-	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, 1, 1, 0, 1, 0, 2, 0, 0);
-	err_case(t, "STORE SOURCE 3 N3 = 2", B0, p, 1, LOOM_ERR_BAD_FIELD, B0, LOOM_F_STORE_N3);
+	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, 1, 1, 0, 1, 0, 0, 0, 0);
+	err_case(t, "STORE SOURCE 3 N3 (the residual's step) = 0", B0, p, 1, LOOM_ERR_BAD_FIELD, B0, LOOM_F_STORE_N3);
 	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30002, 0, 1, 1, 0, 1, 0, 1, 0, 0);
 	err_case(t, "STORE SOURCE 3 DRAM_ADDR misaligned", B0, p, 1, LOOM_ERR_MISALIGNED, B0,
 		 LOOM_F_STORE_DRAM_ADDR);
@@ -188,6 +192,9 @@ static void decode_errors(struct t *t)
 	err_case(t, "STORE SOURCE 3 rows past ACC end", B0, p, 1, LOOM_ERR_ACC_RANGE, B0, LOOM_F_STORE_MEM_ADDR);
 	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, 1, 3, 4, 2, 16, 1, spl - 5, 0);
 	err_case(t, "STORE SOURCE 3 residual past SP end", B0, p, 1, LOOM_ERR_SP_RANGE, B0, LOOM_F_STORE_STRIDE3);
+	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, 1, 3, 4, 2, 16, 2, spl - 10, 0);
+	err_case(t, "STORE SOURCE 3 residual of step 2 past SP end", B0, p, 1, LOOM_ERR_SP_RANGE, B0,
+		 LOOM_F_STORE_STRIDE3);
 	p[0] = st(LOOM_MEM_ACC_RESADD, (uint32_t)(t->cfg.dram_bytes - 4), 0, 1, 2, 4, 1, 0, 1, 0, 0);
 	err_case(t, "STORE SOURCE 3 past DRAM end", B0, p, 1, LOOM_ERR_DRAM_RANGE, B0, LOOM_F_STORE_DRAM_ADDR);
 	/* what just fits: residual in the last SP lines at an odd line, N3 = 0 */
@@ -196,9 +203,13 @@ static void decode_errors(struct t *t)
 	struct res r = run_prog(t, B0, p, 2);
 	CHECK(done_ok(&r), "%s: STORE SOURCE 3 with the residual in the last 6 SP lines (odd STRIDE3) runs",
 	      t->cfg.name);
-	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, 1, 3, 4, 2, 16, 0, spl + 1000, 0);
+	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, mn / 4, 3, 16, 2, 64, 2, spl - 11, 0);
 	r = run_prog(t, B0, p, 2);
-	CHECK(done_ok(&r), "%s: STORE SOURCE 3 with N3 = 0 moves nothing and checks no range", t->cfg.name);
+	CHECK(done_ok(&r), "%s: STORE SOURCE 3 of step 2 with the residual's 11 lines the last of SP runs",
+	      t->cfg.name);
+	p[0] = st(LOOM_MEM_ACC_RESADD, 0x30000, 0, 1, 0, 4, 2, 16, 1, spl + 1000, 0);
+	r = run_prog(t, B0, p, 2);
+	CHECK(done_ok(&r), "%s: STORE SOURCE 3 with N1 = 0 moves nothing and checks no range", t->cfg.name);
 	p[0] = st(LOOM_MEM_ACC_REQUANT, 0x30000, 0, mn / 4 + 1 <= C / 4 ? mn / 4 + 1 : C / 4, 1, 0, 1, 0, 1, 0, 0);
 	r = run_prog(t, B0, p, 2);
 	CHECK(done_ok(&r), "%s: SOURCE 2 keeps its row limit C (ROW_WORDS %u)", t->cfg.name,
@@ -208,13 +219,14 @@ static void decode_errors(struct t *t)
 void test_resadd(struct t *t)
 {
 	const struct rcase cs[] = {
-		{"typical", 3, -128, 127, {1518500250, 16384, 11000, 3, -7, -2, -128, 127, 15}, 0, 0, 0},
-		{"relu clip", -5, -128, 127, {1300000000, 9000, 16384, -5, 20, -9, -9, 127, 14}, 0, 0, 0},
-		{"conv clip, B first", 0, -20, 90, {1900000000, 7000, 16384, 0, -128, 127, 0, 100, 13}, 0, 0, 0},
-		{"extreme", -128, -128, 127, {INT32_MIN, -32768, 32767, 127, -128, 5, -100, 100, 31}, 0, 0, 0},
+		{"typical", 3, -128, 127, {1518500250, 16384, 11000, 3, -7, -2, -128, 127, 15}, 0, 0, 0, 0},
+		{"relu clip", -5, -128, 127, {1300000000, 9000, 16384, -5, 20, -9, -9, 127, 14}, 0, 0, 0, 0},
+		{"conv clip, B first", 0, -20, 90, {1900000000, 7000, 16384, 0, -128, 127, 0, 100, 13}, 0, 0, 0, 0},
+		{"extreme", -128, -128, 127, {INT32_MIN, -32768, 32767, 127, -128, 5, -100, 100, 31}, 0, 0, 0, 0},
 		{"ignored bits, one word rows", 10, -128, 127, {1 << 30, 16384, 16384, 10, 10, 0, -128, 127, 1},
-		 1, 0xe0000000u, 0xffff0000u},
-		{"lo == hi", 1, -128, 127, {1 << 30, 100, 200, 1, 2, 3, 42, 42, 0}, 2, 0, 0},
+		 1, 0xe0000000u, 0xffff0000u, 0},
+		{"lo == hi", 1, -128, 127, {1 << 30, 100, 200, 1, 2, 3, 42, 42, 0}, 2, 0, 0, 0},
+		{"residual step 3", 7, -128, 127, {1400000000, 16384, 7000, 7, 1, -4, -4, 127, 14}, 0, 0, 0, 3},
 	};
 	for (size_t i = 0; i < NI(cs); i++)
 		one_case(t, &cs[i]);

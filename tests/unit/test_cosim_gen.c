@@ -216,12 +216,16 @@ static void accesses(const loom_hwcfg *cfg, const loom_insn *in, size_t i, alist
 		if (!n1 || !n2 || !n3)
 			return;
 		unsigned src = G(STORE, SOURCE);
+		uint64_t step = n3;
+		if (src == 3) /* requantize + residual: N3 is the residual's line step, one plane */
+			n3 = 1;
 		add_range(l, src ? ACC : SP, G(STORE, MEM_ADDR), n1 * n2 * n3, i, 0);
 		if (src == 2)
 			add_range(l, ACC, G(STORE, PARAM_ADDR), 3, i, 0);
-		if (src == 3) { /* requantize + residual: STRIDE3 is the residual's SP line */
+		if (src == 3) { /* STRIDE3 is the residual's first SP line */
 			add_range(l, ACC, G(STORE, PARAM_ADDR), 4, i, 0);
-			add_range(l, SP, G(STORE, STRIDE3), n1 * n2 * n3, i, 0);
+			for (uint64_t k = 0; k < n1 * n2; k++)
+				add_range(l, SP, G(STORE, STRIDE3) + k * step, 1, i, 0);
 		}
 		for (uint64_t a = 0; a < n3; a++)
 			for (uint64_t b = 0; b < n2; b++)
