@@ -339,8 +339,10 @@ static int resadd_params(cc *c, int t, int r, int out, int act, loom_eltadd_para
 	return 0;
 }
 
-const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
-		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+/* conv_layer with a residual Add fused when fuse is set and one applies
+ * (*fused then set) */
+static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias,
+				int64_t cout, int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp, int fuse, int *fused)
 {
 	loom_graph *g = c->g;
 	const loom_node *n = &g->nodes[ni];
@@ -362,9 +364,10 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 	int qt = out, radd = -1, rres = -1, ract = -1, rout = -1;
 	loom_eltadd_param ep;
 	memset(&ep, 0, sizeof ep);
-	if (to < 0 && act < 0 && !dw && (radd = find_resadd(c, out, &rres, &rout, &ract)) >= 0 &&
+	if (fuse && to < 0 && act < 0 && !dw && (radd = find_resadd(c, out, &rres, &rout, &ract)) >= 0 &&
 	    resadd_params(c, out, rres, rout, ract, &ep))
 		radd = -1;
+	*fused = radd >= 0;
 	if (radd >= 0) {
 		out = rout;
 		act = ract;
@@ -487,6 +490,18 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 		cc_fused(c, radd, ni, " (residual add in the STORE)");
 	if (!r && act >= 0)
 		cc_fused(c, act, ni, "");
+	return r;
+}
+
+/* the layer with a residual Add fused into it where one applies; when the
+ * planner refuses that, the plain layer (the Add then lowered on its own) */
+const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
+		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
+	int fused;
+	const char *r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 1, &fused);
+	if (r && fused)
+		r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 0, &fused);
 	return r;
 }
 
