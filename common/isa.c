@@ -461,6 +461,16 @@ void loom_insn_disasm(const loom_insn *in, char *buf, size_t len)
 			 G(LOAD, PAD_RIGHT), (int8_t)G(LOAD, PAD_VALUE), d);
 		break;
 	case LOOM_OP_STORE:
+		if (G(STORE, SOURCE) == LOOM_MEM_ACC_RESADD) { /* STRIDE3, N3: the residual's line and step */
+			snprintf(buf, len,
+				 "STORE   dram[0x%x] <- %s[%u] + sp[%u] step %u row=%uB n=%ux%u strides=%u,%u params=%u "
+				 "zp=%d clip=[%d,%d]%s",
+				 G(STORE, DRAM_ADDR), mem[G(STORE, SOURCE)], G(STORE, MEM_ADDR), G(STORE, STRIDE3),
+				 G(STORE, N3), 4 * G(STORE, ROW_WORDS), G(STORE, N1), G(STORE, N2), G(STORE, STRIDE1),
+				 G(STORE, STRIDE2), G(STORE, PARAM_ADDR), (int8_t)G(STORE, ZERO_POINT),
+				 (int8_t)G(STORE, CLIP_LO), (int8_t)G(STORE, CLIP_HI), d);
+			break;
+		}
 		snprintf(buf, len,
 			 "STORE   dram[0x%x] <- %s[%u] row=%uB n=%ux%ux%u strides=%u,%u,%u params=%u zp=%d clip=[%d,%d]%s",
 			 G(STORE, DRAM_ADDR), mem[G(STORE, SOURCE)], G(STORE, MEM_ADDR), 4 * G(STORE, ROW_WORDS),
