@@ -231,9 +231,10 @@ $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(BUILD)/libloomco
 ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib test_compile test_exec_req
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
-# test_cmodel is two files: the vector unit's tests in test_cmodel_vec.c
-$(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o
-$(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o
+# test_cmodel is three files: the vector unit's tests in test_cmodel_vec.c,
+# STORE SOURCE 3's in test_cmodel_res.c
+$(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o $(BUILD)/obj/tests/unit/test_cmodel_res.o
+$(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o $(BUILD)/san/tests/unit/test_cmodel_res.o
 # loom_model_dump is part of loom objdump (tools/objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o

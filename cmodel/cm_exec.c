@@ -262,6 +262,19 @@ uint64_t cm_store(cm_dp *d, const loom_insn *in)
 	q.bias = d->acc + (uint64_t)F(STORE, PARAM_ADDR) * C;
 	q.mult = q.bias + C;
 	q.shift = q.bias + 2 * C;
+	/* SOURCE 3: the ELTWISE ADD of parameter line PARAM_ADDR+3 with
+	 * residual row k in SP line STRIDE3 + k*N3, N1 x N2 rows (N3 is the
+	 * step) */
+	loom_eltadd_param ep;
+	uint64_t res = s3, step = n3;
+	if (src == LOOM_MEM_ACC_RESADD) {
+		uint32_t w[LOOM_RESADD_WORDS];
+		for (uint32_t k = 0; k < LOOM_RESADD_WORDS; k++)
+			w[k] = (uint32_t)q.bias[3 * C + k];
+		loom_eltadd_unpack(w, &ep);
+		n3 = 1;
+		s3 = 0;
+	}
 
 #if CM_HAVE_AVX2
 	if (d->avx2 && src == LOOM_MEM_ACC_REQUANT) {
@@ -287,8 +300,14 @@ uint64_t cm_store(cm_dp *d, const loom_insn *in)
 					const int32_t *a = d->acc + line * C;
 					for (uint32_t k = 0; k < rw; k++)
 						put_le32(o + 4 * k, (uint32_t)a[k]);
-				} else {
+				} else if (src == LOOM_MEM_ACC_REQUANT) {
 					requant_row(d, (int8_t *)o, d->acc + line * C, &q, n0);
+				} else {
+					const int8_t *r = d->sp + (res + (line - F(STORE, MEM_ADDR)) * step) * R;
+					int8_t v[4 * 255];
+					requant_row(d, v, d->acc + line * C, &q, n0);
+					for (uint32_t c = 0; c < n0; c++)
+						o[c] = (uint8_t)loom_eltadd(&ep, v[c], r[c]);
 				}
 			}
 		}

@@ -4,6 +4,8 @@
  *           into the scratchpad or the accumulator (TARGET);
  *   STORE   one line read per row; SOURCE 2 reads its 3 parameter lines
  *           first (also when it has no rows) and requantizes C values per row;
+ *           SOURCE 3 reads 4 parameter lines, per row also the residual's SP
+ *           line, and requantizes 2C values per row (conv output, then add);
  *   MATMUL  per fold: C weight lines and P activation lines read; P
  *           accumulator lines written, and read back to accumulate into
  *           unless fold 0 overwrites (ACCUMULATE = 0);
@@ -42,8 +44,8 @@ void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[L
 		break;
 	}
 	case LOOM_OP_STORE: {
-		uint64_t rows = G(STORE, N1) * G(STORE, N2) * G(STORE, N3);
 		uint64_t src = G(STORE, SOURCE);
+		uint64_t rows = G(STORE, N1) * G(STORE, N2) * (src == LOOM_MEM_ACC_RESADD ? 1 : G(STORE, N3));
 		if (src == LOOM_MEM_SP) {
 			ev[LOOM_EVT_SP_RD] += rows;
 		} else {
@@ -51,6 +53,11 @@ void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[L
 			if (src == LOOM_MEM_ACC_REQUANT) {
 				ev[LOOM_EVT_ACC_RD] += 3;
 				ev[LOOM_EVT_RQ_VALUES] += rows * C;
+			} else if (src == LOOM_MEM_ACC_RESADD) {
+				/* the residual line of each row; two requantizations per lane */
+				ev[LOOM_EVT_ACC_RD] += LOOM_RESADD_PARAM_LINES;
+				ev[LOOM_EVT_SP_RD] += rows;
+				ev[LOOM_EVT_RQ_VALUES] += 2 * rows * C;
 			}
 		}
 		break;

@@ -143,6 +143,7 @@ uint32_t loom_op_used_mask(unsigned opcode, unsigned word)
 #define G(op, f) loom_insn_get(in, LOOM_F_##op##_##f)
 #define FAIL(cause, f) do { *field = (f); return (cause); } while (0)
 
+/* store: 0 LOAD, 1 STORE, 2 STORE SOURCE 3 (STRIDE3 is an SP line: not checked) */
 static unsigned check_dram_span(const loom_hwcfg *cfg, const loom_insn *in, int store, uint32_t *field)
 {
 	/* LOAD and STORE share the layout of DRAM_ADDR, STRIDE*, N*, ROW_WORDS */
@@ -155,7 +156,7 @@ static unsigned check_dram_span(const loom_hwcfg *cfg, const loom_insn *in, int 
 	(void)cfg;
 	if (loom_insn_get(in, fa) & 3u)
 		FAIL(LOOM_ERR_MISALIGNED, fa);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < (store == 2 ? 2 : 3); i++)
 		if (loom_insn_get(in, fs[i]) & 3u)
 			FAIL(LOOM_ERR_MISALIGNED, fs[i]);
 	return LOOM_ERR_NONE;
@@ -166,6 +167,8 @@ static uint64_t dram_end(const loom_insn *in, int store)
 	uint64_t n1 = loom_insn_get(in, store ? LOOM_F_STORE_N1 : LOOM_F_LOAD_N1);
 	uint64_t n2 = loom_insn_get(in, store ? LOOM_F_STORE_N2 : LOOM_F_LOAD_N2);
 	uint64_t n3 = loom_insn_get(in, store ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3);
+	if (store && loom_insn_get(in, LOOM_F_STORE_SOURCE) == LOOM_MEM_ACC_RESADD)
+		n3 = 1; /* N3 is the residual's step */
 	uint64_t e = loom_insn_get(in, store ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR);
 	e += (n3 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE3 : LOOM_F_LOAD_STRIDE3);
 	e += (n2 - 1) * loom_insn_get(in, store ? LOOM_F_STORE_STRIDE2 : LOOM_F_LOAD_STRIDE2);
@@ -199,14 +202,17 @@ static unsigned check_load(const loom_hwcfg *cfg, const loom_insn *in, uint32_t 
 
 static unsigned check_store(const loom_hwcfg *cfg, const loom_insn *in, uint32_t *field)
 {
+	/* SOURCE is 2 bits: every value is an encoding. SOURCE 3 reads row k's
+	 * residual from SP line STRIDE3 + k*N3, so its rows fit both an SP line
+	 * and the C lanes; it walks N1 x N2 rows (N3 is the residual's step) */
 	unsigned src = G(STORE, SOURCE), rw = G(STORE, ROW_WORDS), e;
-	if (src > 2)
-		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_SOURCE);
+	int rq = src >= LOOM_MEM_ACC_REQUANT, res = src == LOOM_MEM_ACC_RESADD;
 	uint32_t limit = src == LOOM_MEM_SP ? cfg->sp_line_bytes
-			 : src == LOOM_MEM_ACC ? cfg->acc_line_bytes : cfg->array_cols;
+			 : src == LOOM_MEM_ACC ? cfg->acc_line_bytes
+			 : res && cfg->array_rows < cfg->array_cols ? cfg->array_rows : cfg->array_cols;
 	if (rw == 0 || 4u * rw > limit)
 		FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_ROW_WORDS);
-	if (src != LOOM_MEM_ACC_REQUANT) {
+	if (!rq) {
 		static const enum loom_field q[4] = {LOOM_F_STORE_ZERO_POINT, LOOM_F_STORE_PARAM_ADDR,
 						     LOOM_F_STORE_CLIP_LO, LOOM_F_STORE_CLIP_HI};
 		for (int i = 0; i < 4; i++)
@@ -215,16 +221,20 @@ static unsigned check_store(const loom_hwcfg *cfg, const loom_insn *in, uint32_t
 	} else {
 		if ((int8_t)G(STORE, CLIP_LO) > (int8_t)G(STORE, CLIP_HI))
 			FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_CLIP_LO);
-		if (G(STORE, PARAM_ADDR) + 3u > cfg->acc_lines)
+		if (G(STORE, PARAM_ADDR) + (res ? LOOM_RESADD_PARAM_LINES : 3u) > cfg->acc_lines)
 			FAIL(LOOM_ERR_ACC_RANGE, LOOM_F_STORE_PARAM_ADDR);
+		if (res && G(STORE, N3) == 0)
+			FAIL(LOOM_ERR_BAD_FIELD, LOOM_F_STORE_N3);
 	}
-	if ((e = check_dram_span(cfg, in, 1, field)))
+	if ((e = check_dram_span(cfg, in, 1 + res, field)))
 		return e;
-	uint64_t n = (uint64_t)G(STORE, N1) * G(STORE, N2) * G(STORE, N3);
+	uint64_t n = (uint64_t)G(STORE, N1) * G(STORE, N2) * (res ? 1 : G(STORE, N3));
 	if (n == 0)
 		return LOOM_ERR_NONE;
 	if (G(STORE, MEM_ADDR) + n > (src == LOOM_MEM_SP ? cfg->sp_lines : cfg->acc_lines))
 		FAIL(src == LOOM_MEM_SP ? LOOM_ERR_SP_RANGE : LOOM_ERR_ACC_RANGE, LOOM_F_STORE_MEM_ADDR);
+	if (res && (uint64_t)G(STORE, STRIDE3) + (n - 1) * G(STORE, N3) + 1 > cfg->sp_lines)
+		FAIL(LOOM_ERR_SP_RANGE, LOOM_F_STORE_STRIDE3);
 	if (dram_end(in, 1) > cfg->dram_bytes)
 		FAIL(LOOM_ERR_DRAM_RANGE, LOOM_F_STORE_DRAM_ADDR);
 	return LOOM_ERR_NONE;
@@ -419,7 +429,7 @@ unsigned loom_insn_check_win(const loom_hwcfg *cfg, const loom_windows *win, con
 		int st = op == LOOM_OP_STORE;
 		uint64_t n = (uint64_t)loom_insn_get(in, st ? LOOM_F_STORE_N1 : LOOM_F_LOAD_N1) *
 			     loom_insn_get(in, st ? LOOM_F_STORE_N2 : LOOM_F_LOAD_N2) *
-			     loom_insn_get(in, st ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3);
+			     loom_insn_get(in, st ? LOOM_F_STORE_N3 : LOOM_F_LOAD_N3); /* SOURCE 3: N3 >= 1 */
 		enum loom_field fa = st ? LOOM_F_STORE_DRAM_ADDR : LOOM_F_LOAD_DRAM_ADDR;
 		if (n && !loom_windows_allow(win, loom_insn_get(in, fa), dram_end(in, st)))
 			FAIL(LOOM_ERR_DMA_WINDOW, fa);
@@ -441,7 +451,7 @@ static void deps(const loom_insn *in, char *b, size_t n)
 void loom_insn_disasm(const loom_insn *in, char *buf, size_t len)
 {
 	char d[64];
-	static const char *mem[] = {"sp", "acc", "acc.q", "?"};
+	static const char *mem[] = {"sp", "acc", "acc.q", "acc.q+res"};
 	static const char *elt_fn[] = {"add", "mul", "?2", "?3"};
 	static const char *bmode[] = {"line", "plane", "one", "?3"};
 	deps(in, d, sizeof d);
@@ -455,6 +465,16 @@ void loom_insn_disasm(const loom_insn *in, char *buf, size_t len)
 			 G(LOAD, PAD_RIGHT), (int8_t)G(LOAD, PAD_VALUE), d);
 		break;
 	case LOOM_OP_STORE:
+		if (G(STORE, SOURCE) == LOOM_MEM_ACC_RESADD) { /* STRIDE3, N3: the residual's line and step */
+			snprintf(buf, len,
+				 "STORE   dram[0x%x] <- %s[%u] + sp[%u] step %u row=%uB n=%ux%u strides=%u,%u params=%u "
+				 "zp=%d clip=[%d,%d]%s",
+				 G(STORE, DRAM_ADDR), mem[G(STORE, SOURCE)], G(STORE, MEM_ADDR), G(STORE, STRIDE3),
+				 G(STORE, N3), 4 * G(STORE, ROW_WORDS), G(STORE, N1), G(STORE, N2), G(STORE, STRIDE1),
+				 G(STORE, STRIDE2), G(STORE, PARAM_ADDR), (int8_t)G(STORE, ZERO_POINT),
+				 (int8_t)G(STORE, CLIP_LO), (int8_t)G(STORE, CLIP_HI), d);
+			break;
+		}
 		snprintf(buf, len,
 			 "STORE   dram[0x%x] <- %s[%u] row=%uB n=%ux%ux%u strides=%u,%u,%u params=%u zp=%d clip=[%d,%d]%s",
 			 G(STORE, DRAM_ADDR), mem[G(STORE, SOURCE)], G(STORE, MEM_ADDR), 4 * G(STORE, ROW_WORDS),
@@ -534,4 +554,33 @@ int8_t loom_requant(int32_t acc, int32_t bias, int32_t mult, int32_t shift, int8
 	int32_t x = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : (int32_t)s;
 	int64_t z = (int64_t)loom_rdivpot(loom_srdhm(x, mult), (unsigned)shift & 31u) + zp;
 	return (int8_t)(z < lo ? lo : z > hi ? hi : z);
+}
+
+int8_t loom_eltadd(const loom_eltadd_param *p, int8_t a, int8_t b)
+{
+	int32_t da = (int32_t)a - p->zp_a, db = (int32_t)b - p->zp_b;
+	int32_t x = (int32_t)p->mult_a * da + (int32_t)p->mult_b * db; /* exact: |x| < 2^25 */
+	return loom_requant(x, 0, p->mult, p->shift & 31, p->zp_out, p->lo, p->hi);
+}
+
+void loom_eltadd_pack(const loom_eltadd_param *p, uint32_t w[LOOM_RESADD_WORDS])
+{
+	w[0] = (uint32_t)p->mult;
+	w[1] = (uint16_t)p->mult_a | (uint32_t)(uint16_t)p->mult_b << 16;
+	w[2] = (uint8_t)p->zp_a | (uint32_t)(uint8_t)p->zp_b << 8 | (uint32_t)(uint8_t)p->zp_out << 16 |
+	       (uint32_t)(p->shift & 31u) << 24;
+	w[3] = (uint8_t)p->lo | (uint32_t)(uint8_t)p->hi << 8;
+}
+
+void loom_eltadd_unpack(const uint32_t w[LOOM_RESADD_WORDS], loom_eltadd_param *p)
+{
+	p->mult = (int32_t)w[0];
+	p->mult_a = (int16_t)(w[1] & 0xffffu);
+	p->mult_b = (int16_t)(w[1] >> 16);
+	p->zp_a = (int8_t)(w[2] & 0xffu);
+	p->zp_b = (int8_t)(w[2] >> 8 & 0xffu);
+	p->zp_out = (int8_t)(w[2] >> 16 & 0xffu);
+	p->shift = (uint8_t)(w[2] >> 24 & 31u);
+	p->lo = (int8_t)(w[3] & 0xffu);
+	p->hi = (int8_t)(w[3] >> 8 & 0xffu);
 }

@@ -31,9 +31,10 @@
  *                      Done the cycle after the last write. The next LOAD's
  *                      walker starts the cycle after the last close.
  *   STORE (npu_dma_store) the front end fires one row per cycle (SOURCE 2:
- *                      after 3 cycles of parameter reads; SOURCE 0: when the
- *                      compute engines leave its bank free), its data is back
- *                      a cycle later (requantized: 3); each row is one write
+ *                      after 3 cycles of parameter reads, SOURCE 3: 4; SOURCE
+ *                      0 and 3 (the residual's line): when the compute
+ *                      engines leave its bank free), its data is back a
+ *                      cycle later (requantized: 3, plus a residual: 6); each row is one write
  *                      burst: address a cycle after the fire, W beats from
  *                      the cycle after the row leaves the row FIFO (4 rows,
  *                      as the address FIFO); at most 32 bursts wait for their
@@ -645,18 +646,20 @@ static int st_fire(loom_tdma *d)
 	uint64_t j = d->st_nb + d->sq_n;
 	if (j >= 4 && j - 4 >= d->st_nb + (uint64_t)d->popk)
 		return 0;
-	uint64_t fire = (d->f_i1 | d->f_i2 | d->f_i3) ? d->f_fire + 1 : d->f_start + (src == 2 ? 4 : 1);
+	uint64_t fire = (d->f_i1 | d->f_i2 | d->f_i3) ? d->f_fire + 1 : d->f_start + (src == 2 ? 4 : src == 3 ? 5 : 1);
 	if (j >= 4) {
 		fire = umax(fire, d->st_pop[(j - 4) % LOOM_TDMA_RING] + 1);
 		fire = umax(fire, d->st_aw[(j - 4) % LOOM_TDMA_RING] + 1);
 	}
-	if (src == 0) {
-		/* an SP read waits for the compute engines' reads of its bank */
-		uint64_t line = h->mem + d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
+	if (src == 0 || src == 3) {
+		/* an SP read (SOURCE 3: the residual's line) waits for the compute
+		 * engines' reads of its bank */
+		uint64_t k = d->f_i1 + n[0] * (d->f_i2 + n[1] * d->f_i3);
+		uint64_t line = src == 3 ? h->res + k * h->rstep : h->mem + k;
 		fire = sp_free(d, 0, line, fire);
 		sp_mark(d, 1, line, fire, fire + 1);
 	}
-	uint64_t push = fire + (src == 2 ? 3 : 1);
+	uint64_t push = fire + (src == 2 ? 3 : src == 3 ? 6 : 1);
 	uint64_t aw = umax(fire + 1, j ? d->st_aw[(j - 1) % LOOM_TDMA_RING] + 1 : 0);
 	if (j >= 32)
 		aw = umax(aw, d->st_b[(j - 32) % LOOM_TDMA_RING] + 1);
@@ -1037,7 +1040,7 @@ static loom_theld decode(const loom_insn *in, uint64_t acc, int mark)
 		h.n[0] = h.n[1] = h.n[2] = 1;
 		h.a0 = G(MARK, DRAM_ADDR);
 		h.n0 = LOOM_MARK_BYTES;
-		h.src = 3;
+		h.src = 4;
 	} else if (loom_insn_opcode(in) == LOOM_OP_LOAD) {
 		h.n[0] = G(LOAD, N1), h.n[1] = G(LOAD, N2), h.n[2] = G(LOAD, N3);
 		h.s[0] = G(LOAD, STRIDE1), h.s[1] = G(LOAD, STRIDE2), h.s[2] = G(LOAD, STRIDE3);
@@ -1049,6 +1052,12 @@ static loom_theld decode(const loom_insn *in, uint64_t acc, int mark)
 		h.s[0] = G(STORE, STRIDE1), h.s[1] = G(STORE, STRIDE2), h.s[2] = G(STORE, STRIDE3);
 		h.a0 = G(STORE, DRAM_ADDR), h.mem = G(STORE, MEM_ADDR), h.n0 = 4u * G(STORE, ROW_WORDS);
 		h.src = G(STORE, SOURCE);
+		if (h.src == LOOM_MEM_ACC_RESADD) { /* STRIDE3 is RES_ADDR, N3 its step: one plane */
+			h.res = h.s[2];
+			h.rstep = h.n[2];
+			h.s[2] = 0;
+			h.n[2] = 1;
+		}
 	}
 #undef G
 	return h;

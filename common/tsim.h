@@ -51,7 +51,8 @@ typedef struct loom_theld {
 	uint32_t seq;            /* the load's numbering, for its writer's lines */
 	uint64_t n[3], s[3];     /* extents and DRAM strides */
 	uint64_t a0, mem;        /* DRAM address, SP / ACC line */
-	uint32_t n0, src;        /* row bytes; STORE: SOURCE (3: a MARK record) */
+	uint32_t n0, src;        /* row bytes; STORE: SOURCE (4: a MARK record) */
+	uint64_t res, rstep;     /* STORE SOURCE 3: the residual's first SP line, its step */
 	uint32_t pt, pb, pl, pr; /* LOAD: padding */
 	int tacc;                /* LOAD: into ACC */
 } loom_theld;

@@ -35,6 +35,8 @@ int cc_emit(cc *c)
 					.out_addr = (uint32_t)(m->mt[l->out].addr + l->out_off),
 					.mark_addr = mark,
 					.mark_id = li,
+					.res_addr = l->kind == LOOM_LAYER_CONV && l->cp.res
+							    ? (uint32_t)m->mt[l->in[1]].addr : 0,
 				};
 				rc = l->kind == LOOM_LAYER_GEMM
 					     ? loom_emit_gemm(c->cfg, &l->gp, &l->cplan, &lay, &p, c->err, c->errlen)

@@ -201,7 +201,9 @@ int lower_all(cc *c)
 				continue;
 			}
 			int k0 = c->lo.lws[first].kind, k1 = c->lo.lws[c->lo.nlw - 1].kind;
-			if (k0 == k1)
+			if (k0 == k1 && k0 == LOOM_LAYER_CONV && c->lo.lws[first].cp.res)
+				cc_why(c, ni, LOOM_WHERE_NPU, "%s + add", loom_layer_kind_name(k0));
+			else if (k0 == k1)
 				cc_why(c, ni, LOOM_WHERE_NPU, "%s", loom_layer_kind_name(k0));
 			else /* a Conv as a padded copy and the packed CONV (lower_conv.c) */
 				cc_why(c, ni, LOOM_WHERE_NPU, "%s + %s", loom_layer_kind_name(k0), loom_layer_kind_name(k1));

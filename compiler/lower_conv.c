@@ -296,8 +296,58 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 	return conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
 }
 
-const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
-		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+/* A residual Add to fuse into the output STORE of the Conv writing t
+ * (STORE SOURCE 3, docs/ISA.md): t's only reader is an Add, neither kept
+ * in float nor lowered yet, whose other operand r is an image of t's shape
+ * (batch 1) already on the device, in a configuration whose STORE rows fit
+ * an SP line (array_cols <= array_rows). The Add node, or -1; *r, *out (its
+ * output, or that of a Relu / Clip after it: the tensor the layer writes)
+ * and *act (that activation, -1). */
+static int find_resadd(cc *c, int t, int *r, int *out, int *act)
+{
+	loom_graph *g = c->g;
+	int s = sole_consumer(c, t);
+	if (c->cfg->array_cols > c->cfg->array_rows || s < 0 || c->lo.keep[s] || c->lo.done[s])
+		return -1;
+	const loom_node *n = &g->nodes[s];
+	if (strcmp(n->op_type, "Add") || n->ninputs != 2 || n->inputs[0] < 0 || n->inputs[1] < 0)
+		return -1;
+	int o = n->inputs[0] == t ? n->inputs[1] : n->inputs[0];
+	const loom_tensor *tt = &g->tensors[t], *to = &g->tensors[o], *ty = loom_node_out(g, n, 0);
+	if (o == t || to->is_const || !c->lo.on_dev[o] || row_major(c, o) || c->m->mt[o].raw || tt->rank != 4 ||
+	    to->rank != 4 || !ty || ty->rank != 4 || tt->dims[0] != 1 ||
+	    memcmp(tt->dims, to->dims, 4 * sizeof tt->dims[0]) || memcmp(tt->dims, ty->dims, 4 * sizeof tt->dims[0]))
+		return -1;
+	*r = o;
+	*out = find_act(c, n->outputs[0], act);
+	return s;
+}
+
+/* The fused Add's arithmetic: ELTWISE ADD's parameters (lower_eltwise)
+ * with A = t, the conv output, B = r, into out with act's clamp; 0, or -1
+ * when a scale ratio does not fit, or out can not share r's image layout. */
+static int resadd_params(cc *c, int t, int r, int out, int act, loom_eltadd_param *e)
+{
+	loom_vec_params v;
+	loom_vec_init(&v, LOOM_VEC_ELTWISE);
+	/* dev_tensor: out's image and quantization */
+	if (follow_layout(c, out, r) || dev_tensor(c, out) ||
+	    loom_quant_add(c->q.scale[t], c->q.scale[r], c->q.scale[out], &v))
+		return -1;
+	const loom_mtensor *mo = &c->m->mt[out], *mr = &c->m->mt[r];
+	if (mo->rows || mo->h != mr->h || mo->w != mr->w || mo->c != mr->c || mo->stride != mr->stride)
+		return -1;
+	e->mult = v.mult, e->shift = (uint8_t)v.shift;
+	e->mult_a = (int16_t)v.mult_a, e->mult_b = (int16_t)v.mult_b;
+	e->zp_a = (int8_t)c->q.zp[t], e->zp_b = (int8_t)c->q.zp[r], e->zp_out = (int8_t)c->q.zp[out];
+	act_clip(c, act, out, &e->lo, &e->hi);
+	return 0;
+}
+
+/* conv_layer with a residual Add fused when fuse is set and one applies
+ * (*fused then set) */
+static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias,
+				int64_t cout, int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp, int fuse, int *fused)
 {
 	loom_graph *g = c->g;
 	const loom_node *n = &g->nodes[ni];
@@ -313,8 +363,24 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 	uint32_t sh = (uint32_t)geo.s[1], sw = (uint32_t)geo.s[2], dh = (uint32_t)geo.d[1], dwl = (uint32_t)geo.d[2];
 	int64_t kvol = cpg * kh * kw;
 	int8_t lo, hi;
-	act_clip(c, act, out, &lo, &hi);
 	int dw = grp == cin && cout == cin && cpg == 1;
+	/* a residual Add (and its Relu) fused into the STORE: the conv output
+	 * qt keeps its own quantization, unclamped, the layer writes the sum */
+	int qt = out, radd = -1, rres = -1, ract = -1, rout = -1;
+	loom_eltadd_param ep;
+	memset(&ep, 0, sizeof ep);
+	if (fuse && to < 0 && act < 0 && !dw && (radd = find_resadd(c, out, &rres, &rout, &ract)) >= 0 &&
+	    resadd_params(c, out, rres, rout, ract, &ep))
+		radd = -1;
+	*fused = radd >= 0;
+	if (radd >= 0) {
+		out = rout;
+		act = ract;
+		lo = -128;
+		hi = 127;
+	} else {
+		act_clip(c, act, out, &lo, &hi);
+	}
 	int64_t nb = x->dims[0];
 	uint32_t ih = c->m->mt[in].h / (uint32_t)nb;
 	char *e = c->err;
@@ -326,7 +392,7 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 		return "out of memory";
 	}
 	int32_t *mult = bq + cout, *shift = mult + cout;
-	rawout *ro = dw ? NULL : raw_of(c, out, act);
+	rawout *ro = dw || radd >= 0 ? NULL : raw_of(c, out, act);
 	double *wsc = ro ? calloc((size_t)cout + 1, sizeof *wsc) : NULL;
 	if (ro && !wsc) {
 		free(wq);
@@ -337,7 +403,7 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 	float *bfix = c->o->bias_correction ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, &geo) : NULL;
 	if (bfix)
 		bias = bfix;
-	r = quant_channels(c->q.scale[in], c->q.scale[out], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
+	r = quant_channels(c->q.scale[in], c->q.scale[qt], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
 	lw *l = NULL;
 	if (!r && !(l = new_layer(c, dw ? LOOM_LAYER_DWCONV : LOOM_LAYER_CONV, ni)))
 		r = "out of memory";
@@ -382,9 +448,14 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 			p->kh = (uint32_t)kh, p->kw = (uint32_t)kw, p->sh = sh, p->sw = sw, p->dh = dh, p->dw = dwl;
 			p->pad_top = (uint32_t)geo.pb[1], p->pad_bottom = (uint32_t)geo.pe[1];
 			p->pad_left = (uint32_t)geo.pb[2], p->pad_right = (uint32_t)geo.pe[2];
-			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
+			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[qt];
 			p->clip_lo = lo, p->clip_hi = hi;
 			p->xpack = xpack;
+			if (radd >= 0) {
+				p->res = 1;
+				p->res_add = ep;
+				l->in[1] = rres;
+			}
 			/* [cout][kh][kw][cin], block diagonal for groups */
 			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
 			if (!wk || loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, e, c->errlen)) {
@@ -420,8 +491,22 @@ const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w,
 	free(bq);
 	free(wsc);
 	free(bfix);
+	if (!r && radd >= 0)
+		cc_fused(c, radd, ni, " (residual add in the STORE)");
 	if (!r && act >= 0)
 		cc_fused(c, act, ni, "");
+	return r;
+}
+
+/* the layer with a residual Add fused into it where one applies; when the
+ * planner refuses that, the plain layer (the Add then lowered on its own) */
+const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
+		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
+	int fused;
+	const char *r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 1, &fused);
+	if (r && fused)
+		r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 0, &fused);
 	return r;
 }
 

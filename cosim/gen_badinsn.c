@@ -33,28 +33,36 @@ loom_insn gen_legal_load(gen *g)
 	return in;
 }
 
+/* the ROW_WORDS limit of a STORE from src (docs/ISA.md) */
+static uint32_t store_rw_lim(const gen *g, unsigned src)
+{
+	return src == 0 ? g->R / 4 : src == 1 ? g->C : src == 2 ? g->C / 4 : umin(g->R, g->C) / 4;
+}
+
 loom_insn gen_legal_store(gen *g, unsigned src)
 {
 	loom_insn in = op(LOOM_OP_STORE);
 	uint32_t lines = src == 0 ? g->cfg->sp_lines : g->cfg->acc_lines;
 	setf(g, &in, LOOM_F_STORE_SOURCE, src);
-	setf(g, &in, LOOM_F_STORE_ROW_WORDS, rrange(g, 1, src == 0 ? g->R / 4 : src == 1 ? g->C : g->C / 4));
-	uint32_t n1 = rrange(g, 1, 8), n2 = rrange(g, 1, 4), n3 = rrange(g, 1, 2);
+	setf(g, &in, LOOM_F_STORE_ROW_WORDS, rrange(g, 1, store_rw_lim(g, src)));
+	uint32_t n1 = rrange(g, 1, 8), n2 = rrange(g, 1, 4), n3 = src == 3 ? rrange(g, 1, 3) : rrange(g, 1, 2);
 	setf(g, &in, LOOM_F_STORE_N1, n1);
 	setf(g, &in, LOOM_F_STORE_N2, n2);
 	setf(g, &in, LOOM_F_STORE_N3, n3);
-	setf(g, &in, LOOM_F_STORE_MEM_ADDR, rbelow(g, lines - n1 * n2 * n3));
+	setf(g, &in, LOOM_F_STORE_MEM_ADDR, rbelow(g, lines - n1 * n2 * (src == 3 ? 1 : n3)));
 	setf(g, &in, LOOM_F_STORE_STRIDE1, 4u * rbelow(g, 64));
 	setf(g, &in, LOOM_F_STORE_STRIDE2, 4u * rbelow(g, 1024));
 	setf(g, &in, LOOM_F_STORE_STRIDE3, 4u * rbelow(g, 4096));
 	setf(g, &in, LOOM_F_STORE_DRAM_ADDR, 4u * rbelow(g, (uint32_t)(g->cfg->dram_bytes / 8)));
-	if (src == 2) {
+	if (src >= 2) {
 		int8_t a = (int8_t)r32(g), b = (int8_t)r32(g);
 		setf(g, &in, LOOM_F_STORE_ZERO_POINT, r32(g) & 0xff);
 		setf(g, &in, LOOM_F_STORE_CLIP_LO, (uint8_t)(a < b ? a : b));
 		setf(g, &in, LOOM_F_STORE_CLIP_HI, (uint8_t)(a < b ? b : a));
-		setf(g, &in, LOOM_F_STORE_PARAM_ADDR, rbelow(g, g->cfg->acc_lines - 2));
+		setf(g, &in, LOOM_F_STORE_PARAM_ADDR, rbelow(g, g->cfg->acc_lines - (src == 3 ? 3 : 2)));
 	}
+	if (src == 3) /* RES_ADDR: any SP line the rows fit after (N3 = the step), aligned or not */
+		setf(g, &in, LOOM_F_STORE_STRIDE3, rbelow(g, g->cfg->sp_lines - (n1 * n2 - 1) * n3));
 	return in;
 }
 
@@ -180,7 +188,7 @@ loom_insn gen_legal_any(gen *g, unsigned opcode)
 	geom m;
 	switch (opcode) {
 	case LOOM_OP_LOAD: return gen_legal_load(g);
-	case LOOM_OP_STORE: return gen_legal_store(g, rbelow(g, 3));
+	case LOOM_OP_STORE: return gen_legal_store(g, rbelow(g, 4));
 	case LOOM_OP_MATMUL: return gen_legal_matmul(g, &m);
 	case LOOM_OP_MARK: return legal_mark(g);
 	case LOOM_OP_ELTWISE: return gen_legal_eltwise(g);
@@ -389,23 +397,44 @@ static void bad_ls_dram_range(gen *g, unsigned k, loom_insn *in, uint32_t *cause
 	*field = fa;
 }
 
-/* Kinds 14-18 and 20: STORE's SOURCE, ROW_WORDS, the requantization fields
- * of a raw store, CLIP_LO > CLIP_HI, PARAM_ADDR and MEM_ADDR. */
-static void bad_store_source(gen *g, unsigned k, loom_insn *in, uint32_t *cause, uint32_t *field)
+/* Kinds 14-18 and 20: SOURCE 3's own checks (N3, the residual's SP lines,
+ * its 4 parameter lines), ROW_WORDS, the requantization fields of a raw
+ * store, CLIP_LO > CLIP_HI, PARAM_ADDR and MEM_ADDR. */
+static void bad_store_resadd(gen *g, unsigned k, loom_insn *in, uint32_t *cause, uint32_t *field)
 {
+	const loom_hwcfg *c = g->cfg;
 	(void)k;
-	*in = gen_legal_store(g, rbelow(g, 2));
-	setf(g, in, LOOM_F_STORE_SOURCE, 3);
-	*cause = LOOM_ERR_BAD_FIELD;
-	*field = LOOM_F_STORE_SOURCE;
+	*in = gen_legal_store(g, 3);
+	uint32_t n = loom_insn_get(in, LOOM_F_STORE_N1) * loom_insn_get(in, LOOM_F_STORE_N2);
+	uint32_t span = (n - 1) * loom_insn_get(in, LOOM_F_STORE_N3) + 1;
+	switch (rbelow(g, 3)) {
+	case 0: /* N3 (the residual's step) 0; STRIDE3 past SP, misaligned: checked later or not at all */
+		setf(g, in, LOOM_F_STORE_N3, 0);
+		if (chance(g, 30))
+			setf(g, in, LOOM_F_STORE_STRIDE3, r32(g));
+		*cause = LOOM_ERR_BAD_FIELD;
+		*field = LOOM_F_STORE_N3;
+		break;
+	case 1: /* residual lines past the end of SP */
+		setf(g, in, LOOM_F_STORE_STRIDE3, chance(g, 50) ? c->sp_lines - span + 1
+							      : rrange(g, c->sp_lines - span + 1, 0xffffffffu));
+		*cause = LOOM_ERR_SP_RANGE;
+		*field = LOOM_F_STORE_STRIDE3;
+		break;
+	default: /* line PARAM_ADDR + 3 past the end of ACC (PARAM_ADDR + 2 inside) */
+		setf(g, in, LOOM_F_STORE_PARAM_ADDR, chance(g, 60) ? c->acc_lines - 3 : rrange(g, c->acc_lines - 3, 0xffff));
+		*cause = LOOM_ERR_ACC_RANGE;
+		*field = LOOM_F_STORE_PARAM_ADDR;
+		break;
+	}
 }
 
 static void bad_store_row_words(gen *g, unsigned k, loom_insn *in, uint32_t *cause, uint32_t *field)
 {
 	(void)k;
-	unsigned src = rbelow(g, 3);
+	unsigned src = rbelow(g, 4);
 	*in = gen_legal_store(g, src);
-	uint32_t lim = src == 0 ? g->R / 4 : src == 1 ? g->C : g->C / 4;
+	uint32_t lim = store_rw_lim(g, src);
 	setf(g, in, LOOM_F_STORE_ROW_WORDS, chance(g, 40) ? 0 : chance(g, 60) ? lim + 1 : rrange(g, lim + 1, 255));
 	*cause = LOOM_ERR_BAD_FIELD;
 	*field = LOOM_F_STORE_ROW_WORDS;
@@ -429,7 +458,7 @@ static void bad_store_field(gen *g, unsigned k, loom_insn *in, uint32_t *cause, 
 static void bad_store_clip(gen *g, unsigned k, loom_insn *in, uint32_t *cause, uint32_t *field)
 {
 	(void)k;
-	*in = gen_legal_store(g, 2);
+	*in = gen_legal_store(g, rrange(g, 2, 3));
 	int a = (int)rrange(g, 0, 254) - 127;
 	int b = a - 1 - (int)rbelow(g, (uint32_t)(a + 128));
 	setf(g, in, LOOM_F_STORE_CLIP_LO, (uint8_t)(int8_t)a);
@@ -848,7 +877,7 @@ static const struct bad_kind {
 	{"load-sp-range", bad_load_mem_range},
 	{"load-acc-range", bad_load_mem_range},
 	{"load-dram-range", bad_ls_dram_range},
-	{"store-source", bad_store_source},
+	{"store-resadd", bad_store_resadd},
 	{"store-row-words", bad_store_row_words},
 	{"store-field", bad_store_field},
 	{"store-clip", bad_store_clip},

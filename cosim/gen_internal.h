@@ -202,7 +202,7 @@ typedef struct xfer {
 /* Store lines [mem, mem+count) of src; rw row words; requant params. */
 typedef struct stq {
 	unsigned src;
-	uint32_t mem, count, rw, param;
+	uint32_t mem, count, rw, param, res, rstep; /* res, rstep: SOURCE 3's residual SP line, its step */
 	int8_t zp, lo, hi;
 } stq;
 

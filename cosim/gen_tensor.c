@@ -173,6 +173,10 @@ int gen_store(gen *g, const stq *q, int early_with_k, pend *K)
 {
 	uint32_t n[3], s[3], n0 = 4 * q->rw;
 	gen_rand_shape(g, q->count, n);
+	if (q->src == LOOM_MEM_ACC_RESADD && n[2] > 1) { /* one plane: N3 is the residual's step */
+		n[0] = q->count;
+		n[1] = n[2] = 1;
+	}
 	uint64_t ext = rand_strides(g, n, n0, chance(g, 8), s), a;
 	int r = rbelow(g, 100);
 	int res;
@@ -208,7 +212,11 @@ int gen_store(gen *g, const stq *q, int early_with_k, pend *K)
 	setf(g, &in, LOOM_F_STORE_N1, n[0]);
 	setf(g, &in, LOOM_F_STORE_N2, n[1]);
 	setf(g, &in, LOOM_F_STORE_N3, n[2]);
-	if (q->src == LOOM_MEM_ACC_REQUANT) {
+	if (q->src == LOOM_MEM_ACC_RESADD) {
+		setf(g, &in, LOOM_F_STORE_STRIDE3, q->res);
+		setf(g, &in, LOOM_F_STORE_N3, q->rstep);
+	}
+	if (q->src >= LOOM_MEM_ACC_REQUANT) {
 		setf(g, &in, LOOM_F_STORE_PARAM_ADDR, q->param);
 		setf(g, &in, LOOM_F_STORE_ZERO_POINT, (uint8_t)q->zp);
 		setf(g, &in, LOOM_F_STORE_CLIP_LO, (uint8_t)q->lo);
@@ -243,6 +251,37 @@ static void craft_acc(gen *g, uint8_t *row, uint32_t n0, uint64_t rowidx, void *
 		put32(row + k, acc_value(g));
 }
 
+/* word w of a random ELTWISE ADD parameter line (docs/ISA.md, STORE SOURCE 3):
+ * MULT, MULT_A | MULT_B, the zero points and SHIFT, the clamp; style 1 also
+ * sets the ignored bits */
+static uint32_t eltadd_word(gen *g, uint32_t w, unsigned style)
+{
+	int r = rbelow(g, 100);
+	switch (w) {
+	case 0:
+		return r < 80 ? 0x40000000u + (r32(g) & 0x3fffffffu) : r < 90 ? r32(g)
+		       : (uint32_t[]){0x80000000u, 0x7fffffffu, 0, 1}[rbelow(g, 4)];
+	case 1: {
+		uint32_t ma = r < 50 ? 16384 : r < 80 ? rbelow(g, 16385) : r32(g) & 0xffffu;
+		uint32_t mb = chance(g, 70) ? rbelow(g, 16385) : r32(g) & 0xffffu;
+		return chance(g, 50) ? ma | mb << 16 : mb | ma << 16;
+	}
+	case 2: {
+		uint32_t sh = r < 70 ? rrange(g, 10, 18) : rbelow(g, 32);
+		return (r32(g) & 0xffffffu) | sh << 24 | (style ? r32(g) & 0xe0000000u : 0);
+	}
+	default: {
+		int8_t a = (int8_t)r32(g), b = (int8_t)r32(g);
+		uint32_t lo = (uint8_t)(a < b ? a : b), hi = (uint8_t)(a < b ? b : a);
+		if (r < 35)
+			lo = 0x80, hi = 0x7f;
+		else if (r < 40) /* lo > hi: requant's order decides */
+			lo = (uint8_t)(a < b ? b : a), hi = (uint8_t)(a < b ? a : b);
+		return lo | hi << 8 | (style ? r32(g) & 0xffff0000u : 0);
+	}
+	}
+}
+
 void gen_craft_params(gen *g, uint8_t *row, uint32_t n0, uint64_t rowidx, void *ctx)
 {
 	unsigned style = *(unsigned *)ctx; /* 0: sensible scales, 1: wild */
@@ -259,9 +298,11 @@ void gen_craft_params(gen *g, uint8_t *row, uint32_t n0, uint64_t rowidx, void *
 			v = r < (style ? 55 : 88) ? 0x40000000u + (r32(g) & 0x3fffffffu)
 			    : r < (style ? 75 : 95) ? edge[rbelow(g, 6)]
 			    : r < 90 ? (uint32_t)-(int32_t)(0x40000000u + (r32(g) & 0x3fffffffu)) : r32(g);
-		} else { /* shift */
+		} else if (rowidx == 2) { /* shift */
 			v = style == 0 ? (r < 80 ? rrange(g, 4, 14) : r < 90 ? 0 : 31)
 			    : r < 50 ? rbelow(g, 32) : r < 70 ? (rbelow(g, 2) ? 0 : 31) : r32(g);
+		} else { /* STORE SOURCE 3: the ELTWISE ADD's words (past word 3: ignored) */
+			v = k / 4 < LOOM_RESADD_WORDS ? eltadd_word(g, k / 4, style) : r32(g);
 		}
 		put32(row + k, v);
 	}
@@ -326,7 +367,38 @@ void gen_rand_requant(gen *g, stq *q)
 	}
 }
 
-/* A store of ACC tile lines [tile, tile+P): raw or requantized. */
+/* SOURCE 3's inputs: 4 new parameter lines (a LOAD of crafted rows), n
+ * new SP lines of residual (a LOAD, maybe padded; the store reads every
+ * step-th) */
+static int get_resadd(gen *g, uint32_t n, uint32_t *param, uint32_t *res)
+{
+	xfer x;
+	memset(&x, 0, sizeof x);
+	x.acc = 1;
+	x.rw = chance(g, 85) ? g->C : rrange(g, 1, g->C);
+	x.mem = gen_line_alloc(g, 1, LOOM_RESADD_PARAM_LINES);
+	x.n[0] = LOOM_RESADD_PARAM_LINES;
+	x.n[1] = x.n[2] = 1;
+	if (chance(g, 40)) {
+		x.n[0] = 1;
+		x.n[1] = LOOM_RESADD_PARAM_LINES;
+	}
+	unsigned style = chance(g, 70) ? 0 : 1;
+	if (gen_load(g, &x, 0, gen_craft_params, &style))
+		return -1;
+	*param = x.mem;
+	memset(&x, 0, sizeof x);
+	x.rw = gen_rand_rw_sp(g);
+	x.mem = gen_line_alloc(g, 0, n);
+	gen_plane_xfer(g, &x, n, 1, 1, 1);
+	if (gen_load(g, &x, 30, NULL, NULL))
+		return -1;
+	*res = x.mem;
+	return 0;
+}
+
+/* A store of ACC tile lines [tile, tile+P): raw, requantized, or
+ * requantized plus a residual (SOURCE 3). */
 static int store_acc(gen *g, uint32_t tile, uint32_t P, int early, pend *K)
 {
 	stq q;
@@ -341,6 +413,17 @@ static int store_acc(gen *g, uint32_t tile, uint32_t P, int early, pend *K)
 	if (chance(g, 40)) {
 		q.src = LOOM_MEM_ACC;
 		q.rw = rand_rw_acc(g);
+	} else if (n <= 1000 && 4 * n <= (g->sp_hi - g->sp_lo) / 2 && chance(g, 45)) {
+		uint32_t lim = umin(g->R, g->C) / 4;
+		q.src = LOOM_MEM_ACC_RESADD;
+		q.rw = chance(g, 60) ? lim : rrange(g, 1, lim);
+		q.rstep = chance(g, 60) ? 1 : rrange(g, 2, 4);
+		if (get_resadd(g, (n - 1) * q.rstep + 1, &q.param, &q.res)) {
+			if (early && K)
+				gen_emit(g, K);
+			return -1;
+		}
+		gen_rand_requant(g, &q);
 	} else {
 		q.src = LOOM_MEM_ACC_REQUANT;
 		q.rw = chance(g, 60) ? g->C / 4 : rrange(g, 1, g->C / 4);

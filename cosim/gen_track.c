@@ -49,13 +49,24 @@ void gen_footprint(const loom_hwcfg *cfg, const loom_insn *in, fp_fn fn, void *c
 			return;
 		uint64_t mem = G(STORE, MEM_ADDR), n0 = 4u * G(STORE, ROW_WORDS);
 		unsigned src = G(STORE, SOURCE);
+		uint64_t step = n3;
+		if (src == LOOM_MEM_ACC_RESADD) /* N3 is the residual's step: one plane */
+			n3 = 1;
 		fn(ctx, src == LOOM_MEM_SP ? SP_SPACE : ACC_SPACE, mem, mem + n1 * n2 * n3, 0);
 		if (src == LOOM_MEM_ACC_REQUANT)
 			fn(ctx, ACC_SPACE, G(STORE, PARAM_ADDR), G(STORE, PARAM_ADDR) + 3u, 0);
+		/* SOURCE 3: 4 parameter lines, the residual's SP lines from STRIDE3
+		 * every N3 (conservatively the whole span) */
+		uint64_t s3 = G(STORE, STRIDE3);
+		if (src == LOOM_MEM_ACC_RESADD) {
+			fn(ctx, ACC_SPACE, G(STORE, PARAM_ADDR), G(STORE, PARAM_ADDR) + LOOM_RESADD_PARAM_LINES, 0);
+			fn(ctx, SP_SPACE, s3, s3 + (n1 * n2 - 1) * step + 1, 0);
+			s3 = 0;
+		}
 		for (uint64_t i3 = 0; i3 < n3; i3++)
 			for (uint64_t i2 = 0; i2 < n2; i2++)
 				for (uint64_t i1 = 0; i1 < n1; i1++) {
-					uint64_t a = G(STORE, DRAM_ADDR) + i3 * G(STORE, STRIDE3) +
+					uint64_t a = G(STORE, DRAM_ADDR) + i3 * s3 +
 						     i2 * G(STORE, STRIDE2) + i1 * G(STORE, STRIDE1);
 					fn(ctx, DRAM_SPACE, a, a + n0, 1);
 				}

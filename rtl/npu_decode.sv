@@ -20,6 +20,8 @@ module npu_decode (
   localparam logic [63:0] SpLines  = 64'(npu_pkg::SpLines);
   localparam logic [63:0] AccLines = 64'(npu_pkg::AccLines);
   localparam logic [63:0] Dram     = 64'(npu_pkg::DramBytes);
+  // STORE SOURCE 3 rows fit an SP line (the residual) and the C lanes
+  localparam int unsigned MinRC    = (R < C) ? R : C;
 
   npu_pkg::insn_load_t   ld;
   npu_pkg::insn_store_t  st;
@@ -31,6 +33,8 @@ module npu_decode (
   npu_pkg::insn_lut_t     vl;
   assign ld = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign st = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
+  logic st_res;         // STORE SOURCE 3: STRIDE3 is the residual's SP line, N3 its step
+  assign st_res = (st.source == 2'd3);
   assign mm = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign mk = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
   assign ve = insn_i;  // a packed struct is a 256-bit vector (Yosys 0.23 has no type casts)
@@ -75,11 +79,11 @@ module npu_decode (
     if (en_i) begin
       ld_lines = 64'(ld.n3) * (64'(ld.pad_top) + 64'(ld.n2) + 64'(ld.pad_bottom))
                             * (64'(ld.pad_left) + 64'(ld.n1) + 64'(ld.pad_right));
-      st_lines = 64'(st.n3) * 64'(st.n2) * 64'(st.n1);
+      st_lines = (st_res ? 64'd1 : 64'(st.n3)) * 64'(st.n2) * 64'(st.n1);
       ld_end = dram_end(ld.dram_addr, ld.stride1, ld.stride2, ld.stride3, ld.n1, ld.n2, ld.n3,
                         ld.row_words);
-      st_end = dram_end(st.dram_addr, st.stride1, st.stride2, st.stride3, st.n1, st.n2, st.n3,
-                        st.row_words);
+      st_end = dram_end(st.dram_addr, st.stride1, st.stride2, st.stride3, st.n1, st.n2,
+                        st_res ? 8'd1 : st.n3, st.row_words);
       mm_w_need  = (64'(mm.out_w) - 64'd1) * 64'(mm.sw) + (64'(mm.kw) - 64'd1) * 64'(mm.dw);
       mm_h_need  = (64'(mm.out_h) - 64'd1) * 64'(mm.sh) + (64'(mm.kh) - 64'd1) * 64'(mm.dh);
       mm_act_end = 64'(mm.act_addr) + 64'(mm.ncb) * 64'(mm.in_h) * 64'(mm.in_w);
@@ -138,36 +142,39 @@ module npu_decode (
           queue = 2'd2;
           if ((insn_i & ~npu_pkg::StoreUsedMask) != '0) begin
             cause = npu_pkg::ErrReservedBits;
-          end else if (st.source > 2'd2) begin
-            cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreSource;
           end else if (st.row_words == '0 || 32'({st.row_words, 2'b00}) >
-                       (st.source == 2'd0 ? 32'(R) : st.source == 2'd1 ? 32'(4 * C) : 32'(C))) begin
+                       (st.source == 2'd0 ? 32'(R) : st.source == 2'd1 ? 32'(4 * C) :
+                        st.source == 2'd2 ? 32'(C) : 32'(MinRC))) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreRowWords;
-          end else if (st.source != 2'd2 && st.zero_point != '0) begin
+          end else if (!st.source[1] && st.zero_point != '0) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreZeroPoint;
-          end else if (st.source != 2'd2 && st.param_addr != '0) begin
+          end else if (!st.source[1] && st.param_addr != '0) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreParamAddr;
-          end else if (st.source != 2'd2 && st.clip_lo != '0) begin
+          end else if (!st.source[1] && st.clip_lo != '0) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreClipLo;
-          end else if (st.source != 2'd2 && st.clip_hi != '0) begin
+          end else if (!st.source[1] && st.clip_hi != '0) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreClipHi;
-          end else if (st.source == 2'd2 && $signed(st.clip_lo) > $signed(st.clip_hi)) begin
+          end else if (st.source[1] && $signed(st.clip_lo) > $signed(st.clip_hi)) begin
             cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreClipLo;
-          end else if (st.source == 2'd2 && 64'(st.param_addr) + 64'd3 > AccLines) begin
+          end else if (st.source[1] && 64'(st.param_addr) + (st_res ? 64'd4 : 64'd3) > AccLines) begin
             cause = npu_pkg::ErrAccRange; info = npu_pkg::FStoreParamAddr;
+          end else if (st_res && st.n3 == 8'd0) begin
+            cause = npu_pkg::ErrBadField; info = npu_pkg::FStoreN3;
           end else if (st.dram_addr[1:0] != '0) begin
             cause = npu_pkg::ErrMisaligned; info = npu_pkg::FStoreDramAddr;
           end else if (st.stride1[1:0] != '0) begin
             cause = npu_pkg::ErrMisaligned; info = npu_pkg::FStoreStride1;
           end else if (st.stride2[1:0] != '0) begin
             cause = npu_pkg::ErrMisaligned; info = npu_pkg::FStoreStride2;
-          end else if (st.stride3[1:0] != '0) begin
+          end else if (!st_res && st.stride3[1:0] != '0) begin
             cause = npu_pkg::ErrMisaligned; info = npu_pkg::FStoreStride3;
           end else if (st_lines == '0) begin
             cause = npu_pkg::ErrNone;
           end else if (64'(st.mem_addr) + st_lines > (st.source == 2'd0 ? SpLines : AccLines)) begin
             cause = st.source == 2'd0 ? npu_pkg::ErrSpRange : npu_pkg::ErrAccRange;
             info  = npu_pkg::FStoreMemAddr;
+          end else if (st_res && 64'(st.stride3) + (st_lines - 64'd1) * 64'(st.n3) + 64'd1 > SpLines) begin
+            cause = npu_pkg::ErrSpRange; info = npu_pkg::FStoreStride3;
           end else if (st_end > Dram) begin
             cause = npu_pkg::ErrDramRange; info = npu_pkg::FStoreDramAddr;
           end else if (!in_win(win_en_i, win_base_i, win_size_i, 64'(st.dram_addr), st_end)) begin

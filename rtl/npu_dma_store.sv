@@ -1,5 +1,6 @@
 // npu_dma_store.sv - the store DMA: executes STORE (SP bytes, ACC int32 raw,
-// ACC requantized to int8) and MARK (the 64-byte perf record), docs/ISA.md.
+// ACC requantized to int8, requantized plus a residual from SP: SOURCE 3)
+// and MARK (the 64-byte perf record), docs/ISA.md.
 //
 // One row of n0 bytes to DRAM address a is one AW burst of beats
 // a/B .. (a+n0-1)/B whose W beats carry the row at its byte positions, with
@@ -17,8 +18,9 @@
 // its B responses is back.
 //
 // Parts:
-//  * params (SOURCE 2 only): ACC lines PARAM_ADDR, +1, +2 are read into
-//    bias_q / mult_q / shift_q before the first row (3 cycles).
+//  * params (SOURCE 2, 3): ACC lines PARAM_ADDR, +1, +2 are read into
+//    bias_q / mult_q / shift_q before the first row (3 cycles); SOURCE 3
+//    also reads line +3, the ELTWISE ADD's words 0..3, into e*_q (4 cycles).
 //  * walker: one row per cycle. A row "fires" when there is room in the row
 //    FIFO (counted from the read, so data in flight always has a slot) and
 //    in the AW FIFO, and its read is accepted (SP: granted; ACC: always;
@@ -28,6 +30,14 @@
 //  * read return: SP data on sp_rvalid_i, ACC raw data and the MARK record
 //    one cycle after the read, requantized rows Latency = 2 cycles later
 //    (C npu_requant lanes) -> row FIFO.
+//  * SOURCE 3: a row fires when its residual's SP line (RES_ADDR = STRIDE3,
+//    plus the row's index times the step N3; the walk is N1 x N2) is
+//    granted; its ACC line is read in the cycle the
+//    SP data returns (so no output depends on sp_gnt_i), goes through the
+//    C requant lanes (2 cycles) while the residual line waits in r0..r2_q,
+//    then q and the residual byte through the C add lanes: x = MULT_A*(q -
+//    ZP_A) + MULT_B*(r - ZP_B) into a second npu_requant (bias 0, 2 cycles).
+//    Fire to row FIFO: 6 cycles (SOURCE 2: 3).
 //  * W: the head row is shifted to its offset into span_q / strb_q and sent
 //    one beat per cycle; the next row loads in the cycle the last beat is
 //    accepted, so consecutive rows leave no gap on W.
@@ -88,8 +98,9 @@ module npu_dma_store #(
   input  logic [32*npu_pkg::ArrayCols-1:0]      acc_rdata_i,
   // perf counters for MARK, counter i in bits [32i+31:32i]
   input  logic [32*npu_pkg::NumCtrs-1:0]        ctr_snapshot_i,
-  // energy event: a SOURCE 2 row goes into the C requant lanes
-  output logic                                  rq_row_o
+  // energy event: rows times C values into requant lanes (SOURCE 2: 1 per
+  // row, SOURCE 3: 2 per row, counted when the row fires)
+  output logic [1:0]                            rq_row_o
 );
 
   // ------------------------------------------------------------ parameters
@@ -176,6 +187,7 @@ module npu_dma_store #(
   logic                 fstart, ffin;
   npu_pkg::insn_store_t st_q;                  // the front end's instruction
   logic [1:0]           src_q, src_d;
+  logic                 res_q, res_d;          // SOURCE 3 (src_q = SrcQnt)
   logic [7:0]           rw_q, rw_d;            // row words (n0 / 4)
   logic [11:0]          n1_q, n1_d, n2_q, n2_d;
   logic [7:0]           n3_q, n3_d;
@@ -191,6 +203,11 @@ module npu_dma_store #(
   logic [32*C-1:0]      bias_q, mult_q;      // lane c in bits [32c +: 32]
   logic [5*C-1:0]       shift_q;             // lane c in bits [5c +: 5]
   logic                 prm_re;
+  // SOURCE 3: the ELTWISE ADD of line PARAM_ADDR+3 (docs/ISA.md)
+  logic [31:0]          emult_q;
+  logic [15:0]          ema_q, emb_q;
+  logic [7:0]           ezpa_q, ezpb_q, ezpo_q, elo_q, ehi_q;
+  logic [4:0]           esh_q;
 
   assign prm_re   = (fstate_q == FsParam) && !abort_q;
   assign prm_rd_d = prm_re;
@@ -203,6 +220,17 @@ module npu_dma_store #(
     end
     if (prm_rd_q && (prm_idx_q == 2'd1)) begin
       mult_q <= acc_rdata_i;
+    end
+    if (prm_rd_q && (prm_idx_q == 2'd3)) begin
+      emult_q <= acc_rdata_i[31:0];
+      ema_q   <= acc_rdata_i[47:32];
+      emb_q   <= acc_rdata_i[63:48];
+      ezpa_q  <= acc_rdata_i[71:64];
+      ezpb_q  <= acc_rdata_i[79:72];
+      ezpo_q  <= acc_rdata_i[87:80];
+      esh_q   <= acc_rdata_i[92:88];
+      elo_q   <= acc_rdata_i[103:96];
+      ehi_q   <= acc_rdata_i[111:104];
     end
   end
 
@@ -220,6 +248,10 @@ module npu_dma_store #(
   logic [7:0]        i3_q, i3_d;
   logic [31:0]       a1_q, a1_d, a2_q, a2_d, a3_q, a3_d;
   logic [LineAW-1:0] line_q, line_d;
+  logic [npu_pkg::SpAddrW-1:0] rline_q, rline_d;  // SOURCE 3: the residual's SP line
+  logic [7:0]        rstep_q;                     // SOURCE 3: its step (N3)
+  logic [npu_pkg::AccAddrW-1:0] racc_q;           // SOURCE 3: the ACC line of the row fired
+  logic              rd2_q, rd3_q;                // SOURCE 3: rd_vld_q delayed 1, 2 cycles
   logic              issue_ok, fire;
   logic              last_i1, last_i2, last_i3;
   logic [10:0]       span_end;                 // offset + n0 - 1
@@ -249,19 +281,20 @@ module npu_dma_store #(
   assign issue_ok = walk_q && !abort_q && (fstate_q == FsRun) &&
                     (meta_cnt_q != (RPtrW + 1)'(RowFifoDepth)) &&
                     (aw_cnt_q != (APtrW + 1)'(AwFifoDepth));
-  assign fire     = issue_ok && ((src_q != SrcSp) || sp_gnt_i);
+  assign fire     = issue_ok && (((src_q != SrcSp) && !res_q) || sp_gnt_i);
   assign span_end = 11'({a1_q[OffW-1:2], 2'b00}) + 11'({rw_q, 2'b00}) - 11'd1;
   assign nb1_new  = BIdxW'(span_end >> OffW);
   // the front end is past its instruction: every row fired and read back
   // (meta_cnt - row_cnt = rows fired whose data is not in the row FIFO yet)
   assign ffin     = (fstate_q == FsRun) && !walk_q && !abort_q && (meta_cnt_q == row_cnt_q);
 
-  assign sp_req_o   = issue_ok && (src_q == SrcSp);
-  assign rq_row_o   = fire && (src_q == SrcQnt);
-  assign sp_addr_o  = line_q[npu_pkg::SpAddrW-1:0];
-  assign acc_re_o   = prm_re || (issue_ok && ((src_q == SrcAcc) || (src_q == SrcQnt)));
+  assign sp_req_o   = issue_ok && ((src_q == SrcSp) || res_q);
+  assign rq_row_o   = (fire && (src_q == SrcQnt)) ? (res_q ? 2'd2 : 2'd1) : 2'd0;
+  assign sp_addr_o  = res_q ? rline_q : line_q[npu_pkg::SpAddrW-1:0];
+  assign acc_re_o   = prm_re || (issue_ok && ((src_q == SrcAcc) || ((src_q == SrcQnt) && !res_q)))
+                      || (rd_vld_q && res_q);
   assign acc_addr_o = prm_re ? npu_pkg::AccAddrW'(st_q.param_addr + 16'(prm_cnt_q))
-                             : line_q[npu_pkg::AccAddrW-1:0];
+                             : res_q ? racc_q : line_q[npu_pkg::AccAddrW-1:0];
 
   always_comb begin
     walk_d   = walk_q;
@@ -272,12 +305,14 @@ module npu_dma_store #(
     a2_d     = a2_q;
     a3_d     = a3_q;
     line_d   = line_q;
+    rline_d  = rline_q;
     rd_vld_d = fire;
     meta_new = {a1_q[OffW-1:2], nb1_new, rw_q};
     aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
 
     if (fire) begin
-      line_d = line_q + LineAW'(1);
+      line_d  = line_q + LineAW'(1);
+      rline_d = rline_q + npu_pkg::SpAddrW'(rstep_q);
       if (!last_i1) begin
         i1_d = i1_q + 12'd1;
         a1_d = a1_q + st_q.stride1;
@@ -312,18 +347,31 @@ module npu_dma_store #(
       a2_d   = fi.dram_addr;
       a3_d   = fi.dram_addr;
       line_d = fi_mark ? '0 : fi.mem_addr;
+      rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
     end
   end
 
   // ---------------------------------------------------------- read return
-  logic [C-1:0]       rq_valid;
-  logic [8*C-1:0]     rq_q;                  // lane c in bits [8c +: 8]
+  localparam int unsigned ResL = (R < C) ? R : C;  // lanes with a residual byte
+  logic [C-1:0]       rq_valid, rq2_valid;
+  logic [8*C-1:0]     rq_q, rq2_q;           // lane c in bits [8c +: 8]
+  logic [8*ResL-1:0]  r0_q, r1_q, r2_q;      // SOURCE 3: the residual, beside lanes 1st stage
+
+  // SOURCE 3: ACC line read with the SP data's return (rd_vld_q), into the
+  // lanes a cycle later (rd2_q); the residual keeps pace with the lanes
+  always_ff @(posedge clk_i) begin
+    if (fire) racc_q <= line_q[npu_pkg::AccAddrW-1:0];
+    if (sp_rvalid_i && res_q) r0_q <= sp_rdata_i[8*ResL-1:0];
+    if (rd2_q) r1_q <= r0_q;
+    if (rd3_q) r2_q <= r1_q;
+  end
 
   for (genvar c = 0; c < C; c++) begin : g_lane
+    logic [31:0] x;  // SOURCE 3: the ELTWISE ADD's sum of lane c (exact, < 2^26)
     npu_requant u_requant (
       .clk_i   (clk_i),
       .rst_ni  (rst_ni),
-      .valid_i (rd_vld_q && (src_q == SrcQnt)),
+      .valid_i ((rd_vld_q && (src_q == SrcQnt) && !res_q) || rd2_q),
       .acc_i   (acc_rdata_i[32*c +: 32]),
       .bias_i  (bias_q[32*c +: 32]),
       .mult_i  (mult_q[32*c +: 32]),
@@ -334,12 +382,36 @@ module npu_dma_store #(
       .valid_o (rq_valid[c]),
       .q_o     (rq_q[8*c +: 8])
     );
+    if (c < ResL) begin : g_res
+      logic signed [31:0] da, db, ma, mb;
+      assign da = $signed({{24{rq_q[8*c+7]}}, rq_q[8*c +: 8]}) - $signed({{24{ezpa_q[7]}}, ezpa_q});
+      assign db = $signed({{24{r2_q[8*c+7]}}, r2_q[8*c +: 8]}) - $signed({{24{ezpb_q[7]}}, ezpb_q});
+      assign ma = $signed({{16{ema_q[15]}}, ema_q});
+      assign mb = $signed({{16{emb_q[15]}}, emb_q});
+      assign x  = ma * da + mb * db;
+    end else begin : g_nores
+      assign x = '0;                        // no residual byte: never stored (n0 <= R)
+    end
+    npu_requant u_add (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .valid_i (rq_valid[0] && res_q),
+      .acc_i   (x),
+      .bias_i  (32'd0),
+      .mult_i  (emult_q),
+      .shift_i ({27'd0, esh_q}),
+      .zp_i    (ezpo_q),
+      .lo_i    (elo_q),
+      .hi_i    (ehi_q),
+      .valid_o (rq2_valid[c]),
+      .q_o     (rq2_q[8*c +: 8])
+    );
   end
 
   always_comb begin
     unique case (src_q)
       SrcSp:   row_push = sp_rvalid_i;
-      SrcQnt:  row_push = rq_valid[0];
+      SrcQnt:  row_push = res_q ? rq2_valid[0] : rq_valid[0];
       default: row_push = rd_vld_q;   // SrcAcc, SrcMark
     endcase
   end
@@ -445,7 +517,7 @@ module npu_dma_store #(
 
   always_ff @(posedge clk_i) begin
     if (row_push) begin
-      row_mem_q[row_wp_q] <= row_data(src_q, sp_rdata_i, acc_rdata_i, rq_q, rec_q);
+      row_mem_q[row_wp_q] <= row_data(src_q, sp_rdata_i, acc_rdata_i, res_q ? rq2_q : rq_q, rec_q);
     end
     if (fire) begin
       meta_mem_q[meta_wp_q] <= meta_new;
@@ -477,6 +549,7 @@ module npu_dma_store #(
     fstate_d = fstate_q;
     fslot_d  = fslot_q;
     src_d    = src_q;
+    res_d    = res_q;
     rw_d     = rw_q;
     n1_d     = n1_q;
     n2_d     = n2_q;
@@ -506,22 +579,24 @@ module npu_dma_store #(
           if (fi_mark) begin
             fstate_d = FsRun;
             src_d    = SrcMark;
+            res_d    = 1'b0;
             rw_d     = 8'(MarkBytes / 4);
             n1_d     = 12'd1;
             n2_d     = 12'd1;
             n3_d     = 8'd1;
           end else begin
-            fstate_d = (fi.source == 2'd2) ? FsParam : FsRun;
-            src_d    = fi.source;
+            fstate_d = fi.source[1] ? FsParam : FsRun;
+            src_d    = fi.source[1] ? SrcQnt : fi.source;
+            res_d    = (fi.source == 2'd3);
             rw_d     = fi.row_words;
             n1_d     = fi.n1;
             n2_d     = fi.n2;
-            n3_d     = fi.n3;
+            n3_d     = (fi.source == 2'd3) ? 8'd1 : fi.n3;   // SOURCE 3: N3 is the step
           end
         end
       end
       FsParam: begin
-        if (abort_q || (prm_cnt_q == 2'd2)) begin
+        if (abort_q || (prm_cnt_q == (res_q ? 2'd3 : 2'd2))) begin
           fstate_d = FsRun;
         end
       end
@@ -573,6 +648,8 @@ module npu_dma_store #(
       prm_rd_q   <= 1'b0;
       walk_q     <= 1'b0;
       rd_vld_q   <= 1'b0;
+      rd2_q      <= 1'b0;
+      rd3_q      <= 1'b0;
       row_wp_q   <= '0;
       row_rp_q   <= '0;
       meta_wp_q  <= '0;
@@ -600,6 +677,8 @@ module npu_dma_store #(
       prm_rd_q   <= prm_rd_d;
       walk_q     <= walk_d;
       rd_vld_q   <= rd_vld_d;
+      rd2_q      <= rd_vld_q && res_q;
+      rd3_q      <= rd2_q;
       row_wp_q   <= row_wp_d;
       row_rp_q   <= row_rp_d;
       meta_wp_q  <= meta_wp_d;
@@ -616,6 +695,8 @@ module npu_dma_store #(
 
   always_ff @(posedge clk_i) begin
     src_q     <= src_d;
+    res_q     <= res_d;
+    rline_q   <= rline_d;
     rw_q      <= rw_d;
     n1_q      <= n1_d;
     n2_q      <= n2_d;
@@ -642,7 +723,8 @@ module npu_dma_store #(
       rec_q <= RowW'({ctr_snapshot_i, mi.mark_id});
     end
     if (fstart) begin
-      st_q <= fi;
+      st_q    <= fi;
+      rstep_q <= fi.n3;
     end
   end
 
@@ -663,7 +745,7 @@ module npu_dma_store #(
     !(row_push && (row_cnt_q == (RPtrW + 1)'(RowFifoDepth)) && !row_pop));
   // SP read data comes exactly the cycle after a grant
   assert property (@(posedge clk_i)
-    sp_rvalid_i == (rd_vld_q && (src_q == SrcSp)));
+    sp_rvalid_i == (rd_vld_q && ((src_q == SrcSp) || res_q)));
   // no B response without a burst waiting for it
   assert property (@(posedge clk_i) !(b_valid_i && (bout_q == '0)));
   // outside an abort, a B response belongs to a held instruction
@@ -678,7 +760,7 @@ module npu_dma_store #(
   // view); all lanes' valid bits are equal, lane 0 is used; st_q keeps the
   // fields read after the start (the others are taken from fi at the start)
   logic unused_bits;
-  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq_valid[C-1:1],
+  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq_valid[C-1:1], rq2_valid[C-1:1],
                          st_q.n3, st_q.n2, st_q.n1, st_q.rsvd_88, st_q.mem_addr, st_q.dram_addr,
                          st_q.row_words, st_q.rsvd_14, st_q.source, st_q.rsvd_11,
                          st_q.push_prev, st_q.rsvd_9, st_q.pop_prev, st_q.opcode};

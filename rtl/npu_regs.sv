@@ -45,7 +45,7 @@ module npu_regs (
   input  logic [1:0]   acc_wr_i,     // accumulator lines written (0..2)
   input  logic         vec_line_i,   // a line folded into the vector unit's lanes
   input  logic         rq_vec_i,     // a line into the vector unit's R requant lanes
-  input  logic         rq_st_i,      // a row into the store's C requant lanes
+  input  logic [1:0]   rq_st_i,      // rows times C values into the store's requant lanes (0..2)
   output logic [32*npu_pkg::NumCtrs-1:0] ctr_o
 );
   localparam int unsigned N = npu_pkg::NumCtrs;
@@ -153,7 +153,7 @@ module npu_regs (
       evt_q[npu_pkg::EvtVecLines] <= evt_q[npu_pkg::EvtVecLines] + 32'(vec_line_i);
       evt_q[npu_pkg::EvtRqValues] <= evt_q[npu_pkg::EvtRqValues]
                                      + (rq_vec_i ? 32'(npu_pkg::ArrayRows) : 32'd0)
-                                     + (rq_st_i ? 32'(npu_pkg::ArrayCols) : 32'd0);
+                                     + 32'(rq_st_i) * 32'(npu_pkg::ArrayCols);
     end
   end
 

@@ -335,10 +335,11 @@ def prof(n):
 print("## Whole models on the RTL (default config)\n")
 print("MAC utilization = model MACs / (cycles x 256), every cycle of the job counted (`loom run MODEL.loom\n"
       "--backend rtl --profile`); torchvision models with seeded random weights, BatchNorm recalibrated, one\n"
-      "photo crop. Hardware unchanged by these figures' changes (`make synth` cell counts the same).\n")
-print("| model | cycles (RTL) | utilization | output cosine vs float | before (2026-12-02, commit 844f7c5) |")
+      "photo crop. The residual Adds are fused into their Conv's STORE (STORE SOURCE 3, a hardware\n"
+      "change: `make synth` cell counts in docs/PERFORMANCE.md \"Area of the fused residual Add\").\n")
+print("| model | cycles (RTL) | utilization | output cosine vs float | before (2026-12-02, commit fe040dd, Adds on the vector unit) |")
 print("|---|---|---|---|---|")
-before = {"r50": "20853715 cycles, 76.4%", "mv2": "3.49 M cycles, 33.7%"}
+before = {"r50": "18540913 cycles, 86.2%", "mv2": "3437522 cycles, 34.2%"}
 for n, name in (("r50", "ResNet-50"), ("mv2", "MobileNetV2")):
     rows, tot, cos = prof(n)
     print(f"| {name} | {tot[0]} | {100 * tot[1] / (tot[0] * 256):.1f}% | {cos} | {before[n]} |")
@@ -367,10 +368,11 @@ EOPY
 	echo "before packed stems); a layer's own utilization in the five-costliest tables is its profile's (lanes"
 	echo "for the vector unit)."
 	echo
-	echo "Before this work, ResNet-50's stem (7x7/2 on 3 channels) took 2471234 cycles at 18.7% (3 of 16"
-	echo "array rows carried data) and its 16 residual Adds 1.87 M cycles (one 16-byte DRAM burst per pixel"
-	echo "and channel block). Now the stem is a padded copy plus a CONV whose kernel window is packed into"
-	echo "the array rows (docs/ARCHITECTURE.md), and the Adds move flat contiguous lines."
+	echo "Before this work, ResNet-50's 16 residual Adds were ELTWISE layers on the vector unit: 1182004"
+	echo "cycles (6.4%), each reading two int8 tensors from DRAM and writing one. Now each is part of the"
+	echo "STORE of the Conv that makes one of its inputs (docs/ARCHITECTURE.md): the Conv's requantized"
+	echo "output plus the residual, read from the scratchpad where one LOAD per tile brings it. The outputs"
+	echo "are byte-identical to the unfused compile's (the same cosine)."
 	echo
 	echo '```'
 	echo "loom compile MODEL.onnx -o MODEL.loom --calib DIR/calib"

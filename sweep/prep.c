@@ -242,9 +242,9 @@ static void write_layer(FILE *f, const sweep_layer *l)
 		l->job_start);
 	if (k->kind == LOOM_LAYER_CONV || k->kind == LOOM_LAYER_GEMM) {
 		const loom_conv_params *c = &k->cp;
-		fprintf(f, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d", c->h, c->w, c->cin, c->cout,
-			c->in_stride, c->out_stride, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pad_top, c->pad_bottom,
-			c->pad_left, c->pad_right, c->in_zp, c->out_zp, c->clip_lo, c->clip_hi, c->raw);
+		fprintf(f, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d", c->h, c->w, c->cin,
+			c->cout, c->in_stride, c->out_stride, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, c->pad_top,
+			c->pad_bottom, c->pad_left, c->pad_right, c->in_zp, c->out_zp, c->clip_lo, c->clip_hi, c->raw, c->res);
 	} else {
 		const loom_vec_params *v = &k->vp;
 		fprintf(f, " %d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d %d %d %d %d %d %u %u",
@@ -265,7 +265,7 @@ static int prep_write(const char *path, const sweep_prep *p, char *err, size_t l
 		snprintf(err, len, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "loom-sweep-prep 3\nkey %s\ndram_bytes %" PRIu64 "\ncalib %d %d\n", p->key, p->dram_bytes,
+	fprintf(f, "loom-sweep-prep 4\nkey %s\ndram_bytes %" PRIu64 "\ncalib %d %d\n", p->key, p->dram_bytes,
 		p->calib_samples, p->calib_random);
 	for (int i = 0; i < p->nnodes; i++)
 		fprintf(f, "node %d %" PRIu64 " %s %s\n", p->nodes[i].where, p->nodes[i].macs, p->nodes[i].op,
@@ -293,10 +293,10 @@ static int read_layer(const char *v, sweep_layer *l)
 	int i8[12];
 	if (k->kind == LOOM_LAYER_CONV || k->kind == LOOM_LAYER_GEMM) {
 		loom_conv_params *c = &k->cp;
-		if (sscanf(v, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d%n", &c->h, &c->w, &c->cin,
-			   &c->cout, &c->in_stride, &c->out_stride, &c->kh, &c->kw, &c->sh, &c->sw, &c->dh, &c->dw,
+		if (sscanf(v, " %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %d %d %d %d %d %d%n", &c->h, &c->w,
+			   &c->cin, &c->cout, &c->in_stride, &c->out_stride, &c->kh, &c->kw, &c->sh, &c->sw, &c->dh, &c->dw,
 			   &c->pad_top, &c->pad_bottom, &c->pad_left, &c->pad_right, &i8[0], &i8[1], &i8[2], &i8[3],
-			   &c->raw, &m) != 21)
+			   &c->raw, &c->res, &m) != 22)
 			return -1;
 		c->in_zp = (int8_t)i8[0], c->out_zp = (int8_t)i8[1], c->clip_lo = (int8_t)i8[2], c->clip_hi = (int8_t)i8[3];
 	} else if (k->kind >= LOOM_LAYER_POOL && k->kind <= LOOM_LAYER_LUT) {
@@ -357,7 +357,7 @@ static int prep_read(const char *path, const char *key, sweep_prep *p)
 		}
 		*v++ = 0;
 		if (ln++ == 0)
-			bad = strcmp(line, "loom-sweep-prep") || strcmp(v, "3") ? -1 : 0;
+			bad = strcmp(line, "loom-sweep-prep") || strcmp(v, "4") ? -1 : 0;
 		else if (!strcmp(line, "key"))
 			bad = strcmp(v, key) ? 1 : 0;
 		else if (!strcmp(line, "dram_bytes"))

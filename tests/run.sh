@@ -156,6 +156,12 @@ suite timing-validate "$LOOM" sweep --validate "$B/models/digits_cnn_opset13/mod
 # shellcheck disable=SC2086
 suite timing-validate-models "$LOOM" sweep --validate "$B/models/squeezenet1_1_opset13/model.onnx" \
 	"$B/models/shufflenet_v2_x0_5_opset13/model.onnx" --hw default,odd $tb
+# the same on layers with a residual Add fused into their STORE (STORE SOURCE 3)
+if [ -n "$FULL" ]; then
+	# shellcheck disable=SC2086
+	suite timing-validate-resadd "$LOOM" sweep --validate "$B/models/resnet18_opset13/model.onnx" \
+		"$B/models/mobilenet_v2_opset13/model.onnx" --hw default,small $tb
+fi
 # loom sweep: a 3x2 grid on the RTL, the cache (resume, nothing recomputed), plots
 # (PNG IHDR), bad points with reasons, --jobs 1 = 2, GNU parallel, usage errors; then
 # --slurm on a single-node Slurm cluster this script starts and stops (about 15 s)

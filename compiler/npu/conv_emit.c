@@ -41,6 +41,21 @@
  * so the chain LOAD(0) -> MATMUL -> STORE orders them before every STORE.
  * loom_prog_verify() checks all of this on the emitted program.
  *
+ * A fused residual (loom_conv_params.res): each job's STORE is SOURCE 3,
+ * reading its residual rows from SP region T % nres of g*P lines (T: the
+ * tile's number in the segment, nres = 3 + ceil(nslots / gmin), gmin the
+ * fewest blocks of a pass). When the pass's blocks are all C wide, one LOAD
+ * brings the tile's rows of all its blocks, pixel by pixel, block by block
+ * (contiguous in DRAM: long bursts), and job ol reads lines base + ol +
+ * k*gp (N3 = gp, the residual's step); else one LOAD per job, lines base +
+ * ol*P + k. They load at the end of LOAD(s-1), s the tile's last chunk
+ * (after its push: the MATMULs of step s-1 do not wait for them; in
+ * LOAD(0) before the push when s = 0), so LOAD(s)'s push -> MATMUL(s) ->
+ * STORE orders them before the STOREs. The region's previous tile T - nres
+ * stored before: its last job's S->C token went to the MATMUL of the job
+ * nslots later, at least nres - 3 tiles of >= gmin jobs later, three tiles
+ * (at one chunk per tile) before this one, whose C->L push LOAD(s-1)
+ * follows.
  */
 #include "compiler/npu/npu_internal.h"
 
@@ -51,7 +66,7 @@
 
 typedef struct segment {
 	uint32_t p0, p1;        /* passes */
-	uint32_t ob0;           /* first output block (params at ACC acc_param + 3*(ob-ob0)) */
+	uint32_t ob0;           /* first output block (params at ACC acc_param + ppb*(ob-ob0)) */
 	uint32_t nsteps, njobs;
 } segment;
 
@@ -142,6 +157,47 @@ static void emit_xover_load(emitter *e, const xfer *x0, const dtile *ty, const d
 	}
 }
 
+/* the residual of tile t of pass `pass`: its region's first SP line, and 1
+ * when one LOAD brings all its blocks (each full, the step fits N3) */
+static uint32_t res_region(const emitter *e, const segment *sg, uint32_t pass, uint32_t t, int *merged)
+{
+	const layer *L = e->L;
+	const loom_conv_plan *pl = e->pl;
+	dtile ty, tx;
+	tile_of(e, t, &ty, &tx);
+	uint32_t gp = pass_obs(e, pass), T = (pass - sg->p0) * pl->ntiles + t;
+	*merged = gp <= 255 && ty.t <= 255 && (uint64_t)(pass * pl->g + gp) * L->C <= L->cout;
+	return pl->res_sp + T % pl->nres * pl->g * pl->slot_lines;
+}
+
+/* the residual rows of the jobs of step s's tile (s: its last chunk), laid
+ * out as their STOREs (SOURCE 3) read them */
+static void emit_res_loads(emitter *e, const segment *sg, uint32_t s)
+{
+	const layer *L = e->L;
+	const loom_conv_plan *pl = e->pl;
+	uint32_t pass, t, k, C = L->C;
+	int merged;
+	step_of(e, sg, s, &pass, &t, &k);
+	uint32_t gp = pass_obs(e, pass), base = res_region(e, sg, pass, t, &merged);
+	dtile ty, tx;
+	tile_of(e, t, &ty, &tx);
+	uint32_t dram = e->lay->res_addr + (ty.o0 * L->x.out + tx.o0) * L->out_stride + pass * pl->g * C;
+	if (merged) { /* pixel by pixel, block by block: lines base + k*gp + ol */
+		xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = C, .dram = dram, .addr = base, .s1 = C,
+			   .s2 = L->out_stride, .s3 = L->x.out * L->out_stride, .n1 = gp, .n2 = tx.t, .n3 = ty.t};
+		npu_emit_load(e, &rx);
+		return;
+	}
+	for (uint32_t ol = 0; ol < gp; ol++) { /* job ol: lines base + ol*P + k */
+		uint32_t ob = pass * pl->g + ol, cnt = umin(C, L->cout - ob * C);
+		xfer rx = {.mem = LOOM_MEM_SP, .row_bytes = round4(cnt), .dram = dram + ol * C,
+			   .addr = base + ol * pl->slot_lines, .s1 = L->out_stride, .s2 = L->x.out * L->out_stride,
+			   .s3 = 0, .n1 = tx.t, .n2 = ty.t, .n3 = 1};
+		npu_emit_load(e, &rx);
+	}
+}
+
 /* LOAD(s): the step's input chunk and weights; the first instruction pops
  * C->L when s >= 2, the last one the step's MATMULs wait for pushes L->C.
  * With prefetching, steps 1.. of a pass also load a share of the next
@@ -199,6 +255,8 @@ static void emit_loads(emitter *e, const segment *sg, uint32_t s)
 		x.s3 = 0;
 		npu_emit_load(e, &x);
 	}
+	if (L->res && s == 0 && k == chunks(pl) - 1)
+		emit_res_loads(e, sg, 0);
 	loom_insn ld[8];
 	int n;
 	if (loads_pass_weights(e, s)) {
@@ -228,6 +286,8 @@ static void emit_loads(emitter *e, const segment *sg, uint32_t s)
 		for (int i = 0; i < n; i++)
 			npu_emit(e, &ld[i]);
 	}
+	if (L->res && s + 1 < sg->nsteps && (s + 1) % chunks(pl) == chunks(pl) - 1)
+		emit_res_loads(e, sg, s + 1);
 	if (!e->oom && s >= 2)
 		npu_fset(e, &e->prog->insn[first], LOOM_F_LOAD_POP_NEXT, 1);
 }
@@ -293,10 +353,16 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 			npu_fset(e, &in, LOOM_F_STORE_ROW_WORDS, cnt);
 			dram += ob * C * 4;
 		} else {
-			npu_fset(e, &in, LOOM_F_STORE_SOURCE, LOOM_MEM_ACC_REQUANT);
+			npu_fset(e, &in, LOOM_F_STORE_SOURCE, L->res ? LOOM_MEM_ACC_RESADD : LOOM_MEM_ACC_REQUANT);
 			npu_fset(e, &in, LOOM_F_STORE_ROW_WORDS, (cnt + 3) / 4);
 			npu_fset(e, &in, LOOM_F_STORE_ZERO_POINT, (uint8_t)p->out_zp);
-			npu_fset(e, &in, LOOM_F_STORE_PARAM_ADDR, 3 * (ob - sg->ob0));
+			npu_fset(e, &in, LOOM_F_STORE_PARAM_ADDR, L->ppb * (ob - sg->ob0));
+			if (L->res) { /* RES_ADDR and its step: the job's rows in the tile's region */
+				int merged;
+				uint32_t base = res_region(e, sg, pass, t, &merged);
+				npu_fset(e, &in, LOOM_F_STORE_STRIDE3, merged ? base + ol : base + ol * pl->slot_lines);
+				npu_fset(e, &in, LOOM_F_STORE_N3, merged ? gp : 1);
+			}
 			npu_fset(e, &in, LOOM_F_STORE_CLIP_LO, (uint8_t)p->clip_lo);
 			npu_fset(e, &in, LOOM_F_STORE_CLIP_HI, (uint8_t)p->clip_hi);
 			dram += ob * C;
@@ -307,7 +373,8 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 		npu_fset(e, &in, LOOM_F_STORE_STRIDE2, L->x.out * L->out_stride);
 		npu_fset(e, &in, LOOM_F_STORE_N1, tx.t);
 		npu_fset(e, &in, LOOM_F_STORE_N2, ty.t);
-		npu_fset(e, &in, LOOM_F_STORE_N3, 1);
+		if (!L->res) /* SOURCE 3: N3 is the residual's step, set above */
+			npu_fset(e, &in, LOOM_F_STORE_N3, 1);
 		npu_emit(e, &in);
 	}
 }
@@ -350,8 +417,10 @@ uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl)
 	/* weights: once (resident, progressively or prefetched), or per tile
 	 * (streamed per step); the requantization parameters once */
 	uint64_t wgt = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
-	uint64_t par = L->raw ? 0 : 12ull * L->C * L->nob;
-	return in + (pl->wchunk ? wgt * pl->ntiles : wgt) + par;
+	uint64_t par = L->raw ? 0 : 4ull * L->ppb * L->C * L->nob;
+	/* a fused residual: read as the output is written */
+	uint64_t res = L->res ? npu_conv_wr_bytes(L, pl) : 0;
+	return in + (pl->wchunk ? wgt * pl->ntiles : wgt) + par + res;
 }
 
 uint64_t npu_conv_wr_bytes(const layer *L, const loom_conv_plan *pl)
@@ -369,7 +438,7 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 {
 	layer L = *Lc;
 	loom_conv_plan pl = *plan;
-	if ((lay->in_addr | lay->wgt_addr | lay->param_addr | lay->out_addr | lay->mark_addr) & 3u)
+	if ((lay->in_addr | lay->wgt_addr | lay->param_addr | lay->out_addr | lay->mark_addr | lay->res_addr) & 3u)
 		return npu_fail(err, errlen, "conv: DRAM addresses must be multiples of 4");
 	emitter e = {.cfg = cfg, .p = p, .L = &L, .pl = &pl, .lay = lay, .prog = prog};
 	size_t n0 = prog->n;
@@ -385,8 +454,8 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 		if (!L.raw) {
 			loom_insn ld[8];
 			int n = 0;
-			npu_lin_load(&e, ld, &n, LOOM_MEM_ACC, lay->param_addr + sg.ob0 * 3 * L.C * 4, 0,
-				 3ull * (ob1 - sg.ob0), 4 * L.C);
+			npu_lin_load(&e, ld, &n, LOOM_MEM_ACC, lay->param_addr + sg.ob0 * L.ppb * L.C * 4, 0,
+				 (uint64_t)L.ppb * (ob1 - sg.ob0), 4 * L.C);
 			for (int i = 0; i < n; i++)
 				npu_emit(&e, &ld[i]);
 		}
@@ -473,10 +542,12 @@ static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *
 		return 0;
 	if (!bias || !mult || !shift)
 		return npu_fail(err, len, "conv: bias, mult and shift are required unless raw");
+	uint32_t ew[LOOM_RESADD_WORDS];
+	loom_eltadd_pack(&p->res_add, ew);
 	for (uint32_t ob = 0; ob < L.nob; ob++)
 		for (uint32_t c = 0; c < C; c++) {
 			uint32_t co = ob * C + c;
-			int32_t v[3] = {0, 0, 0};
+			int32_t v[4] = {0, 0, 0, c < LOOM_RESADD_WORDS ? (int32_t)ew[c] : 0};
 			if (co < L.cout) {
 				int64_t sw = 0;
 				for (uint32_t kk = 0; kk < KK; kk++)
@@ -487,8 +558,8 @@ static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *
 				v[1] = mult[co];
 				v[2] = shift[co];
 			}
-			for (int k = 0; k < 3; k++) {
-				size_t at = (((size_t)ob * 3 + k) * C + c) * 4;
+			for (uint32_t k = 0; k < L.ppb; k++) {
+				size_t at = (((size_t)ob * L.ppb + k) * C + c) * 4;
 				for (int b = 0; b < 4; b++)
 					pbuf[at + b] = (uint8_t)((uint32_t)v[k] >> (8 * b));
 			}
@@ -603,6 +674,7 @@ int loom_layer_stage(loom_hw *hw, const loom_conv_params *cp, const loom_gemm_pa
 	lay->wgt_addr = (uint32_t)npu_stage_place(&at, plan->wgt_bytes);
 	lay->param_addr = (uint32_t)npu_stage_place(&at, plan->param_bytes);
 	lay->out_addr = (uint32_t)(npu_stage_place(&at, plan->out_bytes + 2ull * out_guard) + out_guard);
+	lay->res_addr = !gp && cp->res ? (uint32_t)npu_stage_place(&at, plan->out_bytes) : 0;
 	int brc = gp ? loom_build_gemm(cfg, gp, lay, prog, plan, msg, sizeof msg)
 		     : loom_build_conv(cfg, cp, lay, prog, plan, msg, sizeof msg);
 	if (brc || loom_prog_finish(prog))

@@ -55,6 +55,11 @@ int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, 
 	L->R = cfg->array_rows;
 	L->C = cfg->array_cols;
 	L->raw = p->raw != 0;
+	L->res = p->res != 0;
+	L->ppb = L->res ? LOOM_RESADD_PARAM_LINES : 3;
+	if (L->res && (L->raw || L->C > L->R))
+		return npu_fail(err, len, "conv: a fused residual add needs an int8 output and array_cols <= "
+			    "array_rows (a STORE row must fit an SP line)");
 	L->y = (dimg){p->h, 0, p->kh, p->sh, p->dh, p->pad_top, p->pad_bottom, (p->kh - 1) * p->dh + 1};
 	L->x = (dimg){p->w, 0, p->kw, p->sw, p->dw, p->pad_left, p->pad_right, (p->kw - 1) * p->dw + 1};
 	dimg *d[2] = {&L->y, &L->x};
@@ -169,7 +174,7 @@ static int cand_geo(const layer *L, const csizes *z, int a, int b, uint32_t kyc,
 /* what a candidate becomes on one configuration: its SP arrangement and
  * ACC slots */
 typedef struct cfit {
-	uint32_t act_sp[2], nwreg, plines, nslots;
+	uint32_t act_sp[2], nwreg, plines, nslots, res_sp, nres;
 	int banks, params_all, chained;
 } cfit;
 
@@ -177,11 +182,11 @@ typedef struct cfit {
 static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cgeo *c, int force_barrier, cfit *f)
 {
 	uint64_t A = cfg->acc_lines, P = c->P, need = c->need, al = c->al, wl = c->wl;
-	uint64_t plines = L->raw ? 0 : 3ull * L->nob;
+	uint64_t plines = L->raw ? 0 : (uint64_t)L->ppb * L->nob;
 	int params_all = 1;
 	if (plines + need * P > A) {
 		params_all = 0;
-		plines = L->raw ? 0 : 3ull * c->g;
+		plines = L->raw ? 0 : (uint64_t)L->ppb * c->g;
 		if (plines + need * P > A)
 			return -1;
 	}
@@ -191,6 +196,18 @@ static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cg
 	/* SP arrangement: weight region(s) from line 0, then the input buffers;
 	 * BL = 2^lg (a power of two, hwcfg.c): divisions by shifts */
 	uint64_t BL = cfg->sp_bank_lines, B = cfg->sp_banks, SL = cfg->sp_lines;
+	/* res: 3 + ceil(nslots / gmin) residual regions of g tiles at the top
+	 * of SP (gmin: the fewest blocks of a pass), so a LOAD writing one
+	 * comes after the STOREs that read it (conv_emit.c); the other regions
+	 * in the banks below them */
+	uint64_t gmin = L->nob - (uint64_t)(c->npass - 1) * c->g, nres = 0;
+	if (L->res) {
+		nres = 3 + ((nslots > 65535 ? 65535 : nslots) + gmin - 1) / gmin;
+		if (nres * c->g * P > SL)
+			return -1;
+	}
+	SL -= nres * c->g * P;
+	B = SL >> lg;
 	int found = 0;
 	uint32_t nwreg = 1;
 	int nopts = 0;
@@ -233,6 +250,8 @@ static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cg
 	if (!found)
 		return -1;
 	f->nwreg = nwreg;
+	f->res_sp = (uint32_t)SL;
+	f->nres = (uint32_t)nres;
 	f->plines = (uint32_t)plines;
 	f->nslots = (uint32_t)(nslots > 65535 ? 65535 : nslots);
 	f->params_all = params_all;
@@ -265,6 +284,8 @@ static void cand_plan(const cgeo *c, const cfit *f, loom_conv_plan *pl)
 	pl->wchunk = c->wchunk;
 	pl->nslots = f->nslots;
 	pl->param_lines = f->plines;
+	pl->res_sp = f->res_sp;
+	pl->nres = f->nres;
 	pl->acc_slot0 = f->plines;
 	pl->slot_lines = (uint32_t)c->P;
 }
@@ -438,7 +459,7 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 	pl->in_bytes = L->in_bytes;
 	pl->out_bytes = (uint64_t)pl->oh * pl->ow * L->out_stride;
 	pl->wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
-	pl->param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
+	pl->param_bytes = L->raw ? 0 : (uint64_t)L->nob * L->ppb * L->C * 4;
 	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk_macs;
 	pl->macs_issued = (uint64_t)pl->oh * pl->ow * L->ncb * L->kk * L->nob * L->R * L->C;
 	pl->insns = 0;
@@ -452,14 +473,16 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 uint64_t npu_conv_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl,
 			 int first)
 {
-	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64};
-	for (int i = 0; i < 5; i++) {
+	uint64_t at[6], a = 0x10000, sz[6] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64,
+						L->res ? pl->out_bytes : 0};
+	for (int i = 0; i < 6; i++) {
 		at[i] = a;
 		a = (a + sz[i] + 4095) / 4096 * 4096;
 	}
 	if (a > 0xffffffffull)
 		return 0;
-	loom_dram_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0};
+	loom_dram_layout lay = {(uint32_t)at[0], (uint32_t)at[1], (uint32_t)at[2], (uint32_t)at[3], (uint32_t)at[4], 0,
+				(uint32_t)at[5]};
 	loom_prog pr;
 	loom_prog_init(&pr);
 	char err[256];
@@ -653,5 +676,5 @@ uint64_t loom_conv_plan_first(const loom_hwcfg *cfg, const loom_conv_params *p, 
 
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *pl)
 {
-	return (uint64_t)pl->wgt_lines * pl->nwreg + 2ull * pl->act_lines;
+	return (uint64_t)pl->wgt_lines * pl->nwreg + 2ull * pl->act_lines + (uint64_t)pl->nres * pl->g * pl->slot_lines;
 }

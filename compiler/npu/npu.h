@@ -102,6 +102,13 @@ typedef struct loom_conv_params {
 	 * fills the array's rows. Same results; the compiler sets it when the
 	 * plan is faster. */
 	int xpack;
+	/* 1: a residual addition fused into the output STORE (STORE SOURCE 3):
+	 * out = eltadd(res_add, requantized conv output, residual byte), the
+	 * residual an int8 tensor of the output's shape and layout at
+	 * loom_dram_layout.res_addr. Needs array_cols <= array_rows (a store
+	 * row must fit an SP line) and not raw. */
+	int res;
+	loom_eltadd_param res_add; /* A = the conv output (its zero point: out_zp), B = the residual */
 	const loom_conv_hints *hints; /* NULL: planner's choice */
 } loom_conv_params;
 
@@ -122,6 +129,7 @@ typedef struct loom_dram_layout {
 	uint32_t out_addr;    /* output, multiple of 4 */
 	uint32_t mark_addr;   /* 64 bytes: MARK record(s) of the layer, multiple of 4 */
 	uint32_t mark_id;     /* MARK_ID of the record */
+	uint32_t res_addr;    /* loom_conv_params.res: the residual, laid out as the output, multiple of 4 */
 } loom_dram_layout;
 
 /* The planner's decisions and the layer's sizes (informational, except the
@@ -144,6 +152,7 @@ typedef struct loom_conv_plan {
 	uint32_t wgt_sp[2], wgt_lines; /* SP weight region(s) */
 	uint32_t act_sp[2], act_lines; /* SP input tile buffers */
 	uint32_t acc_slot0, slot_lines, param_lines;
+	uint32_t res_sp, nres;    /* res: SP residual regions of g*slot_lines lines, tile T in region T % nres */
 	uint64_t in_bytes, out_bytes;  /* extents of input and output in DRAM */
 	uint64_t wgt_bytes, param_bytes;
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */
@@ -217,8 +226,10 @@ int loom_gemm_write_consts(loom_hw *hw, const loom_gemm_params *g, const loom_dr
 
 /* Stage one layer on hw (gp non-NULL: the GEMM, cp its 1x1-conv form):
  * lay DRAM out from 0x1000 in 64-byte steps (MARK record, input, weights,
- * params, out_guard spare bytes, output, out_guard spare bytes, then the
- * program, 32-byte aligned), build, finish and verify the program, and
+ * params, out_guard spare bytes, output, out_guard spare bytes, with
+ * cp->res the residual (its bytes are the caller's to write at
+ * lay->res_addr), then the program, 32-byte aligned), build, finish and
+ * verify the program, and
  * write the constants, the input and the program. *prog_addr is set once
  * the program is built (so a caller can dump it even when verify fails).
  * 0, or -1 with a message starting "build:", "verify:", "consts:", "dram

@@ -53,6 +53,8 @@ typedef struct layer {
 	dimg y, x;
 	uint32_t cin, cout, kk, ncb, nob, in_stride, out_stride, R, C;
 	int raw;
+	int res;                /* a residual added in the STORE (loom_conv_params.res) */
+	uint32_t ppb;           /* ACC parameter lines per output block: 3, res 4 */
 	uint32_t xstep, ystep;  /* DRAM bytes between input columns (positions) and rows */
 	uint64_t in_bytes;      /* the input's extent in DRAM */
 	uint32_t kk_macs;       /* kernel taps of the layer's MACs (kh * kw) */

@@ -32,7 +32,8 @@ static uint64_t span_end(const loom_insn *in, int store)
 {
 	uint64_t e = store ? GF(in, STORE_DRAM_ADDR) : GF(in, LOAD_DRAM_ADDR);
 	if (store) {
-		e += (uint64_t)(GF(in, STORE_N3) - 1) * GF(in, STORE_STRIDE3);
+		if (GF(in, STORE_SOURCE) != LOOM_MEM_ACC_RESADD) /* SOURCE 3: N3 is a step */
+			e += (uint64_t)(GF(in, STORE_N3) - 1) * GF(in, STORE_STRIDE3);
 		e += (uint64_t)(GF(in, STORE_N2) - 1) * GF(in, STORE_STRIDE2);
 		e += (uint64_t)(GF(in, STORE_N1) - 1) * GF(in, STORE_STRIDE1);
 		e += 4u * GF(in, STORE_ROW_WORDS);
@@ -68,13 +69,17 @@ static void footprint(const loom_hwcfg *cfg, const loom_insn *in, vinfo *v)
 		break;
 	}
 	case LOOM_OP_STORE: {
-		uint64_t n = (uint64_t)GF(in, STORE_N1) * GF(in, STORE_N2) * GF(in, STORE_N3);
+		unsigned src = GF(in, STORE_SOURCE), res = src == LOOM_MEM_ACC_RESADD;
+		uint64_t n = (uint64_t)GF(in, STORE_N1) * GF(in, STORE_N2) * (res ? 1 : GF(in, STORE_N3));
 		if (!n)
 			return;
-		unsigned src = GF(in, STORE_SOURCE);
 		add_range(v, src ? SPC_ACC : SPC_SP, 0, GF(in, STORE_MEM_ADDR), n);
 		if (src == LOOM_MEM_ACC_REQUANT)
 			add_range(v, SPC_ACC, 0, GF(in, STORE_PARAM_ADDR), 3);
+		if (src == LOOM_MEM_ACC_RESADD) { /* 4 parameter lines, the residual's SP lines */
+			add_range(v, SPC_ACC, 0, GF(in, STORE_PARAM_ADDR), LOOM_RESADD_PARAM_LINES);
+			add_range(v, SPC_SP, 0, GF(in, STORE_STRIDE3), (n - 1) * GF(in, STORE_N3) + 1);
+		}
 		uint64_t a = GF(in, STORE_DRAM_ADDR);
 		add_range(v, SPC_DRAM, 1, a, span_end(in, 1) - a);
 		break;

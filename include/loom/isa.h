@@ -58,7 +58,12 @@ enum loom_err {
 
 
 /* LOAD targets, STORE sources */
-enum { LOOM_MEM_SP = 0, LOOM_MEM_ACC = 1, LOOM_MEM_ACC_REQUANT = 2 };
+enum { LOOM_MEM_SP = 0, LOOM_MEM_ACC = 1, LOOM_MEM_ACC_REQUANT = 2, LOOM_MEM_ACC_RESADD = 3 };
+/* STORE SOURCE 3 (requantize, then add a residual): its ACC parameter lines
+ * (PARAM_ADDR + LOOM_RESADD_PARAM_LINES) and the ELTWISE ADD of line
+ * PARAM_ADDR+3, words 0..LOOM_RESADD_WORDS-1 (docs/ISA.md "STORE") */
+#define LOOM_RESADD_PARAM_LINES 4u
+#define LOOM_RESADD_WORDS 4u
 /* ELTWISE.FUNC, ELTWISE.B_MODE, POOL.FUNC */
 enum { LOOM_ELT_ADD = 0, LOOM_ELT_MUL = 1 };
 enum { LOOM_BMODE_LINE = 0, LOOM_BMODE_PLANE = 1, LOOM_BMODE_ONE = 2 };
@@ -126,5 +131,24 @@ int32_t loom_srdhm(int32_t a, int32_t b);
 int32_t loom_rdivpot(int32_t x, unsigned shift);
 int8_t loom_requant(int32_t acc, int32_t bias, int32_t mult, int32_t shift,
 		    int8_t zp, int8_t lo, int8_t hi);
+
+/* ELTWISE ADD's parameters as one value (the fields of ELTWISE, or the
+ * parameter line of STORE SOURCE 3) and its arithmetic on one lane:
+ * requant(MULT_A*(a-ZP_A) + MULT_B*(b-ZP_B), 0, MULT, SHIFT, ZP_OUT, LO, HI).
+ * Both the vector unit's ELTWISE ADD and STORE SOURCE 3 of the C model
+ * compute through loom_eltadd(), so the fused and the unfused form agree by
+ * construction. pack/unpack convert to/from the parameter line's words:
+ *   w0 = MULT; w1 = MULT_A | MULT_B << 16;
+ *   w2 = ZP_A | ZP_B << 8 | ZP_OUT << 16 | SHIFT << 24 (bits 28:24; 31:29 ignored);
+ *   w3 = CLIP_LO | CLIP_HI << 8 (bits 31:16 ignored). */
+typedef struct loom_eltadd_param {
+	int32_t mult;
+	int16_t mult_a, mult_b;
+	int8_t zp_a, zp_b, zp_out, lo, hi;
+	uint8_t shift; /* 0..31 */
+} loom_eltadd_param;
+int8_t loom_eltadd(const loom_eltadd_param *p, int8_t a, int8_t b);
+void loom_eltadd_pack(const loom_eltadd_param *p, uint32_t w[LOOM_RESADD_WORDS]);
+void loom_eltadd_unpack(const uint32_t w[LOOM_RESADD_WORDS], loom_eltadd_param *p);
 
 #endif

@@ -51,6 +51,51 @@ typedef struct tcase {
 #define GUARD 256
 #define CANARY 0xa5
 
+/* a fused residual's bytes (loom_conv_params.res), drawn and written */
+static int put_residual(loom_hw *hw, const loom_conv_plan *pl, const loom_dram_layout *lay, rng *r, uint8_t *resid,
+			char *why, size_t wlen)
+{
+	for (size_t i = 0; i < pl->out_bytes; i++)
+		resid[i] = (uint8_t)rnd(r);
+	if (loom_hw_dram_write(hw, lay->res_addr, resid, pl->out_bytes)) {
+		snprintf(why, wlen, "dram write: %s", loom_hw_error(hw));
+		return -1;
+	}
+	return 0;
+}
+
+/* the reference of a fused residual: ELTWISE ADD's arithmetic (the ISA
+ * pseudo-code, spelled out) on the conv output in want and the residual */
+static void ref_residual(const loom_conv_params *cp, const loom_conv_plan *pl, size_t rowb, const uint8_t *resid,
+			 uint8_t *want)
+{
+	const loom_eltadd_param *e = &cp->res_add;
+	for (size_t px = 0; px < (size_t)pl->oh * pl->ow; px++)
+		for (size_t b = 0; b < rowb; b++) {
+			size_t o = px * pl->out_stride + b;
+			int32_t x = (int32_t)e->mult_a * ((int8_t)want[o] - e->zp_a) +
+				    (int32_t)e->mult_b * ((int8_t)resid[o] - e->zp_b);
+			want[o] = (uint8_t)loom_requant(x, 0, e->mult, e->shift, e->zp_out, e->lo, e->hi);
+		}
+}
+
+/* a fused residual where C > R: the planner must refuse it (-1: it did, as
+ * documented, info set; 1: it planned one, why set; 0: not such a case) */
+static int res_refusal(const loom_hwcfg *cfg, const loom_conv_params *cp, char *why, size_t wlen, char *info,
+		       size_t ilen)
+{
+	if (!cp->res || cfg->array_cols <= cfg->array_rows)
+		return 0;
+	char err[512];
+	loom_conv_plan pl;
+	if (loom_conv_plan_make(cfg, cp, &pl, err, sizeof err) && strstr(err, "array_cols <= array_rows")) {
+		snprintf(info, ilen, "refused on C > R as documented: %.200s", err);
+		return -1;
+	}
+	snprintf(why, wlen, "a fused residual was not refused with array_cols > array_rows: %.200s", err);
+	return 1;
+}
+
 /* 0 pass, 1 fail (message in why) */
 static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, char *why, size_t wlen,
 		    char *info, size_t ilen)
@@ -67,6 +112,9 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 	if (tc->has_hints)
 		gp.hints = &tc->hints;
 
+	int refused = res_refusal(cfg, &cp, why, wlen, info, ilen);
+	if (refused)
+		return refused > 0;
 	char err[512];
 	loom_conv_plan pl;
 	if (loom_conv_plan_make(cfg, &cp, &pl, err, sizeof err)) {
@@ -79,10 +127,11 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 	int8_t *in = malloc(nin), *w = malloc(nw);
 	int32_t *bias = malloc(cp.cout * 4), *mult = malloc(cp.cout * 4), *shift = malloc(cp.cout * 4);
 	uint8_t *got = malloc(pl.out_bytes + GUARD), *want = malloc(pl.out_bytes + GUARD);
+	uint8_t *resid = cp.res ? malloc(pl.out_bytes + 1) : NULL; /* the fused Add's other operand */
 	int rc = 1;
 	loom_prog prog;
 	loom_prog_init(&prog);
-	if (!in || !w || !bias || !mult || !shift || !got || !want) {
+	if (!in || !w || !bias || !mult || !shift || !got || !want || (cp.res && !resid)) {
 		snprintf(why, wlen, "out of memory");
 		goto out;
 	}
@@ -108,6 +157,8 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 	if (verbose && prog_addr)
 		loom_prog_dump(&prog, prog_addr, stderr);
 	if (src)
+		goto out;
+	if (cp.res && put_residual(hw, &pl, &lay, &r, resid, why, wlen))
 		goto out;
 	uint64_t out_base = lay.out_addr - GUARD;
 	memset(got, CANARY, pl.out_bytes + GUARD);
@@ -138,6 +189,8 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 		goto out;
 	}
 	size_t bpc = cp.raw ? 4 : 1, rowb = (size_t)cp.cout * bpc, wr = cp.raw ? rowb : (cp.cout + 3) / 4 * 4;
+	if (cp.res)
+		ref_residual(&cp, &pl, rowb, resid, want);
 	size_t bad = 0, first = 0;
 	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
 		for (size_t b = 0; b < pl.out_stride; b++) {
@@ -195,6 +248,7 @@ out:
 	free(shift);
 	free(got);
 	free(want);
+	free(resid);
 	return rc;
 }
 
@@ -810,6 +864,31 @@ static int conv_cases(tcase *c)
 	c[n].c.in_stride = 12;
 	c[n++].c.out_stride = 16;
 	c[n++] = conv("conv3x3 32->32 28x28", 28, 28, 32, 32, 3, 1, 1, 1);
+	/* a residual Add fused into the STORE (SOURCE 3; refused where C > R):
+	 * ReLU clamp, a narrow last block, many tiles of one block reusing the
+	 * residual slots, chunked input with passes */
+	c[n] = conv("resadd conv3x3 24->24 10x9 relu", 10, 9, 24, 24, 3, 1, 1, 1);
+	c[n].c.res = 1;
+	c[n++].c.res_add = (loom_eltadd_param){1518500250, 16384, 12000, -3, 7, -9, -9, 127, 14};
+	c[n] = conv("resadd conv1x1 40->37 7x11 narrow block", 7, 11, 40, 37, 1, 1, 1, 0);
+	c[n].c.res = 1;
+	c[n++].c.res_add = (loom_eltadd_param){1300000000, 9000, 16384, -3, -20, 4, -128, 127, 13};
+	c[n] = conv("resadd conv1x1 16->48 40x40 tiles 10x10 g1", 40, 40, 16, 48, 1, 1, 1, 0);
+	c[n].c.res = 1;
+	c[n].c.res_add = (loom_eltadd_param){1900000000, 16384, 16384, 0, 0, -128, -128, 100, 14};
+	c[n].hints = hint(10, 10, 0, 1, 0, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("resadd conv1x1 24->64 13x11 g4 one load per tile", 13, 11, 24, 64, 1, 1, 1, 0);
+	c[n].c.res = 1;
+	c[n].c.res_add = (loom_eltadd_param){1600000000, 16384, 10000, -3, 2, 1, 1, 127, 14};
+	c[n].hints = hint(4, 0, 0, 4, 0, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("resadd conv3x3 forced chunks 70->33 s2", 11, 9, 70, 33, 3, 2, 1, 1);
+	c[n].c.res = 1;
+	c[n].c.res_add = (loom_eltadd_param){INT32_MIN + 1, -32768, 32767, 127, -128, 5, -100, 100, 15};
+	c[n].hints = hint(2, 3, 1, 1, 0, 0, 0);
+	c[n].wrange = 16;
+	c[n++].has_hints = 1;
 	c[n++] = gemm("gemm M=1 70x17", 1, 70, 17, 0);
 	c[n++] = gemm("gemm raw int32 33x17x70", 33, 17, 70, 1);
 	c[n++] = gemm("gemm 64x256x48", 64, 256, 48, 0);
@@ -951,7 +1030,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	check_init(0);
-	tcase cases[48];
+	tcase cases[64];
 	int n = conv_cases(cases);
 	vcase vcases[48];
 	int nv = vec_cases(vcases);

@@ -1066,6 +1066,7 @@ int main(void)
 		test_requant(&t);
 		test_errors(&t);
 		test_vec(&t);
+		test_resadd(&t);
 		test_mark(&t);
 		test_run(&t, &t2);
 		perf(&t);

@@ -73,5 +73,7 @@ void err_case(struct t *t, const char *what, uint32_t base, const loom_insn *p, 
 
 /* test_cmodel_vec.c: every vector-unit test on one configuration */
 void test_vec(struct t *t);
+/* test_cmodel_res.c: STORE SOURCE 3 (requantize and add a residual) */
+void test_resadd(struct t *t);
 
 #endif

@@ -28,6 +28,11 @@
  *     refuses (conv1 on the CPU, the reason in the report), device DRAM
  *     the model does not fit in (an error naming the bytes and the
  *     configuration);
+ *   - a residual block x -> Conv ca -> Relu -> Conv cb -> Add(cb, ra) ->
+ *     Relu: the Add and its Relu fused into cb's STORE on "default" (two
+ *     CONV layers), an ELTWISE layer on "odd" (array_cols > array_rows:
+ *     STORE rows must fit an SP line), and an ELTWISE layer on "default"
+ *     too when cb's output is also a graph output (another reader);
  *   - broken graphs (an unknown operator, Conv weights that do not match
  *     the input's channels): errors naming the node;
  *   - threads (loom_compile_opts.threads): examples/digits compiled with
@@ -586,6 +591,60 @@ out:
 	loom_model_free(m);
 }
 
+/* the residual block of the opening comment; with b_out, cb's output b is
+ * a graph output too */
+static loom_graph *build_res(int b_out)
+{
+	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
+	int x = oc_add_input(g, "x", FL, 4, D(1, 16, 6, 6), NULL);
+	int wa = gconst(g, "wa", 4, D(16, 16, 3, 3), 6, 0.1f), ba = gconst(g, "ba", 1, D(16), 7, 0.1f);
+	int wb = gconst(g, "wb", 4, D(16, 16, 1, 1), 8, 0.3f), bb = gconst(g, "bb", 1, D(16), 9, 0.1f);
+	int a = gval(g, "a"), ra = gval(g, "ra"), b = gval(g, "b"), s = gval(g, "s"), y = gval(g, "y");
+	loom_node *n = gnode(g, "Conv", "ca", (const int[]){x, wa, ba}, 3, a);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
+	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
+	gnode(g, "Relu", "relu_a", &a, 1, ra);
+	n = gnode(g, "Conv", "cb", (const int[]){ra, wb, bb}, 3, b);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(1, 1), 2));
+	gnode(g, "Add", "add", (const int[]){b, ra}, 2, s);
+	gnode(g, "Relu", "relu_s", &s, 1, y);
+	OC_MUST(loom_graph_add_output(g, y));
+	if (b_out)
+		OC_MUST(loom_graph_add_output(g, b));
+	return g;
+}
+
+static void test_resadd(void)
+{
+	static const struct {
+		const char *spec;
+		int b_out, fused;
+	} cs[] = {{"default", 0, 1}, {"odd", 0, 0}, {"default", 1, 0}};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		char L[96], err[1024] = "", kinds[256];
+		snprintf(L, sizeof L, "residual Add on %s%s", cs[i].spec, cs[i].b_out ? ", conv output a graph output" : "");
+		loom_compile_opts o = {0};
+		loom_compile_report rep;
+		memset(&rep, 0, sizeof rep);
+		loom_model *m;
+		int rc = compile(build_res(cs[i].b_out), cs[i].spec, &o, &m, &rep, err, sizeof err);
+		if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+			continue;
+		layer_kinds(m, kinds, sizeof kinds);
+		if (cs[i].fused) {
+			check_node(&rep, L, "add", LOOM_WHERE_FUSED, "into cb (residual add in the STORE)");
+			check_node(&rep, L, "relu_s", LOOM_WHERE_FUSED, "into cb");
+			CHECK(!strcmp(kinds, "conv conv"), "%s: layers '%s' (conv conv)", L, kinds);
+		} else {
+			check_node(&rep, L, "add", LOOM_WHERE_NPU, "eltwise");
+			check_node(&rep, L, "relu_s", LOOM_WHERE_FUSED, "into add");
+			CHECK(!strcmp(kinds, "conv conv eltwise"), "%s: layers '%s' (conv conv eltwise)", L, kinds);
+		}
+		loom_compile_report_free(&rep);
+		loom_model_free(m);
+	}
+}
+
 static void test_run(void)
 {
 	char fw[4200];
@@ -878,6 +937,7 @@ int main(void)
 	test_broken();
 	test_threads();
 	test_plan_memo();
+	test_resadd();
 	test_run();
 	return check_report();
 }

@@ -216,13 +216,21 @@ static void accesses(const loom_hwcfg *cfg, const loom_insn *in, size_t i, alist
 		if (!n1 || !n2 || !n3)
 			return;
 		unsigned src = G(STORE, SOURCE);
+		uint64_t step = n3;
+		if (src == 3) /* requantize + residual: N3 is the residual's line step, one plane */
+			n3 = 1;
 		add_range(l, src ? ACC : SP, G(STORE, MEM_ADDR), n1 * n2 * n3, i, 0);
 		if (src == 2)
 			add_range(l, ACC, G(STORE, PARAM_ADDR), 3, i, 0);
+		if (src == 3) { /* STRIDE3 is the residual's first SP line */
+			add_range(l, ACC, G(STORE, PARAM_ADDR), 4, i, 0);
+			for (uint64_t k = 0; k < n1 * n2; k++)
+				add_range(l, SP, G(STORE, STRIDE3) + k * step, 1, i, 0);
+		}
 		for (uint64_t a = 0; a < n3; a++)
 			for (uint64_t b = 0; b < n2; b++)
 				for (uint64_t c = 0; c < n1; c++) {
-					uint64_t dst = G(STORE, DRAM_ADDR) + a * G(STORE, STRIDE3) +
+					uint64_t dst = G(STORE, DRAM_ADDR) + a * (src == 3 ? 0 : G(STORE, STRIDE3)) +
 						       b * G(STORE, STRIDE2) + c * G(STORE, STRIDE1);
 					add_range(l, DRAM, dst / 4, G(STORE, ROW_WORDS), i, 1);
 				}
@@ -669,6 +677,7 @@ static const char *const vfeat_name[V_N] = {
 struct stats {
 	uint64_t insns, progs, mark, sync, token, early, maxins, minins, est;
 	uint64_t ops[4];
+	uint64_t resadd; /* STORE SOURCE 3 that move rows */
 	uint64_t vops[4]; /* ELTWISE POOL DWCONV LUT */
 	uint64_t vfeat[V_N];
 };
@@ -790,6 +799,9 @@ static void check_legal(const loom_hwcfg *cfg, uint64_t seed, struct stats *st)
 			cfail(&c, "FINISH at %zu before the end", i);
 		unsigned o = loom_insn_opcode(&p.insns[i]);
 		st->ops[o == LOOM_OP_LOAD ? 0 : o == LOOM_OP_MATMUL ? 1 : o == LOOM_OP_STORE ? 2 : 3]++;
+		st->resadd += o == LOOM_OP_STORE && loom_insn_get(&p.insns[i], LOOM_F_STORE_SOURCE) == 3 &&
+			      loom_insn_get(&p.insns[i], LOOM_F_STORE_N1) && loom_insn_get(&p.insns[i], LOOM_F_STORE_N2) &&
+			      loom_insn_get(&p.insns[i], LOOM_F_STORE_N3);
 		if (is_vec(&p.insns[i])) {
 			st->vops[o - LOOM_OP_ELTWISE]++;
 			if (vec_overlap(cfg, &p.insns[i]))
@@ -918,13 +930,18 @@ int main(void)
 			if (!kinds[i])
 				CHECK_FAIL("%s: bad kind %s never generated", cfg.name, loom_cosim_bad_name(i));
 		printf("%-8s %s: %llu legal programs, %llu..%llu instructions (avg %llu), %llu LOAD %llu MATMUL %llu STORE "
-		       "%llu MARK, %llu sync, %llu token-only, %llu early pops, avg ~%llu cycles; %u bad kinds x 2\n",
+		       "(%llu SOURCE 3) %llu MARK, %llu sync, %llu token-only, %llu early pops, avg ~%llu cycles; %u bad "
+		       "kinds x 2\n",
 		       cfg.name, check_failed() == before ? "ok" : "FAILED", (unsigned long long)st.progs,
 		       (unsigned long long)st.minins, (unsigned long long)st.maxins,
 		       (unsigned long long)(st.progs ? st.insns / st.progs : 0), (unsigned long long)st.ops[0],
-		       (unsigned long long)st.ops[1], (unsigned long long)st.ops[2], (unsigned long long)st.mark,
+		       (unsigned long long)st.ops[1], (unsigned long long)st.ops[2], (unsigned long long)st.resadd,
+		       (unsigned long long)st.mark,
 		       (unsigned long long)st.sync, (unsigned long long)st.token, (unsigned long long)st.early,
 		       (unsigned long long)(st.progs ? st.est / st.progs : 0), nk);
+		if (st.resadd < SEEDS / 4)
+			CHECK_FAIL("%s: %llu STORE SOURCE 3 (requantize + residual) in %d legal programs", cfg.name,
+				   (unsigned long long)st.resadd, SEEDS);
 		/* the vector unit: every feature seen, a minority of compute work */
 		uint64_t nvec = st.vops[0] + st.vops[1] + st.vops[2] + st.vops[3];
 		for (int v = 0; v < V_N; v++)

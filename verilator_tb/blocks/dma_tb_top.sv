@@ -58,7 +58,7 @@ module dma_tb_top (
   output logic [npu_pkg::AccAddrW-1:0]          st_acc_addr_o,
   input  logic [32*npu_pkg::ArrayCols-1:0]      st_acc_rdata_i,
   input  logic [32*npu_pkg::NumCtrs-1:0]        st_ctr_snapshot_i,
-  output logic                                  st_rq_row_o
+  output logic [1:0]                            st_rq_row_o
 );
 
   assign cfg_fingerprint_o = npu_pkg::HwFingerprint;
