@@ -85,8 +85,8 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz
-all: cli rtl firmware
+.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc
+all: cli rtl firmware systemc
 
 setup: $(SETUP)
 $(SETUP): scripts/setup.sh
@@ -173,6 +173,36 @@ $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) in
 	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
 	cp $(HWDIR)/obj/libloom_rtl.so $@
+
+# ------------------------------------------------------------------ SystemC
+# The NPU as a SystemC TLM-2.0 module (systemc/, Debian's libsystemc-dev):
+#   build/systemc/libloom_npu_sc.a   the module (systemc/loom_npu_sc.h), the
+#                                    memory (loom_mem_sc.h) and the C model, for
+#                                    a user's own platform (-lsystemc)
+#   build/systemc/libloom_systemc.so the reference virtual platform: the
+#                                    "systemc" backend, dlopen'ed by hw/hw.c
+# Position-independent copies of common/ and cmodel/, symbols hidden but the
+# backend's entry point. C++ only here (SystemC is C++).
+SC_DIR      := $(BUILD)/systemc
+SC_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -I. -MMD -MP
+SC_C_SRCS   := $(filter-out $(GEN_HW_SRC),$(sort $(wildcard common/*.c))) $(sort $(wildcard cmodel/*.c))
+SC_LIB      := $(SC_DIR)/libloom_npu_sc.a
+SC_SO       := $(SC_DIR)/libloom_systemc.so
+SC_LIB_OBJS := $(SC_C_SRCS:%.c=$(SC_DIR)/pic/%.o) $(SC_DIR)/obj/npu_lt.o $(SC_DIR)/obj/memory.o
+
+systemc: $(SC_SO) $(SC_LIB)
+
+$(SC_DIR)/pic/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+$(SC_DIR)/obj/%.o: systemc/%.cpp | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
+$(SC_LIB): $(SC_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(SC_SO): $(SC_DIR)/obj/vp.o $(SC_LIB)
+	$(CXX) -shared -o $@ $< $(SC_LIB) -Wl,--no-undefined -lsystemc -lpthread -ldl -lm
 
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
@@ -313,7 +343,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+tests-built: cli firmware systemc models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
@@ -372,4 +402,4 @@ synth: $(GEN_HW)
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/systemc -name '*.d' 2>/dev/null)

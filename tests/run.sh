@@ -211,6 +211,12 @@ suite selftest-stub-cmodel "$LOOM" selftest --backend cmodel --hw default --fw "
 suite selftest-cmodel-default "$LOOM" selftest --backend cmodel --hw default
 suite selftest-rtl-default "$LOOM" selftest --backend rtl --hw default
 suite asan-selftest-cmodel "$B/bin/loom-san" selftest --backend cmodel --hw default
+# the NPU as a SystemC TLM-2.0 module on the C model (systemc/) in the reference
+# virtual platform, libloom through the systemc backend: the protocol suite, and
+# models whose outputs are byte-identical to the C model's
+suite selftest-systemc-default "$LOOM" selftest --backend systemc --hw default
+suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
+	digits_cnn_opset13 resnet18_opset13
 # per-block RTL tests
 for t in $B/blocks/*/*_tb; do
 	case $t in */requant_tb) args=1000000 ;; */cpu_tb) args=$B/rv32 ;; *) args= ;; esac
@@ -246,6 +252,15 @@ for c in small default large odd; do
 done
 suite cosim-cmodel-memo-bad "$LOOM" cosim --hw default --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 91 \
 	--a cmodel-nomemo --b cmodel --repeat 2
+# the SystemC module (its DRAM a TLM memory behind its initiator socket) against
+# the C model: the same bytes, counters and engine cycle counters, bad programs too
+seed=700001
+for c in small default large odd; do
+	suite "cosim-systemc-$c" "$LOOM" cosim --hw $c --count $COSIM_N --seed $seed --a systemc --b cmodel
+	seed=$((seed + 100000))
+done
+suite cosim-systemc-bad-odd "$LOOM" cosim --hw odd --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 77 \
+	--a systemc --b cmodel
 # bad programs: same error on both backends, and the next program runs;
 # the kind is seed % (number of kinds), so each run covers every kind once
 nbad=$("$LOOM" cosim --bad-kinds)
