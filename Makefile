@@ -251,6 +251,14 @@ $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_pe.sv rtl/npu_array.sv verilator_tb/
 # every C test program counts and reports through tests/unit/check.h
 CHECK_O     := $(BUILD)/obj/tests/unit/check.o
 CHECK_SAN_O := $(BUILD)/san/tests/unit/check.o
+# the SystemC module on its own (tests/systemc/test_npu_sc.cpp), linked as a user would
+SC_TEST := $(BUILD)/tests/test_npu_sc
+$(SC_DIR)/obj/tests/%.o: tests/systemc/%.cpp | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SC_CXXFLAGS)) -c $< -o $@
+$(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) -o $@ $^ -lsystemc -lpthread -lm
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -343,7 +351,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware systemc models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done

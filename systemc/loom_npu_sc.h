@@ -48,9 +48,12 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+/* C headers without their own extern "C" (hwcfg.h first: hw.h includes it) */
+extern "C" {
+#include "loom/hwcfg.h"
+}
 #include "loom/cmodel_port.h"
 #include "loom/hw.h"
-#include "loom/hwcfg.h"
 
 namespace loom_sc {
 

@@ -214,6 +214,11 @@ suite asan-selftest-cmodel "$B/bin/loom-san" selftest --backend cmodel --hw defa
 # the NPU as a SystemC TLM-2.0 module on the C model (systemc/) in the reference
 # virtual platform, libloom through the systemc backend: the protocol suite, and
 # models whose outputs are byte-identical to the C model's
+# the module on its own (tests/systemc/test_npu_sc.cpp): register protocol errors,
+# a program's bytes, the DRAM socket's bytes = the DRAM counters, the interrupt at
+# START + CYCLES with DMI and without, on quanta of 1000 and 100000 cycles
+suite systemc-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc"
+suite systemc-module-quantum env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc" 100000
 suite selftest-systemc-default "$LOOM" selftest --backend systemc --hw default
 suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
 	digits_cnn_opset13 resnet18_opset13
