@@ -20,8 +20,10 @@
 // still while the host's C code runs, and the device's time is the
 // kernel's.
 //
-// The global quantum is LOOM_SYSTEMC_QUANTUM cycles (default 1000, one
-// microsecond at the platform's 1 GHz clock).
+// The global quantum is LOOM_SYSTEMC_QUANTUM cycles (default 100: 100 ns at
+// the platform's 1 GHz clock): a host access lands up to a quantum late
+// while the device runs (loom_npu_sc.h); docs/PERFORMANCE.md has its
+// measured effect on speed and on the device cycles the host sees.
 #include <pthread.h>
 
 #include <cstdio>
@@ -293,7 +295,7 @@ extern "C" __attribute__((visibility("default"))) loom_hw *loom_systemc_open(con
 	p->hw.cfg = *cfg;
 	p->hw.backend = "systemc";
 	const sc_time clock(1, SC_NS);
-	uint64_t quantum = 1000;
+	uint64_t quantum = 100;
 	if (const char *q = getenv("LOOM_SYSTEMC_QUANTUM")) {
 		char *e;
 		unsigned long long v = strtoull(q, &e, 10);

@@ -4,6 +4,9 @@
 //   - the register socket: ID and configuration registers, every response
 //     status set; unmapped and misaligned offsets, bursts and byte enables
 //     refused with the base protocol's error responses;
+//   - the memory: byte enables honoured, the delay (latency + bytes /
+//     bandwidth), a streaming width below the length and an access past the
+//     end refused;
 //   - a program (LOAD, a vector op, STORE, MARK, FINISH) started through the
 //     registers: the copy's bytes land in the memory, the interrupt line
 //     rises at START + CYCLES (the C model's own count), the bytes of the
@@ -44,6 +47,7 @@ struct result {
 
 struct tester : sc_module {
 	tlm_utils::simple_initiator_socket<tester> regs;
+	tlm_utils::simple_initiator_socket<tester> memsock;
 	sc_in<bool> irq;
 	loom_sc::memory *mem;
 	loom_sc::npu_lt *npu;
@@ -54,7 +58,7 @@ struct tester : sc_module {
 
 	SC_HAS_PROCESS(tester);
 	tester(sc_module_name n, const loom_hwcfg &c, loom_sc::memory *m, loom_sc::npu_lt *u, bool proto)
-		: sc_module(n), regs("regs"), irq("irq"), mem(m), npu(u), cfg(c), protocol(proto)
+		: sc_module(n), regs("regs"), memsock("memsock"), irq("irq"), mem(m), npu(u), cfg(c), protocol(proto)
 	{
 		SC_THREAD(main);
 	}
@@ -115,6 +119,46 @@ struct tester : sc_module {
 		CHECK(r == tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE, "regs: a write with byte enables: %s", resp_name(r));
 	}
 
+	// the memory's side of the base protocol
+	tlm::tlm_response_status mem_access(tlm::tlm_command cmd, uint64_t a, unsigned char *d, unsigned len,
+					    unsigned sw, unsigned char *be, unsigned bel, sc_time &delay)
+	{
+		tlm::tlm_generic_payload t;
+		t.set_command(cmd);
+		t.set_address(a);
+		t.set_data_ptr(d);
+		t.set_data_length(len);
+		t.set_streaming_width(sw);
+		t.set_byte_enable_ptr(be);
+		t.set_byte_enable_length(bel);
+		t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+		memsock->b_transport(t, delay);
+		return t.get_response_status();
+	}
+
+	void check_memory()
+	{
+		unsigned char d[8] = {1, 2, 3, 4, 5, 6, 7, 8}, be[2] = {TLM_BYTE_ENABLED, TLM_BYTE_DISABLED};
+		uint64_t a = 0x7000;
+		memset(mem->data() + a, 0xee, 8);
+		sc_time delay = SC_ZERO_TIME;
+		tlm::tlm_response_status r = mem_access(tlm::TLM_WRITE_COMMAND, a, d, 8, 8, be, 2, delay);
+		const uint8_t *m = mem->data() + a;
+		CHECK(r == tlm::TLM_OK_RESPONSE && m[0] == 1 && m[1] == 0xee && m[2] == 3 && m[7] == 0xee,
+		      "memory: a write with byte enables 1,0 (repeated) writes bytes 0, 2, 4, 6 only: %s", resp_name(r));
+		uint64_t want = (uint64_t)(cfg.dram_latency + (8 + cfg.dram_bw - 1) / cfg.dram_bw) * 1000;
+		CHECK(delay.value() == want, "memory: the delay is latency + bytes / bandwidth: %llu ps (%llu)",
+		      (unsigned long long)delay.value(), (unsigned long long)want);
+		delay = SC_ZERO_TIME;
+		r = mem_access(tlm::TLM_READ_COMMAND, a, d, 8, 4, nullptr, 0, delay);
+		CHECK(r == tlm::TLM_BURST_ERROR_RESPONSE, "memory: streaming width 4 of 8 bytes: %s", resp_name(r));
+		r = mem_access(tlm::TLM_READ_COMMAND, mem->size() - 4, d, 8, 8, nullptr, 0, delay);
+		CHECK(r == tlm::TLM_ADDRESS_ERROR_RESPONSE, "memory: a read past the end: %s", resp_name(r));
+		r = mem_access(tlm::TLM_IGNORE_COMMAND, a, d, 8, 8, nullptr, 0, delay);
+		CHECK(r == tlm::TLM_OK_RESPONSE, "memory: an ignore command: %s", resp_name(r));
+		wait(delay);
+	}
+
 	static const char *resp_name(tlm::tlm_response_status r)
 	{
 		switch (r) {
@@ -164,8 +208,10 @@ struct tester : sc_module {
 
 	void main()
 	{
-		if (protocol)
+		if (protocol) {
 			check_protocol();
+			check_memory();
+		}
 		const uint32_t R = cfg.array_rows, lines = 37;
 		for (uint32_t i = 0; i < R * lines; i++)
 			mem->data()[IN + i] = (uint8_t)(i * 7 + 3);
@@ -246,6 +292,7 @@ struct platform {
 		  host((std::string(n) + "_host").c_str(), cfg, &mem, &npu, proto), irq((std::string(n) + "_irq").c_str())
 	{
 		host.regs.bind(npu.regs);
+		host.memsock.bind(mem.socket);
 		npu.dram.bind(mem.socket);
 		npu.irq(irq);
 		host.irq(irq);
