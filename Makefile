@@ -182,9 +182,15 @@ $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) in
 #   build/systemc/libloom_systemc.so the reference virtual platform: the
 #                                    "systemc" backend, dlopen'ed by hw/hw.c
 # Position-independent copies of common/ and cmodel/, symbols hidden but the
-# backend's entry point. C++ only here (SystemC is C++).
+# backend's entry point. C++ only here (SystemC is C++). Another SystemC:
+# make systemc SYSTEMC_INCLUDE=DIR SYSTEMC_LIBDIR=DIR (docs/SYSTEMC.md).
+SYSTEMC_INCLUDE ?= /usr/include
+SYSTEMC_LIBDIR  ?= /usr/lib/x86_64-linux-gnu
 SC_DIR      := $(BUILD)/systemc
-SC_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -I. -MMD -MP
+SC_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -I. -MMD -MP \
+               $(if $(filter-out /usr/include,$(SYSTEMC_INCLUDE)),-isystem $(SYSTEMC_INCLUDE))
+SC_LDLIBS   := $(if $(filter-out /usr/lib/x86_64-linux-gnu,$(SYSTEMC_LIBDIR)),-L$(SYSTEMC_LIBDIR) \
+               -Wl,-rpath,$(SYSTEMC_LIBDIR)) -lsystemc -lpthread -ldl -lm
 SC_C_SRCS   := $(filter-out $(GEN_HW_SRC),$(sort $(wildcard common/*.c))) $(sort $(wildcard cmodel/*.c))
 SC_LIB      := $(SC_DIR)/libloom_npu_sc.a
 SC_SO       := $(SC_DIR)/libloom_systemc.so
@@ -202,7 +208,7 @@ $(SC_LIB): $(SC_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 $(SC_SO): $(SC_DIR)/obj/vp.o $(SC_LIB)
-	$(CXX) -shared -o $@ $< $(SC_LIB) -Wl,--no-undefined -lsystemc -lpthread -ldl -lm
+	$(CXX) -shared -o $@ $< $(SC_LIB) -Wl,--no-undefined $(SC_LDLIBS)
 
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
@@ -258,7 +264,7 @@ $(SC_DIR)/obj/tests/%.o: tests/systemc/%.cpp | $(SETUP)
 	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SC_CXXFLAGS)) -c $< -o $@
 $(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) -o $@ $^ -lsystemc -lpthread -lm
+	$(CXX) -o $@ $^ $(SC_LDLIBS)
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)

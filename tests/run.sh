@@ -219,6 +219,8 @@ suite asan-selftest-cmodel "$B/bin/loom-san" selftest --backend cmodel --hw defa
 # START + CYCLES with DMI and without, on quanta of 1000 and 100000 cycles
 suite systemc-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc"
 suite systemc-module-quantum env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc" 100000
+# docs/SYSTEMC.md's sc_main builds against build/systemc/libloom_npu_sc.a and runs as the page says
+suite systemc-example sh tests/systemc/example.sh "$B"
 suite selftest-systemc-default "$LOOM" selftest --backend systemc --hw default
 suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
 	digits_cnn_opset13 resnet18_opset13
