@@ -189,8 +189,9 @@ SYSTEMC_LIBDIR  ?= /usr/lib/x86_64-linux-gnu
 SC_DIR      := $(BUILD)/systemc
 SC_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -I. -MMD -MP \
                $(if $(filter-out /usr/include,$(SYSTEMC_INCLUDE)),-isystem $(SYSTEMC_INCLUDE))
+SC_COMMA    := ,
 SC_LDLIBS   := $(if $(filter-out /usr/lib/x86_64-linux-gnu,$(SYSTEMC_LIBDIR)),-L$(SYSTEMC_LIBDIR) \
-               -Wl,-rpath,$(SYSTEMC_LIBDIR)) -lsystemc -lpthread -ldl -lm
+               -Wl$(SC_COMMA)-rpath$(SC_COMMA)$(SYSTEMC_LIBDIR)) -lsystemc -lpthread -ldl -lm
 SC_C_SRCS   := $(filter-out $(GEN_HW_SRC),$(sort $(wildcard common/*.c))) $(sort $(wildcard cmodel/*.c))
 SC_LIB      := $(SC_DIR)/libloom_npu_sc.a
 SC_SO       := $(SC_DIR)/libloom_systemc.so

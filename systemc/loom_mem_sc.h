@@ -38,6 +38,9 @@ public:
 	memory(const memory &) = delete;
 	memory &operator=(const memory &) = delete;
 	uint8_t *data() { return m_mem; }
+	/* every initiator's DMI pointer to the memory is withdrawn
+	 * (invalidate_direct_mem_ptr over the whole array) */
+	void invalidate_dmi();
 	uint64_t size() const { return m_size; }
 
 private:

@@ -93,6 +93,12 @@ bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &, tlm::tlm_dmi &d
 	return true;
 }
 
+void memory::invalidate_dmi()
+{
+	for (int i = 0; i < static_cast<int>(socket.size()); i++)
+		socket[i]->invalidate_direct_mem_ptr(0, m_size - 1);
+}
+
 unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &t)
 {
 	if (t.get_command() == tlm::TLM_IGNORE_COMMAND)

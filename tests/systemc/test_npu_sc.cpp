@@ -14,7 +14,8 @@
 //     DRAM_WR_BYTES counters, per kind;
 //   - the same on a memory that refuses DMI (every access a b_transport):
 //     the same bytes, counters and interrupt time;
-//   - a program with rows smaller than a beat (reads cover whole beats).
+//   - a program with rows smaller than a beat (reads cover whole beats),
+//     after the memory withdrew DMI (b_transport again, then DMI again).
 // argv[1]: the global quantum in cycles (default 1000): the interrupt's time
 // must not depend on it. Ends with "N passed, M failed" (tests/unit/check.h).
 #include <cstdio>
@@ -269,6 +270,8 @@ struct tester : sc_module {
 		SET(p[2], STORE_N3, 1);
 		SET(p[3], ANY_OPCODE, LOOM_OP_FINISH);
 		put_prog(PROG2, p, 4);
+		if (protocol)
+			mem->invalidate_dmi(); // the next run must go back to b_transport, then DMI
 		run(PROG2, res2);
 		bool ok = true;
 		for (int y = 0; y < 3; y++)
@@ -360,6 +363,19 @@ int sc_main(int argc, char *argv[])
 							      b.host.res.irq_at - b.host.res.start,
 	      "DMI or not: the same CYCLES (%u, %u) and interrupt time", a.host.res.cycles, b.host.res.cycles);
 	check_run("sub-beat rows", a.host.res2, cfg);
+	const loom_sc::npu_traffic &t2 = a.host.res2.traffic;
+	uint64_t n2 = 0;
+	for (int k = 0; k < 5; k++)
+		n2 += t2.transactions[k];
+	CHECK(n2 > t2.dmi_accesses && t2.dmi_accesses > 0,
+	      "DMI withdrawn by the memory: %llu of %llu accesses by b_transport, then DMI again",
+	      (unsigned long long)(n2 - t2.dmi_accesses), (unsigned long long)n2);
+	const loom_sc::npu_traffic &t1 = a.host.res.traffic;
+	uint64_t n1 = 0;
+	for (int k = 0; k < 5; k++)
+		n1 += t1.transactions[k];
+	CHECK(n1 - t1.dmi_accesses == 1, "DMI kept: one b_transport (the first access) in the first run, %llu",
+	      (unsigned long long)(n1 - t1.dmi_accesses));
 	CHECK(a.host.res2.traffic.bytes[LOOM_CMODEL_PORT_STORE] == 27 * 4,
 	      "sub-beat rows: the STORE writes its 108 bytes, contiguous rows merged (%llu transactions)",
 	      (unsigned long long)a.host.res2.traffic.transactions[LOOM_CMODEL_PORT_STORE]);
