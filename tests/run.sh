@@ -222,6 +222,8 @@ suite systemc-module-quantum env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/t
 # docs/SYSTEMC.md's sc_main builds against build/systemc/libloom_npu_sc.a and runs as the page says
 suite systemc-example sh tests/systemc/example.sh "$B"
 suite selftest-systemc-default "$LOOM" selftest --backend systemc --hw default
+suite asan-selftest-systemc env LSAN_OPTIONS=suppressions=$PWD/tests/systemc/lsan.supp "$B/bin/loom-san" selftest \
+	--backend systemc --hw default
 suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
 	digits_cnn_opset13 resnet18_opset13
 # per-block RTL tests
