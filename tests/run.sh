@@ -270,6 +270,9 @@ for c in small default large odd; do
 done
 suite cosim-systemc-bad-odd "$LOOM" cosim --hw odd --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 77 \
 	--a systemc --b cmodel
+# the platform hands the run's DRAM timing to the module's C model (and its memory)
+suite cosim-systemc-dram "$LOOM" cosim --hw default --count 100 --seed 790001 --a systemc --b cmodel \
+	--dram-latency 200 --dram-bw 4
 # bad programs: same error on both backends, and the next program runs;
 # the kind is seed % (number of kinds), so each run covers every kind once
 nbad=$("$LOOM" cosim --bad-kinds)
