@@ -85,8 +85,8 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz
-all: cli rtl firmware
+.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc
+all: cli rtl firmware systemc
 
 setup: $(SETUP)
 $(SETUP): scripts/setup.sh
@@ -174,6 +174,43 @@ $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) in
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
 	cp $(HWDIR)/obj/libloom_rtl.so $@
 
+# ------------------------------------------------------------------ SystemC
+# The NPU as a SystemC TLM-2.0 module (systemc/, Debian's libsystemc-dev):
+#   build/systemc/libloom_npu_sc.a   the module (systemc/loom_npu_sc.h), the
+#                                    memory (loom_mem_sc.h) and the C model, for
+#                                    a user's own platform (-lsystemc)
+#   build/systemc/libloom_systemc.so the reference virtual platform: the
+#                                    "systemc" backend, dlopen'ed by hw/hw.c
+# Position-independent copies of common/ and cmodel/, symbols hidden but the
+# backend's entry point. C++ only here (SystemC is C++). Another SystemC:
+# make systemc SYSTEMC_INCLUDE=DIR SYSTEMC_LIBDIR=DIR (docs/SYSTEMC.md).
+SYSTEMC_INCLUDE ?= /usr/include
+SYSTEMC_LIBDIR  ?= /usr/lib/x86_64-linux-gnu
+SC_DIR      := $(BUILD)/systemc
+SC_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -fPIC -fvisibility=hidden -Iinclude -I. -MMD -MP \
+               $(if $(filter-out /usr/include,$(SYSTEMC_INCLUDE)),-isystem $(SYSTEMC_INCLUDE))
+SC_COMMA    := ,
+SC_LDLIBS   := $(if $(filter-out /usr/lib/x86_64-linux-gnu,$(SYSTEMC_LIBDIR)),-L$(SYSTEMC_LIBDIR) \
+               -Wl$(SC_COMMA)-rpath$(SC_COMMA)$(SYSTEMC_LIBDIR)) -lsystemc -lpthread -ldl -lm
+SC_C_SRCS   := $(filter-out $(GEN_HW_SRC),$(sort $(wildcard common/*.c))) $(sort $(wildcard cmodel/*.c))
+SC_LIB      := $(SC_DIR)/libloom_npu_sc.a
+SC_SO       := $(SC_DIR)/libloom_systemc.so
+SC_LIB_OBJS := $(SC_C_SRCS:%.c=$(SC_DIR)/pic/%.o) $(SC_DIR)/obj/npu_lt.o $(SC_DIR)/obj/memory.o
+
+systemc: $(SC_SO) $(SC_LIB)
+
+$(SC_DIR)/pic/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+$(SC_DIR)/obj/%.o: systemc/%.cpp | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
+$(SC_LIB): $(SC_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(SC_SO): $(SC_DIR)/obj/vp.o $(SC_LIB)
+	$(CXX) -shared -o $@ $< $(SC_LIB) -Wl,--no-undefined $(SC_LDLIBS)
+
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
 # verilator_tb/blocks/NAME_tb.cpp (and the C++ files of BLOCK_NAME_CPP)
@@ -221,6 +258,14 @@ $(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_pe.sv rtl/npu_array.sv verilator_tb/
 # every C test program counts and reports through tests/unit/check.h
 CHECK_O     := $(BUILD)/obj/tests/unit/check.o
 CHECK_SAN_O := $(BUILD)/san/tests/unit/check.o
+# the SystemC module on its own (tests/systemc/test_npu_sc.cpp), linked as a user would
+SC_TEST := $(BUILD)/tests/test_npu_sc
+$(SC_DIR)/obj/tests/%.o: tests/systemc/%.cpp | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SC_CXXFLAGS)) -c $< -o $@
+$(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) -o $@ $^ $(SC_LDLIBS)
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -314,7 +359,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
@@ -373,4 +418,4 @@ synth: $(GEN_HW)
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/systemc -name '*.d' 2>/dev/null)

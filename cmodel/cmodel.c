@@ -147,6 +147,12 @@ struct cmodel {
 	uint32_t tok[T_COUNT];
 	struct queue q[E_COUNT];
 	struct engine e[E_COUNT];
+
+	/* the DRAM port of the SystemC module (loom_cmodel_set_port), has_port
+	 * 0 for the cmodel backend; edge: run() stops on the interrupt line's
+	 * rising edge, not on its level (loom_cmodel_advance) */
+	loom_cmodel_port port;
+	int has_port;
 };
 
 /* Tokens popped (w0 bits 8, 9) and pushed (w0 bits 10, 11) per queue. */
@@ -177,6 +183,28 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
+
+/* ---- the DRAM port (loom_cmodel_set_port, cm_port.c) ---- */
+
+static void port_span(struct cmodel *m, unsigned kind, int write, uint64_t a, uint64_t n)
+{
+	cm_port_xfer x = {&m->port, kind, write, m->now, m->B};
+	cm_port_span(&x, m->dram, m->dram_bytes, a, n);
+}
+
+/* a LOAD's reads before its effect, a STORE's writes after it */
+static void port_rows(struct cmodel *m, const loom_insn *in, int store)
+{
+	cm_port_xfer x = {&m->port, store ? LOOM_CMODEL_PORT_STORE : LOOM_CMODEL_PORT_LOAD, store, m->now, m->B};
+	cm_rows r;
+	if (store)
+		r = (cm_rows){F(STORE, DRAM_ADDR), 4u * F(STORE, ROW_WORDS), F(STORE, N1), F(STORE, N2),
+			      F(STORE, N3), F(STORE, STRIDE1), F(STORE, STRIDE2), F(STORE, STRIDE3)};
+	else
+		r = (cm_rows){F(LOAD, DRAM_ADDR), 4u * F(LOAD, ROW_WORDS), F(LOAD, N1), F(LOAD, N2),
+			      F(LOAD, N3), F(LOAD, STRIDE1), F(LOAD, STRIDE2), F(LOAD, STRIDE3)};
+	cm_port_rows(&x, m->dram, m->dram_bytes, &r);
+}
 
 /* ---- event model ---- */
 
@@ -272,6 +300,8 @@ static int try_start(struct cmodel *m, int i)
 	loom_insn_events(m->R, m->C, &cur->in, m->evt);
 	switch (i) {
 	case E_LOAD:
+		if (m->has_port)
+			port_rows(m, &cur->in, 0);
 		m->ctr[LOOM_CTR_DRAM_RD_BYTES] += cm_load(&m->dp, &cur->in);
 		cm_tm_accept(&m->td, LOOM_TDMA_LOAD, m->now, &cur->in, cur->fi, 0);
 		break;
@@ -283,6 +313,8 @@ static int try_start(struct cmodel *m, int i)
 		break;
 	default:
 		m->ctr[LOOM_CTR_DRAM_WR_BYTES] += cm_store(&m->dp, &cur->in);
+		if (m->has_port)
+			port_rows(m, &cur->in, 1);
 		cm_tm_accept(&m->td, LOOM_TDMA_STORE, m->now, &cur->in, cur->fi, 0);
 		break;
 	}
@@ -320,10 +352,12 @@ static void issue_fetch(struct cmodel *m)
 		fail(m, LOOM_ERR_DMA_WINDOW, m->pc, LOOM_INFO_NONE);
 		return;
 	}
+	uint64_t beats = loom_fetch_beats(&m->tm);
+	if (m->has_port)
+		port_span(m, LOOM_CMODEL_PORT_FETCH, 0, m->pc & ~(uint64_t)(m->B - 1), beats * m->B);
 	for (int k = 0; k < LOOM_INSN_WORDS; k++)
 		m->held.in.w[k] = get_le32(m->dram + m->pc + 4 * k);
 	m->held.pc = m->pc;
-	uint64_t beats = loom_fetch_beats(&m->tm);
 	m->ctr[LOOM_CTR_DRAM_RD_BYTES] += beats * m->B;
 	m->held.fi = cm_tm_fetch(&m->td, m->now, m->pc, &m->held.in);
 	m->fend = LOOM_TDMA_NEVER;
@@ -367,6 +401,8 @@ static void write_mark(struct cmodel *m)
 	}
 	for (unsigned k = 1 + LOOM_CTR_COUNT; k < LOOM_MARK_BYTES / 4; k++)
 		put_le32(d + 4 * k, 0);
+	if (m->has_port)
+		port_span(m, LOOM_CMODEL_PORT_MARK, 1, a, LOOM_MARK_BYTES);
 	uint64_t beats = loom_row_beats(&m->tm, a, LOOM_MARK_BYTES);
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
 	cm_tm_accept(&m->td, LOOM_TDMA_STORE, m->now, in, m->held.fi, 1);
@@ -670,8 +706,8 @@ static int core_load(void *ctx, uint32_t a, unsigned n, uint32_t *v)
 {
 	struct cmodel *m = ctx;
 	uint8_t *p = tcm_at(m, a, n);
-	if (!p)
-		p = dram_win(m, a, n);
+	if (!p && (p = dram_win(m, a, n)) && m->has_port)
+		port_span(m, LOOM_CMODEL_PORT_CORE, 0, (uint64_t)(p - m->dram), n);
 	if (p) {
 		uint32_t x = 0;
 		for (unsigned i = 0; i < n; i++)
@@ -687,11 +723,14 @@ static int core_store(void *ctx, uint32_t a, unsigned n, uint32_t v)
 {
 	struct cmodel *m = ctx;
 	uint8_t *p = tcm_at(m, a, n);
+	int win = 0;
 	if (!p)
-		p = dram_win(m, a, n);
+		win = (p = dram_win(m, a, n)) != NULL;
 	if (p) {
 		for (unsigned i = 0; i < n; i++)
 			p[i] = (uint8_t)(v >> (8 * i));
+		if (win && m->has_port)
+			port_span(m, LOOM_CMODEL_PORT_CORE, 1, (uint64_t)(p - m->dram), n);
 		return 0;
 	}
 	int r = core_reg(m, a, n, 1, &v);
@@ -794,19 +833,23 @@ static void advance_to(struct cmodel *m, uint64_t t)
 
 /* ---- loom_hw ops ---- */
 
-static int cm_run(loom_hw *hw, uint64_t max_cycles)
+/* Advance until the interrupt line is high (edge: until it rises) or
+ * max_cycles have passed. */
+static int run_model(struct cmodel *m, uint64_t max_cycles, int edge)
 {
-	struct cmodel *m = CM(hw);
 	uint64_t deadline = m->now + max_cycles < m->now ? UINT64_MAX : m->now + max_cycles;
-	if (irq_line(m))
+	int level = irq_line(m);
+	if (level && !edge)
 		return LOOM_HW_IRQ;
 	int settled = 0; /* process() has just run at now */
 	for (;;) {
 		if (!settled)
 			process(m);
 		settled = 0;
-		if (irq_line(m))
+		int l = irq_line(m);
+		if (l && !level)
 			return LOOM_HW_IRQ;
+		level = l;
 		uint64_t t = next_event(m);
 		if (m->running && t == UINT64_MAX) {
 			/* nothing can happen any more: the fetcher holds a
@@ -854,6 +897,11 @@ static int cm_run(loom_hw *hw, uint64_t max_cycles)
 		}
 		advance(m, t);
 	}
+}
+
+static int cm_run(loom_hw *hw, uint64_t max_cycles)
+{
+	return run_model(CM(hw), max_cycles, 0);
 }
 
 static uint32_t cm_mmio_read(loom_hw *hw, uint32_t off)
@@ -992,6 +1040,40 @@ static const struct loom_hw_ops cmodel_ops = {
 	.cycles = cm_cycles,
 	.close = cm_close,
 };
+
+int loom_cmodel_set_port(loom_hw *hw, const loom_cmodel_port *port)
+{
+	if (!hw || hw->ops != &cmodel_ops)
+		return -1;
+	struct cmodel *m = CM(hw);
+	m->has_port = port && port->read && port->write;
+	if (m->has_port) {
+		m->port = *port;
+		m->td.memo = 0;
+	}
+	return 0;
+}
+
+int loom_cmodel_advance(loom_hw *hw, uint64_t max_cycles)
+{
+	if (!hw || hw->ops != &cmodel_ops)
+		return LOOM_HW_FAILED;
+	return run_model(CM(hw), max_cycles, 1);
+}
+
+uint64_t loom_cmodel_quiet(loom_hw *hw)
+{
+	if (!hw || hw->ops != &cmodel_ops)
+		return 0;
+	struct cmodel *m = CM(hw);
+	if (m->running)
+		return m->now;
+	if (!m->core_run)
+		return UINT64_MAX;
+	if (!m->iss.wfi || (core_irq_lines(m) & m->iss.mie))
+		return m->now;
+	return timer_due(m);
+}
 
 int loom_cmodel_stats(loom_hw *hw, uint64_t memo[4], int *avx2)
 {

@@ -3,13 +3,15 @@
  * tensor-engine instruction, docs/ISA.md; its AVX2 kernels in cm_avx2.c)
  * and the timing wrapper (cm_timing.c: the DMA model of common/tsim.h run
  * directly, recorded, or replayed from a recording of the same job).
- * cmodel.c, the event model and the registers, calls both. */
+ * cmodel.c, the event model and the registers, calls both, and the DRAM
+ * port (cm_port.c) when the SystemC module has set one. */
 #ifndef LOOM_CMODEL_INTERNAL_H
 #define LOOM_CMODEL_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loom/cmodel_port.h"
 #include "loom/isa.h"
 #include "common/timing.h"
 #include "common/tsim.h"
@@ -178,5 +180,28 @@ uint64_t cm_tm_next(cm_tm *x);
 uint64_t cm_tm_done(cm_tm *x, int engine);
 uint64_t cm_tm_fetch_done(cm_tm *x);
 uint64_t cm_tm_cdone(cm_tm *x);
+
+/* ------------------------------------------------------------ DRAM port */
+
+/* one kind of transfer through the port (loom_cmodel_set_port): who, read
+ * or write, the model's cycle, the beat (reads cover whole beats) */
+typedef struct cm_port_xfer {
+	const loom_cmodel_port *port;
+	unsigned kind;
+	int write;
+	uint64_t cycle;
+	uint32_t beat;
+} cm_port_xfer;
+
+/* the rows of a LOAD or a STORE: n1 x n2 x n3 rows of n0 bytes at
+ * base + i1 * s1 + i2 * s2 + i3 * s3 */
+typedef struct cm_rows {
+	uint64_t base, n0, n1, n2, n3, s1, s2, s3;
+} cm_rows;
+
+/* the rows through the port (reads before, writes after the data path) */
+void cm_port_rows(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, const cm_rows *r);
+/* n bytes at a through the port */
+void cm_port_span(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, uint64_t a, uint64_t n);
 
 #endif

@@ -76,8 +76,8 @@ int loom_open(const loom_open_opts *opts, loom_dev **out, char *err, size_t errl
 	if (!opts || !out || !opts->backend || !opts->hw)
 		return open_fail(err, errlen, LOOM_EINVAL, "loom_open: NULL %s",
 				 !opts ? "opts" : !out ? "out" : !opts->backend ? "opts->backend" : "opts->hw");
-	if (strcmp(opts->backend, "rtl") && strcmp(opts->backend, "cmodel"))
-		return open_fail(err, errlen, LOOM_EINVAL, "loom_open: unknown backend '%s' (rtl or cmodel)",
+	if (strcmp(opts->backend, "rtl") && strcmp(opts->backend, "cmodel") && strcmp(opts->backend, "systemc"))
+		return open_fail(err, errlen, LOOM_EINVAL, "loom_open: unknown backend '%s' (rtl, cmodel or systemc)",
 				 opts->backend);
 	loom_hwcfg cfg;
 	char msg[512];

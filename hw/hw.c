@@ -1,6 +1,10 @@
 /* hw.c - opening a hardware-access backend (include/loom/hw.h) and running
  * one tensor-engine program on it.
  *
+ * The systemc backend (the NPU module on the C model in the reference
+ * SystemC virtual platform, systemc/) is build/systemc/libloom_systemc.so,
+ * loaded the same way; it serves every configuration.
+ *
  * The cmodel backend is linked in. The rtl backend of a configuration is a
  * shared library, build/hw/NAME/libloom_rtl.so, made by `make rtl HW=NAME`;
  * when it is missing this file runs that make (the build is cached per
@@ -107,6 +111,42 @@ static loom_hw *open_rtl(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *
 	return fn(cfg, opts, err, len);
 }
 
+/* The systemc backend: build/systemc/libloom_systemc.so (systemc/vp.cpp),
+ * made by `make systemc` when missing (once for all processes that ask at
+ * the same time, as for the RTL), loaded once for the life of the process. */
+static loom_hw *open_systemc(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t len)
+{
+	const char *root = loom_root_dir();
+	char so[1024], lock[1024], cmd[2048];
+	snprintf(so, sizeof so, "%s/build/systemc/libloom_systemc.so", root);
+	struct stat st;
+	if (stat(so, &st) != 0) {
+		snprintf(lock, sizeof lock, "%s/build", root);
+		mkdir(lock, 0777);
+		snprintf(lock, sizeof lock, "%s/build/systemc.lock", root);
+		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			flock(fd, LOCK_EX);
+		int rc = 0;
+		if (stat(so, &st) != 0) {
+			snprintf(cmd, sizeof cmd, "make -s -C '%s' systemc >&2", root);
+			fprintf(stderr, "loom: building the SystemC backend (build/systemc)\n");
+			rc = system(cmd);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (rc != 0)
+			return fail(err, len, "building the SystemC backend failed (%s)", cmd);
+	}
+	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return fail(err, len, "cannot load the SystemC backend %s: %s", so, dlerror());
+	loom_rtl_open_fn fn = (loom_rtl_open_fn)(uintptr_t)dlsym(h, LOOM_SYSTEMC_OPEN_SYMBOL);
+	if (!fn)
+		return fail(err, len, "%s is not the SystemC backend (missing %s)", so, LOOM_SYSTEMC_OPEN_SYMBOL);
+	return fn(cfg, opts, err, len);
+}
+
 loom_hw *loom_hw_open(const char *backend, const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err,
 		      size_t errlen)
 {
@@ -119,7 +159,9 @@ loom_hw *loom_hw_open(const char *backend, const loom_hwcfg *cfg, const loom_hw_
 		return loom_cmodel_open(cfg, opts, err, errlen);
 	if (!strcmp(backend, "rtl"))
 		return open_rtl(cfg, opts, err, errlen);
-	return fail(err, errlen, "unknown backend '%s' (expected rtl or cmodel)", backend);
+	if (!strcmp(backend, "systemc"))
+		return open_systemc(cfg, opts, err, errlen);
+	return fail(err, errlen, "unknown backend '%s' (expected rtl, cmodel or systemc)", backend);
 }
 
 int loom_hw_exec(loom_hw *hw, uint64_t insn_addr, uint64_t max_cycles, loom_hw_result *res)

@@ -32,6 +32,10 @@
 #     thread (scripts/ort_bench.js; onnxruntime-node from npm, installed
 #     into build/ort when missing), host wall time of the first inference
 #     and of the steady state, alternated in the same run, and their ratio.
+# 11. the SystemC module (loosely timed, on the C model): ResNet-18 through
+#     the systemc backend against the cmodel backend, alternated in the same
+#     run (simulation wall time and process CPU time), and the global
+#     quantum's effect on speed and on the device cycles the host sees.
 # Every number in the document is measured (or computed from the
 # configuration) in this run; ratios are taken within this one run; the
 # machine is shared and noisy.
@@ -42,6 +46,7 @@
 #   sh scripts/bench.sh util      only section 8, as markdown on stdout
 #   sh scripts/bench.sh accuracy  only section 9, as markdown on stdout
 #   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
+#   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
 set -e
 B=${BUILD:-build}
 LOOM="$B/bin/loom"
@@ -544,6 +549,71 @@ EOPY
 	echo "node scripts/ort_bench.js build/ort resnet50/model.onnx 1,3,224,224 $CM_N"
 	echo '```'
 }
+# ---- 11. the SystemC module against the C model (a markdown section on stdout)
+SC_ROUNDS=${SC_ROUNDS:-3}
+# one loom run of $tmp/r18sc.loom: "simulation-seconds device-cycles cpu-seconds"
+sc_run() {
+	/usr/bin/time -f "cpu %U %S" "$LOOM" run "$tmp/r18sc.loom" --backend "$1" \
+		--data "$B/models/resnet18_opset13/test_data_set_0" > "$tmp/sc_run.txt" 2>&1
+	awk '/device cycles per run/ { for (i = 1; i <= NF; i++) { if ($i == "simulation") s = $(i + 1);
+	     if ($(i + 1) == "device" && $(i + 2) == "cycles") c = $i } }
+	     /^cpu / { u = $2 + $3 } END { printf "%s %s %.3f\n", s, c, u }' "$tmp/sc_run.txt"
+}
+bench_systemc() {
+	m="$B/models/resnet18_opset13"
+	"$LOOM" compile "$m/model.onnx" -o "$tmp/r18sc.loom" --calib "$m/calib" -q >&2
+	l0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+	echo "## The SystemC module (loosely timed, ResNet-18)"
+	echo
+	echo "Measured on $(date -u +%Y-%m-%d) (\`sh scripts/bench.sh systemc\` prints this section alone)."
+	echo
+	echo "ResNet-18 (default configuration) run once per process with \`loom run\` on the C model and through the"
+	echo "systemc backend (the NPU module on the C model in the reference virtual platform, docs/SYSTEMC.md),"
+	echo "alternated $SC_ROUNDS times in this run. **Simulation**: loom run's host time in the device (wall clock,"
+	echo "seconds); **CPU**: the whole process's CPU time (loading and checking the model included), which the"
+	echo "machine's other load disturbs less. Global quantum 100 cycles (the default)."
+	echo
+	echo "| round | cmodel simulation | cmodel CPU | systemc simulation | systemc CPU | simulation ratio | CPU ratio |"
+	echo "|---|---|---|---|---|---|---|"
+	i=1
+	: > "$tmp/sc_ratios.txt"
+	while [ "$i" -le "$SC_ROUNDS" ]; do
+		set -- $(sc_run cmodel)
+		cs=$1 cc=$2 cu=$3
+		set -- $(LOOM_SYSTEMC_QUANTUM=100 sc_run systemc)
+		ss=$1 sy=$2 su=$3
+		echo "$cs $cu $ss $su" | awk -v i="$i" '{ printf "| %d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n", i, $1, $2, $3,
+		     $4, $3 / $1, $4 / $2; print $3 / $1, $4 / $2 >> "'"$tmp/sc_ratios.txt"'" }'
+		i=$((i + 1))
+	done
+	sort -n -k1,1 "$tmp/sc_ratios.txt" | awk '{ a[NR] = $1 } END { printf "\nMedian simulation ratio systemc / cmodel: %.2f", a[int((NR + 1) / 2)] }'
+	sort -n -k2,2 "$tmp/sc_ratios.txt" | awk '{ a[NR] = $2 } END { printf "; median CPU ratio: %.2f. Goal: within 2x.\n", a[int((NR + 1) / 2)] }'
+	echo
+	echo "The quantum (\`LOOM_SYSTEMC_QUANTUM\`, cycles): a host register access lands up to a quantum late while"
+	echo "the device runs. Device cycles as loom run reports them (the host's clock, from the job's submission to"
+	echo "its completion), against the C model's $cc:"
+	echo
+	echo "| quantum | simulation (s) | CPU (s) | device cycles | against the C model |"
+	echo "|---|---|---|---|---|"
+	for q in 10 100 1000 10000 100000; do
+		set -- $(LOOM_SYSTEMC_QUANTUM=$q sc_run systemc)
+		echo "| $q | $1 | $3 | $2 | $(($2 - cc)) |"
+	done
+	l1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+	echo
+	echo "Load averages (1, 5, 15 min) before and after: $l0; $l1 on $(nproc 2>/dev/null || echo '?') cores."
+	echo "The commands:"
+	echo
+	echo '```'
+	echo "loom compile resnet18/model.onnx -o r18.loom --calib resnet18/calib -q"
+	echo "loom run r18.loom --backend cmodel --data resnet18/test_data_set_0"
+	echo "LOOM_SYSTEMC_QUANTUM=Q loom run r18.loom --backend systemc --data resnet18/test_data_set_0"
+	echo '```'
+}
+if [ "${1:-}" = systemc ]; then
+	bench_systemc
+	exit 0
+fi
 if [ "${1:-}" = models ]; then
 	bench_models
 	exit 0
@@ -602,6 +672,10 @@ cat "$tmp/accuracy.md"
 echo "bench: the C model against ONNX Runtime on ResNet-50"
 bench_cmodel > "$tmp/cmodel.md"
 cat "$tmp/cmodel.md"
+
+echo "bench: the SystemC module against the C model on ResNet-18"
+bench_systemc > "$tmp/systemc.md"
+cat "$tmp/systemc.md"
 
 echo "bench: Verilator build of the default config from scratch (ccache off)"
 rm -rf "$B/hw/bench-default"
@@ -760,6 +834,8 @@ $(cat "$tmp/compile.md")
 $(cat "$tmp/latency.md")
 
 $(cat "$tmp/cmodel.md")
+
+$(cat "$tmp/systemc.md")
 
 $(cat "$tmp/sweep.md")
 

@@ -31,6 +31,7 @@ allowed() {
 	sweep)        echo "loom common hw driver ir runtime compiler compiler/npu sweep" ;;
 	tools)        echo "loom common hw driver ir runtime compiler compiler/npu cosim sweep tools" ;;
 	verilator_tb) echo "loom gen" ;;
+	systemc)      echo "loom" ;;
 	firmware)     echo "loom firmware" ;;
 	tests)        echo "*" ;;
 	*)            echo "" ;;

@@ -14,6 +14,8 @@ have_cmd yosys       || need="$need yosys"
 have_cmd cppcheck    || need="$need cppcheck"
 have_cmd ccache      || need="$need ccache"
 have_hdr /usr/include/zlib.h || need="$need zlib1g-dev"
+# the NPU as a SystemC TLM-2.0 module (systemc/, make systemc)
+have_hdr /usr/include/systemc.h || need="$need libsystemc-dev"
 # the control core's firmware and test programs, and ELF reading in libloom
 have_cmd riscv64-unknown-elf-gcc || need="$need gcc-riscv64-unknown-elf"
 have_hdr /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs || need="$need picolibc-riscv64-unknown-elf"

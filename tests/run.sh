@@ -217,6 +217,21 @@ suite selftest-stub-cmodel "$LOOM" selftest --backend cmodel --hw default --fw "
 suite selftest-cmodel-default "$LOOM" selftest --backend cmodel --hw default
 suite selftest-rtl-default "$LOOM" selftest --backend rtl --hw default
 suite asan-selftest-cmodel "$B/bin/loom-san" selftest --backend cmodel --hw default
+# the NPU as a SystemC TLM-2.0 module on the C model (systemc/) in the reference
+# virtual platform, libloom through the systemc backend: the protocol suite, and
+# models whose outputs are byte-identical to the C model's
+# the module on its own (tests/systemc/test_npu_sc.cpp): register protocol errors,
+# a program's bytes, the DRAM socket's bytes = the DRAM counters, the interrupt at
+# START + CYCLES with DMI and without, on quanta of 1000 and 100000 cycles
+suite systemc-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc"
+suite systemc-module-quantum env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc" 100000
+# docs/SYSTEMC.md's sc_main builds against build/systemc/libloom_npu_sc.a and runs as the page says
+suite systemc-example sh tests/systemc/example.sh "$B"
+suite selftest-systemc-default "$LOOM" selftest --backend systemc --hw default
+suite asan-selftest-systemc env LSAN_OPTIONS=suppressions=$PWD/tests/systemc/lsan.supp "$B/bin/loom-san" selftest \
+	--backend systemc --hw default
+suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
+	digits_cnn_opset13 resnet18_opset13
 # per-block RTL tests
 for t in $B/blocks/*/*_tb; do
 	case $t in */requant_tb) args=1000000 ;; */cpu_tb) args=$B/rv32 ;; *) args= ;; esac
@@ -252,6 +267,18 @@ for c in small default large odd; do
 done
 suite cosim-cmodel-memo-bad "$LOOM" cosim --hw default --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 91 \
 	--a cmodel-nomemo --b cmodel --repeat 2
+# the SystemC module (its DRAM a TLM memory behind its initiator socket) against
+# the C model: the same bytes, counters and engine cycle counters, bad programs too
+seed=700001
+for c in small default large odd; do
+	suite "cosim-systemc-$c" "$LOOM" cosim --hw $c --count $COSIM_N --seed $seed --a systemc --b cmodel
+	seed=$((seed + 100000))
+done
+suite cosim-systemc-bad-odd "$LOOM" cosim --hw odd --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 77 \
+	--a systemc --b cmodel
+# the platform hands the run's DRAM timing to the module's C model (and its memory)
+suite cosim-systemc-dram "$LOOM" cosim --hw default --count 100 --seed 790001 --a systemc --b cmodel \
+	--dram-latency 200 --dram-bw 4
 # bad programs: same error on both backends, and the next program runs;
 # the kind is seed % (number of kinds), so each run covers every kind once
 nbad=$("$LOOM" cosim --bad-kinds)

@@ -129,7 +129,7 @@ static int run_layer(loom_hw *hw, const char *title, const loom_conv_params *cp,
 			bad += got[px * pl.out_stride + b] != want[px * pl.out_stride + b];
 	double R = cfg->array_rows, C = cfg->array_cols;
 	printf("  cycles %llu%s  MACs %llu (counter %llu)  utilization %.1f%%\n", (unsigned long long)cycles,
-	       strcmp(hw->backend, "cmodel") ? "" : " (C model estimate)",
+	       strcmp(hw->backend, "rtl") ? " (C model estimate)" : "",
 	       (unsigned long long)pl.macs, (unsigned long long)macs_ctr,
 	       100.0 * (double)pl.macs / ((double)cycles * R * C));
 	printf("  DRAM read %u bytes, written %u bytes, bank conflicts %u\n", rd, wr, bank);
@@ -239,7 +239,7 @@ static int run_vec_layer(loom_hw *hw, const char *title, const loom_vec_params *
 											  : "output elements";
 	unsigned R = cfg->array_rows;
 	printf("  cycles %llu%s  %s %llu  lane utilization %.1f%% (%s / (cycles * %u lanes))\n",
-	       (unsigned long long)cycles, strcmp(hw->backend, "cmodel") ? "" : " (C model estimate)", what,
+	       (unsigned long long)cycles, strcmp(hw->backend, "rtl") ? " (C model estimate)" : "", what,
 	       (unsigned long long)ops, 100.0 * (double)ops / ((double)cycles * R), what, R);
 	printf("  DRAM read %u bytes, written %u bytes, bank conflicts %u\n", rd, wr, bank);
 	printf("  wall %.3f s: %.1f M simulated %s/s, %.3f M cycles/s\n", wall, ops / wall / 1e6, what,
@@ -270,7 +270,7 @@ enum { L_CONV = 1, L_GEMM = 2, L_DWCONV = 4, L_MAXPOOL = 8, L_ADD = 16 };
 
 static void demo_usage(FILE *f)
 {
-	fprintf(f, "usage: loom demo [--hw CFG] [--backend rtl|cmodel] [--layer L[,L...]] [--seed N] [--wave FILE]\n"
+	fprintf(f, "usage: loom demo [--hw CFG] [--backend rtl|cmodel|systemc] [--layer L[,L...]] [--seed N] [--wave FILE]\n"
 		   "  Runs layers with random int8 data (fixed seed), checks every output byte against the C\n"
 		   "  reference and prints cycles, DRAM bytes, bank conflicts, utilization and simulation speed.\n"
 		   "  --layer (default all), a comma-separated list of:\n"
@@ -287,7 +287,7 @@ static void demo_usage(FILE *f)
 		   "    vector unit:   lane utilization = useful lane operations / (cycles * R), R = array rows\n"
 		   "                   = vector lanes; operations: dwconv multiply-accumulates, maxpool window\n"
 		   "                   elements (padding included), add output elements\n"
-		   "  --backend cmodel: cycles are the C model's estimate\n"
+		   "  --backend cmodel, systemc: cycles are the C model's estimate\n"
 		   "  --wave FILE.fst [--wave-from A] [--wave-to B]  FST waveform of cycles A..B (rtl only)\n");
 }
 

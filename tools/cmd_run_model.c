@@ -1,4 +1,4 @@
-/* cmd_run_model.c - `loom run MODEL.loom --backend cmodel|rtl`: loads a
+/* cmd_run_model.c - `loom run MODEL.loom --backend cmodel|rtl|systemc`: loads a
  * compiled model (validated; --hw CONFIG must match the configuration it
  * was compiled for, else the refusal names the differing parameter), boots
  * a device of that configuration with the firmware and runs the model
@@ -47,7 +47,7 @@ typedef struct run_opts {
 
 static void synopsis(FILE *f)
 {
-	fprintf(f, "usage: loom run MODEL.loom [--backend cmodel|rtl] [--hw CONFIG] [--data DIR] [--input NAME=FILE]...\n"
+	fprintf(f, "usage: loom run MODEL.loom [--backend cmodel|rtl|systemc] [--hw CONFIG] [--data DIR] [--input NAME=FILE]...\n"
 		   "                [--output-dir DIR] [--check] [--min-cos C] [--min-top1 F] [--atol A] [--repeat N]\n"
 		   "                [--profile] [--profile-csv FILE] [--trace FILE.json] [--clock-mhz F]\n"
 		   "                [--wave FILE.fst [--wave-layer NAME|INDEX | --wave-from A --wave-to B]]\n");
@@ -57,7 +57,8 @@ void run_model_usage(FILE *f)
 {
 	synopsis(f);
 	fprintf(f,
-		"  --backend B         cmodel (default) or rtl (the verilated RTL)\n"
+		"  --backend B         cmodel (default), rtl (the verilated RTL) or systemc (the C model as a\n"
+		"                      SystemC TLM-2.0 module in the reference virtual platform)\n"
 		"  --hw CONFIG         the configuration to run on: must match the model's (configs/NAME.cfg, a path,\n"
 		"                      or overrides; only the simulated DRAM's latency and bandwidth may differ)\n"
 		"  --data DIR          inputs DIR/input_K.pb (an ONNX test_data_set_N folder); with --check also\n"
@@ -187,8 +188,9 @@ static int parse(int argc, char **argv, run_opts *o)
 		return bad_usage("%s", "no MODEL.loom given");
 	if (o->check && !o->data)
 		return bad_usage("%s", "--check needs --data DIR");
-	if (strcmp(o->backend, "cmodel") && strcmp(o->backend, "rtl")) {
-		fprintf(stderr, "loom run: %s: backend '%s': a compiled model runs on cmodel or rtl\n", o->path, o->backend);
+	if (strcmp(o->backend, "cmodel") && strcmp(o->backend, "rtl") && strcmp(o->backend, "systemc")) {
+		fprintf(stderr, "loom run: %s: backend '%s': a compiled model runs on cmodel, rtl or systemc\n", o->path,
+			o->backend);
 		return -1;
 	}
 	if ((o->wave_layer || o->wave_window) && !o->wave)

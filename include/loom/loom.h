@@ -1,5 +1,5 @@
 /* loom.h - libloom, the user-space driver of the Loom NPU (driver/): open a
- * device on a backend (rtl or cmodel) and a hardware configuration, load
+ * device on a backend (rtl, cmodel or systemc) and a hardware configuration, load
  * and boot the control-core firmware, allocate buffer objects in device
  * DRAM, submit tensor-engine jobs asynchronously, wait for them, reset after
  * a hang. The driver/firmware protocol is docs/FIRMWARE.md; the structures
@@ -79,7 +79,7 @@ const char *loom_errmsg(const loom_dev *dev);
 
 /* ---- devices ---- */
 typedef struct loom_open_opts {
-	const char *backend;         /* "rtl" or "cmodel" */
+	const char *backend;         /* "rtl", "cmodel" or "systemc" */
 	const char *hw;              /* configuration spec (hwcfg.h): "default", a path, overrides */
 	const loom_hw_opts *hw_opts; /* NULL: the configuration's DRAM timing, no waves */
 } loom_open_opts;

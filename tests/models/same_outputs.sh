@@ -3,10 +3,12 @@
 # outputs: each case folder's model compiled with its calib/ folder (else
 # test_data_set_0), run on both backends with --output-dir on
 # test_data_set_0, every output_K.pb compared with cmp. One line per case,
-# then "N passed, M failed".
-#   sh tests/models/same_outputs.sh LOOM MODELS_DIR CASE...
+# then "N passed, M failed". OTHER=systemc compares the systemc backend
+# with the C model instead of the RTL.
+#   [OTHER=rtl|systemc] sh tests/models/same_outputs.sh LOOM MODELS_DIR CASE...
 LOOM=$1
 DIR=$2
+OTHER=${OTHER:-rtl}
 shift 2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -22,7 +24,7 @@ for c in "$@"; do
 		continue
 	fi
 	res=""
-	for b in cmodel rtl; do
+	for b in cmodel "$OTHER"; do
 		if ! "$LOOM" run "$out/$c.loom" --backend $b --data "$m/test_data_set_0" --check \
 			--output-dir "$out/$c.$b" >"$out/log.$b" 2>&1; then
 			res="$res $b: $(tail -n 2 "$out/log.$b")"
@@ -32,18 +34,18 @@ for c in "$@"; do
 	for f in "$out/$c.cmodel"/output_*.pb; do
 		[ -f "$f" ] || continue
 		n=$((n + 1))
-		cmp "$f" "$out/$c.rtl/$(basename "$f")" >/dev/null 2>&1 || res="$res $(basename "$f") differs"
+		cmp "$f" "$out/$c.$OTHER/$(basename "$f")" >/dev/null 2>&1 || res="$res $(basename "$f") differs"
 	done
 	[ $n -gt 0 ] || res="$res no output files"
 	if [ -z "$res" ]; then
-		echo "ok   $c: $n output file(s) byte-identical on rtl and cmodel ($(grep -h 'device cycles' "$out/log.rtl" |
-			sed 's/.*: \([0-9]* NPU jobs, [0-9]* device cycles\).*/rtl \1/'))"
+		echo "ok   $c: $n output file(s) byte-identical on $OTHER and cmodel ($(grep -h 'device cycles' \
+			"$out/log.$OTHER" | sed "s/.*: \([0-9]* NPU jobs, [0-9]* device cycles\).*/$OTHER \1/"))"
 		pass=$((pass + 1))
 	else
 		echo "FAIL $c:$res"
 		fail=$((fail + 1))
 	fi
-	rm -rf "$out/$c.cmodel" "$out/$c.rtl" "$out/$c.loom"
+	rm -rf "$out/$c.cmodel" "$out/$c.$OTHER" "$out/$c.loom"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

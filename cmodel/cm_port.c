@@ -1,0 +1,64 @@
+/* cm_port.c - the C model's DRAM port (loom_cmodel_set_port, include/loom/hw.h):
+ * the transfers a LOAD or a STORE makes through the port, row by row as
+ * the DMA engines read and write them. Used only when a port is set (the
+ * SystemC module, systemc/); the cmodel backend never calls into this file.
+ *
+ * A LOAD reads each row's whole beats (as the RTL's load engine does, and
+ * as DRAM_RD_BYTES counts them); rows whose beats meet are merged into one
+ * transfer, so the bytes of the transfers add up to the counter. A STORE
+ * writes each row's bytes (the RTL writes whole beats with strobes);
+ * contiguous rows are merged. Ranges are clipped to the device DRAM (the
+ * decoder has already refused rows past its end). */
+#include "cmodel/cmodel_internal.h"
+
+typedef struct span {
+	uint64_t a, e;          /* [a, e) pending, e == a: none */
+} span;
+
+static void flush(const cm_port_xfer *x, uint8_t *dram, span *s)
+{
+	if (s->e <= s->a)
+		return;
+	if (x->write)
+		x->port->write(x->port->ctx, x->kind, s->a, dram + s->a, (size_t)(s->e - s->a), x->cycle);
+	else
+		x->port->read(x->port->ctx, x->kind, s->a, dram + s->a, (size_t)(s->e - s->a), x->cycle);
+	s->a = s->e = 0;
+}
+
+void cm_port_rows(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, const cm_rows *r)
+{
+	if (!r->n0 || !r->n1 || !r->n2 || !r->n3)
+		return;
+	const uint64_t m = x->write ? 0 : (uint64_t)x->beat - 1;
+	span s = {0, 0};
+	for (uint64_t i3 = 0; i3 < r->n3; i3++)
+		for (uint64_t i2 = 0; i2 < r->n2; i2++) {
+			uint64_t a = r->base + i3 * r->s3 + i2 * r->s2;
+			for (uint64_t i1 = 0; i1 < r->n1; i1++, a += r->s1) {
+				uint64_t lo = a & ~m, hi = (a + r->n0 + m) & ~m;
+				if (hi > dram_bytes)
+					hi = dram_bytes;
+				if (lo >= hi)
+					continue;
+				if (s.e > s.a && lo == s.e) {
+					s.e = hi;
+					continue;
+				}
+				flush(x, dram, &s);
+				s.a = lo;
+				s.e = hi;
+			}
+		}
+	flush(x, dram, &s);
+}
+
+void cm_port_span(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, uint64_t a, uint64_t n)
+{
+	if (a >= dram_bytes)
+		return;
+	if (n > dram_bytes - a)
+		n = dram_bytes - a;
+	span s = {a, a + n};
+	flush(x, dram, &s);
+}
