@@ -197,9 +197,11 @@ static void port_rows(struct cmodel *m, const loom_insn *in, int store)
 {
 	cm_port_xfer x = {&m->port, store ? LOOM_CMODEL_PORT_STORE : LOOM_CMODEL_PORT_LOAD, store, m->now, m->B};
 	cm_rows r;
+	/* SOURCE 3's N3 is its residual step and STRIDE3 an SP line: one plane */
+	int res = store && F(STORE, SOURCE) == LOOM_MEM_ACC_RESADD;
 	if (store)
 		r = (cm_rows){F(STORE, DRAM_ADDR), 4u * F(STORE, ROW_WORDS), F(STORE, N1), F(STORE, N2),
-			      F(STORE, N3), F(STORE, STRIDE1), F(STORE, STRIDE2), F(STORE, STRIDE3)};
+			      res ? 1 : F(STORE, N3), F(STORE, STRIDE1), F(STORE, STRIDE2), res ? 0 : F(STORE, STRIDE3)};
 	else
 		r = (cm_rows){F(LOAD, DRAM_ADDR), 4u * F(LOAD, ROW_WORDS), F(LOAD, N1), F(LOAD, N2),
 			      F(LOAD, N3), F(LOAD, STRIDE1), F(LOAD, STRIDE2), F(LOAD, STRIDE3)};
