@@ -230,6 +230,15 @@ suite systemc-example sh tests/systemc/example.sh "$B"
 suite selftest-systemc-default "$LOOM" selftest --backend systemc --hw default
 suite asan-selftest-systemc env LSAN_OPTIONS=suppressions=$PWD/tests/systemc/lsan.supp "$B/bin/loom-san" selftest \
 	--backend systemc --hw default
+# the other commands that run a model take the systemc backend too: the main job's
+# eval with every output byte-identical to the C model's, and ONNX node cases with
+# their placement checked
+suite eval-systemc env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$LOOM" eval examples/digits/model.onnx \
+	--data examples/digits/eval --labels examples/digits/eval/labels.txt --calib examples/digits/calib --hw default \
+	--backend systemc --compare cmodel --min-accuracy 0.97 --min-npu-macs 1
+suite onnx-npu-systemc env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$LOOM" test-onnx --backend systemc --placement $pl \
+	"$n/test_basic_conv_with_padding" "$n/test_gemm_default_vector_bias" "$n/test_maxpool_2d_pads" "$n/test_add" \
+	"$n/test_sigmoid" "$n/test_batchnorm_example"
 suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
 	digits_cnn_opset13 resnet18_opset13
 # per-block RTL tests

@@ -53,7 +53,7 @@ typedef struct side {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: loom eval MODEL.onnx --data DIR --labels FILE [--calib DIR] [--hw CONFIG]\n"
-		   "                 [--backend rtl|cmodel] [--compare rtl|cmodel] [--clock-mhz F]\n"
+		   "                 [--backend rtl|cmodel|systemc] [--compare rtl|cmodel|systemc] [--clock-mhz F]\n"
 		   "                 [--limit N] [--min-accuracy A] [--min-agreement A] [--min-npu-macs F]\n"
 		   "                 [--calib-method minmax|percentile|mse|entropy] [--equalize] [--bias-correction]\n"
 		   "                 [--accuracy COS] [--profile]\n"
@@ -124,8 +124,8 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 	}
 	for (int k = 0; k < 2; k++) {
 		const char *b = k ? o->compare : o->backend;
-		if (b && strcmp(b, "rtl") && strcmp(b, "cmodel")) {
-			fprintf(stderr, "loom eval: backend '%s': rtl or cmodel\n", b);
+		if (b && strcmp(b, "rtl") && strcmp(b, "cmodel") && strcmp(b, "systemc")) {
+			fprintf(stderr, "loom eval: backend '%s': rtl, cmodel or systemc\n", b);
 			return -1;
 		}
 	}

@@ -398,11 +398,11 @@ static void count_ops(const char *dir, opstat *ops, int *nops, int ok, const cha
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: loom test-onnx CASE_DIR... [--backend ref|cmodel|rtl] [--hw CFG] [--expect FILE]\n"
+	fprintf(f, "usage: loom test-onnx CASE_DIR... [--backend ref|cmodel|rtl|systemc] [--hw CFG] [--expect FILE]\n"
 		   "                 [--atol A] [--rtol R] [--per-op] [-q]\n"
 		   "  runs ONNX test-case folders (model.onnx + test_data_set_N/) and compares every\n"
 		   "  output; a CASE_DIR holding no model.onnx but case folders runs all of them.\n"
-		   "  cmodel, rtl: each case is compiled (calibrated on its own inputs) and run on the\n"
+		   "  cmodel, rtl, systemc: each case is compiled (calibrated on its own inputs) and run on the\n"
 		   "                 NPU; an output from the NPU may also differ by 4 quantization steps\n"
 		   "  --per-op       pass/fail counts per operator (every op type in a case's model)\n"
 		   "  --keep-float N,...  cmodel, rtl: nodes kept in float on the CPU\n"
@@ -738,7 +738,7 @@ int cmd_test_onnx(int argc, char **argv)
 	npu_ctx npu = {.backend = o.backend, .hw = o.hw, .min_cos = o.min_cos, .keep_float = o.keep_float,
 		       .calib_method = o.calib_method, .percentile = o.percentile};
 	loom_hwcfg cfg;
-	if (tool_check_backend("test-onnx", o.backend, "ref|cmodel|rtl") || tool_load_hw("test-onnx", o.hw, &cfg)) {
+	if (tool_check_backend("test-onnx", o.backend, "ref|cmodel|rtl|systemc") || tool_load_hw("test-onnx", o.hw, &cfg)) {
 		free(o.dirs);
 		return 2;
 	}
@@ -758,7 +758,7 @@ int cmd_test_onnx(int argc, char **argv)
 	test_run r = {.o = &o, .npu = &npu};
 	int rc = 2;
 	if ((o.placement || o.write_placement) && !npu.dev) {
-		fprintf(stderr, "loom test-onnx: --placement and --write-placement need --backend cmodel or rtl\n");
+		fprintf(stderr, "loom test-onnx: --placement and --write-placement need --backend cmodel, rtl or systemc\n");
 		goto out;
 	}
 	if (o.expect && (r.nexp = read_expect(o.expect, &r.exp)) < 0) {
@@ -856,7 +856,7 @@ static int run_onnx_npu(const char *model, loom_graph *g, const loom_hwcfg *cfg,
 	return rc;
 }
 
-/* ---- loom run MODEL.onnx --backend ref|cmodel|rtl ----
+/* ---- loom run MODEL.onnx --backend ref|cmodel|rtl|systemc ----
  * ref: runs the model's float graph on the reference executor: inputs from
  * --data DIR (input_K.pb, a test_data_set_N folder), or zeros; prints every
  * output's shape and first values; --check compares with DIR's
@@ -891,14 +891,14 @@ int cmd_run_onnx(int argc, char **argv)
 		} else if (a[0] != '-' && !model) {
 			model = a;
 		} else {
-			fprintf(stderr, "usage: loom run MODEL.onnx [--backend ref|cmodel|rtl] [--data DIR [--check]] "
+			fprintf(stderr, "usage: loom run MODEL.onnx [--backend ref|cmodel|rtl|systemc] [--data DIR [--check]] "
 					"[--input-shape NAME=D0xD1x...]... [--hw CFG] [--calib DIR]\n");
 			return 2;
 		}
 	}
 	char err[1024];
 	loom_hwcfg cfg;
-	if (tool_check_backend("run", backend, "ref|cmodel|rtl") || tool_load_hw("run", hw, &cfg))
+	if (tool_check_backend("run", backend, "ref|cmodel|rtl|systemc") || tool_load_hw("run", hw, &cfg))
 		return 2;
 	if (strcmp(backend, "ref")) {
 		loom_graph *g = NULL;

@@ -97,13 +97,13 @@ expect "sweep --calib-method msee" 2 "--calib-method msee" "minmax, percentile, 
 
 # ---- unknown backends
 run "$LOOM" run "$m/model.onnx" --backend cmdl
-expect "run MODEL.onnx --backend cmdl" 2 "unknown backend 'cmdl'" "ref|cmodel|rtl"
+expect "run MODEL.onnx --backend cmdl" 2 "unknown backend 'cmdl'" "ref|cmodel|rtl|systemc"
 run "$LOOM" run "$out/d.loom" --backend cmdl
 expect "run MODEL.loom --backend cmdl" 2 "backend 'cmdl'" "cmodel, rtl or systemc"
 run "$LOOM" run --backend cmdl --cosim-seed 1
 expect "run a program --backend cmdl" 2 "unknown backend 'cmdl'" "cmodel|rtl"
 run "$LOOM" test-onnx "$m" --backend cmdl
-expect "test-onnx --backend cmdl" 2 "unknown backend 'cmdl'" "ref|cmodel|rtl"
+expect "test-onnx --backend cmdl" 2 "unknown backend 'cmdl'" "ref|cmodel|rtl|systemc"
 run "$LOOM" demo --backend cmdl
 expect "demo --backend cmdl" 2 "unknown backend 'cmdl'" "rtl, cmodel or systemc"
 run "$LOOM" cosim --hw small --a cmdl --count 1 --seed 1
