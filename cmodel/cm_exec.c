@@ -67,19 +67,6 @@ void cm_sp_written(cm_dp *d, uint64_t l0, uint64_t n)
 		d->a16_valid = 0;
 }
 
-static inline uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 /* 16 bytes (two 8-byte moves: the compiler must not merge this with a copy
  * of a variable size into a call) */
 static inline void copy16(void *o, const void *s)

@@ -170,19 +170,6 @@ static void set_err(struct cmodel *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-static inline uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 
 /* ---- the DRAM port (loom_cmodel_set_port, cm_port.c) ---- */
 

@@ -115,6 +115,20 @@ void cm_pool_avx2(int8_t *sp, uint32_t R, const cm_pool *p);
 #define CM_HAVE_AVX2 0
 #endif
 
+/* little-endian words of DRAM and SP bytes (cmodel.c, cm_exec.c) */
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
 /* ------------------------------------------------------------ timing */
 
 /* One input to the DMA model in its order, times relative to the job's
