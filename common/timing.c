@@ -13,7 +13,10 @@
  *                              folds = NCB * KH * KW, P = OUT_H * OUT_W
  *   vector unit: per plane, the P output positions in groups of up to
  *   T = LOOM_VEC_GROUP (raster order, a group never spans planes); a group
- *   of g costs taps * (g + w) + g + 4, plus 2 per instruction:
+ *   of g costs 1 + taps * (g + w) while its reads do not wait for the
+ *   previous group's finish, which runs beside them (loom_cyc_vec counts
+ *   the waits: short groups, one tap, a plane's parameters), plus the
+ *   last group's finish and about 4 per instruction:
  *     ELTWISE   planes PLANES, P = PLANE_LINES, taps 2, w 0
  *     POOL      planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 0
  *     DWCONV    planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 1,
@@ -99,10 +102,63 @@ uint64_t loom_cyc_matmul_insn(const loom_timing *t, uint64_t folds, uint64_t P)
 	return s1 + P + R + C + LOOM_MM_TAIL;
 }
 
+/* npu_vector's reads when no bank is contended (common/tsim.c): the
+ * finish being handed over (its last tap's first read in cycle L, fg
+ * positions, none yet: fg 0) */
+typedef struct vec_fin {
+	double L, fg;
+} vec_fin;
+
+/* a group of g positions whose SGroup is in cycle c: the cycle of the
+ * state after its last read. Line t of a finish leaves the lanes in
+ * L + t + 3, so a first tap (not the last) starts at L + 4 at the
+ * earliest, a last tap or the parameters at L + fg + 3. */
+static double vec_group(vec_fin *f, double c, double g, double taps, double w)
+{
+	double x = c + 1 + w;
+	if (taps > 1) {
+		if (f->fg)
+			x = dmax(x, f->L + 4);
+		x += g + (taps - 2) * (g + w) + w;
+	}
+	if (f->fg)
+		x = dmax(x, f->L + f->fg + 3);
+	f->L = x, f->fg = g;
+	return x + g;
+}
+
+/* a plane whose SPlane is in cycle s: the next plane's SPlane */
+static double vec_plane(vec_fin *f, double s, double P, double taps, double w, double per_plane)
+{
+	double T = LOOM_VEC_GROUP, G = ceil(P / T), gl = P - (G - 1) * T;
+	double c = s + 1;
+	if (per_plane) /* the parameter lines, after the last finish */
+		c = (f->fg ? dmax(c, f->L + f->fg + 3) : c) + per_plane;
+	if (G > 1)
+		c = vec_group(f, c, T, taps, w);
+	if (G > 2) {
+		/* the groups after a whole group are alike: G - 2 of them */
+		double c2 = vec_group(f, c, T, taps, w), D = c2 - c;
+		c = c2 + (G - 3) * D;
+		f->L += (G - 3) * D;
+	}
+	return vec_group(f, c, gl, taps, w);
+}
+
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane)
 {
-	double g = ceil(P / LOOM_VEC_GROUP);
-	return planes * (taps * (P + w * g) + P + 4 * g + 1 + per_plane) + LOOM_VEC_FIXED;
+	if (planes < 1 || P < 1)
+		return planes * (1 + per_plane) + LOOM_VEC_FIXED;
+	/* the first plane, the second (the same as every later one), then the
+	 * last line written 4 cycles after it leaves the lanes, done a cycle
+	 * later */
+	vec_fin f = {0, 0};
+	double s = vec_plane(&f, 2, P, taps, w, per_plane);
+	if (planes > 1) {
+		double s2 = vec_plane(&f, s, P, taps, w, per_plane), D = s2 - s;
+		f.L += (planes - 2) * D;
+	}
+	return f.L + f.fg + 7;
 }
 
 /* LOAD and STORE: beats over every row, padding lines of a LOAD */

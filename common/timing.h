@@ -67,8 +67,9 @@ uint64_t loom_cyc_matmul_insn(const loom_timing *t, uint64_t folds, uint64_t P);
 double loom_cyc_matmul(const loom_timing *t, double folds, double P);
 /* The vector unit over `planes` planes of P output positions, in groups of
  * up to LOOM_VEC_GROUP positions that never span a plane: a group of g
- * costs taps * (g + w) + g + 4 (w: weight lines read per tap), a plane
- * per_plane more (DWCONV's parameter lines). */
+ * costs 1 + taps * (g + w) (w: weight lines read per tap) and the waits
+ * for the previous group's finish, a plane per_plane more (DWCONV's
+ * parameter lines); exact when no bank is contended. */
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane);
 /* The duration of one instruction from its fields, as the C model runs it
  * (LOAD / STORE walk their rows for the beats; an instruction that only

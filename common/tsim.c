@@ -54,16 +54,22 @@
  *   vector unit (npu_vector) an instruction taken in cycle a issues its first
  *                      read in a + 2 (LUT: the table, DWCONV: a plane's
  *                      parameters, then per group each tap's weight and
- *                      lines), each read holding its bank in the cycle after
- *                      its issue; a group's lines leave the lanes one per
- *                      cycle from 3 cycles after its last issue while the
+ *                      lines), one per cycle, each read holding its bank in
+ *                      the cycle after its issue; a group's finish is
+ *                      handed over when its last tap starts: position t's
+ *                      line leaves the lanes 3 cycles after its last-tap
+ *                      read at the earliest, one per cycle, while the
  *                      output buffer has room (8 lines between the lanes'
  *                      input and the SP: line k after line k - 8 was
- *                      written), then the next group; a line is written 4
- *                      cycles after it leaves the lanes at the earliest, one
- *                      per cycle, when no read (the compute engines', the
- *                      store's) holds its bank. Done the cycle after the
- *                      last write.
+ *                      written), beside the next group's reads. The reads
+ *                      wait: a first tap (not also the last) reads position
+ *                      t after the previous group's line t left the lanes;
+ *                      a last tap, and a plane's parameters, start after
+ *                      the previous group's last line left them. A line is
+ *                      written 4 cycles after it leaves the lanes at the
+ *                      earliest, one per cycle, when no read (the compute
+ *                      engines', the vector unit's, the store's) holds its
+ *                      bank. Done the cycle after the last write.
  *
  * Every event is handled in time order (loom_tdma_advance): a vector
  * unit's line write, a load line write, a pad push, a line leaving
@@ -808,66 +814,110 @@ static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 	d->vw[(d->vw_h + d->vw_n++) & (d->vw_cap - 1)] = (loom_tvw){ready, line};
 }
 
-/* the vector unit's next group from cycle fnext (after the last group's
- * SFin): a plane's parameters first (DWCONV), then each tap's weight and
- * lines, each read holding its bank the cycle after its issue */
-static void vec_group(loom_tdma *d)
+enum { VR_PLANE, VR_PARAM, VR_GROUP, VR_WGT, VR_TAP, VR_END };
+
+/* the vector unit's read sequencer, one state (one cycle, or the cycles it
+ * waits in it) at a time; 0 when it must wait for a fire not yet known
+ * (that fire comes after the next line written, so every read before it
+ * is known: the reads of the cycles up to it are marked) or has ended */
+static int vr_step(loom_tdma *d)
 {
 	loom_tvec *v = &d->vs;
-	uint64_t t = v->fnext, cb = v->cb, p0 = v->p0;
-	if (!p0) {
-		t++; /* SPlane */
-		if (v->dwc) {
-			sp_mark(d, 0, v->par + cb * LOOM_DW_PARAM_LINES, t + 1, t + 1 + LOOM_DW_PARAM_LINES);
-			t += LOOM_DW_PARAM_LINES;
-		}
+	uint64_t x = v->rc;
+	switch (v->rs) {
+	case VR_PLANE:
+		v->rs = v->cb == v->planes ? VR_END : v->dwc ? VR_PARAM : VR_GROUP;
+		v->rc++;
+		return v->rs != VR_END;
+	case VR_PARAM: /* after the last group's finish (the parameters are its) */
+		if (v->foff == LOOM_TDMA_NEVER)
+			return 0;
+		x = umax(x, v->foff);
+		for (uint64_t j = 0; j < LOOM_DW_PARAM_LINES; j++)
+			sp_mark(d, 0, v->par + v->cb * LOOM_DW_PARAM_LINES + j, x + 1 + j, x + 2 + j);
+		v->rc = x + LOOM_DW_PARAM_LINES;
+		v->rs = VR_GROUP;
+		return 1;
+	case VR_GROUP:
+		v->g = v->P - v->p0 < LOOM_VEC_GROUP ? v->P - v->p0 : LOOM_VEC_GROUP;
+		v->tp = v->t = 0;
+		v->rc++;
+		v->rs = v->dwc ? VR_WGT : VR_TAP;
+		return 1;
+	case VR_WGT:
+		sp_mark(d, 0, v->wgt + v->cb * v->taps + v->tp, x + 1, x + 2);
+		v->rc++;
+		v->rs = VR_TAP;
+		return 1;
+	case VR_TAP:
+		break;
+	default:
+		return 0;
 	}
-	uint64_t g = v->P - p0 < LOOM_VEC_GROUP ? v->P - p0 : LOOM_VEC_GROUP;
-	uint64_t pos = v->src + cb * v->cbin + p0 / v->ow * v->sh + p0 % v->ow * v->sw;
-	t++; /* SGroup */
-	for (uint64_t tp = 0; tp < v->taps; tp++) {
-		if (v->dwc)
-			sp_mark(d, 0, v->wgt + cb * v->taps + tp, t + 1, t + 2), t++;
-		uint64_t off = tp / v->kw * v->dhl + tp % v->kw * v->dwl;
-		if (v->op == LOOM_OP_ELTWISE)
-			off = tp ? v->bstep : 0;
-		sp_mark(d, 0, pos + off, t + 1, t + 1 + g);
-		t += g;
+	int last = v->tp + 1 == v->taps;
+	if (last && !v->t) {
+		/* the last tap starts after the last group's finish: this one's */
+		if (v->foff == LOOM_TDMA_NEVER)
+			return 0;
+		x = umax(x, v->foff);
+		v->fg = v->g, v->fdst = v->dst + v->cb * v->cbout + v->p0, v->fh = x;
+		v->nready = v->fi = 0;
+		v->foff = LOOM_TDMA_NEVER;
+	} else if (!v->tp && !last && v->t < v->fg) {
+		/* the first tap overwrites acc[t] after the finish took it */
+		if (v->t >= v->fi)
+			return 0;
+		x = umax(x, v->fire[v->t] + 1);
 	}
-	v->g = g;
-	v->fi = 0;
-	v->gdst = v->dst + cb * v->cbout + p0;
-	v->fnext = t + 3; /* SFinWait */
-	v->p0 += LOOM_VEC_GROUP;
-	if (v->p0 >= v->P) {
-		v->p0 = 0;
-		v->cb++;
+	uint64_t p = v->p0 + v->t;
+	uint64_t off = v->tp / v->kw * v->dhl + v->tp % v->kw * v->dwl;
+	if (v->op == LOOM_OP_ELTWISE)
+		off = v->tp ? v->bstep : 0;
+	sp_mark(d, 0, v->src + v->cb * v->cbin + p / v->ow * v->sh + p % v->ow * v->sw + off, x + 1, x + 2);
+	if (last)
+		v->rdy[v->t] = x + 3, v->nready++;
+	v->rc = x + 1;
+	if (++v->t < v->g)
+		return 1;
+	v->t = 0;
+	if (++v->tp < v->taps) {
+		v->rs = v->dwc ? VR_WGT : VR_TAP;
+		return 1;
 	}
+	v->p0 += v->g;
+	if (v->p0 >= v->P)
+		v->p0 = 0, v->cb++;
+	v->rs = v->p0 ? VR_GROUP : VR_PLANE;
+	return 1;
 }
 
-/* the vector unit's lines leave the lanes one per cycle (SFin) while its
- * output buffer has room: at most 8 lines between the lanes' input and
- * the SP (line k after line k - 8 was written), then the next group */
+/* the finish's next line leaves the lanes once its last fold is done, one
+ * per cycle, while the output buffer has room: at most 8 lines between
+ * the lanes' input and the SP (line k after line k - 8 was written) */
+static int vf_step(loom_tdma *d)
+{
+	loom_tvec *v = &d->vs;
+	if (v->fi == v->fg || v->fi == v->nready || (v->k >= 8 && v->nw <= v->k - 8))
+		return 0;
+	uint64_t f = umax(v->rdy[v->fi], v->fi ? v->fire[v->fi - 1] + 1 : v->fh + 1);
+	if (v->k >= 8)
+		f = umax(f, v->w8[(v->k - 8) % 8] + 1);
+	v->fire[v->fi] = f;
+	vw_add(d, f + 4, v->fdst + v->fi);
+	v->k++;
+	if (++v->fi == v->fg)
+		v->foff = f + 1;
+	return 1;
+}
+
+/* the reads and the finish as far as they are known */
 static void vec_fire(loom_tdma *d)
 {
 	loom_tvec *v = &d->vs;
-	while (v->on) {
-		if (v->fi == v->g) {
-			if (v->cb == v->planes) {
-				v->on = 0;
-				break;
-			}
-			vec_group(d);
-			continue;
-		}
-		if (v->k >= 8 && v->nw <= v->k - 8)
-			return;
-		uint64_t f = v->k >= 8 ? umax(v->fnext, v->w8[(v->k - 8) % 8] + 1) : v->fnext;
-		vw_add(d, f + 4, v->gdst + v->fi);
-		v->fnext = f + 1;
-		v->fi++;
-		v->k++;
-	}
+	while (v->on && (vf_step(d) || vr_step(d)))
+		;
+	if (v->rs == VR_END && v->fi == v->fg)
+		v->on = 0;
 }
 
 /* the next line's write: one per cycle, when no read (the compute
@@ -938,7 +988,8 @@ static uint64_t vec_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 	if (!v->planes || !v->P || !d->nbanks)
 		return d->cp_fdone;
 	sp_mark(d, 0, v->par, a + 3, a + 3 + tabl); /* LUT: the table */
-	v->fnext = a + 2 + tabl;
+	v->rc = a + 2 + tabl;
+	v->rs = VR_PLANE;
 	v->on = 1;
 	d->cp_done = LOOM_TDMA_NEVER;
 	d->vw_last = a;

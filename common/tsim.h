@@ -94,15 +94,21 @@ typedef struct loom_tvw {
 	uint64_t ready, line;
 } loom_tvw;
 
-/* the vector unit's instruction (npu_vector's sequencer): its fields, the
- * next group (cb, p0), the group firing its lines (g lines, fi fired, the
- * first to dst line gdst; the next may leave the lanes from fnext), lines
- * fired (k) and written (nw), the last 8 lines' write cycles */
+/* the vector unit's instruction (npu_vector's sequencer): its fields; the
+ * reads (rs: the state npu_vector is in at cycle rc; plane cb, group of g
+ * positions from p0, tap tp, position t); the finish of one group at a
+ * time (fg positions from dst line fdst, handed over in cycle fh, nready
+ * of its last-tap reads issued, ready in rdy[t], fi fired in fire[t]; off
+ * from cycle foff, NEVER while lines are left); lines fired (k) and
+ * written (nw), the last 8 lines' write cycles */
 typedef struct loom_tvec {
-	int on, dwc;
+	int on, dwc, rs;
 	unsigned op;
 	uint64_t planes, P, ow, taps, kw, src, dst, wgt, par, cbin, cbout, sw, sh, dwl, dhl, bstep;
-	uint64_t cb, p0, g, fi, gdst, fnext, k, nw;
+	uint64_t rc, cb, p0, g, tp, t;
+	uint64_t fg, fdst, fh, nready, fi, foff;
+	uint64_t rdy[LOOM_VEC_GROUP], fire[LOOM_VEC_GROUP];
+	uint64_t k, nw;
 	uint64_t w8[8];
 } loom_tvec;
 

@@ -13,15 +13,23 @@
 //       [DWCONV: read the tap's weight line]
 //       read the tap's input line of every position of the group and fold
 //       it into that position's int32 lanes acc_q[t] (max, sum, MAC, ...)
-//     finish: each acc_q[t] goes through R requantization lanes
-//       (registered inputs, then npu_requant: 3 cycles) into an 8-line output buffer, from which
-//       the lines are written to DST.
 //   DWCONV reads the plane's 9 parameter lines first; LUT reads its table
 //   once per instruction.
+// The finish runs beside the reads: once a group's last tap has started,
+// each acc_q[t] whose last fold is done goes through R requantization
+// lanes (registered inputs, then npu_requant: 3 cycles) into an 8-line
+// output buffer, from which the lines are written to DST, while the reads
+// go on with the next group. The reads wait (a) in a group's first tap
+// (when it is not also its last) for the previous group's finish to have
+// taken acc_q[t] before position t's line is read, (b) at the start of a
+// group's last tap, and before a plane's parameter lines, for the previous
+// group's finish to be over (one group in the finish at a time; the
+// parameters are the finish's).
 // MAX pooling and LUT use the requant lanes as an identity (multiplier
 // 2^31-1 and shift 0 return any int8 unchanged), LUT then translates the
-// byte through the table. Cycle cost per group of g positions:
-// taps * (g + [DWCONV]) + g + about 4.
+// byte through the table. Cycle cost per group of g positions: 1 +
+// taps * (g + [DWCONV]) when nothing waits (common/timing.c has the
+// exact count).
 //
 // Addressing uses adders only: the position walker keeps (oy, ox) and the
 // SP address of the position's tap-(0,0) line; a tap adds
@@ -33,11 +41,12 @@
 //
 // Scratchpad timing as npu_compute: the read request and address depend on
 // flops only, a granted read returns its line in the next cycle (act port:
-// always granted), a refused write request is held. The writes of a group
-// start only after its last read has returned, so ELTWISE and LUT may
-// work in place. done_o pulses in the cycle after the last write is
-// granted. abort_i stops issuing, waits for the read and the lanes in
-// flight, drops unwritten lines and goes idle without done_o.
+// always granted), a refused write request is held. A position's line is
+// written only after its last read has returned, and a group writes only
+// its own positions' lines, so ELTWISE and LUT may work in place. done_o
+// pulses in the cycle after the last write is granted. abort_i stops
+// issuing, waits for the read and the lanes in flight, drops unwritten
+// lines and goes idle without done_o.
 module npu_vector (
   input  logic                              clk_i,
   input  logic                              rst_ni,
@@ -82,7 +91,7 @@ module npu_vector (
 
   typedef enum logic [2:0] {KAdd, KMul, KMax, KAvg, KDw, KLut} kind_e;
   typedef enum logic [3:0] {
-    SIdle, SStart, STable, SPlane, SParam, SGroup, SWgt, STap, SFinWait, SFin, SEnd, SAbort
+    SIdle, SStart, STable, SPlane, SParam, SGroup, SWgt, STap, SEnd, SAbort
   } state_e;
   // what a read brings back
   typedef enum logic [1:0] {TgData, TgWgt, TgParam, TgTable} tag_e;
@@ -136,15 +145,18 @@ module npu_vector (
   logic          tap_first_q;
   // parameter / table line counter
   logic [JW-1:0] pj_q;
-  // finish
-  logic [TW-1:0] ft_q;
+  // finish: one group at a time (fin_on_q), its size, next position to
+  // requantize, positions whose last fold is done, destination
+  logic          fin_on_q;
+  logic [TW-1:0] fg_q, ft_q, fcnt_q;
+  logic [AW-1:0] fdst_q;
 
   // read request (held until granted) and the line coming back
   logic          rd_req_q;
   logic [AW-1:0] rd_addr_q;
   tag_e          rd_tag_q, ret_tag_q;
   logic [TW-1:0] rd_t_q, ret_t_q;
-  logic          rd_first_q, ret_first_q, rd_b_q, ret_b_q;
+  logic          rd_first_q, ret_first_q, rd_b_q, ret_b_q, rd_last_q, ret_last_q;
   logic [JW-1:0] rd_j_q, ret_j_q;
   logic          ret_v_q;
 
@@ -170,15 +182,42 @@ module npu_vector (
   // Sequencer
   // ---------------------------------------------------------------------------
   logic can_issue, rd_fire, rd_idle, out_room, group_tap_end, taps_end;
+  logic hand_stall, first_stall, tap_go, param_go, handover, last_ret;
   assign can_issue = !rd_req_q || rd_gnt_i;
   assign rd_fire   = rd_req_q && rd_gnt_i;
   assign rd_idle   = !rd_req_q && !ret_v_q;
   // lines in the lanes plus lines buffered must leave room for one more
   assign out_room  = (OW+1)'(ob_cnt_q) + (OW+1)'(p0_q) + (OW+1)'(p1_q) + (OW+1)'(p2_q)
                      < (OW+1)'(OutDepth);
-  assign fin_fire  = state_q == SFin && out_room;
+  assign fin_fire  = fin_on_q && ft_q < fcnt_q && out_room && state_q != SAbort;
   assign group_tap_end = (t_q + 1'b1 == gsize_q);
   assign taps_end      = kx_q == kw_last_q && ky_q == kh_last_q;
+  // (b): the last tap starts when the previous group's finish is over
+  assign hand_stall  = taps_end && t_q == '0 && fin_on_q;
+  // (a): acc_q[t] is overwritten by the first tap only after the finish took it
+  assign first_stall = tap_first_q && !taps_end && fin_on_q && t_q < fg_q && ft_q <= t_q;
+  assign tap_go      = can_issue && !hand_stall && !first_stall;
+  assign param_go    = can_issue && !fin_on_q;
+  assign handover    = state_q == STap && tap_go && taps_end && t_q == '0;
+  assign last_ret    = ret_v_q && ret_tag_q == TgData && ret_last_q && state_q != SAbort;
+
+  // the position after the walker's
+  logic [23:0]   nx_ox;
+  logic [11:0]   nx_oy;
+  logic [AW-1:0] nx_row, nx_pos;
+  always_comb begin
+    if (ox_q == ow_last_q) begin
+      nx_ox  = '0;
+      nx_oy  = oy_q + 12'd1;
+      nx_row = row_q + sh_step_q;
+      nx_pos = row_q + sh_step_q;
+    end else begin
+      nx_ox  = ox_q + 24'd1;
+      nx_oy  = oy_q;
+      nx_row = row_q;
+      nx_pos = pos_q + sw_q;
+    end
+  end
 
   // the data line of the walker's position for the current tap
   logic [AW-1:0] data_addr;
@@ -195,9 +234,12 @@ module npu_vector (
       state_q  <= SIdle;
       rd_req_q <= 1'b0;
       ret_v_q  <= 1'b0;
+      fin_on_q <= 1'b0;
     end else begin
       ret_v_q <= rd_fire;
       if (rd_fire) rd_req_q <= 1'b0;
+      if (handover) fin_on_q <= 1'b1;
+      else if (fin_fire && ft_q + 1'b1 == fg_q) fin_on_q <= 1'b0;
       unique case (state_q)
         SIdle: if (insn_valid_i) state_q <= SStart;
         SStart: state_q <= (kind_q == KLut && ncb_q != '0) ? STable : SPlane;
@@ -210,7 +252,7 @@ module npu_vector (
           else if (kind_q == KDw) state_q <= SParam;
           else state_q <= SGroup;
         end
-        SParam: if (can_issue) begin
+        SParam: if (param_go) begin
           rd_req_q <= 1'b1;
           if (pj_q == JW'(npu_pkg::DwParamLines - 1)) state_q <= SGroup;
         end
@@ -219,19 +261,19 @@ module npu_vector (
           rd_req_q <= 1'b1;
           state_q  <= STap;
         end
-        STap: if (can_issue) begin
+        STap: if (tap_go) begin
           rd_req_q <= 1'b1;
-          if (group_tap_end) state_q <= taps_end ? SFinWait : (kind_q == KDw ? SWgt : STap);
+          if (group_tap_end)
+            state_q <= !taps_end ? (kind_q == KDw ? SWgt : STap)
+                     : (gs_left_q == PW'(gsize_q)) ? SPlane : SGroup;
         end
-        SFinWait: if (rd_idle) state_q <= SFin;
-        SFin: if (fin_fire && ft_q + 1'b1 == gsize_q)
-          state_q <= (gs_left_q == PW'(gsize_q)) ? SPlane : SGroup;
-        SEnd: if (ob_cnt_q == '0 && !p0_q && !p1_q && !p2_q && rd_idle) state_q <= SIdle;
+        SEnd: if (ob_cnt_q == '0 && !p0_q && !p1_q && !p2_q && rd_idle && !fin_on_q) state_q <= SIdle;
         SAbort: if (rd_idle && !p0_q && !p1_q && !p2_q) state_q <= SIdle;
         default: state_q <= SIdle;
       endcase
       if (abort_i && state_q != SIdle && !done_o) begin
-        state_q <= SAbort;
+        state_q  <= SAbort;
+        fin_on_q <= 1'b0;
         if (!rd_fire) rd_req_q <= 1'b0;
       end
     end
@@ -345,7 +387,7 @@ module npu_vector (
         pj_q      <= pj_q + JW'(1);
       end
       SPlane: pj_q <= '0;
-      SParam: if (can_issue) begin
+      SParam: if (param_go) begin
         rd_addr_q <= cb_par_q + AW'(pj_q);
         rd_tag_q  <= TgParam;
         rd_j_q    <= pj_q;
@@ -364,31 +406,26 @@ module npu_vector (
         kyoff_q     <= '0;
         wtap_q      <= cb_wgt_q;
         tap_first_q <= 1'b1;
-        ft_q        <= '0;
       end
       SWgt: if (can_issue) begin
         rd_addr_q <= wtap_q;
         rd_tag_q  <= TgWgt;
         wtap_q    <= wtap_q + AW'(1);
       end
-      STap: if (can_issue) begin
+      STap: if (tap_go) begin
         rd_addr_q  <= data_addr;
         rd_tag_q   <= TgData;
         rd_t_q     <= t_q;
         rd_first_q <= tap_first_q;
+        rd_last_q  <= taps_end;
         rd_b_q     <= kx_q[0] && is_elt;
         if (!group_tap_end) begin
           // next position of the group
-          t_q <= t_q + 1'b1;
-          if (ox_q == ow_last_q) begin
-            ox_q  <= '0;
-            oy_q  <= oy_q + 12'd1;
-            row_q <= row_q + sh_step_q;
-            pos_q <= row_q + sh_step_q;
-          end else begin
-            ox_q  <= ox_q + 24'd1;
-            pos_q <= pos_q + sw_q;
-          end
+          t_q   <= t_q + 1'b1;
+          ox_q  <= nx_ox;
+          oy_q  <= nx_oy;
+          row_q <= nx_row;
+          pos_q <= nx_pos;
         end else if (!taps_end) begin
           // next tap: back to the group's first position
           t_q         <= '0;
@@ -406,48 +443,42 @@ module npu_vector (
             kx_q      <= kx_q + 8'd1;
             tap_off_q <= tap_off_q + dw_q;
           end
+        end else if (gs_left_q == PW'(gsize_q)) begin
+          // last read of the plane's last group: the next plane
+          cb_q      <= cb_q + 16'd1;
+          cb_src_q  <= cb_src_q + cb_in_q;
+          cb_dst_q  <= cb_dst_q + AW'(cb_out_q);
+          cb_wgt_q  <= cb_wgt_q + wstep_q;
+          cb_par_q  <= cb_par_q + AW'(npu_pkg::DwParamLines);
+          cb_b_q    <= cb_b_q + ((bmode_q == 2'd1) ? AW'(1) : AW'(0));
+          gs_ox_q   <= '0;
+          gs_oy_q   <= '0;
+          gs_row_q  <= cb_src_q + cb_in_q;
+          gs_pos_q  <= cb_src_q + cb_in_q;
+          gs_dst_q  <= cb_dst_q + AW'(cb_out_q);
+          gs_left_q <= cb_out_q;
         end else begin
-          // last read of the group: the walker moves on to the next group
-          if (ox_q == ow_last_q) begin
-            ox_q  <= '0;
-            oy_q  <= oy_q + 12'd1;
-            row_q <= row_q + sh_step_q;
-            pos_q <= row_q + sh_step_q;
-          end else begin
-            ox_q  <= ox_q + 24'd1;
-            pos_q <= pos_q + sw_q;
-          end
-        end
-      end
-      SFin: if (fin_fire) begin
-        ft_q <= ft_q + 1'b1;
-        if (ft_q + 1'b1 == gsize_q) begin
-          if (gs_left_q == PW'(gsize_q)) begin
-            // next plane
-            cb_q      <= cb_q + 16'd1;
-            cb_src_q  <= cb_src_q + cb_in_q;
-            cb_dst_q  <= cb_dst_q + AW'(cb_out_q);
-            cb_wgt_q  <= cb_wgt_q + wstep_q;
-            cb_par_q  <= cb_par_q + AW'(npu_pkg::DwParamLines);
-            cb_b_q    <= cb_b_q + ((bmode_q == 2'd1) ? AW'(1) : AW'(0));
-            gs_ox_q   <= '0;
-            gs_oy_q   <= '0;
-            gs_row_q  <= cb_src_q + cb_in_q;
-            gs_pos_q  <= cb_src_q + cb_in_q;
-            gs_dst_q  <= cb_dst_q + AW'(cb_out_q);
-            gs_left_q <= cb_out_q;
-          end else begin
-            gs_ox_q   <= ox_q;
-            gs_oy_q   <= oy_q;
-            gs_row_q  <= row_q;
-            gs_pos_q  <= pos_q;
-            gs_dst_q  <= gs_dst_q + AW'(gsize_q);
-            gs_left_q <= gs_left_q - PW'(gsize_q);
-          end
+          // last read of the group: the next group starts after its last position
+          gs_ox_q   <= nx_ox;
+          gs_oy_q   <= nx_oy;
+          gs_row_q  <= nx_row;
+          gs_pos_q  <= nx_pos;
+          gs_dst_q  <= gs_dst_q + AW'(gsize_q);
+          gs_left_q <= gs_left_q - PW'(gsize_q);
         end
       end
       default: ;
     endcase
+    // the finish: taken over at the start of a group's last tap
+    if (handover) begin
+      fg_q   <= gsize_q;
+      fdst_q <= gs_dst_q;
+      ft_q   <= '0;
+      fcnt_q <= '0;
+    end else begin
+      if (fin_fire) ft_q <= ft_q + 1'b1;
+      if (last_ret) fcnt_q <= fcnt_q + 1'b1;
+    end
   end
 
   assign fold_o    = ret_v_q && state_q != SAbort && ret_tag_q == TgData;
@@ -457,7 +488,8 @@ module npu_vector (
   assign rd_addr_o    = rd_addr_q;
   assign insn_ready_o = state_q == SIdle;
   assign busy_o       = state_q != SIdle;
-  assign done_o       = state_q == SEnd && ob_cnt_q == '0 && !p0_q && !p1_q && !p2_q && rd_idle;
+  assign done_o       = state_q == SEnd && ob_cnt_q == '0 && !p0_q && !p1_q && !p2_q && rd_idle
+                        && !fin_on_q;
 
   // the read of the previous cycle's grant comes back now
   always_ff @(posedge clk_i) begin
@@ -465,6 +497,7 @@ module npu_vector (
       ret_tag_q   <= rd_tag_q;
       ret_t_q     <= rd_t_q;
       ret_first_q <= rd_first_q;
+      ret_last_q  <= rd_last_q;
       ret_b_q     <= rd_b_q;
       ret_j_q     <= rd_j_q;
     end
@@ -597,7 +630,7 @@ module npu_vector (
   end
 
   always_ff @(posedge clk_i) begin
-    if (fin_fire) fa0_q <= gs_dst_q + AW'(ft_q);
+    if (fin_fire) fa0_q <= fdst_q + AW'(ft_q);
     if (p0_q)     fa1_q <= fa0_q;
     if (p1_q)     fa2_q <= fa1_q;
     if (ob_push) begin

@@ -814,6 +814,43 @@ static int vec_cases(vcase *v)
 	v[n] = lut("lut forced in place 2-row tiles 9x8x30", 9, 8, 30, 0.05);
 	v[n].hints = vhint(2, 0, 0, 0, 2);
 	v[n++].has_hints = 1;
+	/* the finish beside the next group's reads (npu_vector.sv): groups of
+	 * 1, 2 and 3 positions (the first tap waits for the finish's line t),
+	 * one tap (the last tap waits for the whole finish), a plane's
+	 * parameters after the last group's finish, groups that span rows,
+	 * large and rectangular windows, strides and dilations per axis */
+	v[n] = dwconv("dwconv3x3 s1 p1 forced 1x1 tiles 5x4x37", 5, 4, 37, 3, 1, 1);
+	v[n].hints = vhint(1, 1, 0, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = dwconv("dwconv3x3 s2 p1 forced 1x2 tiles 9x7x21", 9, 7, 21, 3, 2, 1);
+	v[n].hints = vhint(1, 2, 0, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = dwconv("dwconv2x2 s1 forced 1x3 tiles kc1 6x10x40", 6, 10, 40, 2, 1, 0);
+	v[n].hints = vhint(1, 3, 1, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = dwconv("dwconv1x1 forced 1x1 tiles 4x5x19", 4, 5, 19, 1, 1, 0);
+	v[n].hints = vhint(1, 1, 0, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = dwconv("dwconv7x7 s2 p3 17x15x19", 17, 15, 19, 7, 2, 3);
+	v[n++].wrange = 12;
+	v[n] = dwconv("dwconv3x5 s(2,1) d(1,2) asym pad 11x13x33", 11, 13, 33, 3, 1, 0);
+	v[n].p.kw = 5, v[n].p.sh = 2, v[n].p.dw = 2;
+	v[n].p.pad_top = 1, v[n].p.pad_bottom = 0, v[n].p.pad_left = 4, v[n].p.pad_right = 3;
+	v[n++].wrange = 25;
+	v[n] = dwconv("dwconv3x3 s1 p1 17-wide rows (groups span rows) 6x17x50", 6, 17, 50, 3, 1, 1);
+	v[n++].wrange = 30;
+	v[n] = avgpool("avgpool2x2 s1 forced 1x2 tiles 5x9x23", 5, 9, 23, 2, 1, 0, 1.0);
+	v[n].hints = vhint(1, 2, 0, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = maxpool("maxpool1x1 s1 forced 1x1 tiles 3x4x20", 3, 4, 20, 1, 1, 0);
+	v[n].hints = vhint(1, 1, 0, 0, 0);
+	v[n++].has_hints = 1;
+	v[n] = eltadd("add forced in place 1x1 tiles 3x5x40", 3, 5, 40, 0.05, 0.03, 0.06);
+	v[n].hints = vhint(1, 1, 1, 0, 2);
+	v[n++].has_hints = 1;
+	v[n] = lut("lut forced in place 1x1 tiles 4x3x30", 4, 3, 30, 0.05);
+	v[n].hints = vhint(1, 1, 0, 0, 2);
+	v[n++].has_hints = 1;
 	return n;
 }
 
@@ -1032,7 +1069,7 @@ int main(int argc, char **argv)
 	check_init(0);
 	tcase cases[64];
 	int n = conv_cases(cases);
-	vcase vcases[48];
+	vcase vcases[96];
 	int nv = vec_cases(vcases);
 	run_conv_cases(hw, cases, n, &o);
 	run_vec_cases(hw, vcases, nv, &o);
