@@ -697,6 +697,8 @@ static vcase random_vcase(rng *r, int idx)
 }
 
 /* The directed vector-unit layers; returns their number. */
+static int vec_cases_overlap(vcase *v);
+
 static int vec_cases(vcase *v)
 {
 	int n = 0;
@@ -814,11 +816,17 @@ static int vec_cases(vcase *v)
 	v[n] = lut("lut forced in place 2-row tiles 9x8x30", 9, 8, 30, 0.05);
 	v[n].hints = vhint(2, 0, 0, 0, 2);
 	v[n++].has_hints = 1;
-	/* the finish beside the next group's reads (npu_vector.sv): groups of
-	 * 1, 2 and 3 positions (the first tap waits for the finish's line t),
-	 * one tap (the last tap waits for the whole finish), a plane's
-	 * parameters after the last group's finish, groups that span rows,
-	 * large and rectangular windows, strides and dilations per axis */
+	return n + vec_cases_overlap(v + n);
+}
+
+/* the finish beside the next group's reads (npu_vector.sv): groups of 1, 2
+ * and 3 positions (the first tap waits for the finish's line t), one tap
+ * (the last tap waits for the whole finish), a plane's parameters after
+ * the last group's finish, groups that span rows, large and rectangular
+ * windows, strides and dilations per axis; returns their number */
+static int vec_cases_overlap(vcase *v)
+{
+	int n = 0;
 	v[n] = dwconv("dwconv3x3 s1 p1 forced 1x1 tiles 5x4x37", 5, 4, 37, 3, 1, 1);
 	v[n].hints = vhint(1, 1, 0, 0, 0);
 	v[n++].has_hints = 1;
