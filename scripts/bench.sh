@@ -807,8 +807,7 @@ ${vb_add}% for add (two reads and one write per output line); this run reached
 ${vr_dw}, ${vr_mp} and ${vr_add} of those bounds. Maxpool and add move 16-byte
 rows through the load DMA, whose ${dma_out} outstanding reads over ${dram_lat}
 cycles of DRAM latency (the configuration's) allow one row every ${row_cyc}
-cycles at best; the C model's load estimate is cheaper per row
-(common/timing.c), hence its lower cycle counts for these two layers.
+cycles at best.
 
 ## Control core, firmware and driver
 
