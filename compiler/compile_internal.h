@@ -71,7 +71,8 @@ typedef struct cc {
 		int *on_host, *on_dev, *is_cdev; /* is_cdev: a constant placed in the const region */
 		int *keep;       /* per node: --keep-float */
 		int *done;       /* per node: handled */
-		int *deferred;   /* per node: a Flatten waiting for its Gemm (lower_alias) */
+		int *deferred;   /* per node: a Flatten waiting for its Gemm (lower_alias), a node of an elementwise region */
+		int *ewroot;     /* per node: the last node of its elementwise region + 1, 0 (find_ew_regions) */
 		lw *lws;
 		int nlw, caplw;
 		rawout *raws;    /* graph outputs that may leave the NPU as int32 (prepare_raw) */
@@ -191,6 +192,8 @@ const char *lower_shuffle(cc *c, int ni);
 const char *lower_pool(cc *c, int ni);
 const char *lower_eltwise(cc *c, int ni);
 const char *lower_lut(cc *c, int ni);
+void find_ew_regions(cc *c);
+const char *lower_lut_region(cc *c, int ni);
 const char *lower_bn(cc *c, int ni);
 const char *lower_pad(cc *c, int ni);
 const char *lower_reducemean(cc *c, int ni);
