@@ -57,6 +57,12 @@ void cc_why(cc *c, int node, int where, const char *fmt, ...)
 }
 
 /* node k (-1: none) was folded into node `into`'s layer: done, and reported */
+const char *cc_refused(cc *c, const char *why)
+{
+	snprintf(c->why, sizeof c->why, "%s (%s)", why, c->err[0] ? c->err : "no reason given");
+	return c->why;
+}
+
 void cc_fused(cc *c, int k, int into, const char *how)
 {
 	if (k < 0)
@@ -390,6 +396,7 @@ static int simplify(cc *c, loom_pass_stats *st)
 		rep->identities_removed = st->identities_removed;
 		rep->dead_removed = st->dead_removed;
 		rep->bn_folded = st->bn_folded;
+		rep->convs_trimmed = st->convs_trimmed;
 	}
 	return 0;
 }

@@ -50,6 +50,7 @@ typedef struct cc {
 	loom_compile_report *rep;
 	char *err;
 	size_t errlen;
+	char why[320];           /* a reason made for one node (cc_refused) */
 	/* the graph's structure */
 	int nt, nn;
 	int *ncons;              /* node inputs reading the tensor, +1 for a graph output */
@@ -119,6 +120,9 @@ struct forced_q {
 
 /* ---- compile.c */
 int cc_fail(cc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* why a planner refused a layer: why and the planner's message (in c->err),
+ * in c->why until the next call */
+const char *cc_refused(cc *c, const char *why);
 void cc_why(cc *c, int node, int where, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void cc_fused(cc *c, int k, int into, const char *how);
 

@@ -268,7 +268,7 @@ const char *cc_vec_plan(cc *c, const char *why)
 	if (!loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
 	drop_layer(c);
-	return why;
+	return cc_refused(c, why);
 }
 
 /* bytes more of the const region, 64-byte aligned and zeroed: the offset,

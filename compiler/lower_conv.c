@@ -424,7 +424,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 			int8_t *wt2 = malloc((size_t)(kh * kw * cin));
 			if (!wt2 || loom_plan_memo_vec(c->lo.memo, c->cfg, p, &l->vplan, e, c->errlen)) {
 				free(wt2);
-				r = wt2 ? "vector-unit planner refused the layer" : "out of memory";
+				r = wt2 ? cc_refused(c, "vector-unit planner refused the layer") : "out of memory";
 			} else {
 				for (int64_t ch = 0; ch < cin; ch++)
 					for (int64_t k = 0; k < kh * kw; k++)
@@ -460,7 +460,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
 			if (!wk || loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, e, c->errlen)) {
 				free(wk);
-				r = wk ? "convolution planner refused the layer" : "out of memory";
+				r = wk ? cc_refused(c, "convolution planner refused the layer") : "out of memory";
 			} else {
 				int64_t opg = cout / grp;
 				for (int64_t co = 0; co < cout; co++) {
@@ -642,7 +642,7 @@ static const char *gemm_layer(cc *c, int ni, const gemm_node *q, lw *l, rawout *
 	p->clip_lo = lo, p->clip_hi = hi;
 	loom_gemm_to_conv(p, &l->cp);
 	if (loom_plan_memo_conv(c->lo.memo, c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
-		r = "GEMM planner refused the layer";
+		r = cc_refused(c, "GEMM planner refused the layer");
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;
 		l->pbytes = l->cplan.param_bytes;
@@ -795,7 +795,7 @@ const char *lower_shuffle(cc *c, int ni)
 	p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 	r = NULL;
 	if (loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, c->err, c->errlen)) {
-		r = "convolution planner refused the permutation";
+		r = cc_refused(c, "convolution planner refused the permutation");
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;
 		l->pbytes = l->cplan.param_bytes;

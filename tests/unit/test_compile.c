@@ -513,7 +513,7 @@ static void test_too_small(void)
 	int rc = compile(build_net(PLAIN), "small:array_rows=64,sp_bytes=4096,sp_banks=1", &o, &m, &rep, err,
 			 sizeof err);
 	if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
-		check_node(&rep, L, "conv1", LOOM_WHERE_CPU, "planner refused");
+		check_node(&rep, L, "conv1", LOOM_WHERE_CPU, "convolution planner refused the layer (conv 8x8x3 -> 8 (k 3x3): no tiling fits");
 		check_node(&rep, L, "pool1", LOOM_WHERE_NPU, "pool");
 		layer_kinds(m, kinds, sizeof kinds);
 		CHECK(!strcmp(kinds, "pool gemm"), "%s: layers %s (pool gemm)", L, kinds);
