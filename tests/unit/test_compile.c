@@ -33,6 +33,11 @@
  *     CONV layers), an ELTWISE layer on "odd" (array_cols > array_rows:
  *     STORE rows must fit an SP line), and an ELTWISE layer on "default"
  *     too when cb's output is also a graph output (another reader);
+ *   - grouped convolutions in blocks of lcm(channels per group, 16) input
+ *     channels, a CONV layer each reading and writing its channel slices
+ *     (4, 8 and 32 channels per group), or one layer (when one block is
+ *     all, or blocks do not divide the channels); the node's MACs those of
+ *     its groups; the Relu fused; on the C model within 4 int8 steps;
  *   - elementwise regions: SiLU (x * Sigmoid(x)) and a GELU of its output
  *     written as Div, Erf, Add, Mul, Mul: one LUT of the Conv's output,
  *     the inner nodes fused, on the C model within 4 int8 steps of the
@@ -756,6 +761,78 @@ static void test_ew_region(void)
 	}
 }
 
+/* ------------------------------------------------------------------ grouped convolutions */
+
+/* x [1,cin,6,6] -> Conv gconv (cin -> cout, groups grp, 3x3, pads 1, bias) -> Relu -> y */
+static loom_graph *build_grouped(int64_t cin, int64_t cout, int64_t grp)
+{
+	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
+	int x = oc_add_input(g, "x", FL, 4, D(1, cin, 6, 6), NULL);
+	int w = gconst(g, "w", 4, D(cout, cin / grp, 3, 3), 21, 0.3f), b = gconst(g, "b", 1, D(cout), 22, 0.2f);
+	int c = gval(g, "c"), y = gval(g, "y");
+	loom_node *n = gnode(g, "Conv", "gconv", (const int[]){x, w, b}, 3, c);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
+	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
+	OC_MUST(loom_node_set_attr_int(n, "group", grp));
+	gnode(g, "Relu", "relu", &c, 1, y);
+	OC_MUST(loom_graph_add_output(g, y));
+	return g;
+}
+
+/* grouped convolutions on the 16-row default array, in blocks of lcm(input
+ * channels per group, 16) input channels, one CONV layer each computing its
+ * own groups only: 4 and 8 channels per group (8 output channels per
+ * group): a layer per 16 input channels; 32: a layer per group; 24 (two
+ * groups of 48 channels): one block is the whole, one layer; 24 of 72 in
+ * three groups: blocks of 48 do not divide 72, the plain layer; each on
+ * the C model within 4 int8 steps of the float graph */
+static void test_grouped(void)
+{
+	static const struct {
+		int64_t cin, cout, grp;
+		unsigned layers;
+	} cs[] = {{64, 64, 16, 4}, {32, 64, 4, 2}, {64, 64, 2, 2}, {48, 48, 2, 1}, {72, 36, 3, 1}};
+	char fw[4200];
+	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		char L[96], err[1024] = "";
+		snprintf(L, sizeof L, "grouped conv %lld -> %lld, %lld groups", (long long)cs[i].cin,
+			 (long long)cs[i].cout, (long long)cs[i].grp);
+		int nx = (int)(cs[i].cin * 36), ny = (int)(cs[i].cout * 36);
+		float *x = oc_xmalloc(sizeof(float) * (size_t)(nx + ny)), *want = x + nx;
+		fill(x, (size_t)nx, 23, 1.0f);
+		loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, cs[i].cin, 6, 6}, .data = x};
+		loom_compile_opts o = {.calib_inputs = &cin, .calib_ninputs = 1};
+		loom_compile_report rep;
+		memset(&rep, 0, sizeof rep);
+		loom_model *m;
+		int rc = compile(build_grouped(cs[i].cin, cs[i].cout, cs[i].grp), "default", &o, &m, &rep, err, sizeof err);
+		if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
+			int conv = 1;
+			for (uint32_t l = 0; l < m->nlayers; l++)
+				conv &= m->layers[l].kind == LOOM_LAYER_CONV;
+			uint64_t macs = 0;
+			const loom_node_report *nr = node_rep(&rep, "gconv");
+			macs = nr ? nr->macs : 0;
+			CHECK(conv && m->nlayers == cs[i].layers && macs == (uint64_t)(cs[i].cout * cs[i].cin / cs[i].grp * 9 * 36),
+			      "%s: %u CONV layers (want %u), %llu MACs", L, m->nlayers, cs[i].layers, (unsigned long long)macs);
+			check_node(&rep, L, "relu", LOOM_WHERE_FUSED, "into gconv");
+			loom_graph *ref = build_grouped(cs[i].cin, cs[i].cout, cs[i].grp);
+			rc = loom_tensor_set_data(&ref->tensors[tensor_named(ref, "x")], x, sizeof(float) * (size_t)nx) ||
+			     loom_ref_run(ref, err, sizeof err);
+			if (CHECK(!rc, "%s: float reference run%s%s", L, rc ? ": " : "", rc ? err : "") && oc_file_exists(fw)) {
+				memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof(float) * (size_t)ny);
+				run_model(L, m, fw, x, nx, want, ny);
+			} else {
+				loom_model_free(m);
+			}
+			loom_graph_free(ref);
+			loom_compile_report_free(&rep);
+		}
+		free(x);
+	}
+}
+
 static void test_run(void)
 {
 	char fw[4200];
@@ -1050,6 +1127,7 @@ int main(void)
 	test_plan_memo();
 	test_resadd();
 	test_ew_region();
+	test_grouped();
 	test_run();
 	return check_report();
 }
