@@ -57,6 +57,12 @@ void cc_why(cc *c, int node, int where, const char *fmt, ...)
 }
 
 /* node k (-1: none) was folded into node `into`'s layer: done, and reported */
+const char *cc_refused(cc *c, const char *why)
+{
+	snprintf(c->why, sizeof c->why, "%s (%s)", why, c->err[0] ? c->err : "no reason given");
+	return c->why;
+}
+
 void cc_fused(cc *c, int k, int into, const char *how)
 {
 	if (k < 0)
@@ -179,6 +185,7 @@ static void cc_free(cc *c)
 	free(c->lo.keep);
 	free(c->lo.done);
 	free(c->lo.deferred);
+	free(c->lo.ewroot);
 	for (int i = 0; i < c->lo.nlw; i++)
 		free(c->lo.lws[i].cbuf);
 	free(c->lo.lws);
@@ -228,6 +235,7 @@ static int cc_alloc(cc *c, loom_model *m)
 	c->lo.keep = calloc(nn, sizeof(int));
 	c->lo.done = calloc(nn, sizeof(int));
 	c->lo.deferred = calloc(nn, sizeof(int));
+	c->lo.ewroot = calloc(nn, sizeof(int));
 	m->mt = calloc(nt, sizeof *m->mt);
 	c->lo.memo = loom_plan_memo_new(c->cfg);
 	loom_plan_memo_defer(c->lo.memo);
@@ -235,7 +243,7 @@ static int cc_alloc(cc *c, loom_model *m)
 		c->rep->nodes = calloc(nn, sizeof *c->rep->nodes);
 	if (!c->ncons || !c->prod || !c->q.hasq || !c->q.scale || !c->q.zp || !c->lo.alias || !c->lo.on_host ||
 	    !c->lo.on_dev || !c->lo.is_cdev || !c->pl.tdef || !c->pl.tlast || !c->lo.keep || !c->lo.done ||
-	    !c->lo.deferred || !m->mt || !c->lo.memo || (c->rep && !c->rep->nodes))
+	    !c->lo.deferred || !c->lo.ewroot || !m->mt || !c->lo.memo || (c->rep && !c->rep->nodes))
 		return cc_fail(c, "out of memory");
 	m->version = LOOM_MODEL_VERSION;
 	m->cfg = *c->cfg;
@@ -388,6 +396,7 @@ static int simplify(cc *c, loom_pass_stats *st)
 		rep->identities_removed = st->identities_removed;
 		rep->dead_removed = st->dead_removed;
 		rep->bn_folded = st->bn_folded;
+		rep->convs_trimmed = st->convs_trimmed;
 	}
 	return 0;
 }

@@ -50,6 +50,7 @@ typedef struct cc {
 	loom_compile_report *rep;
 	char *err;
 	size_t errlen;
+	char why[320];           /* a reason made for one node (cc_refused) */
 	/* the graph's structure */
 	int nt, nn;
 	int *ncons;              /* node inputs reading the tensor, +1 for a graph output */
@@ -71,7 +72,8 @@ typedef struct cc {
 		int *on_host, *on_dev, *is_cdev; /* is_cdev: a constant placed in the const region */
 		int *keep;       /* per node: --keep-float */
 		int *done;       /* per node: handled */
-		int *deferred;   /* per node: a Flatten waiting for its Gemm (lower_alias) */
+		int *deferred;   /* per node: a Flatten waiting for its Gemm (lower_alias), a node of an elementwise region */
+		int *ewroot;     /* per node: the last node of its elementwise region + 1, 0 (find_ew_regions) */
 		lw *lws;
 		int nlw, caplw;
 		rawout *raws;    /* graph outputs that may leave the NPU as int32 (prepare_raw) */
@@ -118,6 +120,9 @@ struct forced_q {
 
 /* ---- compile.c */
 int cc_fail(cc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* why a planner refused a layer: why and the planner's message (in c->err),
+ * in c->why until the next call */
+const char *cc_refused(cc *c, const char *why);
 void cc_why(cc *c, int node, int where, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void cc_fused(cc *c, int k, int into, const char *how);
 
@@ -191,6 +196,8 @@ const char *lower_shuffle(cc *c, int ni);
 const char *lower_pool(cc *c, int ni);
 const char *lower_eltwise(cc *c, int ni);
 const char *lower_lut(cc *c, int ni);
+void find_ew_regions(cc *c);
+const char *lower_lut_region(cc *c, int ni);
 const char *lower_bn(cc *c, int ni);
 const char *lower_pad(cc *c, int ni);
 const char *lower_reducemean(cc *c, int ni);

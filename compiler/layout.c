@@ -150,8 +150,8 @@ const char *replicate_batch(cc *c, int first, int64_t n)
 		uint64_t ob = vec ? (f->vplan.flat ? (uint64_t)f->vp.h * f->vp.w : (uint64_t)f->vplan.oh * f->vplan.ow) *
 					    c->m->mt[f->out].stride
 				  : (uint64_t)f->cplan.oh * f->cplan.ow * c->m->mt[f->out].stride;
-		l->in_off = (uint64_t)i * ib;
-		l->out_off = (uint64_t)i * ob;
+		l->in_off = f->in_off + (uint64_t)i * ib; /* a channel block's offset kept */
+		l->out_off = f->out_off + (uint64_t)i * ob;
 	}
 	return NULL;
 }
@@ -268,7 +268,7 @@ const char *cc_vec_plan(cc *c, const char *why)
 	if (!loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
 	drop_layer(c);
-	return why;
+	return cc_refused(c, why);
 }
 
 /* bytes more of the const region, 64-byte aligned and zeroed: the offset,

@@ -103,7 +103,11 @@ static const loom_lowering_doc patterns[] = {
 	 "the producer has no other reader; Clip bounds constant"},
 	{"Flatten / Reshape into Gemm or MatMul", "the Gemm reads the NHWC image with its weight rows reordered",
 	 "the Flatten's only reader is the Gemm; otherwise an alias or the CPU"},
-	{"SiLU (x * Sigmoid(x))", "LUT + ELTWISE MUL", "those of Mul and Sigmoid"},
+	{"a function of one activation written as several nodes: SiLU x * Sigmoid(x), HardSwish x * HardSigmoid(x), "
+	 "GELU x * 0.5 * (1 + Erf(x / sqrt(2))), Mish x * Tanh(Softplus(x)), ...",
+	 "one LUT (the nodes' CPU kernels evaluated together on the 256 dequantized inputs)",
+	 "LUT and Add / Mul / Sub / Div nodes whose operands are that activation, each other's outputs or scalar "
+	 "constants (a Div's divisor constant), all of one shape; nothing else reads the inner tensors"},
 	{"QuantizeLinear -> DequantizeLinear (QDQ models)",
 	 "removed; the tensor keeps the pair's scale and zero point (uint8 shifted to int8)",
 	 "per-tensor constant scale and zero point, the pair's scales equal"},
@@ -164,6 +168,22 @@ int cpu_node(cc *c, int ni, const char *reason)
 	return 0;
 }
 
+/* the deferred producers of node ni's inputs run on the CPU first (theirs
+ * before them) */
+static int undefer_inputs(cc *c, int ni)
+{
+	const loom_node *n = &c->g->nodes[ni];
+	for (int k = 0; k < n->ninputs; k++) {
+		int d = n->inputs[k] >= 0 ? c->prod[n->inputs[k]] : -1;
+		if (d >= 0 && c->lo.deferred[d]) {
+			c->lo.deferred[d] = 0;
+			if (undefer_inputs(c, d) || cpu_node(c, d, "its consumer runs on the CPU"))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int lower_all(cc *c)
 {
 	loom_graph *g = c->g;
@@ -171,6 +191,7 @@ int lower_all(cc *c)
 		c->lo.on_host[g->inputs[i]] = 1;
 		c->m->mt[g->inputs[i]].host = 1;
 	}
+	find_ew_regions(c);
 	for (int ni = 0; ni < c->nn; ni++) {
 		if (c->lo.done[ni])
 			continue;
@@ -186,7 +207,9 @@ int lower_all(cc *c)
 				    !c->lo.on_host[n->inputs[k]] && !c->lo.on_dev[n->inputs[k]] &&
 				    !(c->prod[n->inputs[k]] >= 0 && c->lo.deferred[c->prod[n->inputs[k]]]))
 					all_ready = 0;
-			reason = all_ready ? lower_node(c, ni) : "an input is computed later";
+			reason = !all_ready		      ? "an input is computed later"
+				 : c->lo.ewroot[ni] == ni + 1 ? lower_lut_region(c, ni)
+							      : lower_node(c, ni);
 		}
 		if (!reason) {
 			c->lo.done[ni] = 1;
@@ -214,16 +237,7 @@ int lower_all(cc *c)
 			continue;
 		}
 		c->lo.done[ni] = 1;
-		const loom_node *n = &g->nodes[ni];
-		for (int k = 0; k < n->ninputs; k++) { /* a deferred producer runs on the CPU first */
-			int d = n->inputs[k] >= 0 ? c->prod[n->inputs[k]] : -1;
-			if (d >= 0 && c->lo.deferred[d]) {
-				c->lo.deferred[d] = 0;
-				if (cpu_node(c, d, "its consumer runs on the CPU"))
-					return -1;
-			}
-		}
-		if (cpu_node(c, ni, reason))
+		if (undefer_inputs(c, ni) || cpu_node(c, ni, reason))
 			return -1;
 	}
 	if (finish_raw(c))

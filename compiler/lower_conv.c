@@ -344,19 +344,29 @@ static int resadd_params(cc *c, int t, int r, int out, int act, loom_eltadd_para
 	return 0;
 }
 
+/* a block of a grouped convolution (conv_blocks): its input channels,
+ * and its channel offsets in the input and output images */
+typedef struct cblock {
+	int64_t cin;
+	uint64_t in_off, out_off;
+	int out, act;            /* the tensor every block writes, the Relu / Clip fused (-1) */
+} cblock;
+
 /* conv_layer with a residual Add fused when fuse is set and one applies
- * (*fused then set) */
+ * (*fused then set); bk: one block of a grouped convolution (no fused Add,
+ * no raw output, the bias already corrected), else NULL */
 static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias,
-				int64_t cout, int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp, int fuse, int *fused)
+				int64_t cout, int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp, int fuse, int *fused,
+				const cblock *bk)
 {
 	loom_graph *g = c->g;
 	const loom_node *n = &g->nodes[ni];
 	loom_tensor *x = &g->tensors[in];
 	struct loom_cpu_geo geo = *gp;
-	int64_t cin = x->dims[1];
+	int64_t cin = bk ? bk->cin : x->dims[1];
 	const char *r;
-	int act = -1;
-	int out = to >= 0 ? to : find_act(c, n->outputs[0], &act);
+	int act = bk ? bk->act : -1;
+	int out = bk ? bk->out : to >= 0 ? to : find_act(c, n->outputs[0], &act);
 	if ((r = dev_tensor(c, out)) || (r = img_tensor(c, in)))
 		return r;
 	int64_t kh = geo.k[1], kw = geo.k[2];
@@ -369,7 +379,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 	int qt = out, radd = -1, rres = -1, ract = -1, rout = -1;
 	loom_eltadd_param ep;
 	memset(&ep, 0, sizeof ep);
-	if (fuse && to < 0 && act < 0 && !dw && (radd = find_resadd(c, out, &rres, &rout, &ract)) >= 0 &&
+	if (fuse && !bk && to < 0 && act < 0 && !dw && (radd = find_resadd(c, out, &rres, &rout, &ract)) >= 0 &&
 	    resadd_params(c, out, rres, rout, ract, &ep))
 		radd = -1;
 	*fused = radd >= 0;
@@ -392,7 +402,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 		return "out of memory";
 	}
 	int32_t *mult = bq + cout, *shift = mult + cout;
-	rawout *ro = dw || radd >= 0 ? NULL : raw_of(c, out, act);
+	rawout *ro = dw || radd >= 0 || bk ? NULL : raw_of(c, out, act);
 	double *wsc = ro ? calloc((size_t)cout + 1, sizeof *wsc) : NULL;
 	if (ro && !wsc) {
 		free(wq);
@@ -400,7 +410,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 		return "out of memory";
 	}
 	/* --bias-correction: the bias less the rounded weights' expected error */
-	float *bfix = c->o->bias_correction ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, &geo) : NULL;
+	float *bfix = c->o->bias_correction && !bk ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, &geo) : NULL;
 	if (bfix)
 		bias = bfix;
 	r = quant_channels(c->q.scale[in], c->q.scale[qt], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
@@ -411,6 +421,8 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 		l->in[0] = in;
 		l->out = out;
 		l->nodes[1] = act;
+		l->in_off = bk ? bk->in_off : 0;
+		l->out_off = bk ? bk->out_off : 0;
 		if (dw) {
 			loom_vec_params *p = &l->vp;
 			loom_vec_init(p, LOOM_VEC_DWCONV);
@@ -424,7 +436,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 			int8_t *wt2 = malloc((size_t)(kh * kw * cin));
 			if (!wt2 || loom_plan_memo_vec(c->lo.memo, c->cfg, p, &l->vplan, e, c->errlen)) {
 				free(wt2);
-				r = wt2 ? "vector-unit planner refused the layer" : "out of memory";
+				r = wt2 ? cc_refused(c, "vector-unit planner refused the layer") : "out of memory";
 			} else {
 				for (int64_t ch = 0; ch < cin; ch++)
 					for (int64_t k = 0; k < kh * kw; k++)
@@ -460,7 +472,7 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
 			if (!wk || loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, e, c->errlen)) {
 				free(wk);
-				r = wk ? "convolution planner refused the layer" : "out of memory";
+				r = wk ? cc_refused(c, "convolution planner refused the layer") : "out of memory";
 			} else {
 				int64_t opg = cout / grp;
 				for (int64_t co = 0; co < cout; co++) {
@@ -498,15 +510,55 @@ static const char *conv_layer_f(cc *c, int ni, int in, int to, int xpack, const 
 	return r;
 }
 
+/* A grouped convolution as blocks of B = lcm(cpg, R) input channels (B /
+ * cpg groups each), each its own CONV layer reading its channel slice of
+ * the input and writing its slice of the output, with block-diagonal
+ * weights: the MACs of its own groups (and the zeros within B channels)
+ * only, where the whole block-diagonal matrix would be grp / (B / cpg)
+ * times as many. NULL, or why not (then the plain layer). */
+static const char *conv_blocks(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias,
+			       int64_t cout, int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
+	const int64_t R = c->cfg->array_rows, cin = c->g->tensors[in].dims[1], opg = cout / grp;
+	int64_t a = cpg, b = R;
+	while (b)
+		a %= b, a ^= b, b ^= a, a ^= b; /* a = gcd(cpg, R) */
+	const int64_t B = cpg / a * R;
+	if (grp < 2 || cpg == 1 || xpack || cin % B || cin <= B ||
+	    raw_of(c, to >= 0 ? to : c->g->nodes[ni].outputs[0], -1))
+		return "not a grouped convolution of blocks";
+	const int64_t gpb = B / cpg, nbk = grp / gpb, kvol = cpg * gp->k[1] * gp->k[2];
+	float *bfix = c->o->bias_correction ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, gp) : NULL;
+	if (bfix)
+		bias = bfix;
+	int first = c->lo.nlw, fused, act = -1;
+	int out = to >= 0 ? to : find_act(c, c->g->nodes[ni].outputs[0], &act);
+	const char *r = NULL;
+	for (int64_t k = 0; k < nbk && !r; k++) {
+		cblock bk = {B, (uint64_t)(k * B), (uint64_t)(k * gpb * opg), out, act};
+		r = conv_layer_f(c, ni, in, to, 0, w + k * gpb * opg * kvol, bias ? bias + k * gpb * opg : NULL,
+				 gpb * opg, cpg, gpb, gp, 0, &fused, &bk);
+	}
+	free(bfix);
+	if (r)
+		while (c->lo.nlw > first)
+			drop_layer(c);
+	return r;
+}
+
 /* the layer with a residual Add fused into it where one applies; when the
- * planner refuses that, the plain layer (the Add then lowered on its own) */
+ * planner refuses that, the plain layer (the Add then lowered on its own);
+ * a grouped convolution of few channels per group in blocks (conv_blocks) */
 const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
 		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
 {
 	int fused;
-	const char *r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 1, &fused);
+	const char *r = conv_blocks(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp);
+	if (!r)
+		return NULL;
+	r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 1, &fused, NULL);
 	if (r && fused)
-		r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 0, &fused);
+		r = conv_layer_f(c, ni, in, to, xpack, w, bias, cout, cpg, grp, gp, 0, &fused, NULL);
 	return r;
 }
 
@@ -642,7 +694,7 @@ static const char *gemm_layer(cc *c, int ni, const gemm_node *q, lw *l, rawout *
 	p->clip_lo = lo, p->clip_hi = hi;
 	loom_gemm_to_conv(p, &l->cp);
 	if (loom_plan_memo_conv(c->lo.memo, c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
-		r = "GEMM planner refused the layer";
+		r = cc_refused(c, "GEMM planner refused the layer");
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;
 		l->pbytes = l->cplan.param_bytes;
@@ -795,7 +847,7 @@ const char *lower_shuffle(cc *c, int ni)
 	p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 	r = NULL;
 	if (loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, c->err, c->errlen)) {
-		r = "convolution planner refused the permutation";
+		r = cc_refused(c, "convolution planner refused the permutation");
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;
 		l->pbytes = l->cplan.param_bytes;

@@ -1,6 +1,7 @@
 /* lower_vec.c - lowering to the vector unit (compile_internal.h): pooling
  * (POOL MAX / AVG, ReduceMean over H and W), Add / Mul (ELTWISE), unary
- * functions as 256-entry tables (LUT), standalone BatchNormalization and
+ * functions as 256-entry tables (LUT; one table for a region of such
+ * nodes computing a function of one activation), standalone BatchNormalization and
  * zero Pad (DWCONV). */
 #include "compiler/compile_internal.h"
 
@@ -205,6 +206,107 @@ const char *lower_eltwise(cc *c, int ni)
 	return NULL;
 }
 
+/* ---- 256-entry tables (LUT) ---- */
+
+/* node n of g into t, the table's graph, reading ins[0..k) and writing o,
+ * with its attributes; 0, or -1 */
+static int copy_node(loom_graph *t, const loom_node *n, const int *ins, int k, int o)
+{
+	int nn = loom_graph_add_node(t, n->op_type, n->name, ins, k, &o, 1);
+	int bad = nn < 0;
+	for (int i = 0; !bad && i < n->nattrs; i++) {
+		const loom_attr *at = &n->attrs[i];
+		loom_node *dn = &t->nodes[nn];
+		switch (at->type) {
+		case LOOM_ATTR_FLOAT: bad = loom_node_set_attr_float(dn, at->name, at->f); break;
+		case LOOM_ATTR_INT: bad = loom_node_set_attr_int(dn, at->name, at->i); break;
+		case LOOM_ATTR_STRING: bad = loom_node_set_attr_str(dn, at->name, at->s); break;
+		case LOOM_ATTR_FLOATS: bad = loom_node_set_attr_floats(dn, at->name, at->floats, at->n); break;
+		case LOOM_ATTR_INTS: bad = loom_node_set_attr_ints(dn, at->name, at->ints, at->n); break;
+		default: bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* the table of out as a function of x through the nodes mem[0..nm) (in
+ * topological order, the last one writing out; at most LUT_NODES, each
+ * reading x, the earlier ones' outputs and scalar constants): the nodes'
+ * own CPU kernels run on the 256 dequantized values of x (entry i: the
+ * int8 input i - 128), quantized as out; 0, or -1 */
+#define LUT_NODES 32
+static int lut_table(cc *c, int x, int out, const int *mem, int nm, int8_t *table)
+{
+	loom_graph *g = c->g, *t = loom_graph_new(g->opset, "lut");
+	if (!t)
+		return -1;
+	int64_t nent = LOOM_LUT_ENTRIES;
+	float xs[LOOM_LUT_ENTRIES];
+	for (int i = 0; i < LOOM_LUT_ENTRIES; i++)
+		xs[i] = c->q.scale[x] * (float)(i - 128 - c->q.zp[x]);
+	/* g's tensors and their copies in t: x, the nodes' outputs, constants */
+	int from[LUT_NODES * 9 + 1], to[LUT_NODES * 9 + 1], nmap = 0, o = -1, bad = nm > LUT_NODES;
+	from[nmap] = x;
+	to[nmap++] = o = loom_graph_add_tensor(t, "x", LOOM_DT_FLOAT, 1, &nent, NULL, 0);
+	bad |= o < 0 || loom_graph_add_input(t, o) || loom_tensor_set_data(&t->tensors[o], xs, sizeof xs);
+	for (int m = 0; !bad && m < nm; m++) {
+		const loom_node *n = &g->nodes[mem[m]];
+		int ins[8], k = 0;
+		for (int i = 0; i < n->ninputs && i < 8; i++) {
+			int ti = n->inputs[i], j = 0;
+			while (ti >= 0 && j < nmap && from[j] != ti)
+				j++;
+			if (ti < 0 || j < nmap) {
+				ins[k++] = ti < 0 ? -1 : to[j];
+				continue;
+			}
+			loom_tensor *ct = &g->tensors[ti]; /* a constant */
+			from[nmap] = ti;
+			ins[k++] = to[nmap++] = loom_graph_add_tensor(t, ct->name, ct->dtype, ct->rank, ct->dims, ct->data, 1);
+		}
+		o = loom_graph_add_tensor(t, g->tensors[n->outputs[0]].name, LOOM_DT_FLOAT, 1, &nent, NULL, 0);
+		from[nmap] = n->outputs[0];
+		to[nmap++] = o;
+		bad = o < 0 || copy_node(t, n, ins, k, o);
+	}
+	char e2[256];
+	bad = bad || loom_graph_add_output(t, o) || loom_ref_run(t, e2, sizeof e2);
+	if (!bad) {
+		const float *ys = t->tensors[o].data;
+		for (int i = 0; i < LOOM_LUT_ENTRIES; i++)
+			table[i] = cc_qval(isnan(ys[i]) ? 0.0 : ys[i], c->q.scale[out], c->q.zp[out]);
+	}
+	loom_graph_free(t);
+	return bad ? -1 : 0;
+}
+
+/* the LUT layer of node ni: out as a function of x through mem[0..nm) */
+static const char *lut_layer(cc *c, int ni, int x, int out, const int *mem, int nm)
+{
+	const char *r = dev_tensor(c, x);
+	if (r)
+		return r;
+	if ((r = follow_layout(c, out, x)) || (r = dev_tensor(c, out)))
+		return r;
+	int8_t table[LOOM_LUT_ENTRIES];
+	if (lut_table(c, x, out, mem, nm, table))
+		return "the table could not be computed";
+	lw *l = vec_layer(c, ni, LOOM_LAYER_LUT, LOOM_VEC_LUT, x, out, -1);
+	if (!l)
+		return "out of memory";
+	if ((r = cc_vec_plan(c, "vector-unit planner refused the table")))
+		return r;
+	l = &c->lo.lws[c->lo.nlw - 1];
+	loom_vec_params *p = &l->vp;
+	l->wbytes = l->vplan.const_bytes;
+	l->cbuf = calloc(1, l->wbytes + 1);
+	if (!l->cbuf || loom_vec_pack(c->cfg, p, NULL, NULL, NULL, NULL, table, l->cbuf, c->err, c->errlen)) {
+		drop_layer(c);
+		return "packing the table failed";
+	}
+	return NULL;
+}
+
 /* ---- unary elementwise functions as a 256-entry table: the operators
  * whose row in runtime/ops.def says LUT, and Add / Mul with a constant
  * scalar; continuous, well-conditioned functions only: a steep (Log, Sqrt,
@@ -242,76 +344,180 @@ const char *lower_lut(cc *c, int ni)
 	if (ty->dtype != LOOM_DT_FLOAT || tx->rank != ty->rank ||
 	    memcmp(tx->dims, ty->dims, sizeof(int64_t) * (size_t)tx->rank))
 		return "output shape differs from the input's";
-	const char *r = dev_tensor(c, x);
-	if (r)
-		return r;
-	int out = n->outputs[0];
-	if ((r = follow_layout(c, out, x)) || (r = dev_tensor(c, out)))
-		return r;
-	/* the table: the node's own CPU kernel on the 256 dequantized values */
-	loom_graph *t = loom_graph_new(g->opset, "lut");
-	int8_t table[LOOM_LUT_ENTRIES];
-	if (!t)
-		return "out of memory";
-	int ins[8], k = 0, outs[1];
-	int64_t nent = LOOM_LUT_ENTRIES; /* entry i holds the result for the int8 input i - 128 */
-	float xs[LOOM_LUT_ENTRIES];
-	for (int i = 0; i < LOOM_LUT_ENTRIES; i++)
-		xs[i] = c->q.scale[x] * (float)(i - 128 - c->q.zp[x]);
-	for (int i = 0; i < n->ninputs && i < 8; i++) {
-		int ti = n->inputs[i];
-		if (ti < 0) {
-			ins[k++] = -1;
-		} else if (ti == x) {
-			ins[k] = loom_graph_add_tensor(t, "x", LOOM_DT_FLOAT, 1, &nent, NULL, 0);
-			loom_graph_add_input(t, ins[k++]);
+	return lut_layer(c, ni, x, n->outputs[0], &ni, 1);
+}
+
+/* ---- elementwise regions: one table for a function of one activation x
+ * written as several nodes (SiLU x * Sigmoid(x), HardSwish x *
+ * HardSigmoid(x), GELU x * 0.5 * (1 + Erf(x / sqrt 2)), Mish x *
+ * Tanh(Softplus(x)), ...): nodes of the LUT and Add / Mul families whose
+ * operands are x, the region's own tensors or scalar constants (a Div's
+ * divisor a constant), all of x's shape, whose inner tensors nothing else
+ * reads. One rounding instead of one per node, and one pass over the
+ * tensor instead of one per node. ---- */
+
+/* node ni may be in a region making tensors of shape y */
+static int ew_ok(cc *c, int ni)
+{
+	const loom_node *n = &c->g->nodes[ni];
+	if (n->domain[0] || n->noutputs != 1 || n->outputs[0] < 0 || n->ninputs > 8 || c->lo.keep[ni] ||
+	    c->lo.done[ni])
+		return 0;
+	const loom_cpu_op *op = loom_cpu_op_any(n->op_type);
+	if (!op || (op->npu != LOOM_NPU_LUT && op->npu != LOOM_NPU_ADDMUL))
+		return 0;
+	const loom_tensor *y = &c->g->tensors[n->outputs[0]];
+	if (y->dtype != LOOM_DT_FLOAT)
+		return 0;
+	for (int i = 0; i < n->ninputs; i++) {
+		int t = n->inputs[i];
+		if (t < 0)
+			continue;
+		const loom_tensor *x = &c->g->tensors[t];
+		if (x->is_const) {
+			if (loom_tensor_numel(x) != 1 || !x->data)
+				return 0;
+		} else if ((i && !strcmp(n->op_type, "Div")) || x->dtype != LOOM_DT_FLOAT || x->rank != y->rank ||
+			   memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)y->rank)) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int in_set(const int *s, int n, int v)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i] == v)
+			return 1;
+	return 0;
+}
+
+/* the nodes that may be in a region ending at node r that reads stop (a
+ * tensor, or -1) from outside: every producer upwards from r but stop's,
+ * without those whose output is read outside (or is a graph output), into
+ * mem (topological order, r last); their count if they read one activation
+ * from outside (*x), else 0 */
+static int ew_grow(cc *c, int r, int stop, int *mem, int *x)
+{
+	const loom_graph *g = c->g;
+	int nm = 0;
+	mem[nm++] = r;
+	for (int q = 0; q < nm; q++) {
+		const loom_node *n = &g->nodes[mem[q]];
+		for (int i = 0; i < n->ninputs; i++) {
+			int t = n->inputs[i], p = t >= 0 && t != stop ? c->prod[t] : -1;
+			if (p >= 0 && nm < LUT_NODES && !in_set(mem, nm, p) && ew_ok(c, p))
+				mem[nm++] = p;
+		}
+	}
+	for (int q = 1; q < nm;) {
+		int t = g->nodes[mem[q]].outputs[0], reads = 0;
+		for (int k = 0; k < nm; k++)
+			for (int i = 0; i < g->nodes[mem[k]].ninputs; i++)
+				reads += g->nodes[mem[k]].inputs[i] == t;
+		if (reads != c->ncons[t]) {
+			mem[q] = mem[--nm];
+			q = 1;
 		} else {
-			loom_tensor *ct = &g->tensors[ti];
-			ins[k++] = loom_graph_add_tensor(t, ct->name, ct->dtype, ct->rank, ct->dims, ct->data, 1);
+			q++;
 		}
 	}
-	outs[0] = loom_graph_add_tensor(t, "y", LOOM_DT_FLOAT, 1, &nent, NULL, 0);
-	loom_graph_add_output(t, outs[0]);
-	int nn = loom_graph_add_node(t, n->op_type, n->name, ins, k, outs, 1);
-	int bad = nn < 0;
-	for (int i = 0; !bad && i < n->nattrs; i++) {
-		const loom_attr *at = &n->attrs[i];
-		loom_node *dn = &t->nodes[nn];
-		switch (at->type) {
-		case LOOM_ATTR_FLOAT: bad = loom_node_set_attr_float(dn, at->name, at->f); break;
-		case LOOM_ATTR_INT: bad = loom_node_set_attr_int(dn, at->name, at->i); break;
-		case LOOM_ATTR_STRING: bad = loom_node_set_attr_str(dn, at->name, at->s); break;
-		case LOOM_ATTR_FLOATS: bad = loom_node_set_attr_floats(dn, at->name, at->floats, at->n); break;
-		case LOOM_ATTR_INTS: bad = loom_node_set_attr_ints(dn, at->name, at->ints, at->n); break;
-		default: bad = 1;
+	*x = -1;
+	for (int k = 0; k < nm; k++) {
+		const loom_node *n = &g->nodes[mem[k]];
+		for (int i = 0; i < n->ninputs; i++) {
+			int t = n->inputs[i];
+			if (t < 0 || g->tensors[t].is_const || (c->prod[t] >= 0 && in_set(mem, nm, c->prod[t])))
+				continue;
+			if (*x >= 0 && *x != t)
+				return 0;
+			*x = t;
 		}
 	}
-	char e2[256];
-	int xi = loom_graph_find(t, "x");
-	if (!bad && xi >= 0)
-		bad = loom_tensor_set_data(&t->tensors[xi], xs, sizeof xs) || loom_ref_run(t, e2, sizeof e2);
-	if (!bad) {
-		const float *ys = t->tensors[outs[0]].data;
-		for (int i = 0; i < LOOM_LUT_ENTRIES; i++)
-			table[i] = cc_qval(isnan(ys[i]) ? 0.0 : ys[i], c->q.scale[out], c->q.zp[out]);
+	for (int i = 1; i < nm; i++) /* topological order: the nodes' order */
+		for (int k = i; k > 0 && mem[k - 1] > mem[k]; k--) {
+			int v = mem[k];
+			mem[k] = mem[k - 1];
+			mem[k - 1] = v;
+		}
+	return *x >= 0 ? nm : 0;
+}
+
+/* the largest region of two or more nodes ending at node r: its nodes in
+ * mem, the activation it reads in *x; the node count, or 0. Its input is
+ * the one tensor where the growth upwards stops: tried are none (as far
+ * as the nodes allow) and every tensor the nodes that may be in it read */
+static int ew_region(cc *c, int r, int *mem, int *x)
+{
+	int all[LUT_NODES], cand[LUT_NODES * 8 + 1], nc = 0, best = 0, m2[LUT_NODES], x2;
+	int na = ew_grow(c, r, -1, all, &x2);
+	if (na >= 2) {
+		memcpy(mem, all, sizeof(int) * (size_t)na);
+		*x = x2;
+		best = na;
 	}
-	loom_graph_free(t);
-	if (bad)
-		return "the table could not be computed";
-	lw *l = vec_layer(c, ni, LOOM_LAYER_LUT, LOOM_VEC_LUT, x, out, -1);
-	if (!l)
-		return "out of memory";
-	if ((r = cc_vec_plan(c, "vector-unit planner refused the table")))
-		return r;
-	l = &c->lo.lws[c->lo.nlw - 1];
-	loom_vec_params *p = &l->vp;
-	l->wbytes = l->vplan.const_bytes;
-	l->cbuf = calloc(1, l->wbytes + 1);
-	if (!l->cbuf || loom_vec_pack(c->cfg, p, NULL, NULL, NULL, NULL, table, l->cbuf, c->err, c->errlen)) {
-		drop_layer(c);
-		return "packing the table failed";
+	/* the nodes before the pruning and the leaf check: grow without them */
+	int nu = 0;
+	all[nu++] = r;
+	for (int q = 0; q < nu; q++)
+		for (int i = 0; i < c->g->nodes[all[q]].ninputs; i++) {
+			int t = c->g->nodes[all[q]].inputs[i], p = t >= 0 ? c->prod[t] : -1;
+			if (t >= 0 && !c->g->tensors[t].is_const && !in_set(cand, nc, t))
+				cand[nc++] = t;
+			if (p >= 0 && nu < LUT_NODES && !in_set(all, nu, p) && ew_ok(c, p))
+				all[nu++] = p;
+		}
+	for (int k = 0; k < nc; k++) {
+		int n2 = ew_grow(c, r, cand[k], m2, &x2);
+		if (n2 > best) {
+			memcpy(mem, m2, sizeof(int) * (size_t)n2);
+			*x = x2;
+			best = n2;
+		}
 	}
-	return NULL;
+	return best >= 2 ? best : 0;
+}
+
+/* Before the lowering: each region, the latest first; its nodes but the
+ * last are fused into it (lo.ewroot: the last node + 1) */
+void find_ew_regions(cc *c)
+{
+	int mem[LUT_NODES], x;
+	for (int ni = c->nn - 1; ni >= 0; ni--) {
+		if (c->lo.ewroot[ni] || !ew_ok(c, ni))
+			continue;
+		int nm = ew_region(c, ni, mem, &x);
+		for (int k = 0; k < nm; k++) {
+			c->lo.ewroot[mem[k]] = ni + 1;
+			if (mem[k] != ni) {
+				c->lo.deferred[mem[k]] = 1;
+				cc_fused(c, mem[k], ni, " (one table)");
+			}
+		}
+	}
+}
+
+/* the last node of a region: one LUT */
+const char *lower_lut_region(cc *c, int ni)
+{
+	int mem[LUT_NODES], nm = 0, x = -1;
+	for (int k = 0; k <= ni && nm < LUT_NODES; k++)
+		if (c->lo.ewroot[k] == ni + 1)
+			mem[nm++] = k;
+	for (int k = 0; k < nm; k++) {
+		const loom_node *n = &c->g->nodes[mem[k]];
+		for (int i = 0; i < n->ninputs; i++) {
+			int t = n->inputs[i];
+			if (t >= 0 && !c->g->tensors[t].is_const && !(c->prod[t] >= 0 && c->lo.ewroot[c->prod[t]] == ni + 1))
+				x = t;
+		}
+	}
+	if (x < 0 || !is_float_act(c, x))
+		return "no float activation input";
+	if (!c->lo.on_dev[x] && c->prod[x] >= 0)
+		return "input is computed on the CPU (nothing gained on the NPU)";
+	return lut_layer(c, ni, x, c->g->nodes[ni].outputs[0], mem, nm);
 }
 
 /* ---- standalone BatchNormalization: a depthwise 1x1 convolution ---- */

@@ -1,8 +1,8 @@
 /* passes.c - Loom's graph passes (compiler/passes.h): constant folding
  * (through loom_graph_infer, which evaluates nodes whose inputs are all
  * constant), Identity / inference Dropout removal, dead-node elimination,
- * BatchNormalization folding into Conv / Gemm / MatMul + Add, and fusion
- * annotations.
+ * BatchNormalization folding into Conv / Gemm / MatMul + Add, Conv kernels
+ * trimmed of taps that read only padding, and fusion annotations.
  *
  * Nodes are removed by marking them and compacting g->nodes (order kept,
  * so the graph stays topologically sorted); tensors are never removed, so
@@ -686,6 +686,97 @@ int loom_pass_fuse(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ 4b. taps that only see padding */
+
+/* the first and last taps of a kernel dimension that read the input for
+ * some output position (k taps of dilation d, stride s, pad pb, in input
+ * positions, out outputs): input o*s - pb + t*d */
+static void live_taps(int64_t k, int64_t d, int64_t s, int64_t pb, int64_t in, int64_t out, int64_t *t0, int64_t *t1)
+{
+	*t0 = k, *t1 = -1;
+	for (int64_t t = 0; t < k; t++)
+		for (int64_t o = 0; o < out; o++) {
+			int64_t i = o * s - pb + t * d;
+			if (i >= 0 && i < in) {
+				if (t < *t0)
+					*t0 = t;
+				*t1 = t;
+				break;
+			}
+		}
+}
+
+/* Conv node ci without the kernel rows / columns that read only padding
+ * (a dilated kernel wider than its input: DeepLab's atrous rates at small
+ * feature maps): the same outputs, smaller weights and pads (dilation 1
+ * where one tap is left). 0 trimmed, 1 nothing to trim, -1 error. */
+static int trim_conv(loom_graph *g, int ci, char *err, size_t errlen)
+{
+	const loom_node *c = &g->nodes[ci];
+	const loom_tensor *w = const_float(g, c, 1), *x = loom_node_in(g, c, 0);
+	struct loom_cpu_geo geo;
+	char e2[256];
+	if (!w || !x || w->rank < 3 || w->rank > 5 || x->rank != w->rank || loom_node_out(g, c, 0) == NULL ||
+	    loom_cpu_geo_fwd(g, c, e2, sizeof e2, x, w->dims + 2, 0, &geo))
+		return 1;
+	int nd = w->rank - 2, trim = 0;
+	int64_t t0[3], t1[3], k2[3], pads[6], dil[3];
+	for (int i = 0; i < nd; i++) {
+		int j = 3 - nd + i;
+		live_taps(geo.k[j], geo.d[j], geo.s[j], geo.pb[j], geo.in[j], geo.out[j], &t0[i], &t1[i]);
+		if (t1[i] < t0[i])
+			return 1; /* no tap reads the input: left to the kernels */
+		k2[i] = t1[i] - t0[i] + 1;
+		pads[i] = geo.pb[j] - t0[i] * geo.d[j];
+		pads[nd + i] = geo.pe[j] - (geo.k[j] - 1 - t1[i]) * geo.d[j];
+		dil[i] = k2[i] == 1 ? 1 : geo.d[j];
+		if (pads[i] < 0 || pads[nd + i] < 0)
+			return 1;
+		trim |= k2[i] < geo.k[j];
+	}
+	if (!trim)
+		return 1;
+	int64_t wd[5] = {w->dims[0], w->dims[1], 1, 1, 1}, n2 = w->dims[0] * w->dims[1];
+	for (int i = 0; i < nd; i++)
+		wd[2 + i] = k2[i], n2 *= k2[i];
+	float *nw = malloc(sizeof(float) * (size_t)(n2 ? n2 : 1));
+	if (!nw)
+		return fail(err, errlen, "node '%s' (Conv): out of memory trimming its kernel", c->name);
+	const float *src = w->data;
+	int64_t kd[3] = {1, 1, 1}, nk[3] = {1, 1, 1}, o0[3] = {0, 0, 0};
+	for (int i = 0; i < nd; i++)
+		kd[3 - nd + i] = w->dims[2 + i], nk[3 - nd + i] = k2[i], o0[3 - nd + i] = t0[i];
+	int64_t q = 0;
+	for (int64_t mc = 0; mc < w->dims[0] * w->dims[1]; mc++)
+		for (int64_t a = 0; a < nk[0]; a++)
+			for (int64_t b = 0; b < nk[1]; b++)
+				for (int64_t e = 0; e < nk[2]; e++)
+					nw[q++] = src[((mc * kd[0] + o0[0] + a) * kd[1] + o0[1] + b) * kd[2] + o0[2] + e];
+	char base[400];
+	snprintf(base, sizeof base, "%s/trimmed_W", c->name);
+	int wt = add_const_float(g, base, w->rank, wd, nw);
+	free(nw);
+	loom_node *cn = &g->nodes[ci];
+	if (wt < 0 || set_input(g, ci, 1, wt) || loom_node_set_attr_ints(cn, "pads", pads, 2 * nd) ||
+	    loom_node_set_attr_ints(cn, "dilations", dil, nd) || loom_node_set_attr_str(cn, "auto_pad", "NOTSET") ||
+	    (loom_attr_ints(cn, "kernel_shape", NULL) && loom_node_set_attr_ints(cn, "kernel_shape", k2, nd)))
+		return fail(err, errlen, "node '%s' (Conv): out of memory trimming its kernel", g->nodes[ci].name);
+	return 0;
+}
+
+int loom_pass_trim_taps(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen)
+{
+	for (int i = 0; i < g->nnodes; i++) {
+		if (!is_op(&g->nodes[i], "Conv"))
+			continue;
+		int rc = trim_conv(g, i, err, errlen);
+		if (rc < 0)
+			return -1;
+		st->convs_trimmed += !rc;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ driver */
 
 int loom_simplify(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen)
@@ -699,7 +790,8 @@ int loom_simplify(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen)
 	st->nodes_before = g->nnodes;
 	rc = loom_pass_fold_constants(g, st, err, errlen) || loom_pass_remove_identity(g, st, err, errlen) ||
 	     loom_pass_dead_nodes(g, st, err, errlen) || loom_pass_fold_batchnorm(g, st, err, errlen) ||
-	     loom_pass_dead_nodes(g, st, err, errlen) || loom_pass_fuse(g, st, err, errlen);
+	     loom_pass_dead_nodes(g, st, err, errlen) || loom_pass_trim_taps(g, st, err, errlen) ||
+	     loom_pass_fuse(g, st, err, errlen);
 	st->nodes_after = g->nnodes;
 	loom_pass_stats_free(&local);
 	return rc ? -1 : 0;

@@ -45,6 +45,7 @@ typedef struct loom_pass_stats {
 	int identities_kept;     /* kept to preserve a graph output name */
 	int dead_removed;        /* nodes whose outputs reached no graph output */
 	int bn_folded;           /* BatchNormalization nodes folded away */
+	int convs_trimmed;       /* Conv kernels trimmed of taps that read only padding */
 	loom_fusion *fusions;    /* owned */
 	int nfusions;
 } loom_pass_stats;
@@ -77,11 +78,19 @@ int loom_pass_dead_nodes(loom_graph *g, loom_pass_stats *st, char *err, size_t e
  * math, stored float, in new initializers; the old ones are left alone). */
 int loom_pass_fold_batchnorm(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen);
 
+/* 4b. Trims each Conv's constant kernel of the rows and columns (leading or
+ * trailing) whose taps read only padding for every output position, e.g. a
+ * 3x3 kernel of dilation 24 on a 14x14 input with pads 24 is its centre
+ * tap: a 1x1 kernel, pads moved by the taps removed (explicit pads,
+ * auto_pad NOTSET), dilation 1 where one tap is left. The outputs are the
+ * same (the padding is zero); not when a pad would become negative. */
+int loom_pass_trim_taps(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen);
+
 /* 5. Fills st->fusions (see loom_fusion). Does not change the graph. */
 int loom_pass_fuse(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen);
 
 /* Runs passes 1 to 5 in order (and dead-node elimination again after
- * BatchNormalization folding); sets nodes_before / nodes_after. */
+ * BatchNormalization folding, before 4b); sets nodes_before / nodes_after. */
 int loom_simplify(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen);
 
 #ifdef __cplusplus

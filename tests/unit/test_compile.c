@@ -33,6 +33,16 @@
  *     CONV layers), an ELTWISE layer on "odd" (array_cols > array_rows:
  *     STORE rows must fit an SP line), and an ELTWISE layer on "default"
  *     too when cb's output is also a graph output (another reader);
+ *   - grouped convolutions in blocks of lcm(channels per group, 16) input
+ *     channels, a CONV layer each reading and writing its channel slices
+ *     (4, 8 and 32 channels per group), or one layer (when one block is
+ *     all, or blocks do not divide the channels); the node's MACs those of
+ *     its groups; the Relu fused; on the C model within 4 int8 steps;
+ *   - elementwise regions: SiLU (x * Sigmoid(x)) and a GELU of its output
+ *     written as Div, Erf, Add, Mul, Mul: one LUT of the Conv's output,
+ *     the inner nodes fused, on the C model within 4 int8 steps of the
+ *     float graph; with the Sigmoid's output a graph output, LUT + ELTWISE
+ *     + the GELU's LUT; an inner node kept in float breaks the region up;
  *   - broken graphs (an unknown operator, Conv weights that do not match
  *     the input's channels): errors naming the node;
  *   - threads (loom_compile_opts.threads): examples/digits compiled with
@@ -508,7 +518,7 @@ static void test_too_small(void)
 	int rc = compile(build_net(PLAIN), "small:array_rows=64,sp_bytes=4096,sp_banks=1", &o, &m, &rep, err,
 			 sizeof err);
 	if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
-		check_node(&rep, L, "conv1", LOOM_WHERE_CPU, "planner refused");
+		check_node(&rep, L, "conv1", LOOM_WHERE_CPU, "convolution planner refused the layer (conv 8x8x3 -> 8 (k 3x3): no tiling fits");
 		check_node(&rep, L, "pool1", LOOM_WHERE_NPU, "pool");
 		layer_kinds(m, kinds, sizeof kinds);
 		CHECK(!strcmp(kinds, "pool gemm"), "%s: layers %s (pool gemm)", L, kinds);
@@ -538,22 +548,48 @@ static void test_broken(void)
 
 /* ------------------------------------------------------------------ on the C model */
 
-/* Compile the network (keep_float or NULL), calibrated on the input x, run
- * it on the C model and compare with the float reference. */
-/* the output of m's run on its device: within 4 int8 steps of want, one NPU job */
-static void check_run(const char *L, const loom_model *m, const loom_exec *ex, const float *want)
+/* the output of m's run on its device: within 4 int8 steps of want (ny
+ * values), one NPU job */
+static void check_run(const char *L, const loom_model *m, const loom_exec *ex, const float *want, int ny)
 {
 	const loom_graph *g = m->graph;
 	int y = g->outputs[0];
 	const float *got = g->tensors[y].data;
 	double step = m->mt[y].scale, worst = 0;
-	for (int i = 0; got && i < NY; i++)
+	for (int i = 0; got && i < ny; i++)
 		worst = fmax(worst, fabs((double)got[i] - want[i]));
-	CHECK(got && loom_tensor_numel(&g->tensors[y]) == NY && worst <= 1e-4 + 4 * step,
+	CHECK(got && loom_tensor_numel(&g->tensors[y]) == ny && worst <= 1e-4 + 4 * step,
 	      "%s: y within 4 int8 steps of the float reference (max error %.3g = %.2f steps of %.3g)", L, worst,
 	      step > 0 ? worst / step : 0.0, step);
 	const loom_exec_stats *st = loom_exec_get_stats(ex);
 	CHECK(st->jobs == 1, "%s: one NPU job (%llu)", L, (unsigned long long)st->jobs);
+}
+
+/* m (freed) run on the C model booted with firmware fw, its input x (nx
+ * values) bound, against the float reference want */
+static void run_model(const char *L, loom_model *m, const char *fw, const float *x, int nx, const float *want, int ny)
+{
+	char err[2048] = "";
+	loom_dev *dev = NULL;
+	loom_exec *ex = NULL;
+	loom_graph *g = m->graph;
+	int rc = loom_open(&(loom_open_opts){.backend = "cmodel", .hw = "default"}, &dev, err, sizeof err);
+	if (!rc && ((rc = loom_load_firmware(dev, fw)) || (rc = loom_boot(dev, NULL))))
+		snprintf(err, sizeof err, "%s: %s: %s", fw, loom_strerror(rc), loom_errmsg(dev));
+	if (!CHECK(!rc, "%s: device open and booted%s%s", L, rc ? ": " : "", rc ? err : ""))
+		goto out;
+	rc = loom_exec_new(dev, m, &ex, err, sizeof err);
+	if (!CHECK(!rc, "%s: loom_exec_new%s%s", L, rc ? ": " : "", rc ? err : ""))
+		goto out;
+	rc = loom_tensor_set_data(&g->tensors[tensor_named(g, "x")], x, (size_t)nx * sizeof *x);
+	if (!rc)
+		rc = loom_exec_run(ex, err, sizeof err);
+	if (CHECK(!rc, "%s: input bound, loom_exec_run%s%s", L, rc ? ": " : "", rc ? err : ""))
+		check_run(L, m, ex, want, ny);
+out:
+	loom_exec_free(ex);
+	loom_close(dev);
+	loom_model_free(m);
 }
 
 /* Compile the network (keep_float or NULL), calibrated on the input x, run
@@ -566,29 +602,9 @@ static void run_one(const char *keep_float, int equalize, const float *x, const 
 	loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 3, 8, 8}, .data = (void *)x};
 	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1, .equalize = equalize};
 	loom_model *m;
-	loom_dev *dev = NULL;
-	loom_exec *ex = NULL;
 	int rc = compile(build_net(PLAIN), "default", &o, &m, NULL, err, sizeof err);
-	if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
-		return;
-	loom_graph *g = m->graph;
-	rc = loom_open(&(loom_open_opts){.backend = "cmodel", .hw = "default"}, &dev, err, sizeof err);
-	if (!rc && ((rc = loom_load_firmware(dev, fw)) || (rc = loom_boot(dev, NULL))))
-		snprintf(err, sizeof err, "%s: %s: %s", fw, loom_strerror(rc), loom_errmsg(dev));
-	if (!CHECK(!rc, "%s: device open and booted%s%s", L, rc ? ": " : "", rc ? err : ""))
-		goto out;
-	rc = loom_exec_new(dev, m, &ex, err, sizeof err);
-	if (!CHECK(!rc, "%s: loom_exec_new%s%s", L, rc ? ": " : "", rc ? err : ""))
-		goto out;
-	rc = loom_tensor_set_data(&g->tensors[tensor_named(g, "x")], x, NX * sizeof *x);
-	if (!rc)
-		rc = loom_exec_run(ex, err, sizeof err);
-	if (CHECK(!rc, "%s: input bound, loom_exec_run%s%s", L, rc ? ": " : "", rc ? err : ""))
-		check_run(L, m, ex, want);
-out:
-	loom_exec_free(ex);
-	loom_close(dev);
-	loom_model_free(m);
+	if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+		run_model(L, m, fw, x, NX, want, NY);
 }
 
 /* the residual block of the opening comment; with b_out, cb's output b is
@@ -642,6 +658,178 @@ static void test_resadd(void)
 		}
 		loom_compile_report_free(&rep);
 		loom_model_free(m);
+	}
+}
+
+/* ------------------------------------------------------------------ elementwise regions */
+
+#define NE (1 * 16 * 6 * 6)
+
+/* x [1,16,6,6] -> Conv conv (3x3, pads 1) -> c; SiLU: silu = Mul(c,
+ * Sigmoid sig(c)); GELU of it: y = Mul gmul(Mul gx(silu, Add add1(Erf
+ * erf(Div div(silu, sqrt 2)), 1)), 0.5); with sig_out, sig's output is a
+ * graph output too */
+static loom_graph *build_ew(int sig_out)
+{
+	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
+	int x = oc_add_input(g, "x", FL, 4, D(1, 16, 6, 6), NULL);
+	int w = gconst(g, "w", 4, D(16, 16, 3, 3), 11, 0.15f), b = gconst(g, "b", 1, D(16), 12, 0.2f);
+	static const float kv[3] = {1.41421356f, 1.0f, 0.5f};
+	int k2 = OC_MUST(loom_graph_add_tensor(g, "sqrt2", FL, 1, D(1), &kv[0], 1));
+	int k1 = OC_MUST(loom_graph_add_tensor(g, "one", FL, 1, D(1), &kv[1], 1));
+	int kh = OC_MUST(loom_graph_add_tensor(g, "half", FL, 1, D(1), &kv[2], 1));
+	int c = gval(g, "c"), sg = gval(g, "sg"), sl = gval(g, "sl"), dv = gval(g, "dv"), ef = gval(g, "ef");
+	int a1 = gval(g, "a1"), gx = gval(g, "gxo"), y = gval(g, "y");
+	loom_node *n = gnode(g, "Conv", "conv", (const int[]){x, w, b}, 3, c);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
+	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
+	gnode(g, "Sigmoid", "sig", &c, 1, sg);
+	gnode(g, "Mul", "silu", (const int[]){c, sg}, 2, sl);
+	gnode(g, "Div", "div", (const int[]){sl, k2}, 2, dv);
+	gnode(g, "Erf", "erf", &dv, 1, ef);
+	gnode(g, "Add", "add1", (const int[]){ef, k1}, 2, a1);
+	gnode(g, "Mul", "gx", (const int[]){sl, a1}, 2, gx);
+	gnode(g, "Mul", "gmul", (const int[]){gx, kh}, 2, y);
+	OC_MUST(loom_graph_add_output(g, y));
+	if (sig_out)
+		OC_MUST(loom_graph_add_output(g, sg));
+	return g;
+}
+
+/* GELU(SiLU(c)) as one table of c (the seven nodes after the Conv), on the
+ * C model within 4 int8 steps of the float graph; with the Sigmoid's output
+ * also a graph output, the Sigmoid a table of its own, the SiLU's Mul an
+ * ELTWISE and the GELU one table of the SiLU's output; an inner node kept
+ * in float (--keep-float erf) breaks the GELU up, the SiLU stays one table */
+static void test_ew_region(void)
+{
+	static const struct {
+		const char *keep;
+		int sig_out;
+		const char *kinds;
+	} cs[] = {{NULL, 0, "conv lut"}, {NULL, 1, "conv lut eltwise lut"}, {"erf", 0, NULL}};
+	float x[NE], want[NE];
+	fill(x, NE, 13, 1.5f);
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		char L[96], err[1024] = "", kinds[256];
+		snprintf(L, sizeof L, "elementwise regions%s%s%s", cs[i].sig_out ? ", sig a graph output" : "",
+			 cs[i].keep ? ", --keep-float " : "", cs[i].keep ? cs[i].keep : "");
+		loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 16, 6, 6}, .data = x};
+		loom_compile_opts o = {.keep_float = cs[i].keep, .calib_inputs = &cin, .calib_ninputs = 1};
+		loom_compile_report rep;
+		memset(&rep, 0, sizeof rep);
+		loom_model *m;
+		int rc = compile(build_ew(cs[i].sig_out), "default", &o, &m, &rep, err, sizeof err);
+		if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+			continue;
+		layer_kinds(m, kinds, sizeof kinds);
+		if (cs[i].keep) {
+			check_node(&rep, L, "erf", LOOM_WHERE_CPU, "--keep-float");
+			check_node(&rep, L, "div", LOOM_WHERE_NPU, "lut");
+			check_node(&rep, L, "sig", LOOM_WHERE_FUSED, "into silu (one table)");
+		} else {
+			CHECK(!strcmp(kinds, cs[i].kinds), "%s: layers '%s' (%s)", L, kinds, cs[i].kinds);
+			if (cs[i].sig_out) {
+				check_node(&rep, L, "sig", LOOM_WHERE_NPU, "lut");
+				check_node(&rep, L, "silu", LOOM_WHERE_NPU, "eltwise");
+			} else {
+				check_node(&rep, L, "sig", LOOM_WHERE_FUSED, "into gmul (one table)");
+				check_node(&rep, L, "silu", LOOM_WHERE_FUSED, "into gmul (one table)");
+			}
+			static const char *const inner[] = {"div", "erf", "add1", "gx"};
+			for (int k = 0; k < 4; k++)
+				check_node(&rep, L, inner[k], LOOM_WHERE_FUSED, "into gmul (one table)");
+			check_node(&rep, L, "gmul", LOOM_WHERE_NPU, "lut");
+		}
+		loom_compile_report_free(&rep);
+		char fw[4200];
+		snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
+		if (cs[i].keep || cs[i].sig_out || !oc_file_exists(fw)) {
+			loom_model_free(m);
+			continue;
+		}
+		loom_graph *ref = build_ew(0);
+		rc = loom_tensor_set_data(&ref->tensors[tensor_named(ref, "x")], x, sizeof x) ||
+		     loom_ref_run(ref, err, sizeof err);
+		if (CHECK(!rc, "%s: float reference run%s%s", L, rc ? ": " : "", rc ? err : "")) {
+			memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof want);
+			run_model(L, m, fw, x, NE, want, NE);
+		} else {
+			loom_model_free(m);
+		}
+		loom_graph_free(ref);
+	}
+}
+
+/* ------------------------------------------------------------------ grouped convolutions */
+
+/* x [1,cin,6,6] -> Conv gconv (cin -> cout, groups grp, 3x3, pads 1, bias) -> Relu -> y */
+static loom_graph *build_grouped(int64_t cin, int64_t cout, int64_t grp)
+{
+	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
+	int x = oc_add_input(g, "x", FL, 4, D(1, cin, 6, 6), NULL);
+	int w = gconst(g, "w", 4, D(cout, cin / grp, 3, 3), 21, 0.3f), b = gconst(g, "b", 1, D(cout), 22, 0.2f);
+	int c = gval(g, "c"), y = gval(g, "y");
+	loom_node *n = gnode(g, "Conv", "gconv", (const int[]){x, w, b}, 3, c);
+	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
+	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
+	OC_MUST(loom_node_set_attr_int(n, "group", grp));
+	gnode(g, "Relu", "relu", &c, 1, y);
+	OC_MUST(loom_graph_add_output(g, y));
+	return g;
+}
+
+/* grouped convolutions on the 16-row default array, in blocks of lcm(input
+ * channels per group, 16) input channels, one CONV layer each computing its
+ * own groups only: 4 and 8 channels per group (8 output channels per
+ * group): a layer per 16 input channels; 32: a layer per group; 24 (two
+ * groups of 48 channels): one block is the whole, one layer; 24 of 72 in
+ * three groups: blocks of 48 do not divide 72, the plain layer; each on
+ * the C model within 4 int8 steps of the float graph */
+static void test_grouped(void)
+{
+	static const struct {
+		int64_t cin, cout, grp;
+		unsigned layers;
+	} cs[] = {{64, 64, 16, 4}, {32, 64, 4, 2}, {64, 64, 2, 2}, {48, 48, 2, 1}, {72, 36, 3, 1}};
+	char fw[4200];
+	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		char L[96], err[1024] = "";
+		snprintf(L, sizeof L, "grouped conv %lld -> %lld, %lld groups", (long long)cs[i].cin,
+			 (long long)cs[i].cout, (long long)cs[i].grp);
+		int nx = (int)(cs[i].cin * 36), ny = (int)(cs[i].cout * 36);
+		float *x = oc_xmalloc(sizeof(float) * (size_t)(nx + ny)), *want = x + nx;
+		fill(x, (size_t)nx, 23, 1.0f);
+		loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, cs[i].cin, 6, 6}, .data = x};
+		loom_compile_opts o = {.calib_inputs = &cin, .calib_ninputs = 1};
+		loom_compile_report rep;
+		memset(&rep, 0, sizeof rep);
+		loom_model *m;
+		int rc = compile(build_grouped(cs[i].cin, cs[i].cout, cs[i].grp), "default", &o, &m, &rep, err, sizeof err);
+		if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
+			int conv = 1;
+			for (uint32_t l = 0; l < m->nlayers; l++)
+				conv &= m->layers[l].kind == LOOM_LAYER_CONV;
+			uint64_t macs = 0;
+			const loom_node_report *nr = node_rep(&rep, "gconv");
+			macs = nr ? nr->macs : 0;
+			CHECK(conv && m->nlayers == cs[i].layers && macs == (uint64_t)(cs[i].cout * cs[i].cin / cs[i].grp * 9 * 36),
+			      "%s: %u CONV layers (want %u), %llu MACs", L, m->nlayers, cs[i].layers, (unsigned long long)macs);
+			check_node(&rep, L, "relu", LOOM_WHERE_FUSED, "into gconv");
+			loom_graph *ref = build_grouped(cs[i].cin, cs[i].cout, cs[i].grp);
+			rc = loom_tensor_set_data(&ref->tensors[tensor_named(ref, "x")], x, sizeof(float) * (size_t)nx) ||
+			     loom_ref_run(ref, err, sizeof err);
+			if (CHECK(!rc, "%s: float reference run%s%s", L, rc ? ": " : "", rc ? err : "") && oc_file_exists(fw)) {
+				memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof(float) * (size_t)ny);
+				run_model(L, m, fw, x, nx, want, ny);
+			} else {
+				loom_model_free(m);
+			}
+			loom_graph_free(ref);
+			loom_compile_report_free(&rep);
+		}
+		free(x);
 	}
 }
 
@@ -938,6 +1126,8 @@ int main(void)
 	test_threads();
 	test_plan_memo();
 	test_resadd();
+	test_ew_region();
+	test_grouped();
 	test_run();
 	return check_report();
 }

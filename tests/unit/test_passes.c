@@ -8,7 +8,10 @@
  * constant folding, Identity / Dropout removal (graph outputs kept by name,
  * training-mode Dropout and used masks kept), dead-node elimination,
  * BatchNormalization folding into Conv (with / without bias, grouped), Gemm
- * (transB 0 / 1, alpha, beta, C) and MatMul + Add, the fusion table, and
+ * (transB 0 / 1, alpha, beta, C) and MatMul + Add, Conv kernels trimmed
+ * of taps that read only padding (2-D with dilation 24 on 14x14, one
+ * dimension with stride 2, 1-D with SAME_UPPER; an ordinary Conv left
+ * alone), the fusion table, and
  * all of loom_simplify on one graph (a Shape -> Gather -> Unsqueeze ->
  * Concat -> Reshape chain folded, Conv + BN + Relu + Dropout + Identity).
  * Part 2: real models: every folder of build/models (or $BUILD/models, or
@@ -590,6 +593,91 @@ static void fill(float *v, int n, unsigned seed, float lo, float hi)
 	}
 }
 
+/* ------------------------------------------------------------------ 4b. dead taps */
+
+/* one Conv whose kernel taps read only padding in places:
+ * 0: x [1,4,14,14], 3x3, dilation 24, pads 24: its centre tap, 1x1;
+ * 1: x [1,4,5,20], 3x3, dilation 6, pads 6, stride 2: one row, 1x3;
+ * 2: x [1,2,6], kernel 5, dilation 4, auto_pad SAME_UPPER: taps 1..3;
+ * 3: x [1,4,8,8], 3x3, pads 1: nothing to trim */
+static int trim_variant;
+static loom_graph *build_trim(void)
+{
+	static const struct {
+		int rank;
+		int64_t x[4], w[4], d, p, s;
+	} v[4] = {{4, {1, 4, 14, 14}, {6, 4, 3, 3}, 24, 24, 1},
+		  {4, {1, 4, 5, 20}, {6, 4, 3, 3}, 6, 6, 2},
+		  {3, {1, 2, 6}, {3, 2, 5}, 4, -1, 1},
+		  {4, {1, 4, 8, 8}, {6, 4, 3, 3}, 1, 1, 1}};
+	const int k = trim_variant, nd = v[k].rank - 2;
+	loom_graph *g = gnew(13);
+	float xv[4 * 14 * 20], wv[6 * 4 * 9], bv[6];
+	int nx = 1, nw = 1;
+	for (int i = 0; i < v[k].rank; i++)
+		nx *= (int)v[k].x[i], nw *= (int)v[k].w[i];
+	fill(xv, nx, 7, -1.0f, 1.0f);
+	fill(wv, nw, 8, -0.5f, 0.5f);
+	fill(bv, 6, 9, -0.2f, 0.2f);
+	int x = ginput(g, "x", FL, v[k].rank, v[k].x, xv), w = gconst(g, "W", v[k].rank, v[k].w, wv);
+	int b = gconst(g, "B", 1, D(v[k].w[0]), bv), y = gval(g, "y");
+	loom_node *n = gnode(g, "Conv", "conv", IN(x, w, b), OUT(y));
+	int64_t dl[2] = {v[k].d, v[k].d}, st[2] = {v[k].s, v[k].s}, pd[4] = {v[k].p, v[k].p, v[k].p, v[k].p};
+	OC_MUST(loom_node_set_attr_ints(n, "dilations", dl, nd));
+	OC_MUST(loom_node_set_attr_ints(n, "strides", st, nd));
+	if (v[k].p < 0)
+		OC_MUST(loom_node_set_attr_str(n, "auto_pad", "SAME_UPPER"));
+	else
+		OC_MUST(loom_node_set_attr_ints(n, "pads", pd, 2 * nd));
+	goutput(g, y);
+	return g;
+}
+
+static void test_trim(void)
+{
+	static const char *const names[4] = {"trim (dilation 24 on 14x14)", "trim (one row, stride 2)",
+					     "trim (1-D, SAME_UPPER)", "trim (nothing to trim)"};
+	/* per variant after the pass: kernel, pads (begins, ends), dilations */
+	static const int64_t want[4][3][4] = {{{1, 1}, {0, 0, 0, 0}, {1, 1}},
+					      {{1, 3}, {0, 6, 0, 6}, {1, 6}},
+					      {{3}, {4, 4}, {4}},
+					      {{3, 3}, {1, 1, 1, 1}, {1, 1}}};
+	for (trim_variant = 0; trim_variant < 4; trim_variant++) {
+		const char *L = names[trim_variant];
+		loom_graph *g = build_trim();
+		loom_pass_stats st = {0};
+		char err[512], got[128] = "";
+		int rc = loom_pass_fold_constants(g, &st, err, sizeof err) || loom_pass_trim_taps(g, &st, err, sizeof err);
+		if (CHECK(!rc, "%s: passes run%s%s", L, rc ? ": " : "", rc ? err : "")) {
+			const loom_node *n = node_named(g, "conv");
+			const loom_tensor *w = n ? loom_node_in(g, n, 1) : NULL;
+			int nd = w ? w->rank - 2 : 0, cp = 0, cd = 0, ok = w && nd >= 1;
+			const int64_t *pd = n ? loom_attr_ints(n, "pads", &cp) : NULL;
+			const int64_t *dl = n ? loom_attr_ints(n, "dilations", &cd) : NULL;
+			size_t o = 0;
+			for (int i = 0; w && i < nd; i++) {
+				ok &= w->dims[2 + i] == want[trim_variant][0][i] && dl && cd == nd &&
+				      dl[i] == want[trim_variant][2][i];
+				o += (size_t)snprintf(got + o, sizeof got - o, "%sk %lld d %lld", i ? ", " : "",
+						      (long long)w->dims[2 + i], dl ? (long long)dl[i] : 0LL);
+			}
+			for (int i = 0; i < 2 * nd; i++) {
+				ok &= pd && cp == 2 * nd && pd[i] == want[trim_variant][1][i];
+				o += (size_t)snprintf(got + o, sizeof got - o, "%s%lld", i ? " " : ", pads ",
+						      pd ? (long long)pd[i] : -1LL);
+			}
+			int trimmed = trim_variant < 3;
+			if (trim_variant == 2)
+				ok &= !strcmp(loom_attr_str(n, "auto_pad", "NOTSET"), "NOTSET");
+			CHECK(ok && st.convs_trimmed == trimmed, "%s: %s; %d trimmed (want %d)", L, got, st.convs_trimmed,
+			      trimmed);
+			check_valid(g, L);
+		}
+		loom_graph_free(g);
+		check_same(build_trim, L, NULL);
+	}
+}
+
 /* everything at once: x [1,3,5,5] -> Conv 3x3 pad 1 (8 channels, bias) ->
  * BatchNormalization -> Relu -> Dropout -> d; Shape(d) -> Gather 0 ->
  * Unsqueeze -> Concat with [-1] -> Reshape(d) -> Identity -> y; x ->
@@ -832,6 +920,7 @@ int main(int argc, char **argv)
 	test_bn_gemm();
 	test_bn_matmul();
 	test_fuse();
+	test_trim();
 	test_pipeline();
 	run_models(models, NULL, 1);
 	run_models("/usr/share/libonnx-testdata/data/node", node_prefixes, 0);
