@@ -100,6 +100,7 @@ module tb_dram (
       r_id_q <= '0;
     end else begin
       int unsigned c;
+      logic [npu_pkg::BeatW-1:0] beat;  // the DPI call's output, then a nonblocking write
       now_q <= now_q + 1;
       c = credit_q + bw_i - (rd_take ? B : 0) - (w_hs ? B : 0);
       credit_q <= (c > 2 * B) ? 2 * B : c;
@@ -111,7 +112,8 @@ module tb_dram (
         rq_wr_q <= rq_wr_q + 1'b1;
       end
       if (rd_take) begin
-        tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, r_data_q);
+        tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, beat);
+        r_data_q  <= beat;
         r_valid_q <= 1'b1;
         r_id_q    <= rq_id[rq_rd_q];
         r_last_q  <= (rbeat_q == rq_len[rq_rd_q]);
