@@ -229,7 +229,7 @@ double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
 	 * rows of a tile row are contiguous when pixels are R bytes apart */
 	double vr = dmin(e->tile_ih, e->ih), vc = dmin(e->tile_iw, e->iw);
 	double lines = kc * vr * vc, pads = kc * ((double)e->tile_ih * e->tile_iw - vr * vc);
-	int contig = e->in_stride == R && (e->kw > 1 || e->sw == 1);
+	int contig = e->in_stride == R && (e->kw > 1 || e->sw == 1) && !e->xpack;
 	double ldin = est_load(t, lines, R, contig, pads);
 	/* weights: C lines per fold, contiguous; streamed per step, or
 	 * resident: loaded by the steps of a pass's first tile */

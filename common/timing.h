@@ -101,6 +101,7 @@ typedef struct loom_conv_est {
 	uint32_t cin, cout;       /* channels */
 	uint32_t in_stride;       /* DRAM bytes per input pixel */
 	uint32_t kh, kw, sh, sw;  /* kernel and stride */
+	int xpack;                /* packed input lines (overlapping DRAM rows, never one burst) */
 } loom_conv_est;
 double loom_est_conv(const loom_timing *t, const loom_conv_est *e);
 /* A lower bound of loom_est_conv (every step computes at least its

@@ -75,6 +75,25 @@
 
 static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* a / b and a % b for the configuration's powers of two (beat bytes, bank
+ * lines: hwcfg.c) by shifts and masks; other values (a loom_timing set by
+ * hand) by division. The rings' capacities are powers of two: masks. */
+static inline uint64_t div_p(uint64_t a, uint32_t b)
+{
+	return b & (b - 1) ? a / b : a >> __builtin_ctz(b);
+}
+
+static inline uint64_t mod_p(uint64_t a, uint32_t b)
+{
+	return b & (b - 1) ? a % b : a & (b - 1);
+}
+
+/* DRAM beats a row of n bytes at address a touches (loom_row_beats) */
+static inline uint64_t row_beats(const loom_timing *t, uint64_t a, uint64_t n)
+{
+	return div_p(a + n - 1, t->beat) - div_p(a, t->beat) + 1;
+}
+
 /* ------------------------------------------------------------------ calendars */
 
 static int ch_init(loom_tchan *c)
@@ -145,6 +164,14 @@ static void ch_advance(loom_tchan *c, uint64_t p)
 /* mark cycles [u0, u1) busy; -1 when out of memory */
 static int cal_mark(loom_tchan *c, uint64_t u0, uint64_t u1)
 {
+	if (u1 == u0 + 1 && c->w && u0 >= c->lo && u1 <= c->lo + c->nbits) {
+		/* one cycle in the ring (the common case): its bit */
+		uint64_t i = u0 & (c->nbits - 1);
+		c->w[i >> 6] |= 1ull << (i & 63);
+		if (u1 > c->hi)
+			c->hi = u1;
+		return 0;
+	}
 	if (!c->w && ch_init(c))
 		return -1;
 	if (u0 < c->lo)
@@ -180,7 +207,7 @@ static uint64_t cal_free(const loom_tchan *c, uint64_t u)
 /* the bank of scratchpad line a */
 static unsigned bank_of(const loom_tdma *d, uint64_t a)
 {
-	return d->nbanks ? (unsigned)(a / d->t.bank_lines) & (d->nbanks - 1) : 0;
+	return d->nbanks ? (unsigned)div_p(a, d->t.bank_lines) & (d->nbanks - 1) : 0;
 }
 
 static void sp_mark(loom_tdma *d, int mid, uint64_t line, uint64_t t0, uint64_t t1)
@@ -251,13 +278,13 @@ static void rq_add(loom_tdma *d, uint64_t due, uint32_t beats, uint32_t nb, int 
 			return;
 		}
 		for (size_t k = 0; k < d->rq_n; k++)
-			q[k] = d->rq[(d->rq_head + k) % d->rq_cap];
+			q[k] = d->rq[(d->rq_head + k) & (d->rq_cap - 1)];
 		free(d->rq);
 		d->rq = q;
 		d->rq_cap = cap;
 		d->rq_head = 0;
 	}
-	d->rq[(d->rq_head + d->rq_n++) % d->rq_cap] = (loom_treq){due, beats, nb ? nb : 1, 0, fetch};
+	d->rq[(d->rq_head + d->rq_n++) & (d->rq_cap - 1)] = (loom_treq){due, beats, nb ? nb : 1, 0, fetch};
 }
 
 /* ------------------------------------------------------------------ the load's writer */
@@ -273,7 +300,7 @@ static uint64_t wr_room(const loom_tdma *d)
 
 static loom_titem *wr_cursor(const loom_tdma *d)
 {
-	return d->wq_pushed < d->wq_n ? &d->wq[(d->wq_head + d->wq_pushed) % d->wq_cap] : NULL;
+	return d->wq_pushed < d->wq_n ? &d->wq[(d->wq_head + d->wq_pushed) & (d->wq_cap - 1)] : NULL;
 }
 
 static void wr_add(loom_tdma *d, loom_titem it)
@@ -286,13 +313,13 @@ static void wr_add(loom_tdma *d, loom_titem it)
 			return;
 		}
 		for (size_t k = 0; k < d->wq_n; k++)
-			q[k] = d->wq[(d->wq_head + k) % d->wq_cap];
+			q[k] = d->wq[(d->wq_head + k) & (d->wq_cap - 1)];
 		free(d->wq);
 		d->wq = q;
 		d->wq_cap = cap;
 		d->wq_head = 0;
 	}
-	d->wq[(d->wq_head + d->wq_n++) % d->wq_cap] = it;
+	d->wq[(d->wq_head + d->wq_n++) & (d->wq_cap - 1)] = it;
 }
 
 /* the cursor item is pushed in cycle push */
@@ -308,15 +335,23 @@ static void wr_pushed(loom_tdma *d, uint64_t push)
 	d->wq_pushed++;
 }
 
-/* a pad line or a marker: pushed from its ready cycle, one push per
- * cycle, with room */
-static uint64_t pad_next(const loom_tdma *d)
+/* the next push into the writer's FIFO, one per cycle, with room (the
+ * item two before written in an earlier cycle): a pad line or a marker
+ * from its ready cycle (*pad); a data line when the R register holds its
+ * last beat, the cycle after that beat was taken (*rh, the line leaving
+ * the R register); NEVER when not known yet */
+static void push_next(const loom_tdma *d, uint64_t *pad, uint64_t *rh)
 {
 	const loom_titem *it = wr_cursor(d);
 	uint64_t room = wr_room(d);
-	if (!it || it->kind == 1 || room == LOOM_TDMA_NEVER)
-		return LOOM_TDMA_NEVER;
-	return umax(it->ready, umax(d->wq_last_push + 1, room + 1));
+	*pad = *rh = LOOM_TDMA_NEVER;
+	if (!it || room == LOOM_TDMA_NEVER)
+		return;
+	uint64_t at = umax(d->wq_last_push + 1, room + 1);
+	if (it->kind != 1)
+		*pad = umax(it->ready, at);
+	else if (d->rh)
+		*rh = umax(d->rh_t + 1, at);
 }
 
 static uint64_t wr_next(const loom_tdma *d)
@@ -343,7 +378,7 @@ static void wr_pop(loom_tdma *d, uint64_t t)
 			}
 	d->wq_pop[0] = d->wq_pop[1];
 	d->wq_pop[1] = t;
-	d->wq_head = (d->wq_head + 1) % d->wq_cap;
+	d->wq_head = (d->wq_head + 1) & (d->wq_cap - 1);
 	d->wq_n--;
 	if (--d->wq_pushed)
 		d->wq_cand = umax(d->wq[d->wq_head].push + 1, t + 1);
@@ -361,20 +396,6 @@ static uint64_t rs_next(const loom_tdma *d)
 	uint64_t t = umax(umax(r->due, d->rd_last + 1), d->ct + (d->wr_at ? 1 : 0));
 	t = umax(t, d->r_free);
 	return d->t.bw < d->t.beat ? credit_when(d, t, 0) : t;
-}
-
-/* the cycle the load line's last beat in the R register leaves it for the
- * writer: the cycle after it was taken, with room for a line (the item two
- * before written in an earlier cycle) and its pads pushed */
-static uint64_t rh_next(const loom_tdma *d)
-{
-	if (!d->rh)
-		return LOOM_TDMA_NEVER;
-	const loom_titem *it = wr_cursor(d);
-	uint64_t room = wr_room(d);
-	if (!it || it->kind != 1 || room == LOOM_TDMA_NEVER)
-		return LOOM_TDMA_NEVER;
-	return umax(d->rh_t + 1, umax(room + 1, d->wq_last_push + 1));
 }
 
 static void rh_push(loom_tdma *d, uint64_t p)
@@ -396,12 +417,12 @@ static void rs_take(loom_tdma *d, uint64_t x)
 			d->fetch_done = x + 1;
 			d->ext = 1;
 		}
-	} else if (r->k % r->nb == 0) {
+	} else if (r->nb == 1 || r->k % r->nb == 0) {
 		d->rh = 1;
 		d->rh_t = x;
 	}
 	if (r->k == r->beats) {
-		d->rq_head = (d->rq_head + 1) % d->rq_cap;
+		d->rq_head = (d->rq_head + 1) & (d->rq_cap - 1);
 		d->rq_n--;
 	}
 }
@@ -447,7 +468,7 @@ static void ld_finish(loom_tdma *d, uint64_t wdone)
 	if (!d->ld_lc && !d->w_pend)
 		ld_item(d, 2, wdone + 1, 2, 0);
 	else if (!d->w_pend && d->wq_n)
-		d->wq[(d->wq_head + d->wq_n - 1) % d->wq_cap].flags |= 2;
+		d->wq[(d->wq_head + d->wq_n - 1) & (d->wq_cap - 1)].flags |= 2;
 	for (uint64_t k = 0; k < d->w_pend; k++)
 		ld_item(d, 0, wdone + 1, k + 1 == d->w_pend ? 2 : 0, 0);
 	d->w_pend = 0;
@@ -498,9 +519,9 @@ static void ld_walk(loom_tdma *d)
 		}
 		uint64_t a = h->a0 + d->w_i3 * h->s[2] + (y - pt) * h->s[1] + d->w_x * h->s[0];
 		uint32_t n0 = h->n0, B = d->t.beat;
-		uint32_t nb = (uint32_t)loom_row_beats(&d->t, a, n0);
+		uint32_t nb = (uint32_t)row_beats(&d->t, a, n0);
 		uint64_t pads = d->w_pend + (d->w_x == 0 ? pl : 0);
-		int co = a % B == 0 && n0 % B == 0, cl = 0;
+		int co = mod_p(a, B) == 0 && mod_p(n0, B) == 0, cl = 0;
 		loom_tburst *o = &d->ob;
 		if (o->open && o->co && co && !pads && a == o->next && o->beats + nb <= 16 &&
 		    ((a + n0 - 1) >> 12) == o->page) {
@@ -561,7 +582,7 @@ static void ld_issue(loom_tdma *d, uint64_t ar)
 	d->ld_ret[k % LOOM_TDMA_RING] = LOOM_TDMA_NEVER;
 	for (uint64_t p = 0; p < b->pads; p++)
 		ld_item(d, 0, close + 1, 0, 0);
-	uint32_t lines = b->beats / b->nb;
+	uint32_t lines = b->beats == b->nb ? 1 : b->beats / b->nb;
 	for (uint32_t j = 0; j < lines; j++)
 		ld_item(d, 1, 0, j + 1 == lines, k);
 	rq_add(d, ar + d->t.lat, b->beats, b->nb, 0);
@@ -688,7 +709,7 @@ static void st_issue(loom_tdma *d)
 {
 	const loom_trow *r = &d->sq[d->sq_h];
 	d->w_on = 1;
-	d->w_left = loom_row_beats(&d->t, r->addr, r->n0);
+	d->w_left = row_beats(&d->t, r->addr, r->n0);
 	d->w_evt = d->r_pop + 1;
 }
 
@@ -775,13 +796,13 @@ static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 			return;
 		}
 		for (size_t k = 0; k < d->vw_n; k++)
-			q[k] = d->vw[(d->vw_h + k) % d->vw_cap];
+			q[k] = d->vw[(d->vw_h + k) & (d->vw_cap - 1)];
 		free(d->vw);
 		d->vw = q;
 		d->vw_cap = cap;
 		d->vw_h = 0;
 	}
-	d->vw[(d->vw_h + d->vw_n++) % d->vw_cap] = (loom_tvw){ready, line};
+	d->vw[(d->vw_h + d->vw_n++) & (d->vw_cap - 1)] = (loom_tvw){ready, line};
 }
 
 /* the vector unit's next group from cycle fnext (after the last group's
@@ -861,7 +882,7 @@ static void vw_write(loom_tdma *d, uint64_t t)
 	const loom_tvw *v = &d->vw[d->vw_h];
 	sp_mark(d, 1, v->line, t, t + 1);
 	d->vw_last = t;
-	d->vw_h = (d->vw_h + 1) % d->vw_cap;
+	d->vw_h = (d->vw_h + 1) & (d->vw_cap - 1);
 	d->vw_n--;
 	d->vs.w8[d->vs.nw++ % 8] = t;
 	vec_fire(d);
@@ -1073,17 +1094,31 @@ void loom_tdma_retire(loom_tdma *d, int engine)
 /* the events in their order within a cycle */
 enum { EV_VW, EV_POP, EV_PAD, EV_RPUSH, EV_READ, EV_WRITE, EV_ROW, EV_AR, EV_N };
 
+/* (inlined into the event loops: called once per event) */
+/* the earlier of two (time, event) pairs, the first on a tie */
+#define EV_MIN(t0, k0, t1, k1) ((t1) < (t0) ? ((t0) = (t1), (k0) = (k1)) : 0)
+
 static int next_ev(const loom_tdma *d, uint64_t *t)
 {
-	uint64_t e[EV_N] = {vw_next(d), wr_next(d), pad_next(d), rh_next(d), rs_next(d), 0, 0, ld_next(d)};
-	e[EV_WRITE] = d->w_on ? d->w_evt : LOOM_TDMA_NEVER;
-	e[EV_ROW] = !d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER;
-	int k = 0;
-	for (int i = 1; i < EV_N; i++)
-		if (e[i] < e[k])
-			k = i;
-	*t = e[k];
-	return k;
+	/* the earliest, the lowest event among equals: a tree of pairs in
+	 * which the left one wins a tie, in registers */
+	uint64_t t0 = vw_next(d), t1 = wr_next(d), t2, t3, t4 = rs_next(d);
+	push_next(d, &t2, &t3);
+	uint64_t t5 = d->w_on ? d->w_evt : LOOM_TDMA_NEVER, t7 = ld_next(d);
+	uint64_t t6 = !d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER;
+	int k0 = EV_VW, k2 = EV_PAD, k4 = EV_READ, k6 = EV_ROW;
+	_Static_assert(EV_VW == 0 && EV_POP == 1 && EV_PAD == 2 && EV_RPUSH == 3 && EV_READ == 4 && EV_WRITE == 5 &&
+			       EV_ROW == 6 && EV_AR == 7 && EV_N == 8,
+		       "next_ev's tree of the 8 events in order");
+	EV_MIN(t0, k0, t1, EV_POP);
+	EV_MIN(t2, k2, t3, EV_RPUSH);
+	EV_MIN(t4, k4, t5, EV_WRITE);
+	EV_MIN(t6, k6, t7, EV_AR);
+	EV_MIN(t0, k0, t2, k2);
+	EV_MIN(t4, k4, t6, k6);
+	EV_MIN(t0, k0, t4, k4);
+	*t = t0;
+	return k0;
 }
 
 uint64_t loom_tdma_next(const loom_tdma *d)
@@ -1107,6 +1142,29 @@ static void sp_prune(loom_tdma *d)
 	d->sp_lo = lo;
 }
 
+/* The load's line chain in one cycle x, as the events would come next
+ * (the step loop would take them next, with no event in between: shortcuts
+ * of next_ev, the same order). After a line left the R register: a read
+ * beat due in x is the next event (VW, POP and PAD, before it in a cycle's
+ * order, were due before the push or wait for the next cycle: a push a
+ * cycle). After a write of the writer's head (POP, which set no engine's
+ * done): a line leaving the R register in x is the next event (VW does not
+ * depend on the write, POP waits for the next cycle, PAD and RPUSH exclude
+ * each other). */
+static void read_now(loom_tdma *d, uint64_t x)
+{
+	if (rs_next(d) == x)
+		rs_take(d, x);
+}
+
+static void push_now(loom_tdma *d, uint64_t x)
+{
+	uint64_t pad, rh;
+	push_next(d, &pad, &rh);
+	if (rh == x)
+		rh_push(d, x), read_now(d, x);
+}
+
 /* the next event if it comes at or before t (then 1) */
 static int step(loom_tdma *d, uint64_t t)
 {
@@ -1116,9 +1174,13 @@ static int step(loom_tdma *d, uint64_t t)
 		return 0;
 	switch (k) {
 	case EV_VW: vw_write(d, x); break;
-	case EV_POP: wr_pop(d, x); break;
+	case EV_POP:
+		wr_pop(d, x);
+		if (!d->ext)
+			push_now(d, x);
+		break;
 	case EV_PAD: wr_pushed(d, x); break;
-	case EV_RPUSH: rh_push(d, x); break;
+	case EV_RPUSH: rh_push(d, x), read_now(d, x); break;
 	case EV_READ: rs_take(d, x); break;
 	case EV_WRITE: st_wbeat(d, x); break;
 	case EV_ROW: st_issue(d); break;

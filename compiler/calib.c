@@ -1,10 +1,11 @@
 /* calib.c - calibration statistics for INT8 post-training quantization
- * (compiler/calib.h): per-tensor min / max and growing histograms of
- * the float activations of a graph, the min-max / percentile / MSE range of
- * each, per-channel symmetric weight scales, the enumeration of a --calib
- * DIR (.pb files, test_data_set_N folders) and the loop that runs every
- * sample on the reference executor. No global state; out of memory is
- * reported, never fatal. */
+ * (compiler/calib.h): per-tensor min / max, growing histograms (only when a
+ * method needs them) and mean images (for bias correction) of the float
+ * activations of a graph, the min-max / percentile / MSE / entropy (KL)
+ * range of each, per-channel symmetric weight scales, the enumeration of a
+ * --calib DIR (.pb files, test_data_set_N folders) and the loop that runs
+ * every sample on the reference executor. No global state; out of memory
+ * is reported, never fatal. */
 #include "compiler/calib.h"
 #include "runtime/cpu_ops.h"
 #include "compiler/onnx.h"
@@ -22,27 +23,43 @@ typedef struct calib_tensor {
 	float min, max;      /* of the finite values seen */
 	uint64_t count;      /* finite values seen; 0 = no statistics yet */
 	double range;        /* R: the histogram covers [-R, R]; 0 while all seen values are 0 */
-	uint64_t *hist;      /* LOOM_CALIB_BINS bins, allocated at the first observation */
+	uint64_t *hist;      /* LOOM_CALIB_BINS bins, allocated at the first observation (KEEP_HIST) */
+	double *sum;         /* KEEP_MEAN: per element of one row of dim 0, the sum over rows and samples */
+	int64_t nsum;        /* its length (numel / dims[0]) */
+	uint64_t rows;       /* rows summed */
 } calib_tensor;
 
 struct loom_calib {
 	int method;
 	double percentile;
+	unsigned keep;       /* LOOM_CALIB_KEEP_* */
 	int ntensors;
 	calib_tensor *t;
 	int samples;
 };
 
+unsigned loom_calib_method_keep(int method)
+{
+	return method == LOOM_CALIB_MINMAX ? 0 : LOOM_CALIB_KEEP_HIST;
+}
+
 loom_calib *loom_calib_new(const loom_graph *g, int method, double percentile)
 {
+	return loom_calib_new_keep(g, method, percentile, loom_calib_method_keep(method));
+}
+
+loom_calib *loom_calib_new_keep(const loom_graph *g, int method, double percentile, unsigned keep)
+{
 	loom_calib *c;
-	if (!g || method < LOOM_CALIB_MINMAX || method > LOOM_CALIB_MSE)
+	if (!g || method < LOOM_CALIB_MINMAX || method >= LOOM_CALIB_NMETHODS ||
+	    (keep & ~(unsigned)(LOOM_CALIB_KEEP_HIST | LOOM_CALIB_KEEP_MEAN)))
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->method = method;
 	c->percentile = percentile;
+	c->keep = keep | loom_calib_method_keep(method);
 	c->ntensors = g->ntensors;
 	c->t = calloc(g->ntensors > 0 ? (size_t)g->ntensors : 1, sizeof(*c->t));
 	if (!c->t) {
@@ -61,9 +78,15 @@ loom_calib *loom_calib_new(const loom_graph *g, int method, double percentile)
 	return c;
 }
 
+unsigned loom_calib_keeps(const loom_calib *c)
+{
+	return c ? c->keep : 0;
+}
+
 int loom_calib_matches(const loom_calib *c, const loom_graph *g, int method, double percentile)
 {
-	if (!c || !g || c->ntensors != g->ntensors || c->method != method || c->percentile != percentile)
+	if (!c || !g || c->ntensors != g->ntensors || c->percentile != percentile || method < LOOM_CALIB_MINMAX ||
+	    method >= LOOM_CALIB_NMETHODS || (loom_calib_method_keep(method) & ~c->keep))
 		return 0;
 	loom_calib *fresh = loom_calib_new(g, method, percentile);
 	int same = fresh != NULL;
@@ -77,8 +100,10 @@ void loom_calib_free(loom_calib *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < c->ntensors; i++)
+	for (int i = 0; i < c->ntensors; i++) {
 		free(c->t[i].hist);
+		free(c->t[i].sum);
+	}
 	free(c->t);
 	free(c);
 }
@@ -113,33 +138,39 @@ static void rebin(calib_tensor *s, double nr)
 	s->range = nr;
 }
 
-static void observe_one(calib_tensor *s, const float *x, int64_t n)
+/* min, max and the count of finite values of x[0..n): 0, or -1 when there
+ * is none. The common case (no infinity) is one branch-free pass over x
+ * that the compiler vectorizes: a NaN fails both compares and is skipped,
+ * and counted apart; an infinity (seen as a min or max of +-inf) makes a
+ * second, element-wise pass. */
+static int finite_minmax(const float *x, int64_t n, float *pmn, float *pmx, uint64_t *pcnt)
 {
 	float mn = INFINITY, mx = -INFINITY;
-	double amax = 0;
-	uint64_t cnt = 0;
+	int64_t nan = 0;
 	for (int64_t i = 0; i < n; i++) {
 		float v = x[i];
-		if (!isfinite(v))
-			continue;
-		if (v < mn)
-			mn = v;
-		if (v > mx)
-			mx = v;
-		cnt++;
+		mn = v < mn ? v : mn;
+		mx = v > mx ? v : mx;
+		nan += v != v;
 	}
-	if (!cnt)
-		return;
-	amax = fmax(fabs((double)mn), fabs((double)mx));
-	if (!s->count) {
-		s->min = mn;
-		s->max = mx;
-	} else {
-		if (mn < s->min)
-			s->min = mn;
-		if (mx > s->max)
-			s->max = mx;
+	uint64_t cnt = (uint64_t)(n - nan);
+	if (isinf(mn) || isinf(mx)) { /* an infinity, or nothing but NaN */
+		mn = INFINITY, mx = -INFINITY, cnt = 0;
+		for (int64_t i = 0; i < n; i++) {
+			float v = x[i];
+			if (!isfinite(v))
+				continue;
+			mn = v < mn ? v : mn;
+			mx = v > mx ? v : mx;
+			cnt++;
+		}
 	}
+	*pmn = mn, *pmx = mx, *pcnt = cnt;
+	return cnt ? 0 : -1;
+}
+
+static void observe_hist(calib_tensor *s, const float *x, int64_t n, double amax)
+{
 	if (amax > s->range) {
 		if (s->range == 0) {
 			s->range = amax; /* zeros seen so far are in bin BINS/2, which holds 0 */
@@ -164,6 +195,39 @@ static void observe_one(calib_tensor *s, const float *x, int64_t n)
 		}
 		s->hist[b]++;
 	}
+}
+
+/* the rows of dim 0 summed element-wise (non-finite values count as 0) */
+static void observe_sum(calib_tensor *s, const float *x, int64_t n)
+{
+	int64_t rows = n / s->nsum;
+	for (int64_t r = 0; r < rows; r++) {
+		const float *row = x + r * s->nsum;
+		for (int64_t i = 0; i < s->nsum; i++)
+			s->sum[i] += isfinite(row[i]) ? row[i] : 0.0;
+	}
+	s->rows += (uint64_t)rows;
+}
+
+static void observe_one(calib_tensor *s, const float *x, int64_t n)
+{
+	float mn, mx;
+	uint64_t cnt;
+	if (s->sum)
+		observe_sum(s, x, n);
+	if (finite_minmax(x, n, &mn, &mx, &cnt))
+		return;
+	if (!s->count) {
+		s->min = mn;
+		s->max = mx;
+	} else {
+		if (mn < s->min)
+			s->min = mn;
+		if (mx > s->max)
+			s->max = mx;
+	}
+	if (s->hist)
+		observe_hist(s, x, n, fmax(fabs((double)mn), fabs((double)mx)));
 	s->count += cnt;
 }
 
@@ -195,13 +259,21 @@ int loom_calib_observe(loom_calib *c, const loom_graph *g, char *err, size_t err
 			snprintf(err, errlen, "calibration: tensor '%s' has no data (run the graph first)", t->name);
 			return -1;
 		}
-		if (!s->hist) {
-			s->hist = calloc(LOOM_CALIB_BINS, sizeof(*s->hist));
-			if (!s->hist) {
-				snprintf(err, errlen, "calibration: out of memory for the histogram of '%s'",
-					 t->name);
+		if ((c->keep & LOOM_CALIB_KEEP_HIST) && !s->hist &&
+		    !(s->hist = calloc(LOOM_CALIB_BINS, sizeof(*s->hist)))) {
+			snprintf(err, errlen, "calibration: out of memory for the histogram of '%s'", t->name);
+			return -1;
+		}
+		if ((c->keep & LOOM_CALIB_KEEP_MEAN) && !s->sum && t->rank >= 1 && t->dims[0] > 0) {
+			s->nsum = n / t->dims[0];
+			if (!(s->sum = calloc((size_t)s->nsum, sizeof(*s->sum)))) {
+				snprintf(err, errlen, "calibration: out of memory for the mean of '%s'", t->name);
 				return -1;
 			}
+		}
+		if (s->sum && t->rank >= 1 && n / t->dims[0] != s->nsum) {
+			snprintf(err, errlen, "calibration: tensor '%s' changed its shape between samples", t->name);
+			return -1;
 		}
 		observe_one(s, t->data, n);
 	}
@@ -286,11 +358,117 @@ static double quant_mse(const calib_tensor *s, double lo, double hi)
 	return e;
 }
 
+/* MXNet's _smooth_distribution on counts v[0..n): eps to every zero entry,
+ * taken from the nonzero ones in proportion */
+static void smooth(double *v, int n)
+{
+	const double eps = 1e-4;
+	int nz = 0;
+	for (int i = 0; i < n; i++)
+		nz += v[i] != 0;
+	if (!nz || nz == n)
+		return;
+	double eps1 = eps * (n - nz) / nz;
+	for (int i = 0; i < n; i++)
+		v[i] += v[i] != 0 ? -eps1 : eps;
+}
+
+/* KL(P || Q) of the histogram clipped to [lo, hi] (both tails added to the
+ * edge bins: P) against the same bins quantized to the 256 levels of the
+ * affine grid over [lo, hi] widened to contain 0 (each level's count spread
+ * evenly over its nonzero bins: Q), as TensorRT's entropy calibrator and
+ * MXNet's _get_optimal_threshold do for a symmetric grid. p, q: BINS
+ * doubles of scratch. */
+static double kl_at(const calib_tensor *s, double lo, double hi, double *p, double *q)
+{
+	double qlo = lo < 0 ? lo : 0, qhi = hi > 0 ? hi : 0, scale = (qhi - qlo) / 255.0;
+	double w = 2.0 * s->range / LOOM_CALIB_BINS, lsum[256], ps = 0, qs = 0, kl = 0;
+	int lnz[256], i0 = -1, i1 = -1;
+	if (!(scale > 0))
+		return INFINITY;
+	for (int i = 0; i < LOOM_CALIB_BINS; i++) {
+		double x = -s->range + (i + 0.5) * w;
+		if (x >= lo - 0.5 * w && x <= hi + 0.5 * w) {
+			i0 = i0 < 0 ? i : i0;
+			i1 = i;
+		}
+	}
+	if (i0 < 0)
+		return INFINITY;
+	memset(lsum, 0, sizeof lsum);
+	memset(lnz, 0, sizeof lnz);
+	int n = i1 - i0 + 1;
+	for (int i = 0; i < LOOM_CALIB_BINS; i++)
+		p[i < i0 ? 0 : i > i1 ? n - 1 : i - i0] += (double)s->hist[i];
+	for (int i = i0; i <= i1; i++) {
+		double x = -s->range + (i + 0.5) * w;
+		int L = (int)clampd(nearbyint((x - qlo) / scale), 0, 255);
+		lsum[L] += (double)s->hist[i];
+		lnz[L] += p[i - i0] != 0;
+	}
+	for (int i = i0; i <= i1; i++) {
+		double x = -s->range + (i + 0.5) * w;
+		int L = (int)clampd(nearbyint((x - qlo) / scale), 0, 255);
+		q[i - i0] = p[i - i0] != 0 && lnz[L] ? lsum[L] / lnz[L] : 0;
+	}
+	smooth(p, n);
+	smooth(q, n);
+	for (int i = 0; i < n; i++)
+		ps += p[i], qs += q[i];
+	for (int i = 0; i < n; i++)
+		if (p[i] > 0)
+			kl += p[i] / ps * log((p[i] / ps) / (q[i] > 0 ? q[i] / qs : 1e-300));
+	return kl;
+}
+
+/* the clipping threshold T in (0, max|x|] minimizing the error measure of
+ * the range [max(min, -T), min(max, T)]: quantization MSE or KL
+ * divergence; T runs over every LOOM_CALIB_MSE_STRIDE-th bin edge of |x|
+ * and max |x|. -1 when there is no scratch memory (KL). */
+static int best_clip(const calib_tensor *s, int kl, double *l, double *h)
+{
+	double amax = fmax(fabs((double)s->min), fabs((double)s->max));
+	double w = 2.0 * s->range / LOOM_CALIB_BINS, best = INFINITY, bt = amax;
+	double *p = NULL, *q = NULL;
+	if (s->range == 0 || amax == 0) {
+		*l = s->min;
+		*h = s->max;
+		return 0;
+	}
+	if (kl && !(p = malloc(2 * LOOM_CALIB_BINS * sizeof *p)))
+		return -1;
+	q = p ? p + LOOM_CALIB_BINS : NULL;
+	for (int k = LOOM_CALIB_MSE_STRIDE;; k += LOOM_CALIB_MSE_STRIDE) {
+		double t = k * w, e;
+		int last = 0;
+		if (k >= LOOM_CALIB_BINS / 2 || t >= amax) {
+			t = amax;
+			last = 1;
+		}
+		if (kl) {
+			memset(p, 0, 2 * LOOM_CALIB_BINS * sizeof *p);
+			e = kl_at(s, clampd(s->min, -t, t), clampd(s->max, -t, t), p, q);
+		} else {
+			e = quant_mse(s, clampd(s->min, -t, t), clampd(s->max, -t, t));
+		}
+		if (e < best) {
+			best = e;
+			bt = t;
+		}
+		if (last)
+			break;
+	}
+	free(p);
+	*l = clampd(s->min, -bt, bt);
+	*h = clampd(s->max, -bt, bt);
+	return 0;
+}
+
 int loom_calib_range_by(const loom_calib *c, int tensor, int method, double percentile, float *lo, float *hi)
 {
 	const calib_tensor *s = stats_of(c, tensor);
 	double l, h;
-	if (!s || !lo || !hi)
+	if (!s || !lo || !hi || (method != LOOM_CALIB_MINMAX && !s->hist))
 		return -1;
 	switch (method) {
 	case LOOM_CALIB_MINMAX:
@@ -305,39 +483,42 @@ int loom_calib_range_by(const loom_calib *c, int tensor, int method, double perc
 			l = h;
 		break;
 	}
-	case LOOM_CALIB_MSE: {
-		double amax = fmax(fabs((double)s->min), fabs((double)s->max));
-		double w = 2.0 * s->range / LOOM_CALIB_BINS, best = INFINITY, bt = amax;
-		if (s->range == 0 || amax == 0) {
-			l = s->min;
-			h = s->max;
-			break;
-		}
-		for (int k = LOOM_CALIB_MSE_STRIDE;; k += LOOM_CALIB_MSE_STRIDE) {
-			double t = k * w, e;
-			int last = 0;
-			if (k >= LOOM_CALIB_BINS / 2 || t >= amax) {
-				t = amax;
-				last = 1;
-			}
-			e = quant_mse(s, clampd(s->min, -t, t), clampd(s->max, -t, t));
-			if (e < best) {
-				best = e;
-				bt = t;
-			}
-			if (last)
-				break;
-		}
-		l = clampd(s->min, -bt, bt);
-		h = clampd(s->max, -bt, bt);
+	case LOOM_CALIB_MSE:
+	case LOOM_CALIB_ENTROPY:
+		if (best_clip(s, method == LOOM_CALIB_ENTROPY, &l, &h))
+			return -1;
 		break;
-	}
 	default:
 		return -1;
 	}
 	*lo = (float)l;
 	*hi = (float)h;
 	return 0;
+}
+
+int loom_calib_mean(const loom_calib *c, int tensor, const double **sum, int64_t *n, uint64_t *rows)
+{
+	const calib_tensor *s = stats_of(c, tensor);
+	if (!s || !s->sum || !s->rows)
+		return -1;
+	*sum = s->sum;
+	*n = s->nsum;
+	*rows = s->rows;
+	return 0;
+}
+
+const char *loom_calib_method_name(int method)
+{
+	static const char *const names[LOOM_CALIB_NMETHODS] = {"minmax", "percentile", "mse", "entropy"};
+	return method >= 0 && method < LOOM_CALIB_NMETHODS ? names[method] : NULL;
+}
+
+int loom_calib_method_of(const char *name)
+{
+	for (int m = 0; m < LOOM_CALIB_NMETHODS; m++)
+		if (name && !strcmp(name, loom_calib_method_name(m)))
+			return m;
+	return -1;
 }
 
 int loom_calib_range(const loom_calib *c, int tensor, float *lo, float *hi)

@@ -32,7 +32,20 @@
  *    grid being the 256-level affine (scale, zero point) one of ONNX
  *    QuantizeLinear over that range widened to contain 0; T runs over the
  *    bin edges of |x| (every LOOM_CALIB_MSE_STRIDE-th one, and max |x|).
- * The returned range need not contain 0: the quantizer widens it. */
+ *  - LOOM_CALIB_ENTROPY: the same search for the T minimizing the KL
+ *    divergence between the clipped histogram (tails added to the edge
+ *    bins) and its quantization to the 256 levels of that grid, as
+ *    TensorRT's entropy calibrator and MXNet do it (their grid is the
+ *    symmetric one of 128 levels per side; smoothing as MXNet's).
+ * The returned range need not contain 0: the quantizer widens it.
+ *
+ * What a collector keeps (loom_calib_new_keep): min / max always (one
+ * vectorized pass per tensor), the histogram only with KEEP_HIST (every
+ * method but min-max needs it: loom_calib_new sets it by the method, and
+ * loom_calib_range_by of such a method fails without it), the mean image
+ * with KEEP_MEAN: per element of one row of dim 0 (a batch image), the
+ * mean over rows and samples, for bias correction (loom compile
+ * --bias-correction). */
 #ifndef LOOM_CALIB_H
 #define LOOM_CALIB_H
 
@@ -48,6 +61,14 @@ enum loom_calib_method {
 	LOOM_CALIB_MINMAX = 0,
 	LOOM_CALIB_PERCENTILE = 1,
 	LOOM_CALIB_MSE = 2,
+	LOOM_CALIB_ENTROPY = 3,
+	LOOM_CALIB_NMETHODS = 4
+};
+
+/* what a collector keeps beyond min / max */
+enum loom_calib_keep {
+	LOOM_CALIB_KEEP_HIST = 1,   /* the histogram (percentile, MSE, entropy) */
+	LOOM_CALIB_KEEP_MEAN = 2,   /* the mean image (bias correction) */
 };
 
 #define LOOM_CALIB_BINS 2048        /* histogram bins per tensor (even) */
@@ -60,13 +81,30 @@ typedef struct loom_calib loom_calib;
  * each observation). NULL when out of memory or on a bad method. */
 loom_calib *loom_calib_new(const loom_graph *g, int method, double percentile);
 
+/* The same keeping `keep` (LOOM_CALIB_KEEP_*, or-ed with what method
+ * needs); loom_calib_keeps tells what a collector keeps. */
+loom_calib *loom_calib_new_keep(const loom_graph *g, int method, double percentile, unsigned keep);
+unsigned loom_calib_keeps(const loom_calib *c);
+/* what a method needs: LOOM_CALIB_KEEP_HIST, or 0 (min-max) */
+unsigned loom_calib_method_keep(int method);
+/* "minmax", "percentile", "mse", "entropy"; NULL out of range */
+const char *loom_calib_method_name(int method);
+/* the method of such a name, or -1 */
+int loom_calib_method_of(const char *name);
+
+/* The mean image of a tensor (KEEP_MEAN): *sum[i] / *rows is the mean of
+ * element i of a row of dim 0 over every row and sample, *n elements.
+ * 0, or -1 (not kept, not an activation, nothing seen). */
+int loom_calib_mean(const loom_calib *c, int tensor, const double **sum, int64_t *n, uint64_t *rows);
+
 /* Add the data of every float activation tensor of g (after loom_ref_run).
  * g must be the graph given to loom_calib_new (same tensor count). 0, or
  * -1 with a message naming the tensor (no data, out of memory). */
 int loom_calib_observe(loom_calib *c, const loom_graph *g, char *err, size_t errlen);
 
 /* The range of tensor (an index of g) by the collector's method: 0, or -1
- * when the tensor is not an activation or holds no finite value yet. */
+ * when the tensor is not an activation or holds no finite value yet, or the
+ * method needs the histogram the collector does not keep. */
 int loom_calib_range(const loom_calib *c, int tensor, float *lo, float *hi);
 
 /* The same with another method / percentile (the statistics are shared). */
@@ -83,8 +121,8 @@ int loom_calib_stats(const loom_calib *c, int tensor, float *min, float *max, ui
 int loom_calib_samples(const loom_calib *c);
 
 /* 1 when c was made for a graph like g (the same tensors: count, and which
- * are activations) with this method and percentile, so its ranges can be
- * reused for g (loom_compile_opts.calib); else 0. */
+ * are activations) with this percentile and keeps what method needs, so
+ * its ranges can be reused for g (loom_compile_opts.calib); else 0. */
 int loom_calib_matches(const loom_calib *c, const loom_graph *g, int method, double percentile);
 
 void loom_calib_free(loom_calib *c);

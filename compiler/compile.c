@@ -4,8 +4,8 @@
  *  1. QDQ folding (quantize.c) and loom_simplify (passes.c): shapes,
  *     constant folding, Identity/Dropout, dead nodes, BatchNorm folding,
  *     the fusion table.
- *  2. Calibration (quantize.c, calib.h) on --calib DIR, the caller's
- *     sample, or random inputs.
+ *  2. Cross-layer equalization when asked, then calibration (quantize.c,
+ *     calib.h) on --calib DIR, the caller's sample, or random inputs.
  *  3. Lowering (lower.c), node by node in topological order: a node goes to
  *     the NPU lowering its operator's row of runtime/ops.def names
  *     (lower_conv.c, lower_vec.c, lower_shape.c; docs/OPERATORS.md lists
@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int cc_fail(cc *c, const char *fmt, ...)
 {
@@ -168,6 +169,7 @@ static void cc_free(cc *c)
 	free(c->q.hasq);
 	free(c->q.scale);
 	free(c->q.zp);
+	free(c->q.method);
 	free(c->lo.alias);
 	free(c->lo.on_host);
 	free(c->lo.on_dev);
@@ -185,14 +187,22 @@ static void cc_free(cc *c)
 	for (int i = 0; i < c->lo.nraw; i++)
 		free(c->lo.raws[i].sv);
 	free(c->lo.raws);
+	loom_plan_memo_free(c->lo.memo);
+	free(c->lo.xpads);
 	loom_calib_free(c->q.own);
 }
 
-static double now_s(void)
+/* wall-clock and CPU (every thread's) seconds now */
+typedef struct stamp {
+	double wall, cpu;
+} stamp;
+
+static stamp stamp_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	struct timespec w, c;
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	return (stamp){(double)w.tv_sec + w.tv_nsec * 1e-9, (double)c.tv_sec + c.tv_nsec * 1e-9};
 }
 
 /* the context's per-tensor and per-node arrays; consumers, producers and
@@ -219,11 +229,13 @@ static int cc_alloc(cc *c, loom_model *m)
 	c->lo.done = calloc(nn, sizeof(int));
 	c->lo.deferred = calloc(nn, sizeof(int));
 	m->mt = calloc(nt, sizeof *m->mt);
+	c->lo.memo = loom_plan_memo_new(c->cfg);
+	loom_plan_memo_defer(c->lo.memo);
 	if (c->rep)
 		c->rep->nodes = calloc(nn, sizeof *c->rep->nodes);
 	if (!c->ncons || !c->prod || !c->q.hasq || !c->q.scale || !c->q.zp || !c->lo.alias || !c->lo.on_host ||
 	    !c->lo.on_dev || !c->lo.is_cdev || !c->pl.tdef || !c->pl.tlast || !c->lo.keep || !c->lo.done ||
-	    !c->lo.deferred || !m->mt || (c->rep && !c->rep->nodes))
+	    !c->lo.deferred || !m->mt || !c->lo.memo || (c->rep && !c->rep->nodes))
 		return cc_fail(c, "out of memory");
 	m->version = LOOM_MODEL_VERSION;
 	m->cfg = *c->cfg;
@@ -380,9 +392,45 @@ static int simplify(cc *c, loom_pass_stats *st)
 	return 0;
 }
 
+int cc_threads(const cc *c)
+{
+	if (c->o->threads > 0)
+		return c->o->threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+/* the layers' plans completed: every shape's candidate programs timed at
+ * once on threads (compiler/npu/memo.c; lowering used only their sizes),
+ * with est_first for the first layer of each job, then looked up again */
+static int time_plans(cc *c)
+{
+	loom_model *m = c->m;
+	for (uint32_t s = 0; s < m->nsteps; s++) {
+		if (m->steps[s].kind != LOOM_STEP_NPU || (int)m->steps[s].layer >= c->lo.nlw)
+			continue;
+		const lw *l = &c->lo.lws[m->steps[s].layer];
+		if (l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM)
+			loom_plan_memo_want_first(c->lo.memo, &l->cp, NULL);
+		else
+			loom_plan_memo_want_first(c->lo.memo, NULL, &l->vp);
+	}
+	if (loom_plan_memo_time(c->lo.memo, cc_threads(c)))
+		return cc_fail(c, "out of memory (planning)");
+	for (int i = 0; i < c->lo.nlw; i++) {
+		lw *l = &c->lo.lws[i];
+		int rc = l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM
+				 ? loom_plan_memo_conv(c->lo.memo, c->cfg, &l->cp, &l->cplan, c->err, c->errlen)
+				 : loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen);
+		if (rc)
+			return cc_fail(c, "layer %d: planning again: %.200s", i, c->err);
+	}
+	return 0;
+}
+
 /* from the lowered layers to the model: host tensors' int8 steps, layers,
  * const region, arena, emission, the CPU graph, options and source */
-static int build_model(cc *c, double *emit_s)
+static int build_model(cc *c, stamp *emit)
 {
 	loom_graph *g = c->g;
 	loom_model *m = c->m;
@@ -402,10 +450,11 @@ static int build_model(cc *c, double *emit_s)
 	if (plan_arena(c))
 		return -1;
 	m->mark_base = m->arena_base + align64(m->arena_bytes);
-	double t = now_s();
+	stamp t = stamp_now();
 	if (cc_emit(c))
 		return -1;
-	*emit_s = now_s() - t;
+	stamp u = stamp_now();
+	*emit = (stamp){u.wall - t.wall, u.cpu - t.cpu};
 	m->consts = c->pl.cregion;
 	c->pl.cregion = NULL;
 	if (make_cpu_graph(c))
@@ -420,7 +469,8 @@ static int build_model(cc *c, double *emit_s)
 int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *o, loom_model **out,
 		 loom_compile_report *rep, char *err, size_t errlen)
 {
-	double t0 = now_s(), t1, emit_s = 0;
+	stamp t[5], emit = {0, 0};
+	t[0] = stamp_now();
 	cc c;
 	memset(&c, 0, sizeof c);
 	c.g = g;
@@ -444,26 +494,40 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	}
 	if (simplify(&c, &st))
 		goto done;
-	t1 = now_s();
-	if (rep)
-		rep->simplify_s = t1 - t0;
-	if (prepare_raw(&c)) {
+	t[1] = stamp_now();
+	if (prepare_raw(&c) || prepare_xpack(&c)) {
 		cc_fail(&c, "out of memory");
 		goto done;
 	}
 	if (cc_alloc(&c, m) || check_keep_float(&c))
 		goto done;
 	start_nodes(&c);
+	cc_equalize(&c);
 	if (cc_calibrate(&c))
 		goto done;
-	t0 = now_s();
-	if (rep)
-		rep->calib_s = t0 - t1;
-	if (lower_all(&c) || build_model(&c, &emit_s))
+	t[2] = stamp_now();
+	if (lower_all(&c))
+		goto done;
+	t[3] = stamp_now();
+	uint64_t hits, misses, timed;
+	loom_plan_memo_stats(c.lo.memo, &hits, &misses, &timed); /* the lowering's lookups */
+	if (time_plans(&c))
+		goto done;
+	t[4] = stamp_now();
+	if (build_model(&c, &emit))
 		goto done;
 	if (rep) {
-		rep->lower_s = now_s() - t0 - emit_s;
-		rep->emit_s = emit_s;
+		stamp e = stamp_now();
+		rep->simplify_s = t[1].wall - t[0].wall, rep->simplify_cpu = t[1].cpu - t[0].cpu;
+		rep->calib_s = t[2].wall - t[1].wall, rep->calib_cpu = t[2].cpu - t[1].cpu;
+		rep->lower_s = t[3].wall - t[2].wall + e.wall - t[4].wall - emit.wall;
+		rep->lower_cpu = t[3].cpu - t[2].cpu + e.cpu - t[4].cpu - emit.cpu;
+		rep->plan_s = t[4].wall - t[3].wall, rep->plan_cpu = t[4].cpu - t[3].cpu;
+		rep->emit_s = emit.wall, rep->emit_cpu = emit.cpu;
+		rep->threads = cc_threads(&c);
+		rep->plans_reused = hits;
+		rep->shapes_planned = misses;
+		loom_plan_memo_stats(c.lo.memo, &hits, &misses, &rep->programs_timed);
 	}
 	if (finish_report(&c))
 		goto done;

@@ -30,9 +30,24 @@ typedef struct loom_compile_opts {
 	const loom_tensor *calib_inputs; /* without calib_dir: one sample in memory (loom_calib_bind) */
 	int calib_ninputs;
 	const char *keep_float;  /* comma-separated node names kept in float on the CPU, or NULL */
+	const char *tensor_methods; /* "TENSOR=METHOD,...": a calibration method (loom_calib_method_of)
+				       for these activation tensors (names after simplification), the
+				       others calib_method; NULL: none (loom compile --accuracy's choice) */
+	int bias_correction;     /* 1: each Conv / Gemm's bias corrected for the rounding of its
+				    weights: b[c] -= sum_k (q(w[c,k]) - w[c,k]) * E[x_k], E over the
+				    calibration data (the mean image of its input, KEEP_MEAN) */
+	int equalize;            /* 1: cross-layer equalization of Conv / Gemm pairs (weight ranges of
+				    a layer's output channels balanced with the next one's input
+				    channels through Relu / LeakyRelu / MaxPool) before calibration;
+				    not for QDQ models. A calibration for reuse (calib) must come
+				    from a compile with the same setting. */
+	unsigned calib_keep;     /* LOOM_CALIB_KEEP_* kept beyond what these options need (for a
+				    calib_out reused by compiles with other methods) */
 	uint64_t base;           /* DRAM address of the model image; 0: 0x10000 */
 	int arena_no_reuse;      /* every activation its own buffer, none reused (to read
 				    intermediate tensors back after a run: tests/models/xcfg.sh) */
+	int threads;             /* threads timing the planners' candidate programs (compiler/npu/memo.c;
+				    the plans do not depend on it); 0: the online CPUs, at most 8 */
 	const char *options;     /* the command line options, stored in the model */
 	const char *source;      /* the ONNX file name, stored in the model */
 	/* Calibration reuse: calibration (the float graph run over every
@@ -85,7 +100,19 @@ typedef struct loom_compile_report {
 	loom_layer_kparams *layers; /* one per layer of the model (loom_model.layers), in order */
 	int nlayers;
 	int calib_reused;        /* the calibration came from loom_compile_opts.calib */
-	double simplify_s, calib_s, lower_s, emit_s; /* wall-clock seconds per stage */
+	int bias_corrected;      /* layers whose bias was corrected (bias_correction) */
+	int equalized;           /* Conv / Gemm pairs equalized (equalize) */
+	double bias_shift_max;   /* the largest |correction| / max |bias| of a layer's channel */
+	/* seconds per stage, wall-clock and CPU (every thread's): simplification,
+	 * calibration, quantization and lowering (with memory planning),
+	 * planning (timing the tile planners' candidate programs: the layer
+	 * shapes' plans, compiler/npu/memo.c), emission */
+	double simplify_s, calib_s, lower_s, plan_s, emit_s;
+	double simplify_cpu, calib_cpu, lower_cpu, plan_cpu, emit_cpu;
+	int threads;             /* threads of calibration and planning */
+	uint64_t shapes_planned; /* layer shapes planned ... */
+	uint64_t plans_reused;   /* ... and lookups that took an earlier layer's plan */
+	uint64_t programs_timed; /* candidate programs timed by the timing model (common/tsim.h) */
 } loom_compile_report;
 
 /* Compile g (takes ownership: freed on failure, owned by *out on success)

@@ -58,6 +58,7 @@ typedef struct cc {
 	struct cc_quant {
 		const loom_calib *calib; /* the ranges: own, or loom_compile_opts.calib */
 		loom_calib *own;         /* made by this compile (freed, or given to calib_out) */
+		int *method;     /* per tensor: its calibration method (o->tensor_methods, else o->calib_method) */
 		int *hasq;       /* quantization decided */
 		float *scale;
 		int32_t *zp;
@@ -75,6 +76,11 @@ typedef struct cc {
 		int nlw, caplw;
 		rawout *raws;    /* graph outputs that may leave the NPU as int32 (prepare_raw) */
 		int nraw;
+		loom_plan_memo *memo; /* the plans of the layers' shapes (compiler/npu/memo.c) */
+		struct xpad {
+			int node, t; /* a Conv whose input may be padded by a copy into t (prepare_xpack) */
+		} *xpads;
+		int nxpad;
 	} lo;
 	/* planning (plan.c): steps' liveness times, the const region */
 	struct cc_plan {
@@ -126,6 +132,15 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		       int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out);
 int fold_qdq(loom_graph *g, forced_q **out, int *nout);
 int cc_calibrate(cc *c);
+/* ---- calrun.c: loom_calib_run_dir on threads (the same statistics) */
+int cc_calib_dir(cc *c, loom_calib *cal, const char *dir, int threads);
+/* the threads a compile uses (loom_compile_opts.threads; compile.c) */
+int cc_threads(const cc *c);
+int cc_equalize(cc *c);
+float *bias_fix_conv(cc *c, int in, const float *w, const float *bias, int64_t cout, int64_t cpg, int64_t grp,
+		     const struct loom_cpu_geo *geo);
+float *bias_fix_gemm(cc *c, int in, int flat, const float *bn, const float *bb, int64_t N, uint32_t kk,
+		     uint32_t stride);
 
 /* ---- layout.c */
 int cc_geom(cc *c, int t, uint32_t *h, uint32_t *w, uint32_t *ch);
@@ -155,6 +170,17 @@ const char *copy_layer(cc *c, int ni, int in, int out, uint32_t ch0, uint32_t nc
 /* ---- lower_conv.c */
 int prepare_raw(cc *c);
 int finish_raw(cc *c);
+/* Convs of few input channels with horizontal padding: a tensor each for
+ * the padded copy of their input (conv_xpack in lower_conv.c may use it);
+ * before calibration, as it adds tensors. 0, or -1 out of memory. */
+int prepare_xpack(cc *c);
+/* conv_core writing tensor `to` (-1: the node's output or its fused
+ * activation's), the weights packed per loom_conv_params.xpack */
+const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
+		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp);
+/* the zero-padded copy of image `in` into `out` (-1: node ni's output): a
+ * 1x1 DWCONV of weight 1 (lower_vec.c) */
+const char *pad_layer(cc *c, int ni, int in, int out, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
 const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
 		      int64_t grp, const struct loom_cpu_geo *gp);
 const char *lower_conv(cc *c, int ni);

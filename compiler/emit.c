@@ -61,7 +61,10 @@ int cc_emit(cc *c)
 			if (l->kind == LOOM_LAYER_CONV || l->kind == LOOM_LAYER_GEMM) {
 				const loom_conv_plan *pl = &l->cplan;
 				L->macs = pl->macs;
-				L->est_cycles = li == st->layer ? pl->est_first : pl->est_cycles;
+				/* a job's first layer: timed from the job's START */
+				L->est_cycles = li != st->layer ? pl->est_cycles
+						: pl->est_first	 ? pl->est_first
+								 : loom_conv_plan_first(c->cfg, &l->cp, pl);
 				L->dram_bytes = pl->dram_rd_est + pl->out_bytes;
 				L->tile_h = pl->th, L->tile_w = pl->tw, L->tile_c = pl->kc * c->cfg->array_rows;
 				L->sp_bytes = (uint32_t)(loom_conv_plan_sp_lines(pl) * c->cfg->sp_line_bytes);
@@ -70,7 +73,9 @@ int cc_emit(cc *c)
 				L->macs = l->kind == LOOM_LAYER_DWCONV
 						  ? (uint64_t)pl->oh * pl->ow * l->vp.c * l->vp.kh * l->vp.kw
 						  : 0;
-				L->est_cycles = li == st->layer ? pl->est_first : pl->est_cycles;
+				L->est_cycles = li != st->layer ? pl->est_cycles
+						: pl->est_first	 ? pl->est_first
+								 : loom_vec_plan_first(c->cfg, &l->vp, pl);
 				L->dram_bytes = pl->dram_rd_est + pl->out_bytes;
 				L->tile_h = pl->th, L->tile_w = pl->tw, L->tile_c = pl->kc * c->cfg->array_rows;
 				L->sp_bytes = (uint32_t)(loom_vec_plan_sp_lines(pl) * c->cfg->sp_line_bytes);

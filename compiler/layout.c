@@ -146,7 +146,9 @@ const char *replicate_batch(cc *c, int first, int64_t n)
 		int vec = f->kind != LOOM_LAYER_CONV && f->kind != LOOM_LAYER_GEMM;
 		uint64_t ib = vec ? (uint64_t)f->vp.h * f->vp.w * f->vp.in_stride
 				  : (uint64_t)f->cp.h * f->cp.w * c->m->mt[f->in[0]].stride;
-		uint64_t ob = vec ? (uint64_t)f->vplan.oh * f->vplan.ow * c->m->mt[f->out].stride
+		/* a flat plan's oh, ow are its flat view's: an elementwise output is as its input */
+		uint64_t ob = vec ? (f->vplan.flat ? (uint64_t)f->vp.h * f->vp.w : (uint64_t)f->vplan.oh * f->vplan.ow) *
+					    c->m->mt[f->out].stride
 				  : (uint64_t)f->cplan.oh * f->cplan.ow * c->m->mt[f->out].stride;
 		l->in_off = (uint64_t)i * ib;
 		l->out_off = (uint64_t)i * ob;
@@ -258,7 +260,12 @@ const char *cc_vec_plan(cc *c, const char *why)
 	/* tensors are 64-byte aligned: a slice's offset is its rows' alignment */
 	l->vp.in_align = (uint32_t)(l->in_off % 64);
 	l->vp.out_align = (uint32_t)(l->out_off % 64);
-	if (!loom_vec_plan_make(c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
+	/* nothing between pixels: the planner may see the bytes flat */
+	const loom_vec_params *p = &l->vp;
+	uint32_t st = round4(p->c);
+	l->vp.flat = p->in_stride == st && p->out_stride == st &&
+		     (p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE || p->in2_stride == st);
+	if (!loom_plan_memo_vec(c->lo.memo, c->cfg, &l->vp, &l->vplan, c->err, c->errlen))
 		return NULL;
 	drop_layer(c);
 	return why;

@@ -77,8 +77,8 @@ static const struct lowering {
 			  "standalone",
 			  "inference form on an image, constant parameters"}},
 	[LOOM_NPU_PAD] = {lower_pad,
-			  {NULL, "a DWCONV whose one tap is 1 (exact copy with zero padding)",
-			   "[N,C,H,W], constant mode, value 0, constant pads of H and W only, at most 14 per axis, no "
+			  {NULL, "a 1x1 DWCONV of weight 1 with the padding (exact copy)",
+			   "[N,C,H,W], constant mode, value 0, constant pads of H and W only, at most 255 per side, no "
 			   "cropping"}},
 	[LOOM_NPU_REDUCEMEAN] = {lower_reducemean,
 				 {NULL, "POOL AVG, the divisor in the multiplier",
@@ -200,7 +200,11 @@ int lower_all(cc *c)
 				    g->tensors[g->nodes[ni].inputs[0]].name);
 				continue;
 			}
-			cc_why(c, ni, LOOM_WHERE_NPU, "%s", loom_layer_kind_name(c->lo.lws[first].kind));
+			int k0 = c->lo.lws[first].kind, k1 = c->lo.lws[c->lo.nlw - 1].kind;
+			if (k0 == k1)
+				cc_why(c, ni, LOOM_WHERE_NPU, "%s", loom_layer_kind_name(k0));
+			else /* a Conv as a padded copy and the packed CONV (lower_conv.c) */
+				cc_why(c, ni, LOOM_WHERE_NPU, "%s + %s", loom_layer_kind_name(k0), loom_layer_kind_name(k1));
 			if (c->rep)
 				c->rep->nodes[ni].layer = first;
 			if (place_layers(c, first))

@@ -135,8 +135,78 @@ int finish_raw(cc *c)
 }
 
 /* ---- Conv ---- */
-const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
-			     int64_t grp, const struct loom_cpu_geo *gp);
+/* The packing (loom_conv_params.xpack) is asked for by rules on the
+ * layer's shape alone, not on the configuration: the compile of one
+ * configuration then has the layers of every other's, which loom sweep
+ * relies on (it re-plans one compile's layers for each design point).
+ * The CONV builder packs where the configuration allows. Asked for: a
+ * conv of at most XPACK_MAX_CIN input channels (a channel stride of at
+ * most R / 2 bytes on a 16-row array), dilation 1 across, a kernel at
+ * least 2 wide; with horizontal padding only for a strided kernel (an
+ * image stem: at stride 1 the copy and the packed lines' fourfold input
+ * bytes cost more than they save, as the digits CNN's 3x3 measured) whose
+ * kernel rows saved on a 16x16 array (output blocks x kernel rows x the
+ * lines of a row not needed) exceed the padded copy's cost (about two
+ * vector-unit cycles per input pixel a stride step covers). */
+#define XPACK_MAX_CIN 8
+
+static int xpack_wanted(const loom_tensor *x, const loom_tensor *wt, const struct loom_cpu_geo *geo, int padded)
+{
+	if (x->rank != 4 || wt->rank != 4 || x->dims[1] > XPACK_MAX_CIN || wt->dims[3] < 2 || geo->d[2] != 1)
+		return 0;
+	int64_t T = 16 / ((x->dims[1] + 3) / 4 * 4), kw = wt->dims[3], sw = geo->s[2];
+	if (T < 2 || T % sw)
+		return 0;
+	int64_t saved = (wt->dims[0] + 15) / 16 * wt->dims[2] * (kw - (kw + T - 1) / T);
+	return !padded || (sw >= 2 && saved > 2 * geo->s[1] * sw);
+}
+
+/* the padded copy prepared for Conv node ni (prepare_xpack), -1 */
+static int xpad_of(cc *c, int ni)
+{
+	for (int i = 0; i < c->lo.nxpad; i++)
+		if (c->lo.xpads[i].node == ni)
+			return c->lo.xpads[i].t;
+	return -1;
+}
+
+/* drops the layers of a try from first on and what the try claimed: its
+ * fused activation act, its int32 graph output ro */
+static void drop_try(cc *c, int first, int act, rawout *ro)
+{
+	while (c->lo.nlw > first)
+		drop_layer(c);
+	if (act >= 0)
+		c->lo.done[act] = 0;
+	if (ro && ro->used) {
+		free(ro->sv);
+		ro->sv = NULL;
+		ro->used = 0;
+	}
+}
+
+/* A convolution of few input channels with horizontal padding (an image
+ * stem) as the padded copy of its input into tp (pad_layer) and the
+ * convolution of that copy without padding, its kernel window packed into
+ * the array's rows where the configuration allows; the plain convolution
+ * if either cannot be built. */
+static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, const float *bias, int64_t cout,
+			      int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
+	struct loom_cpu_geo geo = *gp;
+	int first = c->lo.nlw, act;
+	int out = find_act(c, c->g->nodes[ni].outputs[0], &act); /* claimed again by the plain try */
+	rawout *ro = raw_of(c, out, act);
+	quant_copy(c, tp, in);
+	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
+	geo.pb[1] = geo.pe[1] = geo.pb[2] = geo.pe[2] = 0;
+	if (!r)
+		r = conv_layer(c, ni, tp, -1, 1, w, bias, cout, cpg, grp, &geo);
+	if (!r)
+		return NULL;
+	drop_try(c, first, act, ro);
+	return conv_core(c, ni, in, w, bias, cout, cpg, grp, gp);
+}
 
 const char *lower_conv(cc *c, int ni)
 {
@@ -167,7 +237,47 @@ const char *lower_conv(cc *c, int ni)
 	int64_t cout = wt->dims[0], cin = x->dims[1], cpg = wt->dims[1];
 	if (grp < 1 || cin != cpg * grp || cout % grp)
 		return "group does not divide the channels";
-	return conv_core(c, ni, in, w, bias, cout, cpg, grp, &geo);
+	int tp = xpad_of(c, ni);
+	if (tp >= 0)
+		return conv_xpack(c, ni, in, tp, w, bias, cout, cpg, grp, &geo);
+	int xp = grp == 1 && !geo.pb[2] && !geo.pe[2] && xpack_wanted(x, wt, &geo, 0);
+	return conv_layer(c, ni, in, -1, xp, w, bias, cout, cpg, grp, &geo);
+}
+
+int prepare_xpack(cc *c)
+{
+	loom_graph *g = c->g;
+	for (int ni = 0; ni < g->nnodes; ni++) {
+		const loom_node *n = &g->nodes[ni];
+		if (strcmp(n->op_type, "Conv") || n->ninputs < 2 || loom_attr_int(n, "group", 1) != 1)
+			continue;
+		loom_tensor *x = loom_node_in(g, n, 0), *wt = loom_node_in(g, n, 1);
+		if (x->rank != 4 || wt->rank != 4 || x->dims[0] < 1)
+			continue;
+		int64_t ks[3] = {1, wt->dims[2], wt->dims[3]};
+		struct loom_cpu_geo geo;
+		char e2[160];
+		/* not the configuration's packing condition: a calibration is
+		 * reused across configurations (loom sweep), so the graph the
+		 * tensors are added to must not depend on it */
+		if (loom_cpu_geo_fwd(g, n, e2, sizeof e2, x, ks, 0, &geo) || (!geo.pb[2] && !geo.pe[2]) ||
+		    !xpack_wanted(x, wt, &geo, 1) || geo.pb[1] > 255 || geo.pe[1] > 255 || geo.pb[2] > 255 ||
+		    geo.pe[2] > 255)
+			continue;
+		int64_t h = x->dims[2] + geo.pb[1] + geo.pe[1], w = x->dims[3] + geo.pb[2] + geo.pe[2];
+		struct xpad *xp = realloc(c->lo.xpads, (size_t)(c->lo.nxpad + 1) * sizeof *xp);
+		if (!xp)
+			return -1;
+		c->lo.xpads = xp;
+		int64_t dims[LOOM_MAX_RANK] = {x->dims[0], x->dims[1], h, w};
+		char name[512];
+		snprintf(name, sizeof name, "%s.padded", x->name);
+		int t = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, 4, dims, NULL, 1);
+		if (t < 0)
+			return -1;
+		c->lo.xpads[c->lo.nxpad++] = (struct xpad){ni, t};
+	}
+	return 0;
 }
 
 /* A convolution of `in` (device image, [N,C,H,W] or [N,C,L]) with float
@@ -178,15 +288,21 @@ const char *lower_conv(cc *c, int ni)
 const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, int64_t cout, int64_t cpg,
 			     int64_t grp, const struct loom_cpu_geo *gp)
 {
+	return conv_layer(c, ni, in, -1, 0, w, bias, cout, cpg, grp, gp);
+}
+
+const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,
+		       int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
+{
 	loom_graph *g = c->g;
 	const loom_node *n = &g->nodes[ni];
 	loom_tensor *x = &g->tensors[in];
 	struct loom_cpu_geo geo = *gp;
 	int64_t cin = x->dims[1];
 	const char *r;
-	int act;
-	int out = find_act(c, n->outputs[0], &act);
-	if ((r = dev_tensor(c, out)))
+	int act = -1;
+	int out = to >= 0 ? to : find_act(c, n->outputs[0], &act);
+	if ((r = dev_tensor(c, out)) || (r = img_tensor(c, in)))
 		return r;
 	int64_t kh = geo.k[1], kw = geo.k[2];
 	uint32_t sh = (uint32_t)geo.s[1], sw = (uint32_t)geo.s[2], dh = (uint32_t)geo.d[1], dwl = (uint32_t)geo.d[2];
@@ -212,6 +328,10 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 		free(bq);
 		return "out of memory";
 	}
+	/* --bias-correction: the bias less the rounded weights' expected error */
+	float *bfix = c->o->bias_correction ? bias_fix_conv(c, in, w, bias, cout, cpg, grp, &geo) : NULL;
+	if (bfix)
+		bias = bfix;
 	r = quant_channels(c->q.scale[in], c->q.scale[out], w, cout, kvol, kvol, 1, bias, wq, bq, mult, shift, wsc);
 	lw *l = NULL;
 	if (!r && !(l = new_layer(c, dw ? LOOM_LAYER_DWCONV : LOOM_LAYER_CONV, ni)))
@@ -231,7 +351,7 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 			p->clip_lo = lo, p->clip_hi = hi;
 			int8_t *wt2 = malloc((size_t)(kh * kw * cin));
-			if (!wt2 || loom_vec_plan_make(c->cfg, p, &l->vplan, e, c->errlen)) {
+			if (!wt2 || loom_plan_memo_vec(c->lo.memo, c->cfg, p, &l->vplan, e, c->errlen)) {
 				free(wt2);
 				r = wt2 ? "vector-unit planner refused the layer" : "out of memory";
 			} else {
@@ -259,9 +379,10 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 			p->pad_left = (uint32_t)geo.pb[2], p->pad_right = (uint32_t)geo.pe[2];
 			p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 			p->clip_lo = lo, p->clip_hi = hi;
+			p->xpack = xpack;
 			/* [cout][kh][kw][cin], block diagonal for groups */
 			int8_t *wk = calloc((size_t)(cout * kh * kw * cin) + 1, 1);
-			if (!wk || loom_conv_plan_make(c->cfg, p, &l->cplan, e, c->errlen)) {
+			if (!wk || loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, e, c->errlen)) {
 				free(wk);
 				r = wk ? "convolution planner refused the layer" : "out of memory";
 			} else {
@@ -293,7 +414,8 @@ const char *conv_core(cc *c, int ni, int in, const float *w, const float *bias, 
 	free(wq);
 	free(bq);
 	free(wsc);
-	if (!r)
+	free(bfix);
+	if (!r && act >= 0)
 		cc_fused(c, act, ni, "");
 	return r;
 }
@@ -429,7 +551,7 @@ static const char *gemm_layer(cc *c, int ni, const gemm_node *q, lw *l, rawout *
 	p->a_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 	p->clip_lo = lo, p->clip_hi = hi;
 	loom_gemm_to_conv(p, &l->cp);
-	if (loom_conv_plan_make(c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
+	if (loom_plan_memo_conv(c->lo.memo, c->cfg, &l->cp, &l->cplan, c->err, c->errlen)) {
 		r = "GEMM planner refused the layer";
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;
@@ -477,6 +599,12 @@ const char *lower_gemm(cc *c, int ni)
 		goto out;
 	}
 	gemm_float_weights(c, &q, kk, bn, bb);
+	if (c->o->bias_correction && q.bias) { /* --bias-correction (layers with a bias) */
+		float *bfix = bias_fix_gemm(c, in, q.flat >= 0, bn, bb, N, kk, c->m->mt[in].stride);
+		if (bfix)
+			memcpy(bb, bfix, (size_t)N * sizeof *bb);
+		free(bfix);
+	}
 	int32_t *mult = bq + N, *shift = mult + N;
 	ro = raw_of(c, out, act);
 	if (ro && !(sw = calloc((size_t)N + 1, sizeof *sw))) {
@@ -576,7 +704,7 @@ const char *lower_shuffle(cc *c, int ni)
 	p->in_stride = c->m->mt[in].stride, p->out_stride = c->m->mt[out].stride;
 	p->in_zp = (int8_t)c->q.zp[in], p->out_zp = (int8_t)c->q.zp[out];
 	r = NULL;
-	if (loom_conv_plan_make(c->cfg, p, &l->cplan, c->err, c->errlen)) {
+	if (loom_plan_memo_conv(c->lo.memo, c->cfg, p, &l->cplan, c->err, c->errlen)) {
 		r = "convolution planner refused the permutation";
 	} else {
 		l->wbytes = l->cplan.wgt_bytes;

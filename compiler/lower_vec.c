@@ -348,9 +348,8 @@ const char *lower_bn(cc *c, int ni)
 	return r;
 }
 
-/* ---- Pad with zeros of H and W: a depthwise convolution whose one tap at
- * (pad_bottom, pad_right) is 1, padding (top + bottom, left + right) on
- * each side; the copy is exact ---- */
+/* ---- Pad with zeros of H and W: a 1x1 depthwise convolution of weight 1
+ * with the node's padding (the vector unit's padded copy; exact) ---- */
 const char *lower_pad(cc *c, int ni)
 {
 	loom_graph *g = c->g;
@@ -377,26 +376,30 @@ const char *lower_pad(cc *c, int ni)
 		if (pads[i] < 0)
 			return "negative pads (cropping)";
 	int64_t pt = pads[2], pl = pads[3], pb = pads[6], pr = pads[7];
-	int64_t kh = pt + pb + 1, kw = pl + pr + 1, ch = x->dims[1];
-	if (kh > 15 || kw > 15)
-		return "more than 14 pads on an axis";
+	if (pt > 255 || pl > 255 || pb > 255 || pr > 255)
+		return "more than 255 pads on an axis";
 	int in = n->inputs[0];
 	const char *r = img_tensor(c, in);
 	if (r)
 		return r;
-	float *w = calloc((size_t)(ch * kh * kw + 1), sizeof *w);
+	quant_copy(c, n->outputs[0], in);
+	return pad_layer(c, ni, in, -1, pt, pb, pl, pr);
+}
+
+const char *pad_layer(cc *c, int ni, int in, int out, int64_t pt, int64_t pb, int64_t pl, int64_t pr)
+{
+	int64_t ch = c->g->tensors[in].dims[1];
+	float *w = malloc((size_t)(ch + 1) * sizeof *w);
 	if (!w)
 		return "out of memory";
 	for (int64_t k = 0; k < ch; k++)
-		w[k * kh * kw + pb * kw + pr] = 1.0f;
+		w[k] = 1.0f;
 	struct loom_cpu_geo geo;
 	memset(&geo, 0, sizeof geo);
 	for (int i = 0; i < 3; i++)
-		geo.s[i] = geo.d[i] = 1;
-	geo.k[0] = 1, geo.k[1] = kh, geo.k[2] = kw;
-	geo.pb[1] = pt + pb, geo.pe[1] = pt + pb, geo.pb[2] = pl + pr, geo.pe[2] = pl + pr;
-	quant_copy(c, n->outputs[0], in);
-	r = conv_core(c, ni, in, w, NULL, ch, 1, ch, &geo);
+		geo.k[i] = geo.s[i] = geo.d[i] = 1;
+	geo.pb[1] = pt, geo.pe[1] = pb, geo.pb[2] = pl, geo.pe[2] = pr;
+	const char *r = conv_layer(c, ni, in, out, 0, w, NULL, ch, 1, ch, &geo);
 	free(w);
 	return r;
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define IR_VERSION_MIN 3   /* ONNX 1.2, opset 7 */
@@ -84,10 +85,13 @@ static char *dupbytes(const ProtobufCBinaryData *b)
 
 /* ------------------------------------------------------------------ files */
 
-static int read_file(const sink *s, uint8_t **buf, size_t *len)
+/* the file's bytes: mapped (*mapped = 1; nothing copied, the page cache
+ * read in place), or read into memory; release_file gives them back */
+static int read_file(const sink *s, uint8_t **buf, size_t *len, int *mapped)
 {
 	*buf = NULL;
 	*len = 0;
+	*mapped = 0;
 	FILE *f = fopen(s->path, "rb");
 	if (!f)
 		return fail(s, "cannot open: %s", strerror(errno));
@@ -105,6 +109,14 @@ static int read_file(const sink *s, uint8_t **buf, size_t *len)
 		return fail(s, "file too large (%jd bytes; protobuf's limit is 2 GB)", (intmax_t)st.st_size);
 	}
 	size_t n = (size_t)st.st_size;
+	void *mp = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	if (mp != MAP_FAILED) {
+		fclose(f);
+		*buf = mp;
+		*len = n;
+		*mapped = 1;
+		return 0;
+	}
 	uint8_t *b = malloc(n);
 	if (!b) {
 		fclose(f);
@@ -120,6 +132,14 @@ static int read_file(const sink *s, uint8_t **buf, size_t *len)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+static void release_file(uint8_t *buf, size_t len, int mapped)
+{
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
 }
 
 /* ------------------------------------------------------------------ tensors */
@@ -260,10 +280,11 @@ int loom_onnx_load_tensor(const char *path, loom_tensor *t, char *err, size_t er
 	memset(t, 0, sizeof *t);
 	uint8_t *buf;
 	size_t len;
-	if (read_file(&s, &buf, &len))
+	int mapped;
+	if (read_file(&s, &buf, &len, &mapped))
 		return -1;
 	Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, buf);
-	free(buf);
+	release_file(buf, len, mapped);
 	if (!tp)
 		return fail(&s, "not a TensorProto (protobuf parse failed: truncated or another message)");
 	char what[320];
@@ -1222,10 +1243,11 @@ int loom_onnx_load(const char *path, const loom_input_shape *shapes, int nshapes
 		return fail(&c.s, "no file name");
 	uint8_t *buf;
 	size_t len;
-	if (read_file(&c.s, &buf, &len))
+	int mapped;
+	if (read_file(&c.s, &buf, &len, &mapped))
 		return -1;
 	int rc = loom_onnx_load_mem(buf, len, path, shapes, nshapes, out, err, errlen);
-	free(buf);
+	release_file(buf, len, mapped);
 	return rc;
 }
 

@@ -65,9 +65,13 @@ int place_layers(cc *c, int first)
 {
 	for (int i = first; i < c->lo.nlw; i++) {
 		lw *l = &c->lo.lws[i];
-		for (int k = 0; k < 2; k++)
-			if (l->in[k] >= 0 && ensure_dev(c, l->in[k]))
+		for (int k = 0; k < 2; k++) {
+			int made = 0; /* by an earlier layer of the node (a padded copy) */
+			for (int j = first; j < i; j++)
+				made |= c->lo.lws[j].out == l->in[k];
+			if (l->in[k] >= 0 && !made && ensure_dev(c, l->in[k]))
 				return -1;
+		}
 	}
 	loom_model *m = c->m;
 	int s;

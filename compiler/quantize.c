@@ -1,8 +1,12 @@
 /* quantize.c - loom compile's quantization (compile_internal.h): per-tensor
- * int8 parameters of activations from their calibrated range (or a QDQ
- * model's pairs, folded here), per-channel requantization multipliers of
- * weights, and the calibration run itself (calib.h) on --calib DIR, the
- * caller's sample or random inputs. */
+ * int8 parameters of activations from their calibrated range (by the
+ * compile's method, or the tensor's own: loom_compile_opts.tensor_methods;
+ * or a QDQ model's pairs, folded here), per-channel requantization
+ * multipliers of weights, bias correction (the expected error of the
+ * rounded weights on the calibration data's mean input, taken off the
+ * bias), cross-layer equalization (before calibration), and the
+ * calibration run itself (calib.h) on --calib DIR, the caller's sample or
+ * random inputs. */
 #include "compiler/compile_internal.h"
 
 #include <math.h>
@@ -51,7 +55,8 @@ int quant_of(cc *c, int t)
 			lo = d[i] < lo ? d[i] : lo;
 			hi = d[i] > hi ? d[i] : hi;
 		}
-	} else if (loom_calib_range(c->q.calib, t, &lo, &hi)) {
+	} else if (loom_calib_range_by(c->q.calib, t, c->q.method[t], c->o->percentile > 0 ? c->o->percentile : 99.99,
+				       &lo, &hi)) {
 		return -1;
 	}
 	qparams_from_range(lo, hi, &c->q.scale[t], &c->q.zp[t]);
@@ -70,6 +75,15 @@ int8_t cc_qval(double x, float scale, int32_t zp)
 {
 	double q = nearbyint(x / scale) + zp;
 	return (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+}
+
+/* lround(x) for |x| < 2^62, inline: the integer part (exact), plus one
+ * away from zero when the exact remainder is at least a half */
+static inline long round_half_away(double x)
+{
+	long t = (long)x;
+	double f = x - (double)t;
+	return t + (f >= 0.5) - (f <= -0.5);
 }
 
 /* per-output-channel symmetric int8 weights, int32 bias, multiplier/shift:
@@ -91,7 +105,8 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 		if (sw_out)
 			sw_out[co] = sw;
 		for (int64_t k = 0; k < per; k++)
-			wq[co * ch_stride + k * el_stride] = (int8_t)clampi(lround(w[co * ch_stride + k * el_stride] / sw), -127, 127);
+			wq[co * ch_stride + k * el_stride] =
+				(int8_t)clampi(round_half_away(w[co * ch_stride + k * el_stride] / sw), -127, 127);
 		double b = bias ? bias[co] / (s_in * sw) : 0;
 		if (!isfinite(b) || fabs(b) > 2147483000.0)
 			return "bias out of int32 range at this scale";
@@ -266,15 +281,54 @@ static int calib_random(cc *c, loom_calib *cal)
 	return n;
 }
 
+/* c->q.method from the options: the compile's method, and each tensor of
+ * o->tensor_methods its own; what the collector must keep. 0 or -1. */
+static int tensor_methods(cc *c, unsigned *keep)
+{
+	const loom_compile_opts *o = c->o;
+	if (!(c->q.method = malloc(((size_t)c->nt + 1) * sizeof(int))))
+		return cc_fail(c, "out of memory");
+	for (int t = 0; t < c->nt; t++)
+		c->q.method[t] = o->calib_method;
+	*keep = loom_calib_method_keep(o->calib_method) | (o->bias_correction ? LOOM_CALIB_KEEP_MEAN : 0) |
+		o->calib_keep;
+	for (const char *p = o->tensor_methods; p && *p;) {
+		const char *e = strchr(p, ','), *eq;
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char item[512];
+		snprintf(item, sizeof item, "%.*s", (int)(len < 511 ? len : 511), p);
+		p += len + (e ? 1 : 0);
+		if (!*item)
+			continue;
+		int m = (eq = strrchr(item, '=')) ? loom_calib_method_of(eq + 1) : -1, t = -1;
+		if (m < 0)
+			return cc_fail(c, "calibration method of a tensor: '%s' is not TENSOR=%s", item,
+				       "minmax|percentile|mse|entropy");
+		*(char *)eq = 0;
+		for (int k = 0; k < c->nt && t < 0; k++)
+			if (c->g->tensors[k].name && !strcmp(c->g->tensors[k].name, item))
+				t = k;
+		if (t < 0)
+			return cc_fail(c, "calibration method of a tensor: no tensor named '%s' (after simplification)",
+				       item);
+		c->q.method[t] = m;
+		*keep |= loom_calib_method_keep(m);
+	}
+	return 0;
+}
+
 int cc_calibrate(cc *c)
 {
 	loom_graph *g = c->g;
 	const loom_compile_opts *o = c->o;
 	double pct = o->percentile > 0 ? o->percentile : 99.99;
 	int random = !o->calib_dir && !o->calib_inputs, n;
+	unsigned keep;
+	if (tensor_methods(c, &keep))
+		return -1;
 	if (o->calib) {
 		/* an earlier compile's calibration of the same graph */
-		if (!loom_calib_matches(o->calib, g, o->calib_method, pct))
+		if (!loom_calib_matches(o->calib, g, o->calib_method, pct) || (keep & ~loom_calib_keeps(o->calib)))
 			return cc_fail(c, "the calibration given for reuse (loom_compile_opts.calib) was made for "
 					  "another graph or calibration method");
 		c->q.calib = o->calib;
@@ -282,11 +336,11 @@ int cc_calibrate(cc *c)
 		if (c->rep)
 			c->rep->calib_reused = 1;
 	} else {
-		c->q.calib = c->q.own = loom_calib_new(g, o->calib_method, pct);
+		c->q.calib = c->q.own = loom_calib_new_keep(g, o->calib_method, pct, keep);
 		if (!c->q.own)
 			return cc_fail(c, "out of memory (calibration)");
 		if (o->calib_dir) {
-			n = loom_calib_run_dir(c->q.own, g, o->calib_dir, c->err, c->errlen);
+			n = cc_calib_dir(c, c->q.own, o->calib_dir, cc_threads(c));
 		} else if (o->calib_inputs) {
 			n = 1;
 			if (loom_calib_bind(g, o->calib_inputs, o->calib_ninputs, "calibration inputs", c->err, c->errlen) ||
@@ -304,4 +358,268 @@ int cc_calibrate(cc *c)
 	}
 	drop_activations(g);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ bias correction */
+
+/* b'[co] = b[co] - sum_k (q(w[co,k]) - w[co,k]) * m(co, k): the expected
+ * error of channel co's rounded weights (per-channel symmetric, as
+ * quant_channels rounds them) on the mean input m. Returns the corrected
+ * bias (malloc'd, cout floats), or NULL (out of memory). */
+static float *bias_fix(cc *c, const float *w, const float *bias, int64_t cout, int64_t per,
+		       double (*mean)(const void *ctx, int64_t co, int64_t k), const void *ctx)
+{
+	float *b = malloc(((size_t)cout + 1) * sizeof *b);
+	double worst = 0, bmax = 0;
+	if (!b)
+		return NULL;
+	for (int64_t co = 0; co < cout; co++) {
+		double amax = 0, d = 0;
+		const float *wc = w + co * per;
+		for (int64_t k = 0; k < per; k++)
+			amax = fabs(wc[k]) > amax ? fabs(wc[k]) : amax;
+		double sw = amax > 0 ? amax / 127.0 : 1.0;
+		for (int64_t k = 0; k < per; k++) {
+			double e = clampi(lround(wc[k] / sw), -127, 127) * sw - wc[k];
+			if (e != 0)
+				d += e * mean(ctx, co, k);
+		}
+		double b0 = bias ? bias[co] : 0;
+		b[co] = (float)(b0 - d);
+		worst = fabs(d) > worst ? fabs(d) : worst;
+		bmax = fabs(b0) > bmax ? fabs(b0) : bmax;
+	}
+	if (c->rep && worst > 0) {
+		c->rep->bias_corrected++;
+		double rel = worst / (bmax > 0 ? bmax : 1);
+		c->rep->bias_shift_max = rel > c->rep->bias_shift_max ? rel : c->rep->bias_shift_max;
+	}
+	return b;
+}
+
+typedef struct conv_mean {
+	double *tap;     /* [cin][kh*kw]: the mean of each tap's input over the output positions */
+	int64_t cpg, opg, khw;
+} conv_mean;
+
+static double conv_mean_at(const void *ctx, int64_t co, int64_t k)
+{
+	const conv_mean *m = ctx;
+	return m->tap[((co / m->opg) * m->cpg + k / m->khw) * m->khw + k % m->khw];
+}
+
+/* the corrected bias of a convolution of input `in` ([N,C,H,W] or [N,C,L])
+ * with weights w [cout][cpg][kh][kw] in geometry geo (k, s, d, pb, pe of
+ * axes 1 and 2); NULL when the calibration kept no mean of `in` (or out of
+ * memory): the bias stays */
+float *bias_fix_conv(cc *c, int in, const float *w, const float *bias, int64_t cout, int64_t cpg, int64_t grp,
+		     const struct loom_cpu_geo *geo)
+{
+	const loom_tensor *x = &c->g->tensors[in];
+	const double *sum;
+	int64_t n;
+	uint64_t rows;
+	if (loom_calib_mean(c->q.calib, in, &sum, &n, &rows) || x->rank < 3 || x->rank > 4)
+		return NULL;
+	int64_t C = x->dims[1], H = x->rank == 4 ? x->dims[2] : 1, W = x->dims[x->rank - 1];
+	int64_t kh = geo->k[1], kw = geo->k[2], oh, ow;
+	if (n != C * H * W || C != cpg * grp || cout % grp)
+		return NULL;
+	oh = (H + geo->pb[1] + geo->pe[1] - ((kh - 1) * geo->d[1] + 1)) / geo->s[1] + 1;
+	ow = (W + geo->pb[2] + geo->pe[2] - ((kw - 1) * geo->d[2] + 1)) / geo->s[2] + 1;
+	conv_mean m = {calloc((size_t)(C * kh * kw) + 1, sizeof(double)), cpg, cout / grp, kh * kw};
+	if (!m.tap || oh < 1 || ow < 1) {
+		free(m.tap);
+		return NULL;
+	}
+	for (int64_t ch = 0; ch < C; ch++)
+		for (int64_t a = 0; a < kh; a++)
+			for (int64_t b = 0; b < kw; b++) {
+				double s = 0;
+				for (int64_t y = 0; y < oh; y++) {
+					int64_t iy = y * geo->s[1] - geo->pb[1] + a * geo->d[1];
+					if (iy < 0 || iy >= H)
+						continue;
+					for (int64_t xx = 0; xx < ow; xx++) {
+						int64_t ix = xx * geo->s[2] - geo->pb[2] + b * geo->d[2];
+						if (ix >= 0 && ix < W)
+							s += sum[(ch * H + iy) * W + ix];
+					}
+				}
+				m.tap[(ch * kh + a) * kw + b] = s / ((double)rows * oh * ow);
+			}
+	float *r = bias_fix(c, w, bias, cout, cpg * kh * kw, conv_mean_at, &m);
+	free(m.tap);
+	return r;
+}
+
+static double gemm_mean_at(const void *ctx, int64_t co, int64_t k)
+{
+	(void)co;
+	return ((const double *)ctx)[k];
+}
+
+/* the corrected bias of a GEMM layer: weights bn [N][kk] (channel-major),
+ * input `in`: a [M, K] tensor (kk = K), or with flat an [M, C, H, W] image
+ * flattened in HWC order, row k = (y*W + x)*stride + ch (rows of padding
+ * channels are 0); NULL as bias_fix_conv */
+float *bias_fix_gemm(cc *c, int in, int flat, const float *bn, const float *bb, int64_t N, uint32_t kk,
+		     uint32_t stride)
+{
+	const loom_tensor *x = &c->g->tensors[in];
+	const double *sum;
+	int64_t n;
+	uint64_t rows;
+	if (loom_calib_mean(c->q.calib, in, &sum, &n, &rows))
+		return NULL;
+	double *km = calloc((size_t)kk + 1, sizeof *km);
+	if (!km)
+		return NULL;
+	if (flat) {
+		int64_t C = x->dims[1], hw = C > 0 ? n / C : 0;
+		for (int64_t ch = 0; ch < C && ch < stride; ch++)
+			for (int64_t p = 0; p < hw && p * stride + ch < kk; p++)
+				km[p * stride + ch] = sum[ch * hw + p] / (double)rows;
+	} else {
+		int64_t K = x->dims[x->rank - 1], reps = K > 0 ? n / K : 0;
+		if (K != kk || reps < 1) {
+			free(km);
+			return NULL;
+		}
+		for (int64_t r = 0; r < reps; r++)
+			for (int64_t k = 0; k < K; k++)
+				km[k] += sum[r * K + k] / ((double)rows * reps);
+	}
+	float *r = bias_fix(c, bn, bb, N, kk, gemm_mean_at, km);
+	free(km);
+	return r;
+}
+
+/* ------------------------------------------------------------------ cross-layer equalization */
+
+/* a weight layer equalization can scale: a Conv of group 1 or a Gemm, its
+ * weights (and bias) constants that no other node reads */
+typedef struct eq_layer {
+	float *w, *b;
+	int64_t cout, cin, inner; /* Conv [cout][cin][inner]; Gemm [N][K] (transB) or [K][N] */
+	int gemm_kn;              /* a Gemm with B as [K][N] */
+} eq_layer;
+
+static int eq_of(cc *c, int ni, eq_layer *e)
+{
+	const loom_node *n = &c->g->nodes[ni];
+	int conv = !strcmp(n->op_type, "Conv"), gemm = !strcmp(n->op_type, "Gemm");
+	memset(e, 0, sizeof *e);
+	if ((!conv && !gemm) || n->domain[0] || n->ninputs < 2 || n->noutputs < 1 || n->inputs[1] < 0)
+		return -1;
+	loom_tensor *w = &c->g->tensors[n->inputs[1]];
+	if (!w->is_const || !w->data || w->dtype != LOOM_DT_FLOAT || c->ncons[n->inputs[1]] != 1)
+		return -1;
+	if (n->ninputs > 2 && n->inputs[2] >= 0) {
+		loom_tensor *b = &c->g->tensors[n->inputs[2]];
+		if (!b->is_const || !b->data || b->dtype != LOOM_DT_FLOAT || c->ncons[n->inputs[2]] != 1)
+			return -1;
+		e->b = b->data;
+	}
+	e->w = w->data;
+	if (conv) {
+		if (loom_attr_int(n, "group", 1) != 1 || w->rank < 3)
+			return -1;
+		e->cout = w->dims[0], e->cin = w->dims[1], e->inner = 1;
+		for (int i = 2; i < w->rank; i++)
+			e->inner *= w->dims[i];
+	} else {
+		if (w->rank != 2 || loom_attr_int(n, "transA", 0))
+			return -1;
+		e->gemm_kn = !loom_attr_int(n, "transB", 0);
+		e->cout = w->dims[e->gemm_kn ? 1 : 0], e->cin = w->dims[e->gemm_kn ? 0 : 1], e->inner = 1;
+	}
+	if (e->b && loom_tensor_numel(&c->g->tensors[n->inputs[2]]) != e->cout)
+		return -1;
+	return 0;
+}
+
+/* element k of output channel o, input channel i */
+static float *eq_at(const eq_layer *e, int64_t o, int64_t i, int64_t k)
+{
+	if (e->gemm_kn)
+		return &e->w[(i * e->inner + k) * e->cout + o];
+	return &e->w[(o * e->cin + i) * e->inner + k];
+}
+
+/* scale output channel i of a by 1/s and input channel i of b by s, with
+ * s = sqrt(r_a r_b) / r_b for the channels' largest |weight| r: both
+ * become sqrt(r_a r_b). The function is the same (Relu, LeakyRelu and
+ * MaxPool between them commute with a positive per-channel scale). */
+static void eq_pair(const eq_layer *a, const eq_layer *b)
+{
+	for (int64_t i = 0; i < a->cout; i++) {
+		double ra = 0, rb = 0;
+		for (int64_t x = 0; x < a->cin; x++)
+			for (int64_t k = 0; k < a->inner; k++)
+				ra = fmax(ra, fabs(*eq_at(a, i, x, k)));
+		for (int64_t o = 0; o < b->cout; o++)
+			for (int64_t k = 0; k < b->inner; k++)
+				rb = fmax(rb, fabs(*eq_at(b, o, i, k)));
+		if (!(ra > 0 && rb > 0 && isfinite(ra) && isfinite(rb)))
+			continue;
+		double sc = sqrt(ra * rb) / rb;
+		for (int64_t x = 0; x < a->cin; x++)
+			for (int64_t k = 0; k < a->inner; k++)
+				*eq_at(a, i, x, k) = (float)(*eq_at(a, i, x, k) / sc);
+		if (a->b)
+			a->b[i] = (float)(a->b[i] / sc);
+		for (int64_t o = 0; o < b->cout; o++)
+			for (int64_t k = 0; k < b->inner; k++)
+				*eq_at(b, o, i, k) = (float)(*eq_at(b, o, i, k) * sc);
+	}
+}
+
+/* Cross-layer equalization (Nagel et al., "Data-Free Quantization", 2019):
+ * every Conv / Gemm whose output reaches another one's input through only
+ * Relu, LeakyRelu, MaxPool or a Flatten (axis 1) into a Gemm (each the
+ * sole reader of the tensor before it; channel c of the image is then
+ * the Gemm's inputs c*H*W .. (c+1)*H*W-1) gets its output channels'
+ * weight ranges balanced with that layer's
+ * input channels, four sweeps over the graph (chains converge). Before
+ * calibration, on float weights; not with QDQ scales (they are the
+ * model's). The number of pairs, or 0. */
+int cc_equalize(cc *c)
+{
+	int pairs = 0;
+	if (!c->o->equalize || c->q.nforced)
+		return 0;
+	for (int sweep = 0; sweep < 4; sweep++)
+		for (int ni = 0; ni < c->nn; ni++) {
+			eq_layer a, b;
+			if (eq_of(c, ni, &a))
+				continue;
+			int t = c->g->nodes[ni].outputs[0], nj = -1, flat = 0;
+			for (int hop = 0; hop < 5 && t >= 0; hop++) {
+				nj = sole_consumer(c, t);
+				if (nj < 0)
+					break;
+				const loom_node *n = &c->g->nodes[nj];
+				int fl = !strcmp(n->op_type, "Flatten") && loom_attr_int(n, "axis", 1) == 1 &&
+					 c->g->tensors[t].rank == 4;
+				if (strcmp(n->op_type, "Relu") && strcmp(n->op_type, "LeakyRelu") &&
+				    strcmp(n->op_type, "MaxPool") && !fl)
+					break;
+				flat |= fl;
+				t = n->noutputs == 1 && n->inputs[0] == t ? n->outputs[0] : -1;
+			}
+			if (nj < 0 || t < 0 || c->g->nodes[nj].inputs[0] != t || eq_of(c, nj, &b))
+				continue;
+			if (flat && !strcmp(c->g->nodes[nj].op_type, "Gemm") && a.cout > 0 && b.cin % a.cout == 0) {
+				b.inner = b.cin / a.cout; /* the Gemm's inputs per channel of the image */
+				b.cin = a.cout;
+			}
+			if (b.cin != a.cout || (flat && b.inner * b.cin != c->g->tensors[c->g->nodes[nj].inputs[0]].dims[1]))
+				continue;
+			eq_pair(&a, &b);
+			pairs += !sweep;
+		}
+	if (c->rep)
+		c->rep->equalized = pairs;
+	return pairs;
 }

@@ -93,6 +93,8 @@ typedef struct loom_graph {
 	int *outputs;
 	int noutputs;
 	int64_t opset;                 /* of the default domain */
+	int threads;                   /* the reference executor's threads per kernel (runtime/gemm.c;
+					  the results do not depend on it); 0: the online CPUs */
 	char *name;
 	char *path;                    /* the file it came from */
 } loom_graph;

@@ -227,6 +227,61 @@ int loom_graph_infer(loom_graph *g, char *err, size_t errlen)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ views */
+
+/* per tensor of g: 1 if a run writes it (a graph input or a node's output) */
+static char *run_written(const loom_graph *g)
+{
+	char *w = calloc((size_t)g->ntensors + 1, 1);
+	if (!w)
+		return NULL;
+	for (int i = 0; i < g->ninputs; i++)
+		if (g->inputs[i] >= 0 && g->inputs[i] < g->ntensors)
+			w[g->inputs[i]] = 1;
+	for (int i = 0; i < g->nnodes; i++)
+		for (int j = 0; j < g->nodes[i].noutputs; j++)
+			if (g->nodes[i].outputs[j] >= 0 && g->nodes[i].outputs[j] < g->ntensors)
+				w[g->nodes[i].outputs[j]] = 1;
+	return w;
+}
+
+loom_graph *loom_ref_view(const loom_graph *g)
+{
+	loom_graph *v = malloc(sizeof *v);
+	char *w = run_written(g);
+	loom_tensor *t = malloc(((size_t)g->ntensors + 1) * sizeof *t);
+	if (!v || !w || !t) {
+		free(v);
+		free(w);
+		free(t);
+		return NULL;
+	}
+	*v = *g;
+	v->tensors = t;
+	for (int i = 0; i < g->ntensors; i++) {
+		t[i] = g->tensors[i];
+		if (w[i]) {
+			t[i].data = NULL;
+			t[i].cap = 0;
+		}
+	}
+	free(w);
+	return v;
+}
+
+void loom_ref_view_free(loom_graph *v)
+{
+	if (!v)
+		return;
+	char *w = run_written(v);
+	for (int i = 0; i < v->ntensors; i++)
+		if (w && w[i]) /* (without w: leaks rather than free what is shared) */
+			free(v->tensors[i].data);
+	free(w);
+	free(v->tensors);
+	free(v);
+}
+
 /* ------------------------------------------------------------------ execution */
 
 int loom_ref_run(loom_graph *g, char *err, size_t errlen)

@@ -234,9 +234,10 @@ static inline void loom_cpu_bcast_next(loom_cpu_bcast *b)
 /* C[M x N] += op(A) op(B), float32, row-major with leading dimensions; op(A)
  * is M x K (A is K x M when ta), op(B) K x N (B is N x K when tb). Cache
  * and register blocked, AVX2+FMA when the CPU has it, large products split
- * over threads; the result does not depend on the number of threads.
+ * over threads (at most max_threads; 0: no limit but the online CPUs);
+ * the result does not depend on the number of threads.
  * Defined in runtime/gemm.c. */
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-		     const float *B, int64_t ldb, float *C, int64_t ldc);
+		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads);
 
 #endif

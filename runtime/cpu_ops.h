@@ -87,6 +87,17 @@ int loom_graph_infer(loom_graph *g, char *err, size_t errlen);
  * holds its data. Infers shapes first if not done. */
 int loom_ref_run(loom_graph *g, char *err, size_t errlen);
 
+/* A graph to run beside g (another input, at the same time on another
+ * thread): g's nodes, names and attributes, and the values of its
+ * initializers (tensors that are neither a graph input nor a node's
+ * output) shared, read only; its own tensors otherwise (types, shapes, and
+ * the data loom_ref_run puts in the graph inputs and node outputs, none at
+ * first). g must not change while the view exists, but may be run itself:
+ * neither run writes what they share. Free it with loom_ref_view_free,
+ * never loom_graph_free. NULL when out of memory. */
+loom_graph *loom_ref_view(const loom_graph *g);
+void loom_ref_view_free(loom_graph *v);
+
 /* Replace t->data with a copy of n bytes (n must equal loom_tensor_bytes(t)). */
 int loom_tensor_set_data(loom_tensor *t, const void *data, size_t n);
 

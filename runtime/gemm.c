@@ -17,7 +17,9 @@
  * Determinism: every element of C is C + (sum over k of one K block,
  * accumulated in k order from zero), K block after K block, whatever the
  * tile it falls in. Large problems are split over up to GEMM_MAXTHR
- * threads by ranges of rows (or columns) of C; each element is computed by
+ * threads (the online CPUs, at most the caller's max_threads: the graph's
+ * threads, set by a caller that runs graphs on several threads itself) by
+ * ranges of rows (or columns) of C; each element is computed by
  * one thread in that same order, so the result does not depend on the
  * number of threads or on scheduling (it does depend on FMA: a CPU with
  * AVX2+FMA rounds differently from one without).
@@ -113,36 +115,44 @@ static void pack_a(const struct gemm_job *j, int64_t i0, int64_t mc, int64_t k0,
 
 /* k in [k0, k0+kc) and columns [j0, j0+nc) of op(B) into micro-panels of
  * GEMM_NR columns: bp[c*kc*NR + p*NR + jj] = op(B)[k0 + p][j0 + c*NR + jj],
- * columns past N zero. */
+ * columns past N zero. Untransposed, a few rows of B at a time go into
+ * every panel (B's rows read in order, not one page per row and panel). */
 static void pack_b(const struct gemm_job *j, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
 		   float *restrict bp)
 {
-	for (int64_t c = 0; c < nc; c += GEMM_NR, bp += kc * GEMM_NR) {
-		int64_t nr = min64(GEMM_NR, nc - c);
-		if (!j->tb) {
-			for (int64_t p = 0; p < kc; p++) {
-				const float *b = j->B + (k0 + p) * j->ldb + j0 + c;
-				float *d = bp + p * GEMM_NR;
-				if (nr == GEMM_NR) {
-					for (int jj = 0; jj < GEMM_NR; jj++)
-						d[jj] = b[jj];
-				} else {
-					for (int64_t jj = 0; jj < nr; jj++)
-						d[jj] = b[jj];
-					for (int64_t jj = nr; jj < GEMM_NR; jj++)
-						d[jj] = 0.0f;
+	enum { ROWS = 8 };
+	if (!j->tb) {
+		for (int64_t p0 = 0; p0 < kc; p0 += ROWS) {
+			int64_t pe = min64(p0 + ROWS, kc);
+			float *panel = bp;
+			for (int64_t c = 0; c < nc; c += GEMM_NR, panel += kc * GEMM_NR) {
+				int64_t nr = min64(GEMM_NR, nc - c);
+				for (int64_t p = p0; p < pe; p++) {
+					const float *b = j->B + (k0 + p) * j->ldb + j0 + c;
+					float *d = panel + p * GEMM_NR;
+					if (nr == GEMM_NR) {
+						memcpy(d, b, GEMM_NR * sizeof *d);
+					} else {
+						for (int64_t jj = 0; jj < nr; jj++)
+							d[jj] = b[jj];
+						for (int64_t jj = nr; jj < GEMM_NR; jj++)
+							d[jj] = 0.0f;
+					}
 				}
 			}
-		} else {
-			for (int64_t jj = 0; jj < nr; jj++) {
-				const float *b = j->B + (j0 + c + jj) * j->ldb + k0;
-				for (int64_t p = 0; p < kc; p++)
-					bp[p * GEMM_NR + jj] = b[p];
-			}
-			for (int64_t jj = nr; jj < GEMM_NR; jj++)
-				for (int64_t p = 0; p < kc; p++)
-					bp[p * GEMM_NR + jj] = 0.0f;
 		}
+		return;
+	}
+	for (int64_t c = 0; c < nc; c += GEMM_NR, bp += kc * GEMM_NR) {
+		int64_t nr = min64(GEMM_NR, nc - c);
+		for (int64_t jj = 0; jj < nr; jj++) {
+			const float *b = j->B + (j0 + c + jj) * j->ldb + k0;
+			for (int64_t p = 0; p < kc; p++)
+				bp[p * GEMM_NR + jj] = b[p];
+		}
+		for (int64_t jj = nr; jj < GEMM_NR; jj++)
+			for (int64_t p = 0; p < kc; p++)
+				bp[p * GEMM_NR + jj] = 0.0f;
 	}
 }
 
@@ -206,6 +216,12 @@ __attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const floa
 {
 	__m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
 	__m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+	/* the C tile's rows (one page apart in a wide C) on their way while the
+	 * products accumulate */
+	for (int i = 0; i < mr; i++) {
+		_mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+		_mm_prefetch((const char *)(c + i * ldc + nr - 1), _MM_HINT_T0);
+	}
 	for (int64_t p = 0; p < kc; p++, a += GEMM_MR, b += GEMM_NR) {
 		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
 #define GEMM_ROW(i)                                     \
@@ -309,19 +325,21 @@ static void *gemm_thread(void *arg)
 
 /* ------------------------------------------------------------------ entry */
 
-static int gemm_threads(int64_t M, int64_t N, int64_t K)
+static int gemm_threads(int64_t M, int64_t N, int64_t K, int max_threads)
 {
 	long ncpu;
-	if (M * N * K < GEMM_PAR_MIN)
+	if (M * N * K < GEMM_PAR_MIN || max_threads == 1)
 		return 1;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		return 1;
+	if (max_threads > 0 && ncpu > max_threads)
+		ncpu = max_threads;
 	return ncpu > GEMM_MAXTHR ? GEMM_MAXTHR : (int)ncpu;
 }
 
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-		     const float *B, int64_t ldb, float *C, int64_t ldc)
+		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads)
 {
 	struct gemm_job job = {ta, tb, 0, M, N, K, lda, ldb, ldc, A, B, C};
 	struct gemm_job part[GEMM_MAXTHR];
@@ -332,7 +350,7 @@ void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const floa
 	if (M <= 0 || N <= 0 || K <= 0)
 		return;
 	job.fma = have_fma();
-	nt = gemm_threads(M, N, K);
+	nt = gemm_threads(M, N, K, max_threads);
 	/* Split by columns when op(A) is the smaller operand: each thread then
 	 * packs all of op(A) and its own columns of op(B) (by rows, all of
 	 * op(B)). A (the weights of a convolution) weighs double: it is read

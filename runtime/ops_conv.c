@@ -66,7 +66,7 @@ int loom_cpu_gemm_run(KARGS)
 	int64_t M = y->dims[0], N = y->dims[1], K = ta ? a->dims[0] : a->dims[1];
 	float *py = y->data;
 	memset(py, 0, (size_t)(M * N) * sizeof(float));
-	gemm_f(ta, tb, M, N, K, fdata(a), a->dims[1], fdata(b), b->dims[1], py, N);
+	gemm_f(g, ta, tb, M, N, K, fdata(a), a->dims[1], fdata(b), b->dims[1], py, N);
 	if (alpha != 1.0f)
 		for (int64_t i = 0; i < M * N; i++)
 			py[i] *= alpha;
@@ -174,7 +174,7 @@ int loom_cpu_matmul_run(KARGS)
 	for (int64_t bi = 0; bi < it.numel; bi++, loom_cpu_bcast_next(&it)) {
 		int64_t oa = it.off[0] * s.M * s.K, ob = it.off[1] * s.K * s.N, oy = bi * s.M * s.N;
 		if (a->dtype == LOOM_DT_FLOAT) {
-			gemm_f(0, 0, s.M, s.N, s.K, fdata(a) + oa, s.K, fdata(b) + ob, s.N,
+			gemm_f(g, 0, 0, s.M, s.N, s.K, fdata(a) + oa, s.K, fdata(b) + ob, s.N,
 			       (float *)y->data + oy, s.N);
 			continue;
 		}
@@ -342,26 +342,57 @@ int loom_cpu_conv_infer(KARGS)
 	return 0;
 }
 
-/* im2col of one group of one image: col[(c, kz, ky, kx)][(oz, oy, ox)] */
+/* the outputs o in [*lo, *hi) of n whose input index o*s - pb + off lies
+ * in [0, in) (the rest read padding) */
+static void valid_range(int64_t n, int64_t s, int64_t pb, int64_t off, int64_t in, int64_t *lo, int64_t *hi)
+{
+	int64_t a = pb - off;             /* o*s >= a */
+	int64_t b = in + pb - off;        /* o*s < b */
+	*lo = a <= 0 ? 0 : (a + s - 1) / s;
+	*hi = b <= 0 ? 0 : (b + s - 1) / s;
+	if (*lo > n)
+		*lo = n;
+	if (*hi > n)
+		*hi = n;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* im2col of one group of one image: col[(c, kz, ky, kx)][(oz, oy, ox)];
+ * a row of outputs at a time: its padding zeros, its inputs copied (a
+ * stride of 1) or gathered */
 static void im2col(const float *x, int64_t Cg, const struct loom_cpu_geo *p, float *col)
 {
+	const int64_t n2 = p->out[2];
 	for (int64_t c = 0; c < Cg; c++) {
 		const float *xc = x + c * p->invol;
 		for (int64_t k0 = 0; k0 < p->k[0]; k0++)
 			for (int64_t k1 = 0; k1 < p->k[1]; k1++)
-				for (int64_t k2 = 0; k2 < p->k[2]; k2++)
+				for (int64_t k2 = 0; k2 < p->k[2]; k2++) {
+					int64_t lo, hi, s2 = p->s[2], off2 = k2 * p->d[2] - p->pb[2];
+					valid_range(n2, s2, p->pb[2], k2 * p->d[2], p->in[2], &lo, &hi);
 					for (int64_t o0 = 0; o0 < p->out[0]; o0++) {
 						int64_t i0 = o0 * p->s[0] - p->pb[0] + k0 * p->d[0];
-						for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+						for (int64_t o1 = 0; o1 < p->out[1]; o1++, col += n2) {
 							int64_t i1 = o1 * p->s[1] - p->pb[1] + k1 * p->d[1];
-							int ok = i0 >= 0 && i0 < p->in[0] && i1 >= 0 && i1 < p->in[1];
-							const float *row = xc + (i0 * p->in[1] + i1) * p->in[2];
-							for (int64_t o2 = 0; o2 < p->out[2]; o2++) {
-								int64_t i2 = o2 * p->s[2] - p->pb[2] + k2 * p->d[2];
-								*col++ = ok && i2 >= 0 && i2 < p->in[2] ? row[i2] : 0.0f;
+							if (!(i0 >= 0 && i0 < p->in[0] && i1 >= 0 && i1 < p->in[1])) {
+								memset(col, 0, (size_t)n2 * sizeof *col);
+								continue;
 							}
+							const float *row = xc + (i0 * p->in[1] + i1) * p->in[2];
+							if (lo)
+								memset(col, 0, (size_t)lo * sizeof *col);
+							if (s2 == 1) {
+								memcpy(col + lo, row + lo + off2, (size_t)(hi - lo) * sizeof *col);
+							} else {
+								for (int64_t o2 = lo; o2 < hi; o2++)
+									col[o2] = row[o2 * s2 + off2];
+							}
+							if (hi < n2)
+								memset(col + hi, 0, (size_t)(n2 - hi) * sizeof *col);
 						}
 					}
+				}
 	}
 }
 
@@ -397,7 +428,7 @@ int loom_cpu_conv_run(KARGS)
 			}
 			if (!direct)
 				im2col(xg, Cg, &p, col);
-			gemm_f(0, 0, Mg, p.outvol, K, fdata(w) + gi * Mg * K, K, direct ? xg : col, p.outvol,
+			gemm_f(g, 0, 0, Mg, p.outvol, K, fdata(w) + gi * Mg * K, K, direct ? xg : col, p.outvol,
 			       yg, p.outvol);
 		}
 	free(col);
@@ -516,7 +547,7 @@ int loom_cpu_convt_run(KARGS)
 			float *yg = (float *)y->data + (in * M + gi * Mg) * p.outvol;
 			memset(col, 0, (size_t)(R * p.invol) * sizeof *col);
 			/* col[(m, k)][i] = sum_c W[c][(m, k)] X[c][i] */
-			gemm_f(1, 0, R, p.invol, Cg, fdata(w) + gi * Cg * R, R, xg, p.invol, col, p.invol);
+			gemm_f(g, 1, 0, R, p.invol, Cg, fdata(w) + gi * Cg * R, R, xg, p.invol, col, p.invol);
 			for (int64_t m = 0; m < Mg; m++) {
 				float bv = b ? fdata(b)[gi * Mg + m] : 0.0f;
 				float *ym = yg + m * p.outvol;

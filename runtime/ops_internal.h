@@ -112,11 +112,12 @@ static inline void from_float(loom_tensor *t, const float *p)
 }
 
 /* C[M x N] += op(A) op(B), row-major with leading dimensions; op(A) is
- * M x K. float accumulation (runtime/gemm.c). */
-static inline void gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-			  const float *B, int64_t ldb, float *C, int64_t ldc)
+ * M x K. float accumulation (runtime/gemm.c), on at most g->threads
+ * threads. */
+static inline void gemm_f(const loom_graph *g, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+			  int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-	loom_cpu_gemm_f(ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
+	loom_cpu_gemm_f(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, g->threads);
 }
 
 /* the output dims of a convolution or pooling of x with geometry p: N, C,

@@ -17,6 +17,9 @@
  * state. */
 #include "ops_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -161,6 +164,20 @@ int loom_cpu_unary_infer(KARGS)
 	return 0;
 }
 
+/* b = max(a, 0) as a > 0 ? a : 0: MAXPS returns its second operand (+0)
+ * for a NaN and for zeros of either sign, as the comparison does */
+static void relu_f(const float *a, float *b, int64_t cnt)
+{
+	int64_t i = 0;
+#if defined(__SSE2__)
+	const __m128 z = _mm_setzero_ps();
+	for (; i + 4 <= cnt; i += 4)
+		_mm_storeu_ps(b + i, _mm_max_ps(_mm_loadu_ps(a + i), z));
+#endif
+	for (; i < cnt; i++)
+		b[i] = a[i] > 0 ? a[i] : 0;
+}
+
 int loom_cpu_unary_run(KARGS)
 {
 	int k = unary_find(n->op_type);
@@ -177,8 +194,7 @@ int loom_cpu_unary_run(KARGS)
 		const float *a = fdata(x);
 		float *b = y->data;
 		if (code == U_RELU) {
-			for (int64_t i = 0; i < cnt; i++)
-				b[i] = a[i] > 0 ? a[i] : 0;
+			relu_f(a, b, cnt);
 		} else {
 			for (int64_t i = 0; i < cnt; i++)
 				b[i] = (float)unary_d(code, a[i], &p);

@@ -14,6 +14,8 @@ in the layout of ONNX's backend tests, the one `loom test-onnx` runs:
     OUT/NAME/calib/test_data_set_N/input_0.pb  (torchvision models, digits) calibration inputs
     OUT/NAME/eval/test_data_set_N/...          (digits_cnn) the labelled held-out test
     OUT/NAME/eval/labels.txt                   images: one class per sample, in order
+    OUT/NAME/agree/...                         (digits_cnn) every digits image but the 64 of
+                                               calib/ (1728, labelled): int8-vs-float agreement
     OUT/NAME/output_0_float64.pb           the same model run in float64 (not read by loom)
     OUT/NAME/meta.json                     how it was made (not read by loom)
 
@@ -184,13 +186,18 @@ def digits_cnn(arch):
         acc = (m(xs[test]).argmax(1) == ys[test]).float().mean().item()
     x = xs[test[:16]].clone()
     # calibration: 64 training images; evaluation (loom eval, make run): the
-    # held-out test images in batches of 16 (288 of 297) with their labels
+    # held-out test images in batches of 16 (288 of 297) with their labels;
+    # agreement of int8 with float (loom eval --min-agreement): every image
+    # but the calibration ones, test images first (1728 of 1733)
     calib = [xs[train[16 * k:16 * (k + 1)]].clone() for k in range(4)]
     evals = [(xs[test[16 * k:16 * (k + 1)]].clone(), ys[test[16 * k:16 * (k + 1)]].tolist())
              for k in range(len(test) // 16)]
+    rest = torch.cat([test, train[64:]])
+    agree = [(xs[rest[16 * k:16 * (k + 1)]].clone(), ys[rest[16 * k:16 * (k + 1)]].tolist())
+             for k in range(len(rest) // 16)]
     return m, x, {"test_accuracy": round(acc, 4), "test_images": 297,
                   "labels": ys[test[:16]].tolist(), "epochs": 8,
-                  "_calib_inputs": calib, "_eval_sets": evals}
+                  "_calib_inputs": calib, "_eval_sets": evals, "_agree_sets": agree}
 
 
 class DigitsQDQ(nn.Module):
@@ -245,8 +252,31 @@ def digits_qdq(arch):
     q = DigitsQDQ(m, {"in": r(xs), "c1": r(c1), "c2": r(c2), "f1": r(f1), "out": r(out)})
     info = dict(info)
     info.pop("_eval_sets", None)
+    info.pop("_agree_sets", None)
     info["qdq"] = "uint8 per-tensor activations, int8 per-channel weights"
     return q, x, info
+
+
+def digits_outlier(arch):
+    """the trained digits CNN with an outlier channel: conv1's output channel
+    of the largest activation scaled by 100 (its weights and bias; ReLU
+    commutes with a positive scale) and conv2's weights of that input
+    channel divided by 100. The float function is the same; the tensor
+    between them has one channel 100 times the others, so one per-tensor
+    int8 range (min-max) leaves the other 15 channels a few steps (loom
+    compile --accuracy's test case)"""
+    m, x, info = digits_cnn("digits_cnn")
+    from sklearn.datasets import load_digits
+    xs = torch.tensor(load_digits().images, dtype=torch.float32).unsqueeze(1) / 16.0
+    with torch.no_grad():
+        k = int(F.relu(m.conv1(xs)).amax(dim=(0, 2, 3)).argmax())
+        m.conv1.weight[k] *= 100.0
+        m.conv1.bias[k] *= 100.0
+        m.conv2.weight[:, k] /= 100.0
+    info = dict(info)
+    info.pop("_agree_sets", None)
+    info["outlier"] = "conv1 output channel %d x100, conv2 input channel %d /100" % (k, k)
+    return m, x, info
 
 
 class NpuOps(nn.Module):
@@ -353,6 +383,7 @@ ARCHS = [
     ("shufflenet_v2_x0_5", torchvision_model(TV.shufflenet_v2_x0_5), (13, 17)),
     ("digits_cnn", digits_cnn, (13, 17)),
     ("digits_qdq", digits_qdq, (13,)),
+    ("digits_outlier", digits_outlier, (13,)),
     ("npu_ops", npu_ops, (9, 11, 13)),
     ("tiny_transformer", tiny_transformer, (11, 13, 17)),
 ]
@@ -430,18 +461,21 @@ def export_one(arch, build, opset, folder):
         write_tensor(os.path.join(d, "input_0.pb"), xc.numpy(), "input")
     # a labelled evaluation set (loom eval): eval/test_data_set_N with
     # PyTorch's outputs, eval/labels.txt with one class per sample in order
-    evals = info.pop("_eval_sets", [])
-    for k, (xe, labels) in enumerate(evals):
-        d = os.path.join(tmp, "eval", "test_data_set_%d" % k)
-        os.makedirs(d)
-        with torch.no_grad():
-            ye = model(xe.float())
-        write_tensor(os.path.join(d, "input_0.pb"), xe.numpy(), "input")
-        write_tensor(os.path.join(d, "output_0.pb"), ye.numpy(), "output")
-    if evals:
-        with open(os.path.join(tmp, "eval", "labels.txt"), "w") as f:
-            for _, labels in evals:
-                f.write("".join("%d\n" % v for v in labels))
+    # (agree/: the same without the outputs)
+    for sub, key in (("eval", "_eval_sets"), ("agree", "_agree_sets")):
+        evals = info.pop(key, [])
+        for k, (xe, labels) in enumerate(evals):
+            d = os.path.join(tmp, sub, "test_data_set_%d" % k)
+            os.makedirs(d)
+            write_tensor(os.path.join(d, "input_0.pb"), xe.numpy(), "input")
+            if sub == "eval":
+                with torch.no_grad():
+                    ye = model(xe.float())
+                write_tensor(os.path.join(d, "output_0.pb"), ye.numpy(), "output")
+        if evals:
+            with open(os.path.join(tmp, sub, "labels.txt"), "w") as f:
+                for _, labels in evals:
+                    f.write("".join("%d\n" % v for v in labels))
     # the same model in float64, beside the data set (loom reads only test_data_set_N):
     # for measuring how far a float32 executor is from the exact result
     write_tensor(os.path.join(tmp, "output_0_float64.pb"), y64.numpy(), "output")

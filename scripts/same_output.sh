@@ -70,7 +70,8 @@ cmp_text() { # NAME COMMAND... (run from each executable's tree)
 	for side in old new; do
 		exe=$OLD; [ $side = new ] && exe=$NEW
 		# wall-clock times and simulation speeds differ from run to run
-		"$exe" "$@" 2>&1 | grep -v -E 'wall|/s\b|[0-9] s\b' >"$OUT/$side/$name.txt"
+		# (the profile's host CPU time is measured too)
+		"$exe" "$@" 2>&1 | grep -v -E 'wall|/s\b|[0-9] s\b|host CPU [0-9.]+ ms' >"$OUT/$side/$name.txt"
 	done
 	if cmp -s "$OUT/old/$name.txt" "$OUT/new/$name.txt"; then
 		note "same: $name ($*)"

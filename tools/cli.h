@@ -76,6 +76,23 @@ void tool_cfg_spec(const loom_hwcfg *c, char *buf, size_t len);
 void tool_warn_calib(const char *model, const loom_compile_report *rep);
 int tool_sensitivity(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
 		     const loom_compile_opts *base, const char *data, FILE *f, char *err, size_t len);
+/* loom compile --accuracy COS (tools/cmd_compile_acc.c): the options that
+ * reach cosine COS on the calibration set (C model), and the report */
+typedef struct tool_cos {
+	double mean, min;        /* cosine with the float model over the calibration samples */
+} tool_cos;
+typedef struct tool_accuracy_result {
+	char *tensor_methods;    /* loom_compile_opts.tensor_methods, or NULL */
+	int bias_correction, equalize;
+	char *keep_float;        /* the user's --keep-float and the nodes the search added, or NULL */
+	tool_cos cos_start, cos_final;
+	int reached, ntensors, nsteps;
+	double seconds;
+	char *text, *json;       /* the report's accuracy section */
+} tool_accuracy_result;
+int tool_accuracy(const char *path, const loom_input_shape *shp, int nshp, const loom_hwcfg *cfg,
+		  const loom_compile_opts *base, double target, tool_accuracy_result *res, char *err, size_t len);
+void tool_accuracy_free(tool_accuracy_result *res);
 /* loom run MODEL.loom (tools/cmd_run_prof.c): the per-layer profile table
  * and time split, the same as CSV, the Chrome-trace / Perfetto timeline,
  * from the last run's records (times at mhz) */

@@ -28,8 +28,8 @@
 
 typedef struct copts {
 	const char *model, *out, *hw, *calib, *keep, *report, *method;
-	double pct;
-	int no_cache, quiet, sensitivity;
+	double pct, accuracy;
+	int no_cache, quiet, sensitivity, bias_correction, equalize, time, threads;
 	const char *data;
 	loom_input_shape shp[MAX_SHAPES];
 	int nshp;
@@ -40,16 +40,34 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: loom compile MODEL.onnx -o MODEL.loom [--hw CONFIG] [--calib DIR]\n"
-		"         [--calib-method minmax|percentile|mse] [--percentile P] [--keep-float NODE,...]\n"
+		"         [--calib-method minmax|percentile|mse|entropy] [--percentile P] [--equalize]\n"
+		"         [--bias-correction] [--accuracy COS] [--keep-float NODE,...]\n"
 		"         [--input-shape NAME=D0xD1x...]... [--report FILE.json] [--no-cache] [-q]\n"
-		"         [--sensitivity [--data DIR]]\n"
+		"         [--sensitivity [--data DIR]] [--time] [--threads N]\n"
 		"  --calib DIR       calibration inputs: .pb files, or test_data_set_N/ folders\n"
 		"                    (without it: random N(0,1) inputs, with a warning)\n"
+		"  --calib-method    the activations' ranges: min-max (default), percentile (--percentile,\n"
+		"                    default 99.99), MSE or entropy (KL divergence, as TensorRT)\n"
+		"  --equalize        cross-layer equalization: the weight ranges of a Conv / Gemm's output\n"
+		"                    channels balanced with the next one's input channels (same function)\n"
+		"  --bias-correction each Conv / Gemm bias less its rounded weights' expected error on\n"
+		"                    the calibration data's mean input\n"
+		"  --accuracy COS    search options until the int8 outputs reach cosine COS (0..1] with\n"
+		"                    the float model on every --calib sample (C model): equalization,\n"
+		"                    each activation's method (minmax|percentile|mse|entropy), bias\n"
+		"                    correction, then the fewest nodes kept in float by their\n"
+		"                    sensitivity; the report says what it chose\n"
 		"  --keep-float      nodes (names after simplification) kept in float on the CPU\n"
 		"  --report FILE     the compile report as JSON\n"
 		"  --no-cache        compile even when the cache holds the result\n"
 		"  --sensitivity     per NPU node, the output error (C model, one sample of --data DIR\n"
 		"                    or --calib DIR) when that node alone stays in float, sorted\n"
+		"  --time            where the time went: wall-clock and CPU seconds (every thread's) of\n"
+		"                    loading the ONNX file, simplification, calibration, quantization and\n"
+		"                    lowering, planning (timing the tile planners' candidate programs),\n"
+		"                    emission and writing the file (and the --accuracy search)\n"
+		"  --threads N       threads for calibration and planning (default: the online CPUs, at\n"
+		"                    most 8); the result does not depend on it\n"
 		"The cache is $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom.\n");
 }
 
@@ -73,8 +91,8 @@ static int parse(int argc, char **argv, copts *o)
 			o->calib = v, i++;
 		} else if (!strcmp(a, "--calib-method") && v) {
 			o->method = v, i++;
-			if (strcmp(v, "minmax") && strcmp(v, "percentile") && strcmp(v, "mse")) {
-				fprintf(stderr, "loom compile: --calib-method %s: minmax, percentile or mse\n", v);
+			if (loom_calib_method_of(v) < 0) {
+				fprintf(stderr, "loom compile: --calib-method %s: minmax, percentile, mse or entropy\n", v);
 				return -1;
 			}
 		} else if (!strcmp(a, "--percentile") && v) {
@@ -85,6 +103,18 @@ static int parse(int argc, char **argv, copts *o)
 				fprintf(stderr, "loom compile: --percentile %s: a number in [50, 100]\n", v);
 				return -1;
 			}
+		} else if (!strcmp(a, "--accuracy") && v) {
+			char *e;
+			o->accuracy = strtod(v, &e);
+			i++;
+			if (*e || !(o->accuracy > 0 && o->accuracy <= 1)) {
+				fprintf(stderr, "loom compile: --accuracy %s: a cosine in (0, 1]\n", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--bias-correction")) {
+			o->bias_correction = 1;
+		} else if (!strcmp(a, "--equalize")) {
+			o->equalize = 1;
 		} else if (!strcmp(a, "--keep-float") && v) {
 			o->keep = v, i++;
 		} else if (!strcmp(a, "--report") && v) {
@@ -101,6 +131,17 @@ static int parse(int argc, char **argv, copts *o)
 			o->sensitivity = 1;
 		} else if (!strcmp(a, "--data") && v) {
 			o->data = v, i++;
+		} else if (!strcmp(a, "--time")) {
+			o->time = 1;
+		} else if (!strcmp(a, "--threads") && v) {
+			char *e;
+			long n = strtol(v, &e, 10);
+			i++;
+			if (*e || n < 1 || n > 64) {
+				fprintf(stderr, "loom compile: --threads %s: a number in [1, 64]\n", v);
+				return -1;
+			}
+			o->threads = (int)n;
 		} else if (!strcmp(a, "--no-cache")) {
 			o->no_cache = 1;
 		} else if (!strcmp(a, "-q")) {
@@ -117,8 +158,19 @@ static int parse(int argc, char **argv, copts *o)
 		usage(stderr);
 		return -1;
 	}
-	snprintf(o->canon, sizeof o->canon, "hw=%s calib=%s method=%s pct=%g keep-float=%s", o->hw,
-		 o->calib ? o->calib : "(random)", o->method, o->pct, o->keep ? o->keep : "");
+	if (o->accuracy > 0 && !o->calib) {
+		fprintf(stderr, "loom compile: --accuracy needs calibration data: --calib DIR\n");
+		return -1;
+	}
+	snprintf(o->canon, sizeof o->canon, "hw=%s calib=%s method=%s pct=%g keep-float=%s%s", o->hw,
+		 o->calib ? o->calib : "(random)", o->method, o->pct, o->keep ? o->keep : "",
+		 o->bias_correction ? " bias-correction" : "");
+	if (o->equalize)
+		strncat(o->canon, " equalize", sizeof o->canon - strlen(o->canon) - 1);
+	if (o->accuracy > 0) {
+		size_t n = strlen(o->canon);
+		snprintf(o->canon + n, sizeof o->canon - n, " accuracy=%g", o->accuracy);
+	}
 	for (int i = 0; i < o->nshp; i++) {
 		size_t n = strlen(o->canon);
 		snprintf(o->canon + n, sizeof o->canon - n, " input-shape=%s:", o->shp[i].name);
@@ -135,6 +187,20 @@ static int parse(int argc, char **argv, copts *o)
 static const char *where_name(int w) { return w == LOOM_WHERE_NPU ? "npu" : w == LOOM_WHERE_FUSED ? "fused" : "cpu"; }
 
 /* compute- or memory-bound by the layer's own numbers */
+/* node n's layers (batch replicas, a padded copy before a packed CONV):
+ * the costliest one, *est their estimates summed */
+static const loom_layer *node_layer(const loom_model *m, const loom_node_report *n, uint64_t *est)
+{
+	const loom_layer *best = &m->layers[n->layer];
+	*est = 0;
+	for (uint32_t k = (uint32_t)n->layer; k < m->nlayers && m->layers[k].nodes[0] == best->nodes[0]; k++) {
+		*est += m->layers[k].est_cycles;
+		if (m->layers[k].est_cycles > best->est_cycles)
+			best = &m->layers[k];
+	}
+	return best;
+}
+
 static const char *bound(const loom_hwcfg *cfg, const loom_layer *l)
 {
 	double comp = (double)l->macs / ((double)cfg->array_rows * cfg->array_cols);
@@ -158,7 +224,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void report_table(FILE *f, const loom_model *m, const loom_compile_report *r)
+static void report_table(FILE *f, const loom_model *m, const loom_compile_report *r, const tool_accuracy_result *acc)
 {
 	fprintf(f, "%-28s %-18s %-5s %-10s %-11s %10s %8s %5s  %s\n", "node", "op", "where", "layer", "tile hxwxc",
 		"est cyc", "bound", "SP%", "why / fused with");
@@ -167,12 +233,10 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 		char tile[32] = "-", cyc[24] = "-", kind[16] = "-", sp[8] = "-";
 		const char *bd = "-";
 		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
-			const loom_layer *l = &m->layers[n->layer];
+			uint64_t est;
+			const loom_layer *l = node_layer(m, n, &est);
 			snprintf(kind, sizeof kind, "%s", loom_layer_kind_name(l->kind));
 			snprintf(tile, sizeof tile, "%ux%ux%u", l->tile_h, l->tile_w, l->tile_c);
-			uint64_t est = 0;
-			for (uint32_t k = (uint32_t)n->layer; k < m->nlayers && m->layers[k].nodes[0] == m->layers[n->layer].nodes[0]; k++)
-				est += m->layers[k].est_cycles;
 			snprintf(cyc, sizeof cyc, "%" PRIu64, est);
 			snprintf(sp, sizeof sp, "%.0f", 100.0 * l->sp_bytes / m->cfg.sp_bytes);
 			bd = bound(&m->cfg, l);
@@ -200,17 +264,24 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 		m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
 	fprintf(f, "calibration: %d sample%s%s\n", r->calib_samples, r->calib_samples == 1 ? "" : "s",
 		r->calib_random ? " of random N(0,1) inputs" : "");
-	fprintf(f, "time: simplification %.2f s, calibration %.2f s, quantization, lowering and planning %.2f s, "
-		   "emission %.2f s\n", r->simplify_s, r->calib_s, r->lower_s, r->emit_s);
+	fprintf(f, "time: simplification %.2f s, calibration %.2f s, quantization and lowering %.2f s, planning %.2f s, "
+		   "emission %.2f s (wall-clock; --time for more)\n", r->simplify_s, r->calib_s, r->lower_s, r->plan_s, r->emit_s);
 	if (r->qdq_pairs)
 		fprintf(f, "quantization: %d QuantizeLinear/DequantizeLinear pairs of the model kept their scales\n",
 			r->qdq_pairs);
+	if (r->equalized)
+		fprintf(f, "equalization: %d Conv / Gemm pairs\n", r->equalized);
+	if (r->bias_corrected)
+		fprintf(f, "bias correction: %d layers, the largest correction %.3g of the layer's largest |bias|\n",
+			r->bias_corrected, r->bias_shift_max);
+	if (acc && acc->text)
+		fputs(acc->text, f);
 	if (macs ? cpu_share > 5.0 : r->nodes_cpu * 20 > r->nnodes)
 		fprintf(f, "warning: %.1f%% of the work runs on the CPU (more than 5%%): see the fallback reasons "
 			   "above\n", macs ? cpu_share : 100.0 * r->nodes_cpu / (r->nnodes ? r->nnodes : 1));
 }
 
-static void report_json(FILE *f, const loom_model *m, const loom_compile_report *r)
+static void report_json(FILE *f, const loom_model *m, const loom_compile_report *r, const tool_accuracy_result *acc)
 {
 	fprintf(f, "{\n  \"source\": ");
 	json_str(f, m->source);
@@ -226,15 +297,15 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 		fprintf(f, ", \"op\": ");
 		json_str(f, n->op_type);
 		fprintf(f, ", \"where\": \"%s\", \"macs\": %" PRIu64, where_name(n->where), n->macs);
-		if (n->where != LOOM_WHERE_NPU) {
-			fprintf(f, ", \"%s\": ", n->where == LOOM_WHERE_CPU ? "fallback_reason" : "fused");
-			json_str(f, n->why);
-		}
+		fprintf(f, ", \"%s\": ",
+			n->where == LOOM_WHERE_CPU ? "fallback_reason" : n->where == LOOM_WHERE_NPU ? "lowering" : "fused");
+		json_str(f, n->why);
 		if (n->layer >= 0 && (uint32_t)n->layer < m->nlayers) {
-			const loom_layer *l = &m->layers[n->layer];
+			uint64_t est;
+			const loom_layer *l = node_layer(m, n, &est);
 			fprintf(f, ", \"layer\": %d, \"kind\": \"%s\", \"tile\": [%u, %u, %u], \"est_cycles\": %" PRIu64
 				   ", \"bound\": \"%s\", \"sp_bytes\": %u, \"dram_bytes\": %" PRIu64,
-				n->layer, loom_layer_kind_name(l->kind), l->tile_h, l->tile_w, l->tile_c, l->est_cycles,
+				n->layer, loom_layer_kind_name(l->kind), l->tile_h, l->tile_w, l->tile_c, est,
 				bound(&m->cfg, l), l->sp_bytes, l->dram_bytes);
 			fprintf(f, ", \"fused_with\": [");
 			int first = 1;
@@ -260,6 +331,9 @@ static void report_json(FILE *f, const loom_model *m, const loom_compile_report 
 		m->const_bytes, m->arena_bytes, m->arena_bytes_noreuse);
 	fprintf(f, "  \"peak_device_bytes\": %" PRIu64 ", \"peak_device_bytes_no_reuse\": %" PRIu64 ",\n",
 		m->dram_end - m->base, m->dram_end - m->base - m->arena_bytes + m->arena_bytes_noreuse);
+	fprintf(f, "  \"bias_corrected\": %d, \"equalized\": %d,\n", r->bias_corrected, r->equalized);
+	if (acc && acc->json)
+		fprintf(f, "  \"accuracy\": %s,\n", acc->json);
 	fprintf(f, "  \"calib_samples\": %d, \"calib_random\": %s, \"qdq_pairs\": %d\n}\n", r->calib_samples,
 		r->calib_random ? "true" : "false", r->qdq_pairs);
 }
@@ -380,6 +454,50 @@ static int write_text(const char *path, const char *s)
 
 /* ------------------------------------------------------------------ command */
 
+/* wall-clock and CPU (every thread's) seconds */
+typedef struct tstamp {
+	double wall, cpu;
+} tstamp;
+
+static tstamp tnow(void)
+{
+	struct timespec w, c;
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	return (tstamp){(double)w.tv_sec + w.tv_nsec * 1e-9, (double)c.tv_sec + c.tv_nsec * 1e-9};
+}
+
+/* --time: the stages' wall-clock and CPU seconds (t: start, loaded, the
+ * --accuracy search done, compiled, written) */
+static void print_times(const loom_compile_report *r, const tstamp *t, int acc)
+{
+	char plan[160];
+	snprintf(plan, sizeof plan, "planning (%" PRIu64 " layer shapes planned, %" PRIu64 " plans reused, %" PRIu64
+		 " programs timed)", r->shapes_planned, r->plans_reused, r->programs_timed);
+	double other_w = t[3].wall - t[2].wall - r->simplify_s - r->calib_s - r->lower_s - r->plan_s - r->emit_s;
+	double other_c = t[3].cpu - t[2].cpu - r->simplify_cpu - r->calib_cpu - r->lower_cpu - r->plan_cpu - r->emit_cpu;
+	struct {
+		const char *what;
+		double w, c;
+	} row[] = {
+		{"loading the ONNX file", t[1].wall - t[0].wall, t[1].cpu - t[0].cpu},
+		{"the --accuracy search (trial compiles on the C model)", t[2].wall - t[1].wall, t[2].cpu - t[1].cpu},
+		{"simplification", r->simplify_s, r->simplify_cpu},
+		{"calibration", r->calib_s, r->calib_cpu},
+		{"quantization and lowering", r->lower_s, r->lower_cpu},
+		{plan, r->plan_s, r->plan_cpu},
+		{"emission", r->emit_s, r->emit_cpu},
+		{"the rest of the compile (report)", other_w, other_c},
+		{"writing the .loom file", t[4].wall - t[3].wall, t[4].cpu - t[3].cpu},
+		{"total", t[4].wall - t[0].wall, t[4].cpu - t[0].cpu},
+	};
+	printf("time (seconds; %d thread%s for calibration and planning):\n  %-78s %8s %8s\n", r->threads,
+	       r->threads == 1 ? "" : "s", "stage", "wall", "CPU");
+	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
+		if (i != 1 || acc) /* the search only when asked for */
+			printf("  %-78s %8.3f %8.3f\n", row[i].what, row[i].w, row[i].c);
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	copts o;
@@ -433,28 +551,46 @@ int cmd_compile(int argc, char **argv)
 			loom_model_free(cm);
 		}
 	}
-	double t0 = (double)clock() / CLOCKS_PER_SEC;
+	tstamp ts[5];
+	ts[0] = tnow();
 	loom_graph *g = NULL;
 	if (loom_onnx_load(o.model, o.nshp ? o.shp : NULL, o.nshp, &g, err, sizeof err)) {
 		fprintf(stderr, "loom compile: %s\n", err);
 		return 1;
 	}
+	ts[1] = tnow();
 	loom_compile_opts co = {
 		.calib_dir = o.calib,
-		.calib_method = !strcmp(o.method, "mse") ? LOOM_CALIB_MSE
-				: !strcmp(o.method, "percentile") ? LOOM_CALIB_PERCENTILE : LOOM_CALIB_MINMAX,
+		.calib_method = loom_calib_method_of(o.method),
 		.percentile = o.pct,
 		.keep_float = o.keep,
+		.threads = o.threads,
+		.bias_correction = o.bias_correction,
+		.equalize = o.equalize,
 		.options = o.canon,
 		.source = o.model,
 	};
+	tool_accuracy_result acc;
+	memset(&acc, 0, sizeof acc);
+	if (o.accuracy > 0) {
+		if (tool_accuracy(o.model, o.nshp ? o.shp : NULL, o.nshp, &cfg, &co, o.accuracy, &acc, err, sizeof err)) {
+			fprintf(stderr, "loom compile: --accuracy: %s: %s\n", o.model, err);
+			loom_graph_free(g);
+			return 1;
+		}
+		co.tensor_methods = acc.tensor_methods;
+		co.bias_correction = acc.bias_correction;
+		co.equalize = acc.equalize;
+		co.keep_float = acc.keep_float;
+	}
+	ts[2] = tnow();
 	loom_model *m = NULL;
 	loom_compile_report rep;
 	if (loom_compile(g, &cfg, &co, &m, &rep, err, sizeof err)) {
 		fprintf(stderr, "loom compile: %s: %s\n", o.model, err);
+		tool_accuracy_free(&acc);
 		return 1;
 	}
-	double t1 = (double)clock() / CLOCKS_PER_SEC;
 	tool_warn_calib(o.model, &rep);
 	int rc = 1;
 	char *table = NULL, *json = NULL;
@@ -464,8 +600,9 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "loom compile: out of memory\n");
 		goto out;
 	}
-	report_table(tf, m, &rep);
-	report_json(jf, m, &rep);
+	report_table(tf, m, &rep, &acc);
+	report_json(jf, m, &rep, &acc);
+	ts[3] = tnow();
 	fclose(tf);
 	fclose(jf);
 	tf = jf = NULL;
@@ -477,9 +614,13 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "loom compile: %s: %s\n", o.report, strerror(errno));
 		goto out;
 	}
+	ts[4] = tnow();
 	if (!o.quiet)
 		fputs(table, stdout);
-	printf("compiled %s -> %s for %s in %.2f s (CPU time)\n", o.model, o.out, cfg.name, t1 - t0);
+	if (o.time)
+		print_times(&rep, ts, o.accuracy > 0);
+	printf("compiled %s -> %s for %s in %.2f s wall-clock, %.2f s CPU (%d thread%s)\n", o.model, o.out, cfg.name,
+	       ts[4].wall - ts[0].wall, ts[4].cpu - ts[0].cpu, rep.threads, rep.threads == 1 ? "" : "s");
 	if (o.sensitivity && tool_sensitivity(o.model, o.shp, o.nshp, &cfg, &co, o.data, stdout, err, sizeof err)) {
 		fprintf(stderr, "loom compile: --sensitivity: %s\n", err);
 		goto out;
@@ -502,5 +643,6 @@ out:
 	free(json);
 	loom_compile_report_free(&rep);
 	loom_model_free(m);
+	tool_accuracy_free(&acc);
 	return rc;
 }

@@ -7,9 +7,11 @@
  * top-1 accuracy, how many outputs agree byte for byte between the two
  * backends, the per-layer profile summed over the data set with the three
  * costliest layers marked, cycles per inference and the latency at the
- * nominal clock, and the simulation's speed. --min-accuracy A and
- * --min-npu-macs F (the share of the model's MACs the NPU must run) make it
- * a test.
+ * nominal clock, and the simulation's speed. --min-accuracy A,
+ * --min-agreement A (the share of rows whose int8 class is the float
+ * model's) and --min-npu-macs F (the share of the model's MACs the NPU must
+ * run) make it a test. --calib-method, --equalize, --bias-correction and
+ * --accuracy COS compile as loom compile does with them.
  *
  * DIR holds test_data_set_N folders (input_K.pb, ONNX test-data layout; a
  * set may be a batch); FILE holds one class index per line, one per row of
@@ -32,9 +34,9 @@
 #define MAX_SETS 4096
 
 typedef struct eval_opts {
-	const char *model, *data, *labels, *calib, *hw, *backend, *compare;
-	double clock_mhz, min_accuracy, min_npu_macs;
-	int limit, profile;
+	const char *model, *data, *labels, *calib, *hw, *backend, *compare, *method;
+	double clock_mhz, min_accuracy, min_agreement, min_npu_macs, accuracy;
+	int limit, profile, equalize, bias_correction;
 } eval_opts;
 
 /* what one backend accumulates over the data set */
@@ -52,7 +54,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: loom eval MODEL.onnx --data DIR --labels FILE [--calib DIR] [--hw CONFIG]\n"
 		   "                 [--backend rtl|cmodel] [--compare rtl|cmodel] [--clock-mhz F]\n"
-		   "                 [--limit N] [--min-accuracy A] [--min-npu-macs F] [--profile]\n"
+		   "                 [--limit N] [--min-accuracy A] [--min-agreement A] [--min-npu-macs F]\n"
+		   "                 [--calib-method minmax|percentile|mse|entropy] [--equalize] [--bias-correction]\n"
+		   "                 [--accuracy COS] [--profile]\n"
 		   "  DIR: test_data_set_N folders (input_K.pb); FILE: one class per line, one per\n"
 		   "  row of the first output, over the sets in order. The float model runs on the\n"
 		   "  reference executor, the int8 model (calibrated on --calib DIR) on the backend\n"
@@ -66,6 +70,8 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 	o->backend = "rtl";
 	o->clock_mhz = 1000;
 	o->min_accuracy = -1;
+	o->min_agreement = -1;
+	o->method = "minmax";
 	o->min_npu_macs = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -75,6 +81,7 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 				   : !strcmp(a, "--hw")      ? &o->hw
 				   : !strcmp(a, "--backend") ? &o->backend
 				   : !strcmp(a, "--compare") ? &o->compare
+				   : !strcmp(a, "--calib-method") ? &o->method
 							     : NULL;
 		if (str && v) {
 			*str = v;
@@ -83,10 +90,22 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 			o->clock_mhz = atof(argv[++i]);
 		} else if (!strcmp(a, "--min-accuracy") && v) {
 			o->min_accuracy = atof(argv[++i]);
+		} else if (!strcmp(a, "--min-agreement") && v) {
+			o->min_agreement = atof(argv[++i]);
+		} else if (!strcmp(a, "--accuracy") && v) {
+			o->accuracy = atof(argv[++i]);
+			if (!(o->accuracy > 0 && o->accuracy <= 1)) {
+				fprintf(stderr, "loom eval: --accuracy %s: a cosine in (0, 1]\n", v);
+				return -1;
+			}
 		} else if (!strcmp(a, "--min-npu-macs") && v) {
 			o->min_npu_macs = atof(argv[++i]);
 		} else if (!strcmp(a, "--limit") && v) {
 			o->limit = atoi(argv[++i]);
+		} else if (!strcmp(a, "--equalize")) {
+			o->equalize = 1;
+		} else if (!strcmp(a, "--bias-correction")) {
+			o->bias_correction = 1;
 		} else if (!strcmp(a, "--profile")) {
 			o->profile = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -109,6 +128,14 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 			fprintf(stderr, "loom eval: backend '%s': rtl or cmodel\n", b);
 			return -1;
 		}
+	}
+	if (loom_calib_method_of(o->method) < 0) {
+		fprintf(stderr, "loom eval: --calib-method %s: minmax, percentile, mse or entropy\n", o->method);
+		return -1;
+	}
+	if (o->accuracy > 0 && !o->calib) {
+		fprintf(stderr, "loom eval: --accuracy needs calibration data: --calib DIR\n");
+		return -1;
 	}
 	if (o->compare && !strcmp(o->compare, o->backend)) {
 		fprintf(stderr, "loom eval: --compare %s: the same backend as --backend\n", o->compare);
@@ -206,9 +233,26 @@ static loom_model *compile_model(const eval_opts *o, loom_hwcfg *cfg, double *np
 	loom_compile_report rep;
 	if (loom_onnx_load(o->model, NULL, 0, &g, err, len))
 		return NULL;
-	loom_compile_opts co = {.calib_dir = o->calib, .source = o->model, .options = "loom eval"};
+	loom_compile_opts co = {.calib_dir = o->calib, .calib_method = loom_calib_method_of(o->method),
+				.equalize = o->equalize, .bias_correction = o->bias_correction,
+				.source = o->model, .options = "loom eval"};
 	double t0 = now_s();
-	if (loom_compile(g, cfg, &co, &m, &rep, err, len))
+	tool_accuracy_result acc;
+	memset(&acc, 0, sizeof acc);
+	if (o->accuracy > 0) {
+		if (tool_accuracy(o->model, NULL, 0, cfg, &co, o->accuracy, &acc, err, len)) {
+			loom_graph_free(g);
+			return NULL;
+		}
+		fputs(acc.text, stdout);
+		co.tensor_methods = acc.tensor_methods;
+		co.bias_correction = acc.bias_correction;
+		co.equalize = acc.equalize;
+		co.keep_float = acc.keep_float;
+	}
+	int bad = loom_compile(g, cfg, &co, &m, &rep, err, len);
+	tool_accuracy_free(&acc);
+	if (bad)
 		return NULL;
 	uint64_t macs = rep.macs_npu + rep.macs_cpu;
 	*npu_share = macs ? (double)rep.macs_npu / (double)macs : 0;
@@ -408,6 +452,11 @@ static int summary(const eval_opts *o, const loom_model *m, side *sd, int nsides
 	if (o->min_accuracy >= 0 && sd[0].correct < o->min_accuracy * rows) {
 		printf("FAIL int8 accuracy %.4f below --min-accuracy %.4f\n", (double)sd[0].correct / rows,
 		       o->min_accuracy);
+		rc = 1;
+	}
+	if (o->min_agreement >= 0 && sd[0].agree < o->min_agreement * rows) {
+		printf("FAIL int8 agrees with float32 on %.4f of the rows, below --min-agreement %.4f\n",
+		       (double)sd[0].agree / rows, o->min_agreement);
 		rc = 1;
 	}
 	return rc;

@@ -20,7 +20,7 @@ void npu_dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r)
 {
 	r->o0 = o0;
 	r->t = t;
-	if (g->k == 1) {
+	if (g->k == 1 && !g->plo && !g->phi) {
 		r->tin = r->valid = t;
 		r->pl = r->ph = 0;
 		r->first = o0 * g->s;
@@ -33,6 +33,15 @@ void npu_dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r)
 	r->ph = i1 > (int64_t)g->in - 1 ? (uint32_t)(i1 - (g->in - 1)) : 0;
 	r->valid = r->tin - r->pl - r->ph;
 	r->first = i0 < 0 ? 0 : (uint32_t)i0;
+}
+
+int npu_tiles_load(const dimg *g, uint32_t t)
+{
+	if (g->plo < g->ek && g->phi < g->ek)
+		return 1;
+	uint32_t last = (g->out - 1) / t * t;
+	return (int64_t)t - 1 >= (int64_t)g->plo - (int64_t)(g->ek - 1) &&
+	       (int64_t)last * g->s - g->plo <= (int64_t)g->in - 1;
 }
 
 int npu_distinct_sizes(uint32_t n, uint32_t maxv, uint32_t hint, uint32_t *out, int cap)

@@ -114,6 +114,34 @@ static int loads_pass_weights(const emitter *e, uint32_t s)
 	return !pl->wchunk && s % spp < chunks(pl) && !(prefetching(pl) && s >= spp);
 }
 
+/* A packed tile (no padding) holding the layer's last row and positions
+ * from L->xover: the rows before it, then its positions that lie inside
+ * the row, then each one reaching past the row with only its pixels that
+ * exist (the rest of its line is zero, under zero weights). */
+static void emit_xover_load(emitter *e, const xfer *x0, const dtile *ty, const dtile *tx)
+{
+	const layer *L = e->L;
+	xfer x = *x0;
+	uint32_t last = ty->valid - 1, in_row = L->xover > tx->first ? L->xover - tx->first : 0;
+	x.n2 = last;
+	if (last)
+		npu_emit_load(e, &x);
+	x.dram = x0->dram + last * x0->s2;
+	x.addr = x0->addr + last * tx->tin;
+	x.n2 = 1;
+	x.n1 = in_row;
+	if (in_row)
+		npu_emit_load(e, &x);
+	for (uint32_t i = in_row; i < tx->valid; i++) {
+		uint32_t v = tx->first + i, px = L->ystep / L->pstride - L->xstep / L->pstride * v;
+		x.dram = x0->dram + last * x0->s2 + i * x0->s1;
+		x.addr = x0->addr + last * tx->tin + i;
+		x.n1 = 1;
+		x.row_bytes = px * L->pstride;
+		npu_emit_load(e, &x);
+	}
+}
+
 /* LOAD(s): the step's input chunk and weights; the first instruction pops
  * C->L when s >= 2, the last one the step's MATMULs wait for pushes L->C.
  * With prefetching, steps 1.. of a pass also load a share of the next
@@ -153,13 +181,15 @@ static void emit_loads(emitter *e, const segment *sg, uint32_t s)
 	uint32_t full = ck.kck;
 	if ((uint64_t)(ck.cb0 + ck.kck) * R > L->in_stride)
 		full = ck.kck - 1; /* the layer's last block is narrower than R */
-	uint32_t base = e->lay->in_addr + (ty.first * L->x.in + tx.first) * L->in_stride + ck.cb0 * R;
+	uint32_t base = e->lay->in_addr + ty.first * L->ystep + tx.first * L->xstep + ck.cb0 * R;
 	xfer x = {.mem = LOOM_MEM_SP, .row_bytes = R, .dram = base, .addr = pl->act_sp[s % 2],
-		  .s1 = L->in_stride * (L->x.k == 1 ? L->x.s : 1),
-		  .s2 = L->x.in * L->in_stride * (L->y.k == 1 ? L->y.s : 1), .s3 = R,
+		  .s1 = L->xstep * (L->x.k == 1 ? L->x.s : 1),
+		  .s2 = L->ystep * (L->y.k == 1 ? L->y.s : 1), .s3 = R,
 		  .n1 = tx.valid, .n2 = ty.valid, .n3 = full,
 		  .pt = ty.pl, .pb = ty.ph, .pl = tx.pl, .pr = tx.ph, .pad = (uint8_t)e->p->in_zp};
-	if (full)
+	if (L->xpack && tx.first + tx.valid > L->xover && ty.first + ty.valid == L->y.in)
+		emit_xover_load(e, &x, &ty, &tx);
+	else if (full)
 		npu_emit_load(e, &x);
 	if (full < ck.kck) {
 		x.row_bytes = L->in_stride - (ck.cb0 + full) * R;
@@ -242,11 +272,11 @@ static void emit_compute(emitter *e, const segment *sg, uint32_t s, uint32_t *jo
 		npu_fset(e, &in, LOOM_F_MATMUL_OUT_W, tx.t);
 		npu_fset(e, &in, LOOM_F_MATMUL_OUT_H, ty.t);
 		npu_fset(e, &in, LOOM_F_MATMUL_NCB, ck.kck);
-		npu_fset(e, &in, LOOM_F_MATMUL_KW, p->kw);
+		npu_fset(e, &in, LOOM_F_MATMUL_KW, L->x.k);
 		npu_fset(e, &in, LOOM_F_MATMUL_KH, ck.kyn);
-		npu_fset(e, &in, LOOM_F_MATMUL_SW, L->x.k == 1 ? 1 : p->sw);
+		npu_fset(e, &in, LOOM_F_MATMUL_SW, L->x.k == 1 ? 1 : L->x.s);
 		npu_fset(e, &in, LOOM_F_MATMUL_SH, L->y.k == 1 ? 1 : p->sh);
-		npu_fset(e, &in, LOOM_F_MATMUL_DW, p->dw);
+		npu_fset(e, &in, LOOM_F_MATMUL_DW, L->x.d);
 		npu_fset(e, &in, LOOM_F_MATMUL_DH, p->dh);
 		npu_emit(e, &in);
 		if (k != last)
@@ -304,7 +334,19 @@ uint64_t npu_conv_rd_bytes(const layer *L, const loom_conv_plan *pl)
 		uint64_t full = (uint64_t)umin(pl->kc, L->ncb - cb0) * L->R, left = L->in_stride - (uint64_t)cb0 * L->R;
 		px += full < left ? full : left;
 	}
-	uint64_t in = px * valid_lines(&L->y, pl->th) * valid_lines(&L->x, pl->tw) * pl->npass * pl->nky;
+	uint64_t in = px * valid_lines(&L->y, pl->th) * valid_lines(&L->x, pl->tw);
+	/* packed: the last row's lines past xover load only their pixels (when
+	 * the last tile row reads the input's last row) */
+	dtile ly;
+	uint32_t ly0 = (L->y.out - 1) / pl->th * pl->th;
+	npu_dim_tile(&L->y, ly0, L->y.out - ly0, &ly);
+	for (uint32_t o0 = 0; L->xpack && ly.first + ly.valid == L->y.in && o0 < L->x.out; o0 += pl->tw) {
+		dtile d;
+		npu_dim_tile(&L->x, o0, umin(pl->tw, L->x.out - o0), &d);
+		for (uint32_t v = d.first > L->xover ? d.first : L->xover; v < d.first + d.valid; v++)
+			in -= L->R - (L->ystep - L->xstep * v);
+	}
+	in *= (uint64_t)pl->npass * pl->nky;
 	/* weights: once (resident, progressively or prefetched), or per tile
 	 * (streamed per step); the requantization parameters once */
 	uint64_t wgt = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
@@ -379,7 +421,7 @@ int loom_build_conv(const loom_hwcfg *cfg, const loom_conv_params *p, const loom
 {
 	layer L;
 	loom_conv_plan pl;
-	if (npu_conv_plan(cfg, p, &L, &pl, err, errlen) || npu_conv_emit(cfg, p, &L, &pl, lay, prog, err, errlen))
+	if (npu_conv_plan(cfg, p, &L, 1, &pl, err, errlen) || npu_conv_emit(cfg, p, &L, &pl, lay, prog, err, errlen))
 		return -1;
 	if (plan)
 		*plan = pl;
@@ -410,16 +452,21 @@ static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *
 	layer L;
 	if (npu_layer_check(cfg, p, &L, err, len))
 		return -1;
-	const uint32_t R = L.R, C = L.C, KK = L.kk;
+	const uint32_t R = L.R, C = L.C, KK = L.kk_macs;
 	size_t o = 0;
 	for (uint32_t ob = 0; ob < L.nob; ob++)
 		for (uint32_t cb = 0; cb < L.ncb; cb++)
-			for (uint32_t kk = 0; kk < KK; kk++)
+			for (uint32_t kk = 0; kk < L.kk; kk++)
 				for (uint32_t c = 0; c < C; c++)
 					for (uint32_t r = 0; r < R; r++) {
-						uint32_t co = ob * C + c, ci = cb * R + r;
-						wbuf[o++] = co < L.cout && ci < L.cin
-								    ? (uint8_t)w[co * s_co + kk * s_kk + ci * s_ci]
+						uint32_t co = ob * C + c, ci = cb * R + r, k = kk;
+						if (L.xpack) { /* line (ky, g): pixels g*T.. of row ky */
+							uint32_t kx = kk % L.x.k * L.xpack + r / L.pstride;
+							ci = r % L.pstride;
+							k = kx < p->kw ? kk / L.x.k * p->kw + kx : KK;
+						}
+						wbuf[o++] = co < L.cout && ci < L.cin && k < KK
+								    ? (uint8_t)w[co * s_co + k * s_kk + ci * s_ci]
 								    : 0;
 					}
 	if (L.raw)

@@ -17,6 +17,30 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* the first packed position of the last row that reaches past the row
+ * (nv: none) */
+static uint32_t xover_of(const loom_conv_params *p, uint32_t T, uint32_t nv)
+{
+	if (p->w < T)
+		return 0;
+	uint32_t v = (p->w - T) / p->sw + 1;
+	return v < nv ? v : nv;
+}
+
+/* the pixels per line L (checked, unpacked) can pack, 0: none (loom_conv_xpack) */
+static uint32_t xpack_of(const layer *L, const loom_conv_params *p)
+{
+	if (p->pad_left || p->pad_right || p->dw != 1 || p->kw < 2 || L->ncb != 1 || L->R % L->in_stride)
+		return 0;
+	uint32_t T = L->R / L->in_stride;
+	if (T < 2 || T % p->sw || T / p->sw > 15)
+		return 0;
+	uint32_t G = cdiv(p->kw, T), nv = L->x.out + (G - 1) * (T / p->sw);
+	if (nv > 65535 || (xover_of(p, T, nv) < nv && (p->pad_top || p->pad_bottom)))
+		return 0;
+	return T;
+}
+
 int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len)
 {
 	memset(L, 0, sizeof *L);
@@ -64,7 +88,33 @@ int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, 
 	uint64_t wb = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
 	if (inb > cfg->dram_bytes || outb > cfg->dram_bytes || wb > cfg->dram_bytes)
 		return npu_fail(err, len, "conv: tensors larger than DRAM");
+	L->xstep = L->in_stride;
+	L->ystep = p->w * L->in_stride;
+	L->in_bytes = inb;
+	L->kk_macs = L->kk;
+	uint32_t T = p->xpack ? xpack_of(L, p) : 0;
+	if (T) {
+		/* position v: pixels sw*v .. sw*v+T-1; output ox reads positions
+		 * ox + g*T/sw, g < G */
+		uint32_t G = cdiv(p->kw, T), d = T / p->sw, nv = L->x.out + (G - 1) * d;
+		L->xpack = T;
+		L->pstride = L->in_stride;
+		L->xover = xover_of(p, T, nv);
+		L->xstep = p->sw * L->in_stride;
+		L->x = (dimg){nv, L->x.out, G, 1, d, 0, 0, (G - 1) * d + 1};
+		L->in_stride = L->R;
+		L->kk = p->kh * G;
+	}
 	return 0;
+}
+
+uint32_t loom_conv_xpack(const loom_hwcfg *cfg, const loom_conv_params *p)
+{
+	loom_conv_params q = *p;
+	q.xpack = 1;
+	layer L;
+	char err[8];
+	return npu_layer_check(cfg, &q, &L, err, sizeof err) ? 0 : L.xpack;
 }
 
 /* ------------------------------------------------------------------ */
@@ -280,6 +330,7 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 		.tile_ih = c->ih, .tile_iw = c->iw, .ntiles = c->ntiles, .nk = c->nk, .nky = c->nky, .npass = c->npass,
 		.wchunk = c->wchunk, .th = c->th, .tw = c->tw, .cin = L->cin, .cout = L->cout,
 		.in_stride = L->in_stride, .kh = L->y.k, .kw = L->x.k, .sh = L->y.s, .sw = L->x.s,
+		.xpack = L->xpack != 0,
 	};
 	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
 	int nd = 0;
@@ -384,11 +435,11 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 	pl->nob = L->nob;
 	pl->in_stride = L->in_stride;
 	pl->out_stride = L->out_stride;
-	pl->in_bytes = (uint64_t)L->y.in * L->x.in * L->in_stride;
+	pl->in_bytes = L->in_bytes;
 	pl->out_bytes = (uint64_t)pl->oh * pl->ow * L->out_stride;
 	pl->wgt_bytes = (uint64_t)L->nob * L->ncb * L->kk * L->C * L->R;
 	pl->param_bytes = L->raw ? 0 : (uint64_t)L->nob * 3 * L->C * 4;
-	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk;
+	pl->macs = (uint64_t)pl->oh * pl->ow * L->cout * L->cin * L->kk_macs;
 	pl->macs_issued = (uint64_t)pl->oh * pl->ow * L->ncb * L->kk * L->nob * L->R * L->C;
 	pl->insns = 0;
 	pl->dram_rd_est = npu_conv_rd_bytes(L, pl);
@@ -398,8 +449,8 @@ static void plan_finish(const layer *L, loom_conv_plan *pl)
 /* the cycles of pl's program (at 4 KiB-aligned addresses) by the timing
  * model, MARK to MARK (first: from the job's START); 0 if it can not be
  * emitted */
-static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *pl,
-			    int first)
+uint64_t npu_conv_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl,
+			 int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->wgt_bytes, pl->param_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
@@ -419,15 +470,23 @@ static uint64_t plan_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, co
 	return cyc;
 }
 
-/* the chosen tiling of one configuration's search, completed: the
- * finalists (the best rated overall, and the best of the other weight
- * mode, where the closed form is least sure) timed by the timing model;
- * the fastest (the rating breaks ties), its cycles the estimate */
-static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *plan, char *err,
-		       size_t len)
+/* est_first of the chosen tiling pl: its program timed from the job's
+ * START (the rated plan: its rating) */
+static uint64_t conv_first(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl)
+{
+	if (p->hints && p->hints->rated)
+		return pl->est_cycles;
+	uint64_t first = npu_conv_cycles(cfg, p, L, pl, 1);
+	return first ? first : pl->est_cycles;
+}
+
+/* the finalists of one configuration's search, finished: the best rated
+ * overall, and the best of the other weight mode (where the closed form is
+ * least sure); fin[0..*n), or -1 when no tiling fits */
+static int conv_finalists(const loom_conv_params *p, const layer *L, const csearch *x, loom_conv_plan *fin, int *n,
+			  char *err, size_t len)
 {
 	const int *nm = x->nfin;
-	loom_conv_plan fin[NPU_FINALISTS];
 	int nfin = 0, i0 = 0, i1 = 0;
 	while (nfin < NPU_FINALISTS && (i0 < nm[0] || i1 < nm[1])) {
 		int m1 = i0 >= nm[0] || (i1 < nm[1] && x->key[1][i1] < x->key[0][i0]);
@@ -439,32 +498,53 @@ static int conv_finish(const loom_conv_params *p, const layer *L, const csearch 
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
 			    p->h, p->w, p->cin, p->cout, p->kh, p->kw, x->cfg->name, x->cfg->sp_lines, x->cfg->acc_lines);
-	int best = 0;
-	uint64_t bc = 0;
+	for (int i = 0; i < nfin; i++)
+		plan_finish(L, &fin[i]);
+	*n = nfin;
+	return 0;
+}
+
+int npu_fastest(const uint64_t *cyc, int n)
+{
+	int best = -1;
+	for (int i = 0; i < n; i++)
+		if (cyc[i] && (best < 0 || cyc[i] < cyc[best]))
+			best = i;
+	return best;
+}
+
+/* the chosen tiling of one configuration's search, completed: the
+ * finalists timed by the timing model; the fastest (the rating breaks
+ * ties), its cycles the estimate (none timed: the best rated, its rating);
+ * with first, est_first too (else 0) */
+static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, int first, loom_conv_plan *plan,
+		       char *err, size_t len)
+{
+	loom_conv_plan fin[NPU_FINALISTS];
+	uint64_t cyc[NPU_FINALISTS];
+	int nfin;
+	if (conv_finalists(p, L, x, fin, &nfin, err, len))
+		return -1;
 	if (p->hints && p->hints->rated) { /* the best rated, fin[0] */
-		plan_finish(L, &fin[0]);
 		fin[0].est_first = fin[0].est_cycles;
 		*plan = fin[0];
 		return 0;
 	}
-	for (int i = 0; i < nfin; i++) {
-		plan_finish(L, &fin[i]);
-		uint64_t cyc = plan_cycles(x->cfg, p, L, &fin[i], 0);
-		if (cyc && (!bc || cyc < bc)) {
-			bc = cyc;
-			best = i;
-		}
-	}
-	if (bc)
-		fin[best].est_cycles = bc;
-	uint64_t first = plan_cycles(x->cfg, p, L, &fin[best], 1);
-	fin[best].est_first = first ? first : fin[best].est_cycles;
+	for (int i = 0; i < nfin; i++)
+		cyc[i] = npu_conv_cycles(x->cfg, p, L, &fin[i], 0);
+	int best = npu_fastest(cyc, nfin);
+	if (best >= 0)
+		fin[best].est_cycles = cyc[best];
+	else
+		best = 0;
+	if (first)
+		fin[best].est_first = conv_first(x->cfg, p, L, &fin[best]);
 	*plan = fin[best];
 	return 0;
 }
 
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		      size_t len)
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, int first, loom_conv_plan *plan,
+		  char *err, size_t len)
 {
 	if (npu_layer_check(cfg, p, L, err, len))
 		return -1;
@@ -474,7 +554,7 @@ int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, lo
 	loom_timing_init(&cs.tm, cfg, 0, 0);
 	if (conv_search(p, L, &cs, 1))
 		return npu_fail(err, len, "out of memory");
-	return conv_finish(p, L, &cs, plan, err, len);
+	return conv_finish(p, L, &cs, first, plan, err, len);
 }
 
 int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
@@ -524,7 +604,7 @@ int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_
 	}
 	for (int j = 0; j < m; j++) {
 		char e2[256];
-		rc[idx[j]] = conv_finish(p, &L0, &cs[j], &plans[idx[j]], e2, sizeof e2);
+		rc[idx[j]] = conv_finish(p, &L0, &cs[j], 1, &plans[idx[j]], e2, sizeof e2);
 		if (rc[idx[j]] && !ret++)
 			snprintf(err, errlen, "%s", e2);
 	}
@@ -545,7 +625,30 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
 			size_t errlen)
 {
 	layer L;
-	return npu_conv_plan(cfg, p, &L, plan, err, errlen);
+	return npu_conv_plan(cfg, p, &L, 1, plan, err, errlen);
+}
+
+int npu_conv_finalists(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *fin, int *n,
+		       char *err, size_t len)
+{
+	if (npu_layer_check(cfg, p, L, err, len))
+		return -1;
+	csearch cs;
+	memset(&cs, 0, sizeof cs);
+	cs.cfg = cfg;
+	loom_timing_init(&cs.tm, cfg, 0, 0);
+	if (conv_search(p, L, &cs, 1))
+		return npu_fail(err, len, "out of memory");
+	return conv_finalists(p, L, &cs, fin, n, err, len);
+}
+
+uint64_t loom_conv_plan_first(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_conv_plan *plan)
+{
+	layer L;
+	char err[256];
+	if (npu_layer_check(cfg, p, &L, err, sizeof err))
+		return plan->est_cycles;
+	return conv_first(cfg, p, &L, plan);
 }
 
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *pl)

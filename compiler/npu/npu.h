@@ -4,7 +4,8 @@
  * packing of its weights and requantization parameters into DRAM.
  *
  * Files: prog.c (programs), verify.c (loom_prog_verify), conv_plan.c and
- * vec_plan.c (the tile planners, costs from common/timing.c), conv_emit.c
+ * vec_plan.c (the tile planners, costs from common/timing.c), memo.c (a
+ * memo of plans for a compile), conv_emit.c
  * and vec_emit.c (instruction emission, packing), builder.c (what they share),
  * quant.c (requantization multipliers).
  *
@@ -95,8 +96,21 @@ typedef struct loom_conv_params {
 	int8_t out_zp;
 	int8_t clip_lo, clip_hi; /* int8 clamp of the output: ReLU lo = out_zp, ReLU6 hi = q(6) */
 	int raw;              /* 1: int32 accumulator output (see above) */
+	/* 1: pack the kernel window into the reduction where the geometry
+	 * allows (loom_conv_xpack): each SP line then carries R / in_stride
+	 * consecutive pixels, so a layer of few input channels (an image stem)
+	 * fills the array's rows. Same results; the compiler sets it when the
+	 * plan is faster. */
+	int xpack;
 	const loom_conv_hints *hints; /* NULL: planner's choice */
 } loom_conv_params;
+
+/* The pixels per SP line a layer of these parameters packs (xpack set):
+ * 0 when it does not qualify: no horizontal padding, dilation 1 across,
+ * a kernel at least 2 wide, one channel block, in_stride dividing R into
+ * T >= 2 pixels with T a multiple of the horizontal stride, and no
+ * vertical padding when the last row's last lines reach past the row. */
+uint32_t loom_conv_xpack(const loom_hwcfg *cfg, const loom_conv_params *p);
 
 /* Sets the defaults: stride and dilation 1, kernel 1x1, clip -128..127. */
 void loom_conv_init(loom_conv_params *p);
@@ -135,7 +149,8 @@ typedef struct loom_conv_plan {
 	uint64_t macs;            /* layer MACs: oh*ow*cout*cin*kh*kw */
 	uint64_t macs_issued;     /* what the MACS counter will count (R*C per streamed line) */
 	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
-	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START
+				     (0 from loom_plan_memo_conv: loom_conv_plan_first) */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move (without instruction fetch) */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;           /* instructions emitted (after loom_build_*) */
@@ -151,6 +166,9 @@ int loom_conv_plan_make(const loom_hwcfg *cfg, const loom_conv_params *p, loom_c
  * every evaluation of the timing model with the same inputs. */
 int loom_conv_plan_make_n(const loom_hwcfg *const *cfgs, int n, const loom_conv_params *p, loom_conv_plan *plans,
 			  int *rc, char *err, size_t errlen);
+/* The est_first of a plan made of these parameters (loom_conv_plan_make
+ * sets it; loom_plan_memo_conv leaves it 0): the same number. */
+uint64_t loom_conv_plan_first(const loom_hwcfg *cfg, const loom_conv_params *p, const loom_conv_plan *plan);
 /* Scratchpad lines the plan occupies: its weight region(s) and both input
  * buffers (the compile report's and loom sweep's SP use). */
 uint64_t loom_conv_plan_sp_lines(const loom_conv_plan *plan);
@@ -267,6 +285,13 @@ typedef struct loom_vec_params {
 	int32_t mult_a, mult_b; /* ELTWISE ADD: int16 input multipliers */
 	uint32_t in_align, out_align; /* the input's, output's DRAM address mod 64 when known (a channel
 				       * slice): where the planners time candidate programs; timing only */
+	/* ELTWISE of same-shape operands, LUT: 1 when the tensors hold nothing
+	 * between their pixels (channel stride = c rounded up to 4, every
+	 * operand): the planner may then see them as flat bytes, lines of R
+	 * consecutive bytes with every lane under the same parameters, whose
+	 * LOADs and STOREs move contiguous rows (long DRAM bursts) - when that
+	 * plan is faster (loom_vec_plan.flat) */
+	int flat;
 	const loom_vec_hints *hints;
 } loom_vec_params;
 
@@ -299,14 +324,18 @@ typedef struct loom_vec_plan {
 	uint32_t const_sp, const_lines;
 	uint64_t in_bytes, in2_bytes, out_bytes, const_bytes; /* DRAM extents */
 	uint64_t est_cycles;      /* the planner's estimate: its program timed from the MARK before it */
-	uint64_t est_first;       /* the same for the first layer of a job: from the job's START */
+	uint64_t est_first;       /* the same for the first layer of a job: from the job's START
+				     (0 from loom_plan_memo_vec: loom_vec_plan_first) */
 	uint64_t dram_rd_est;     /* bytes the layer's loads move */
 	uint64_t dram_wr_est;     /* bytes the layer's stores write */
 	uint32_t insns;
+	int flat;                 /* the plan of the flat view (loom_vec_params.flat): h, w, c describe it */
 } loom_vec_plan;
 
 int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan, char *err,
 		       size_t errlen);
+/* The est_first of a plan made of these parameters (as loom_conv_plan_first). */
+uint64_t loom_vec_plan_first(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_plan *plan);
 /* Scratchpad lines the plan occupies: its buffer sets and the constants. */
 uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *plan);
 /* Appends the layer's program (ending with a MARK) to prog. plan may be NULL. */
@@ -327,6 +356,38 @@ int loom_vec_stage(loom_hw *hw, const loom_vec_params *p, loom_vec_plan *plan, c
 		   const int8_t *in2, const int8_t *w, const int32_t *bias, const int32_t *mult,
 		   const int32_t *shift, const int8_t *lut, uint32_t mark_id, uint32_t out_guard,
 		   loom_vec_layout *lay, loom_prog *prog, uint64_t *prog_addr, char *err, size_t errlen);
+
+/* ---- a memo of plans (memo.c) ----
+ *
+ * A plan depends on the configuration and the layer's shape, not on its
+ * values (zero points, clip bounds, multipliers, shifts: instruction
+ * fields the timing model does not read); a compile plans many layers of
+ * one shape. loom_plan_memo_conv / _vec return what loom_conv_plan_make /
+ * loom_vec_plan_make return, with est_first 0 (loom_*_plan_first), planning
+ * each shape once per memo (parameters with hints, or another
+ * configuration than the memo's, are planned without it). m may be NULL.
+ * est_first: 0 unless loom_plan_memo_want_first asked for it (below). */
+typedef struct loom_plan_memo loom_plan_memo;
+loom_plan_memo *loom_plan_memo_new(const loom_hwcfg *cfg); /* NULL: out of memory */
+void loom_plan_memo_free(loom_plan_memo *m);
+int loom_plan_memo_conv(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_conv_params *p, loom_conv_plan *plan,
+			char *err, size_t errlen);
+int loom_plan_memo_vec(loom_plan_memo *m, const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan *plan,
+		       char *err, size_t errlen);
+/* plans served from the memo (hits), made (misses), and candidate programs
+ * timed by loom_plan_memo_time */
+void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *misses, uint64_t *timed);
+/* Deferred timing (a compile): after loom_plan_memo_defer(m), a miss only
+ * searches the tilings (with loom_*_plan_make's checks and refusals) and
+ * returns the best rated one, whose sizes in bytes (in, in2, out, wgt,
+ * param, const) are the plan's but not yet its tiling, estimates and
+ * (vector layers) its view (flat); loom_plan_memo_time(m, threads) then times every pending
+ * shape's candidates on up to threads threads (and est_first of the
+ * shapes loom_plan_memo_want_first named), after which the memo gives the
+ * final plans: look each layer up again. 0, or -1 when out of memory. */
+void loom_plan_memo_defer(loom_plan_memo *m);
+void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, const loom_vec_params *vp);
+int loom_plan_memo_time(loom_plan_memo *m, int threads);
 
 /* A real scale in (0, 1) as mult * 2^-31 * 2^-shift with mult in [2^30, 2^31)
  * and shift 0..31 (0, or -1 when it cannot be represented). */

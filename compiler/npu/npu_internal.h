@@ -39,6 +39,11 @@ typedef struct dtile {
 /* the tile of t outputs from o0 along one dimension */
 void npu_dim_tile(const dimg *g, uint32_t o0, uint32_t t, dtile *r);
 
+/* 1 when every tile of t outputs along g loads at least one line from
+ * DRAM (padding at least as wide as the window, a padded copy, could
+ * leave a tile of padding only, which no LOAD writes) */
+int npu_tiles_load(const dimg *g, uint32_t t);
+
 /* the distinct sizes of the parts when n is cut into 1, 2, ... parts of at
  * most maxv (only hint, if set) into out[cap]: their count */
 int npu_distinct_sizes(uint32_t n, uint32_t maxv, uint32_t hint, uint32_t *out, int cap);
@@ -48,13 +53,24 @@ typedef struct layer {
 	dimg y, x;
 	uint32_t cin, cout, kk, ncb, nob, in_stride, out_stride, R, C;
 	int raw;
+	uint32_t xstep, ystep;  /* DRAM bytes between input columns (positions) and rows */
+	uint64_t in_bytes;      /* the input's extent in DRAM */
+	uint32_t kk_macs;       /* kernel taps of the layer's MACs (kh * kw) */
+	/* Packed input (loom_conv_params.xpack): each SP line holds xpack =
+	 * R / pstride consecutive pixels of the one channel block, x is the
+	 * virtual dimension of those lines (position v starts at pixel sw*v;
+	 * kernel xk = ceil(kw / xpack) taps of dilation xpack / sw, stride 1),
+	 * in_stride is R. The last input row's last positions may reach past
+	 * the row: from position xover on they load only the pixels that exist. */
+	uint32_t xpack, pstride, xover;
 } layer;
 
 /* L from p, checked against cfg (conv_plan.c) */
 int npu_layer_check(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, char *err, size_t len);
-/* the checked layer L and its best tiling (conv_plan.c) */
-int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *plan, char *err,
-		  size_t len);
+/* the checked layer L and its best tiling (conv_plan.c); its est_first
+ * only with first (else 0: loom_conv_plan_first) */
+int npu_conv_plan(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, int first, loom_conv_plan *plan,
+		  char *err, size_t len);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (conv_emit.c) */
 int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, loom_conv_plan *plan,
@@ -62,8 +78,24 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 
 /* The planners keep this many tilings that the closed form (common/timing.c)
  * rates best, time each one's program with the timing model (common/tsim.h)
- * and choose the fastest; its cycles are the plan's estimate. */
+ * and choose the fastest; its cycles are the plan's estimate. The vector
+ * planner adds the best of each of its three buffer schemes. */
 #define NPU_FINALISTS 3
+#define NPU_VEC_FINALISTS (NPU_FINALISTS + 3)
+
+/* The planners' steps, for the memo (memo.c) to time finalists apart:
+ * p's finalists, finished (sizes, DRAM estimates, the rating as est_cycles)
+ * in the order the planner times them, fin[0] the best rated (-1 + message
+ * when no tiling fits); a finalist's program timed by the timing model,
+ * MARK to MARK (first: from the job's START), 0 if it cannot be emitted;
+ * the one the planner chooses from the cycles of n finalists: the fastest,
+ * the earlier on a tie, -1 when none was timed (then fin[0] with its
+ * rating). npu_conv_plan and npu_vec_plan are these steps in order. */
+int npu_conv_finalists(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *fin, int *n,
+		       char *err, size_t len);
+uint64_t npu_conv_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl,
+			 int first);
+int npu_fastest(const uint64_t *cyc, int n);
 
 /* The bytes the layer's LOADs move and its STOREs write with tiling pl, as
  * the emitter counts them (conv_emit.c), without emitting: the planner
@@ -86,9 +118,19 @@ typedef struct vlayer {
 extern const char *const npu_vec_names[]; /* by LOOM_VEC_* */
 /* V from p, checked against cfg (vec_plan.c) */
 int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, char *err, size_t len);
-/* the checked layer V and its best tiling (vec_plan.c) */
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
-		 size_t len);
+/* the flat view f of p (loom_vec_params.flat) on cfg: 0, or -1 when p
+ * does not ask for it or its bytes do not fill lines of R (vec_plan.c) */
+int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f);
+/* the checked layer V and its best tiling (vec_plan.c); its est_first
+ * only with first (else 0: loom_vec_plan_first) */
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len);
+/* the vector planner's steps (as npu_conv_finalists, npu_conv_cycles); fin
+ * has NPU_VEC_FINALISTS places */
+int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *fin, int *n,
+		      char *err, size_t len);
+uint64_t npu_vec_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl,
+			int first);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (vec_emit.c) */
 int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *plan,

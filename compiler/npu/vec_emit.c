@@ -314,7 +314,12 @@ int loom_build_vec(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_v
 {
 	vlayer V;
 	loom_vec_plan pl;
-	if (npu_vec_plan(cfg, p, &V, &pl, err, errlen) || npu_vec_emit(cfg, p, &V, &pl, lay, prog, err, errlen))
+	loom_vec_params f;
+	if (npu_vec_plan(cfg, p, &V, 1, &pl, err, errlen))
+		return -1;
+	if (pl.flat && npu_vec_flat(cfg, p, &f))
+		return npu_fail(err, errlen, "%s: no flat view", npu_vec_names[p->kind]);
+	if (npu_vec_emit(cfg, pl.flat ? &f : p, &V, &pl, lay, prog, err, errlen))
 		return -1;
 	if (plan)
 		*plan = pl;
@@ -325,6 +330,14 @@ int loom_emit_vec(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan
 		  loom_prog *prog, char *err, size_t errlen)
 {
 	vlayer V;
+	loom_vec_params f;
+	if (plan->flat && plan->ntiles && !npu_vec_flat(cfg, p, &f)) {
+		if (npu_vlayer_check(cfg, &f, &V, err, errlen))
+			return -1;
+		if (plan->oh == V.y.out && plan->ow == V.x.out && plan->ncb == V.ncb)
+			return npu_vec_emit(cfg, &f, &V, plan, lay, prog, err, errlen);
+		return loom_build_vec(cfg, p, lay, prog, plan, err, errlen);
+	}
 	if (npu_vlayer_check(cfg, p, &V, err, errlen))
 		return -1;
 	if (!plan->ntiles || plan->in_stride != V.in_stride || plan->out_stride != V.out_stride ||

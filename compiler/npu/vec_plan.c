@@ -75,8 +75,10 @@ int npu_vlayer_check(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V,
 	V->y = (dimg){p->h, 0, kh, sh, dh, pt, pb, (kh - 1) * dh + 1};
 	V->x = (dimg){p->w, 0, kw, sw, dw, pl, pr, (kw - 1) * dw + 1};
 	dimg *d[2] = {&V->y, &V->x};
+	/* a 1x1 DWCONV may pad by any amount: a padded copy (Pad, conv stems) */
+	int copy = p->kind == LOOM_VEC_DWCONV && kh == 1 && kw == 1 && sh == 1 && sw == 1;
 	for (int i = 0; i < 2; i++) {
-		if (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek)
+		if (!copy && (d[i]->plo >= d[i]->ek || d[i]->phi >= d[i]->ek))
 			return npu_fail(err, len, "%s: padding %u/%u must be smaller than the dilated window extent %u", nm,
 				    d[i]->plo, d[i]->phi, d[i]->ek);
 		uint64_t span = (uint64_t)d[i]->in + d[i]->plo + d[i]->phi;
@@ -239,8 +241,8 @@ static void vplan_finish(const loom_vec_params *p, const vlayer *V, loom_vec_pla
  * input's and output's known offsets: a channel slice's rows straddle DRAM
  * beats as they will) by the timing model, MARK to MARK (first: from the
  * job's START); 0 if it can not be emitted */
-static uint64_t vplan_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *pl,
-			     int first)
+uint64_t npu_vec_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl,
+			int first)
 {
 	uint64_t at[5], a = 0x10000, sz[5] = {pl->in_bytes, pl->in2_bytes, pl->const_bytes, pl->out_bytes, 64};
 	for (int i = 0; i < 5; i++) {
@@ -277,8 +279,34 @@ static void vfinalist(loom_vec_plan *fin, int *n, const loom_vec_plan *c)
 		(*n)++;
 }
 
-int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *plan, char *err,
-		    size_t len)
+int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_params *f)
+{
+	uint32_t R = cfg->array_rows, st = (p->c + 3) / 4 * 4;
+	if (!p->flat || ((p->kind != LOOM_VEC_ELTWISE || p->bcast != LOOM_BCAST_NONE) && p->kind != LOOM_VEC_LUT))
+		return -1;
+	uint32_t in = p->in_stride ? p->in_stride : st, out = p->out_stride ? p->out_stride : st;
+	uint32_t in2 = p->in2_stride ? p->in2_stride : st;
+	if (in != st || out != st || (p->kind == LOOM_VEC_ELTWISE && in2 != st) || p->in_align || p->out_align)
+		return -1;
+	uint64_t lines = (uint64_t)p->h * p->w * st;
+	if (!R || lines % R)
+		return -1;
+	lines /= R;
+	uint32_t w = lines < 4095 ? (uint32_t)lines : 4095;
+	while (w > 1 && lines % w)
+		w--;
+	if (!w || lines / w > 65535)
+		return -1;
+	*f = *p;
+	f->flat = 0;
+	f->h = (uint32_t)(lines / w), f->w = w, f->c = R;
+	f->in_stride = f->out_stride = R;
+	f->in2_stride = p->kind == LOOM_VEC_ELTWISE ? R : 0;
+	return 0;
+}
+
+int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *fin, int *n,
+		      char *err, size_t len)
 {
 	if (npu_vlayer_check(cfg, p, V, err, len))
 		return -1;
@@ -298,7 +326,7 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 	int can_inplace = V->kind == LOOM_VEC_ELTWISE || V->kind == LOOM_VEC_LUT;
 	/* the best rated overall, and the best of each buffer scheme (two
 	 * buffers, in place, one buffer: the closed form is least sure there) */
-	loom_vec_plan fin[NPU_FINALISTS + 3], c;
+	loom_vec_plan c;
 	int nfin = 0, have[3] = {0, 0, 0};
 	loom_vec_plan mode[3];
 	for (int nbuf = 2; nbuf >= 1; nbuf--) {
@@ -312,6 +340,8 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 			for (int a = 0; a < nth; a++)
 				for (int b = 0; b < ntw; b++)
 					for (int k = 0; k < nkc; k++) {
+						if (!npu_tiles_load(&V->y, ths[a]) || !npu_tiles_load(&V->x, tws[b]))
+							continue;
 						memset(&c, 0, sizeof c);
 						if (vec_try(cfg, V, ths[a], tws[b], kcs[k], nbuf, ip, &c))
 							continue;
@@ -335,29 +365,67 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loo
 		if (have[md] && !dup)
 			fin[nfin++] = mode[md];
 	}
-	/* the finalists' programs timed: the fastest; its cycles the estimate
-	 * (rated: the best rated, fin[0]) */
-	int best = 0;
-	uint64_t bc = 0;
-	if (h->rated) {
-		vplan_finish(p, V, &fin[0]);
+	for (int i = 0; i < nfin; i++)
+		vplan_finish(p, V, &fin[i]);
+	*n = nfin;
+	return 0;
+}
+
+/* est_first of the chosen tiling pl of p (or of its view): its program
+ * timed from the job's START (the rated plan: its rating) */
+static uint64_t vec_first(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl)
+{
+	if (p->hints && p->hints->rated)
+		return pl->est_cycles;
+	uint64_t first = npu_vec_cycles(cfg, p, V, pl, 1);
+	return first ? first : pl->est_cycles;
+}
+
+/* the best tiling of one view of a layer: the finalists' programs timed,
+ * the fastest, its cycles the estimate (none timed, or rated: the best
+ * rated, fin[0]); with first, est_first too (else 0) */
+static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+			char *err, size_t len)
+{
+	loom_vec_plan fin[NPU_VEC_FINALISTS];
+	uint64_t cyc[NPU_VEC_FINALISTS];
+	int nfin;
+	if (npu_vec_finalists(cfg, p, V, fin, &nfin, err, len))
+		return -1;
+	if (p->hints && p->hints->rated) {
 		fin[0].est_first = fin[0].est_cycles;
 		*plan = fin[0];
 		return 0;
 	}
-	for (int i = 0; i < nfin; i++) {
-		vplan_finish(p, V, &fin[i]);
-		uint64_t cyc = vplan_cycles(cfg, p, V, &fin[i], 0);
-		if (cyc && (!bc || cyc < bc)) {
-			bc = cyc;
-			best = i;
-		}
-	}
-	if (bc)
-		fin[best].est_cycles = bc;
-	uint64_t first = vplan_cycles(cfg, p, V, &fin[best], 1);
-	fin[best].est_first = first ? first : fin[best].est_cycles;
+	for (int i = 0; i < nfin; i++)
+		cyc[i] = npu_vec_cycles(cfg, p, V, &fin[i], 0);
+	int best = npu_fastest(cyc, nfin);
+	if (best >= 0)
+		fin[best].est_cycles = cyc[best];
+	else
+		best = 0;
+	if (first)
+		fin[best].est_first = vec_first(cfg, p, V, &fin[best]);
 	*plan = fin[best];
+	return 0;
+}
+
+/* the best tiling of p, and of its flat view when p asks for it */
+int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
+		 char *err, size_t len)
+{
+	if (vec_plan_one(cfg, p, V, first, plan, err, len))
+		return -1;
+	loom_vec_params f;
+	vlayer Vf;
+	loom_vec_plan pf;
+	char e2[8];
+	if (!npu_vec_flat(cfg, p, &f) && !vec_plan_one(cfg, &f, &Vf, first, &pf, e2, sizeof e2) &&
+	    pf.est_cycles < plan->est_cycles) {
+		*V = Vf;
+		*plan = pf;
+		plan->flat = 1;
+	}
 	return 0;
 }
 
@@ -365,7 +433,23 @@ int loom_vec_plan_make(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec
 		       size_t errlen)
 {
 	vlayer V;
-	return npu_vec_plan(cfg, p, &V, plan, err, errlen);
+	return npu_vec_plan(cfg, p, &V, 1, plan, err, errlen);
+}
+
+uint64_t loom_vec_plan_first(const loom_hwcfg *cfg, const loom_vec_params *p, const loom_vec_plan *plan)
+{
+	vlayer V;
+	loom_vec_params f;
+	char err[256];
+	const loom_vec_params *q = p;
+	if (plan->flat) { /* the flat view's plan */
+		if (npu_vec_flat(cfg, p, &f))
+			return plan->est_cycles;
+		q = &f;
+	}
+	if (npu_vlayer_check(cfg, q, &V, err, sizeof err))
+		return plan->est_cycles;
+	return vec_first(cfg, q, &V, plan);
 }
 
 uint64_t loom_vec_plan_sp_lines(const loom_vec_plan *pl)

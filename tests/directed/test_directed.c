@@ -179,10 +179,12 @@ static int run_case(loom_hw *hw, const tcase *tc, uint64_t seed, int verbose, ch
 		goto out;
 	}
 	snprintf(info, ilen,
-		 "%llu cycles, %zu insns, tile %ux%u x%u, kc %u/%u, ky %u/%u, g %u/%u%s%s, slots %u, banks %d, util %.0f%%",
+		 "%llu cycles, %zu insns, tile %ux%u x%u, kc %u/%u, ky %u/%u, g %u/%u%s%s, slots %u, banks %d, "
+		 "packed %u, util %.0f%%",
 		 (unsigned long long)res.cycles, prog.n, pl.th, pl.tw, pl.ntiles, pl.kc, pl.nk, pl.kyc, pl.nky, pl.g, pl.npass,
 		 pl.wchunk ? " wchunk" : "", pl.npass > 1 ? (pl.chained ? " chained" : " barrier") : "", pl.nslots,
-		 pl.banks, 100.0 * pl.macs / ((double)res.cycles * cfg->array_rows * cfg->array_cols));
+		 pl.banks, loom_conv_xpack(cfg, &cp) * (cp.xpack != 0),
+		 100.0 * pl.macs / ((double)res.cycles * cfg->array_rows * cfg->array_cols));
 	rc = 0;
 out:
 	loom_prog_free(&prog);
@@ -283,6 +285,16 @@ static tcase random_case(rng *r, int idx)
 	}
 	snprintf(t.name, sizeof t.name, "%s", nm);
 	t.wrange = rnd(r) % 2 ? 0 : 1 + (int)(rnd(r) % 40);
+	if (!t.gemm && rnd(r) % 3 == 0) { /* a layer the planner may pack */
+		t.c.xpack = 1;
+		t.c.pad_left = t.c.pad_right = 0;
+		t.c.dw = 1;
+		t.c.cin = 1 + t.c.cin % 8;
+		t.c.in_stride = (t.c.cin + 3) / 4 * 4;
+		snprintf(t.name, sizeof t.name, "random %d: conv %ux%ux%u->%u k%ux%u s%ux%u d%ux%u p%u%u00%s xpack", idx,
+			 t.c.h, t.c.w, t.c.cin, t.c.cout, t.c.kh, t.c.kw, t.c.sh, t.c.sw, t.c.dh, t.c.dw, t.c.pad_top,
+			 t.c.pad_bottom, t.c.raw ? " raw" : "");
+	}
 	if (rnd(r) % 2) {
 		uint32_t v[7];
 		for (int i = 0; i < 7; i++)
@@ -502,9 +514,12 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 		goto out;
 	}
 	size_t wr = (c + 3) / 4 * 4, bad = 0, first = 0;
-	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
-		for (size_t b = 0; b < pl.out_stride; b++) {
-			size_t o = px * pl.out_stride + b;
+	/* a flat plan's geometry is its flat view's: the layer's own is its input's */
+	size_t oh = pl.flat ? p.h : pl.oh, ow = pl.flat ? p.w : pl.ow;
+	size_t ost = pl.flat ? (p.out_stride ? p.out_stride : wr) : pl.out_stride;
+	for (size_t px = 0; px < oh * ow; px++)
+		for (size_t b = 0; b < ost; b++) {
+			size_t o = px * ost + b;
 			if (b >= c && b < wr)
 				continue; /* written (lanes of the padding channels), value unspecified */
 			if (got[o] != want[o] && !bad++)
@@ -519,9 +534,9 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 			if (guard[o] != CANARY && !bad++)
 				first = pl.out_bytes + GUARD + o;
 	if (bad) {
-		size_t px = first / pl.out_stride, b = first % pl.out_stride;
+		size_t px = first / ost, b = first % ost;
 		snprintf(why, wlen, "%zu bytes differ; first at pixel %zu (y %zu x %zu) channel %zu: got %d want %d",
-			 bad, px, px / pl.ow, px % pl.ow, b, first < pl.out_bytes ? (int8_t)got[first] : 0,
+			 bad, px, px / ow, px % ow, b, first < pl.out_bytes ? (int8_t)got[first] : 0,
 			 first < pl.out_bytes ? (int8_t)want[first] : (int8_t)CANARY);
 		goto out;
 	}
@@ -541,10 +556,10 @@ static int run_vcase(loom_hw *hw, const vcase *vc, uint64_t seed, int verbose, c
 	for (size_t px = 0; px < (size_t)pl.oh * pl.ow; px++)
 		for (size_t b = 0; b < c; b++)
 			distinct += !seen[want[px * pl.out_stride + b]]++;
-	snprintf(info, ilen, "%llu cycles (est %llu), %zu insns, tile %ux%u x%u, kc %u/%u, %s%s, banks %d, %d values",
+	snprintf(info, ilen, "%llu cycles (est %llu), %zu insns, tile %ux%u x%u, kc %u/%u, %s%s%s, banks %d, %d values",
 		 (unsigned long long)res.cycles, (unsigned long long)pl.est_cycles, prog.n, pl.th, pl.tw, pl.ntiles,
 		 pl.kc, pl.nk, pl.nbuf == 2 ? "double-buffered" : "single buffer", pl.inplace ? " in place" : "",
-		 pl.banks, distinct);
+		 pl.flat ? " flat" : "", pl.banks, distinct);
 	rc = 0;
 out:
 	loom_prog_free(&prog);
@@ -617,10 +632,12 @@ static vcase random_vcase(rng *r, int idx)
 		int nbuf = ip == 2 ? 2 * (int)(x[3] % 2) : (int)(x[3] % 3);
 		v.hints = vhint(x[0] % 4, x[1] % 6, x[2] % 3, nbuf, ip);
 	}
-	snprintf(nm, sizeof nm, "random vec %d: %s %ux%ux%u k%ux%u s%ux%u d%ux%u p%u%u%u%u f%d%s", idx,
+	v.p.flat = (kind == LOOM_VEC_ELTWISE || kind == LOOM_VEC_LUT) && rnd(r) % 2;
+	snprintf(nm, sizeof nm, "random vec %d: %s %ux%ux%u k%ux%u s%ux%u d%ux%u p%u%u%u%u f%d%s%s", idx,
 		 kind == LOOM_VEC_POOL ? "pool" : kind == LOOM_VEC_DWCONV ? "dwconv" : kind == LOOM_VEC_ELTWISE ? "eltwise" : "lut",
 		 v.p.h, v.p.w, c, v.p.kh, v.p.kw, v.p.sh, v.p.sw, v.p.dh, v.p.dw, v.p.pad_top, v.p.pad_bottom,
-		 v.p.pad_left, v.p.pad_right, v.p.func, kind == LOOM_VEC_ELTWISE && v.p.bcast ? " bcast" : "");
+		 v.p.pad_left, v.p.pad_right, v.p.func, kind == LOOM_VEC_ELTWISE && v.p.bcast ? " bcast" : "",
+		 v.p.flat ? " flat" : "");
 	snprintf(v.name, sizeof v.name, "%s", nm);
 	return v;
 }
@@ -710,9 +727,23 @@ static int vec_cases(vcase *v)
 	v[n] = lut("lut sigmoid strides 7x9x6", 7, 9, 6, 0.03);
 	v[n].p.in_stride = 12;
 	v[n++].p.out_stride = 8;
+	/* flat views (nothing between pixels): contiguous lines of R bytes */
+	v[n] = eltadd("add flat 14x14x64", 14, 14, 64, 0.02, 0.03, 0.04);
+	v[n++].p.flat = 1;
+	v[n] = eltadd("add flat 8x7x6 (pad bytes)", 8, 7, 6, 0.02, 0.03, 0.04);
+	v[n++].p.flat = 1;
+	v[n] = eltmul("mul flat 10x10x24", 10, 10, 24, LOOM_BCAST_NONE, 0.02 * 0.03 / 0.01);
+	v[n++].p.flat = 1;
+	v[n] = lut("lut flat 20x20x32", 20, 20, 32, 0.06);
+	v[n++].p.flat = 1;
 	/* forced plans: one-pixel tiles, one buffer, in place, column tiles */
 	v[n] = maxpool("maxpool3x3 s2 p1 forced 1x1 tiles kc1 13x12x40", 13, 12, 40, 3, 2, 1);
 	v[n].hints = vhint(1, 1, 1, 0, 0);
+	v[n++].has_hints = 1;
+	v[n++] = dwconv("dwconv1x1 pad3 (padded copy) 13x11x3", 13, 11, 3, 1, 1, 3);
+	v[n] = dwconv("dwconv1x1 pad t2 b5 l0 r4 forced 8x6 tiles 9x8x20", 9, 8, 20, 1, 1, 0);
+	v[n].p.pad_top = 2, v[n].p.pad_bottom = 5, v[n].p.pad_right = 4;
+	v[n].hints.th = 8, v[n].hints.tw = 6;
 	v[n++].has_hints = 1;
 	v[n] = dwconv("dwconv3x3 s1 p1 forced single buffer 12x11x40", 12, 11, 40, 3, 1, 1);
 	v[n].hints = vhint(3, 5, 1, 1, 0);
@@ -754,6 +785,27 @@ static int conv_cases(tcase *c)
 	c[n++] = conv("conv1x1 s2 33->40 9x10", 9, 10, 33, 40, 1, 2, 1, 0);
 	c[n] = conv("conv7x7 s2 pad3 3->24 20x20 stem", 20, 20, 3, 24, 7, 2, 1, 3);
 	c[n++].c.pad_bottom = 2;
+	/* packed kernel windows (xpack): R / in_stride pixels per SP line */
+	c[n] = conv("xpack conv7x7 s2 3->24 26x26 stem, padded input", 26, 26, 3, 24, 7, 2, 1, 0);
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv7x7 s2 3->40 21x25 last lines past the row", 21, 25, 3, 40, 7, 2, 1, 0);
+	c[n].c.in_zp = -20;
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv3x4 s1 5->12 in 8 vertical pad", 11, 9, 5, 12, 3, 1, 1, 0);
+	c[n].c.pad_top = c[n].c.pad_bottom = 1;
+	c[n].c.kw = 4; /* T = 2, G*T = kw: no line past the row */
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv5x5 s1 2->17 13x14 raw", 13, 14, 2, 17, 5, 1, 1, 0);
+	c[n].c.raw = 1;
+	c[n++].c.xpack = 1;
+	c[n] = conv("xpack conv7x7 s2 3->24 30x29 forced tiles 3x5", 30, 29, 3, 24, 7, 2, 1, 0);
+	c[n].c.xpack = 1;
+	c[n].hints = hint(3, 5, 0, 0, 0, 0, 0);
+	c[n++].has_hints = 1;
+	c[n] = conv("xpack conv4x3 s4 3->8 17x22 one group per line", 17, 22, 3, 8, 3, 4, 1, 0);
+	c[n].c.kw = 4;
+	c[n].c.sh = 1;
+	c[n++].c.xpack = 1;
 	c[n] = conv("conv3x3 strides in 12 out 16, 5->6", 7, 6, 5, 6, 3, 1, 1, 1);
 	c[n].c.in_stride = 12;
 	c[n++].c.out_stride = 16;

@@ -35,6 +35,23 @@ for k in '"nodes": \[' '"where": "npu"' '"fused": "into' '"tile": \[' '"est_cycl
 	'"cpu_mac_share"' '"peak_device_bytes_no_reuse"'; do
 	grep -q "$k" "$out/sq.json" && ok "JSON has $k" || bad "JSON lacks $k"
 done
+# ResNet-18's 7x7/2 stem on 3 channels: a padded copy, then the CONV with
+# its kernel window packed into the array rows (14 SP lines per output, not
+# 49: under 1.2 M cycles where the unpacked form needs 112*112*49*4 = 2.46 M)
+r18="$DIR/resnet18_opset13"
+check "compile resnet18 with a report" "$LOOM" compile "$r18/model.onnx" -o "$out/r18.loom" --calib "$r18/calib" \
+	--report "$out/r18.json"
+stem=$(grep '"name": "/conv1/Conv"' "$out/r18.json")
+echo "$stem" | grep -q '"lowering": "dwconv + conv"' && ok "resnet18's stem: padded copy + packed CONV" ||
+	bad "resnet18 stem lowering: $stem"
+cyc=$(echo "$stem" | sed -E 's/.*"est_cycles": ([0-9]+).*/\1/')
+[ -n "$cyc" ] && [ "$cyc" -lt 1200000 ] && ok "resnet18's stem estimate $cyc < 1.2 M cycles" || bad "stem estimate '$cyc'"
+# its residual Adds see their tensors as flat bytes (contiguous lines, long
+# DRAM bursts): layer1's 56x56x64 Add moves 3 x 200704 bytes, at least
+# 37632 cycles at 16 B/cycle; one 16-byte burst per pixel and block took 68542
+add=$(grep '"name": "/layer1/layer1.0/Add"' "$out/r18.json" | sed -E 's/.*"est_cycles": ([0-9]+).*/\1/')
+[ -n "$add" ] && [ "$add" -lt 50000 ] && ok "resnet18's first Add estimate $add < 50000 cycles (flat lines)" ||
+	bad "first Add estimate '$add'"
 check "compile again" "$LOOM" compile "$m/model.onnx" -o "$out/sq2.loom" --calib "$m/calib"
 grep -q "cache: hit" "$out/log" && ok "the second compile is a cache hit and says so" || bad "no cache hit: $(tail -n 2 "$out/log")"
 cmp -s "$out/sq.loom" "$out/sq2.loom" && ok "the cached file is the same file" || bad "cached file differs"

@@ -213,3 +213,44 @@ void oc_compare_outputs(loom_graph *g, const char *dir, double rtol, double atol
 		loom_tensor_clear(&t);
 	}
 }
+
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		p[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+void oc_write_pb(const char *path, const char *name, int rank, const int64_t *dims, const float *data)
+{
+	size_t numel = 1, n = 0;
+	for (int i = 0; i < rank; i++)
+		numel *= (size_t)dims[i];
+	unsigned char *buf = oc_xmalloc(numel * 4 + 64 + 16 * (size_t)rank + (name ? strlen(name) : 0));
+	for (int i = 0; i < rank; i++) {
+		buf[n++] = 1 << 3; /* dims */
+		n += put_varint(buf + n, (uint64_t)dims[i]);
+	}
+	buf[n++] = 2 << 3; /* data_type */
+	n += put_varint(buf + n, LOOM_DT_FLOAT);
+	if (name && name[0]) {
+		buf[n++] = 8 << 3 | 2;
+		n += put_varint(buf + n, strlen(name));
+		memcpy(buf + n, name, strlen(name));
+		n += strlen(name);
+	}
+	buf[n++] = 9 << 3 | 2; /* raw_data, little-endian host */
+	n += put_varint(buf + n, numel * 4);
+	memcpy(buf + n, data, numel * 4);
+	n += numel * 4;
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, n, f) != n) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(2);
+	}
+	fclose(f);
+	free(buf);
+}

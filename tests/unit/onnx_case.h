@@ -29,6 +29,9 @@ loom_graph *oc_graph_new(int64_t opset, const char *path);
 int oc_add_input(loom_graph *g, const char *name, int dtype, int rank, const int64_t *dims, const void *data);
 
 int oc_file_exists(const char *path);
+/* a float TensorProto (name may be "" or NULL) written to path; exits
+ * with status 2 when it cannot be written */
+void oc_write_pb(const char *path, const char *name, int rank, const int64_t *dims, const float *data);
 
 /* The entries of folder root that want accepts (want(root, name, ctx)),
  * sorted; *names and *count are set. -1 when root cannot be opened. Free

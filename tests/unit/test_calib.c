@@ -4,7 +4,9 @@
  * Part 1: hand-made data on a tiny graph x -> Relu -> y: a uniform ramp
  * (known min / max / percentiles, MSE keeps about the full range), a ramp
  * with one outlier (min-max keeps it, the percentile clips it, MSE lands in
- * between), Relu outputs never get lo < 0, histogram rebinning over
+ * between, entropy clips it too), Relu outputs never get lo < 0, what a
+ * collector keeps (no histogram for min-max alone: the other methods fail;
+ * mean images; reuse rules; method names), histogram rebinning over
  * observations of growing range (equal to a histogram built in one go over
  * the final range; NaN / Inf not counted; zeros seen before any nonzero
  * value), per-channel weight scales (axes 0, 1, -1, a zero channel, bad
@@ -119,7 +121,9 @@ static void test_outlier(void)
 	rc = loom_calib_range(c, r.x, &mlo, &mhi);
 	CHECK(!rc && mhi > phi + 0.5f && mhi < hi - 0.05f && mlo == -1,
 	      "outlier: MSE in between [%g, %g]", mlo, mhi);
-	for (int m = LOOM_CALIB_MINMAX; m <= LOOM_CALIB_MSE; m++) {
+	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_ENTROPY, 0, &plo, &phi);
+	CHECK(!rc && plo == -1 && phi >= 0.9f && phi < 5.0f, "outlier: entropy (KL) clips it [%g, %g]", plo, phi);
+	for (int m = LOOM_CALIB_MINMAX; m < LOOM_CALIB_NMETHODS; m++) {
 		rc = loom_calib_range_by(c, r.y, m, 99.9, &lo, &hi);
 		CHECK(!rc && lo >= 0 && lo <= hi,
 		      "outlier: relu output, method %d [%g, %g], lo >= 0", m, lo, hi);
@@ -127,6 +131,66 @@ static void test_outlier(void)
 	loom_calib_free(c);
 	loom_graph_free(r.g);
 	free(x);
+}
+
+/* what a collector keeps: min-max alone keeps no histogram; mean images */
+static void test_keep(void)
+{
+	enum { N = 64 };
+	float x[N], lo, hi;
+	relu_graph r = relu_new(N);
+	for (int i = 0; i < N; i++)
+		x[i] = (float)i - 10;
+	loom_calib *c = OC_MUSTP(loom_calib_new(r.g, LOOM_CALIB_MINMAX, 0));
+	const uint64_t *hist = (const uint64_t *)1;
+	int rc = feed(&r, c, x, N);
+	CHECK(!rc && loom_calib_keeps(c) == 0 && !loom_calib_stats(c, r.x, NULL, NULL, NULL, &hist, NULL) && !hist,
+	      "keep: a min-max collector keeps no histogram");
+	rc = loom_calib_range_by(c, r.x, LOOM_CALIB_MINMAX, 0, &lo, &hi);
+	CHECK(!rc && lo == -10 && hi == 53, "keep: min-max [%g, %g]", lo, hi);
+	for (int m = LOOM_CALIB_PERCENTILE; m < LOOM_CALIB_NMETHODS; m++)
+		CHECK(loom_calib_range_by(c, r.x, m, 99, &lo, &hi) == -1, "keep: %s without a histogram -> -1",
+		      loom_calib_method_name(m));
+	CHECK(loom_calib_matches(c, r.g, LOOM_CALIB_MINMAX, 0) && !loom_calib_matches(c, r.g, LOOM_CALIB_MSE, 0),
+	      "keep: reusable for min-max, not for MSE");
+	const double *sum;
+	int64_t n;
+	uint64_t rows;
+	CHECK(loom_calib_mean(c, r.x, &sum, &n, &rows) == -1, "keep: no mean image unless asked");
+	loom_calib_free(c);
+	c = OC_MUSTP(loom_calib_new_keep(r.g, LOOM_CALIB_MINMAX, 0, LOOM_CALIB_KEEP_HIST));
+	rc = feed(&r, c, x, N);
+	CHECK(!rc && loom_calib_matches(c, r.g, LOOM_CALIB_MSE, 0) && loom_calib_matches(c, r.g, LOOM_CALIB_ENTROPY, 0) &&
+		      !loom_calib_range_by(c, r.x, LOOM_CALIB_PERCENTILE, 99, &lo, &hi),
+	      "keep: with KEEP_HIST every method works");
+	loom_calib_free(c);
+	CHECK(!loom_calib_new_keep(r.g, LOOM_CALIB_NMETHODS, 0, 0) && !loom_calib_new_keep(r.g, 0, 0, 64),
+	      "keep: a bad method or keep flag -> NULL");
+	for (int m = 0; m < LOOM_CALIB_NMETHODS; m++)
+		CHECK(loom_calib_method_of(loom_calib_method_name(m)) == m, "keep: method name %s",
+		      loom_calib_method_name(m));
+	CHECK(loom_calib_method_of("kl") == -1 && !loom_calib_method_name(-1), "keep: unknown method names");
+	/* the mean image of a [2, 3] tensor over two samples */
+	int64_t dims[2] = {2, 3};
+	loom_graph *g = oc_graph_new(13, "(built by test_calib)");
+	int xi = oc_add_input(g, "x", LOOM_DT_FLOAT, 2, dims, NULL);
+	int yi = OC_MUST(loom_graph_add_tensor(g, "y", LOOM_DT_UNDEFINED, 0, NULL, NULL, 0));
+	OC_MUST(loom_graph_add_node(g, "Relu", "relu", &xi, 1, &yi, 1));
+	OC_MUST(loom_graph_add_output(g, yi));
+	c = OC_MUSTP(loom_calib_new_keep(g, LOOM_CALIB_MINMAX, 0, LOOM_CALIB_KEEP_MEAN));
+	static const float s1[6] = {1, 2, 3, 3, 4, 5}, s2[6] = {0, 0, 0, 4, 4, 4};
+	char err[256];
+	rc = 0;
+	for (int k = 0; k < 2 && !rc; k++)
+		rc = loom_tensor_set_data(&g->tensors[xi], k ? s2 : s1, sizeof s1) || loom_ref_run(g, err, sizeof err) ||
+		     loom_calib_observe(c, g, err, sizeof err);
+	rc = rc || loom_calib_mean(c, yi, &sum, &n, &rows);
+	CHECK(!rc && n == 3 && rows == 4 && sum[0] / rows == 2 && sum[1] / rows == 2.5 && sum[2] / rows == 3,
+	      "keep: mean image of y over 2 samples x 2 rows: [%g, %g, %g]", rc ? 0 : sum[0] / rows,
+	      rc ? 0 : sum[1] / rows, rc ? 0 : sum[2] / rows);
+	loom_calib_free(c);
+	loom_graph_free(g);
+	loom_graph_free(r.g);
 }
 
 static uint32_t lcg(uint32_t *s)
@@ -143,7 +207,7 @@ static void test_rebin(void)
 	float *x = oc_xmalloc(N * sizeof(float));
 	uint64_t ref[LOOM_CALIB_BINS];
 	relu_graph r = relu_new(N);
-	loom_calib *c = OC_MUSTP(loom_calib_new(r.g, LOOM_CALIB_MINMAX, 0));
+	loom_calib *c = OC_MUSTP(loom_calib_new_keep(r.g, LOOM_CALIB_MINMAX, 0, LOOM_CALIB_KEEP_HIST));
 	uint32_t seed = 12345;
 	float mn = INFINITY, mx = -INFINITY, r0 = 0;
 	double range = 0, amax;
@@ -493,7 +557,7 @@ static void test_model(const char *models)
 	for (int i = 0; i < g->ntensors; i++) {
 		const loom_tensor *t = &g->tensors[i];
 		int is_act = 0, is_relu = 0;
-		float r[3][2];
+		float r[LOOM_CALIB_NMETHODS][2];
 		if (t->is_const || t->dtype != LOOM_DT_FLOAT)
 			continue;
 		for (int k = 0; k < g->ninputs; k++)
@@ -508,7 +572,7 @@ static void test_model(const char *models)
 			continue;
 		nact++;
 		nrelu += is_relu;
-		for (int m = 0; m < 3; m++) {
+		for (int m = 0; m < LOOM_CALIB_NMETHODS; m++) {
 			if (loom_calib_range_by(c, i, m, 99.99, &r[m][0], &r[m][1]) || !(r[m][0] <= r[m][1]) ||
 			    (is_relu && r[m][0] < 0)) {
 				printf("  '%s' method %d: no range or bad [%g, %g]\n", t->name, m, r[m][0], r[m][1]);
@@ -538,6 +602,7 @@ int main(int argc, char **argv)
 		snprintf(models, sizeof(models), "%s/models", b && b[0] ? b : "build");
 	test_ramp();
 	test_outlier();
+	test_keep();
 	test_rebin();
 	test_weight_scales();
 	test_dir_conv();

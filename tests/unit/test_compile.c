@@ -16,6 +16,12 @@
  *     overlap), the arena as large as the report's size without reuse;
  *   - --keep-float conv1 (loom_compile_opts.keep_float) keeps conv1 and what
  *     follows it on the CPU; a name that is no node is an error naming it;
+ *   - per-tensor calibration methods (loom_compile_opts.tensor_methods):
+ *     r1 by percentile 90 gets a smaller scale than by min-max, the other
+ *     tensors keep theirs; unknown tensors and methods are errors naming
+ *     them; bias correction reports the layers it corrected (conv1, fc);
+ *     cross-layer equalization finds the one pair (conv1 -> relu1 -> pool1
+ *     -> flat -> fc) and its model runs within 4 steps of the float graph;
  *   - an operator without NPU lowering (a Softmax after fc) falls back to
  *     the CPU with the reason;
  *   - configurations too small: a scratchpad the convolution planner
@@ -24,6 +30,19 @@
  *     configuration);
  *   - broken graphs (an unknown operator, Conv weights that do not match
  *     the input's channels): errors naming the node;
+ *   - threads (loom_compile_opts.threads): examples/digits compiled with
+ *     its calib/ folder on 1, 2 and 3 threads writes the same bytes; a
+ *     calibration folder whose second sample has the wrong shape (and
+ *     whose fourth file is corrupt) fails with the same message on 1 and 3
+ *     threads, loom_calib_run_dir's;
+ *   - the plan memo (compiler/npu/memo.c), immediate and deferred on 1 and
+ *     3 threads: for conv, GEMM and vector layers on two configurations,
+ *     two layers of a shape with other values (zero points, clip bounds,
+ *     multipliers) get loom_conv_plan_make's / loom_vec_plan_make's plan
+ *     (est_first 0, or the same when asked for), the second from the memo;
+ *     elementwise layers and tables may take their flat view; before the
+ *     deferred timing the sizes in bytes are already the plan's; a bad
+ *     clip range is refused on a hit; loom_*_plan_first give est_first;
  *   - the compiled models (all on the NPU, and with --keep-float) run on
  *     the C model through the runtime (runtime/exec.h: a libloom device
  *     booted with build/firmware/loom_fw.elf; skipped when the firmware is
@@ -32,7 +51,10 @@
  *
  * Prints one line per check and ends with "N passed, M failed, K skipped";
  * exit status 1 on any failure. */
+#include "compiler/calib.h"
 #include "compiler/compile.h"
+#include "compiler/npu/npu.h"
+#include "compiler/onnx.h"
 #include "ir/model.h"
 #include "loom/loom.h"
 #include "runtime/cpu_ops.h"
@@ -45,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
@@ -397,6 +420,53 @@ static void test_keep_float(void)
 	      "--keep-float nope: an error naming it: %s", err);
 }
 
+static void test_methods_bias(void)
+{
+	const char *L = "tensor methods";
+	loom_compile_opts o = {.random_samples = 4};
+	loom_compile_report rep;
+	loom_model *m0 = NULL, *m1 = NULL;
+	char err[1024] = "";
+	int rc = compile(build_net(PLAIN), "default", &o, &m0, NULL, err, sizeof err);
+	o.tensor_methods = "r1=percentile";
+	o.percentile = 90;
+	rc = rc || compile(build_net(PLAIN), "default", &o, &m1, NULL, err, sizeof err);
+	if (CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : "")) {
+		int r1 = tensor_named(m0->graph, "r1"), x = tensor_named(m0->graph, "x"), p1 = tensor_named(m0->graph, "p1");
+		CHECK(m1->mt[r1].scale < m0->mt[r1].scale * 0.9f && m1->mt[x].scale == m0->mt[x].scale &&
+			      m1->mt[p1].dev == m0->mt[p1].dev,
+		      "%s: r1=percentile (90) scale %g < min-max %g; x keeps %g", L, m1->mt[r1].scale, m0->mt[r1].scale,
+		      m0->mt[x].scale);
+	}
+	loom_model_free(m0);
+	loom_model_free(m1);
+	m1 = NULL;
+	o.tensor_methods = "nope=mse";
+	rc = compile(build_net(PLAIN), "default", &o, &m1, NULL, err, sizeof err);
+	CHECK(rc == -1 && strstr(err, "'nope'"), "%s: an unknown tensor is an error naming it: %s", L, err);
+	o.tensor_methods = "r1=kl";
+	rc = compile(build_net(PLAIN), "default", &o, &m1, NULL, err, sizeof err);
+	CHECK(rc == -1 && strstr(err, "'r1=kl'") && strstr(err, "entropy"), "%s: an unknown method is an error: %s", L,
+	      err);
+	o.tensor_methods = NULL;
+	o.bias_correction = 1;
+	rc = compile(build_net(PLAIN), "default", &o, &m1, &rep, err, sizeof err);
+	if (CHECK(!rc, "bias correction: compiles%s%s", rc ? ": " : "", rc ? err : "")) {
+		CHECK(rep.bias_corrected == 2 && rep.bias_shift_max > 0, "bias correction: conv1 and fc corrected (%d layers, "
+		      "largest %g of |bias|)", rep.bias_corrected, rep.bias_shift_max);
+		loom_compile_report_free(&rep);
+		loom_model_free(m1);
+	}
+	o.bias_correction = 0;
+	o.equalize = 1;
+	rc = compile(build_net(PLAIN), "default", &o, &m1, &rep, err, sizeof err);
+	if (CHECK(!rc, "equalize: compiles%s%s", rc ? ": " : "", rc ? err : "")) {
+		CHECK(rep.equalized == 1, "equalize: one pair, conv1 -> relu1 -> pool1 -> flat -> fc (%d)", rep.equalized);
+		loom_compile_report_free(&rep);
+		loom_model_free(m1);
+	}
+}
+
 static void test_unsupported(void)
 {
 	const char *L = "Softmax";
@@ -483,12 +553,13 @@ static void check_run(const char *L, const loom_model *m, const loom_exec *ex, c
 
 /* Compile the network (keep_float or NULL), calibrated on the input x, run
  * it on the C model and compare with the float reference want. */
-static void run_one(const char *keep_float, const float *x, const float *want, const char *fw)
+static void run_one(const char *keep_float, int equalize, const float *x, const float *want, const char *fw)
 {
 	char L[64], err[2048] = "";
-	snprintf(L, sizeof L, "C model%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "");
+	snprintf(L, sizeof L, "C model%s%s%s", keep_float ? ", --keep-float " : "", keep_float ? keep_float : "",
+		 equalize ? ", --equalize" : "");
 	loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 3, 8, 8}, .data = (void *)x};
-	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1};
+	loom_compile_opts o = {.keep_float = keep_float, .calib_inputs = &cin, .calib_ninputs = 1, .equalize = equalize};
 	loom_model *m;
 	loom_dev *dev = NULL;
 	loom_exec *ex = NULL;
@@ -535,8 +606,263 @@ static void test_run(void)
 	}
 	memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof want);
 	loom_graph_free(ref);
-	run_one(NULL, x, want, fw);
-	run_one("conv1", x, want, fw);
+	run_one(NULL, 0, x, want, fw);
+	run_one("conv1", 0, x, want, fw);
+	run_one(NULL, 1, x, want, fw);
+}
+
+/* ------------------------------------------------------------------ threads */
+
+#define DIGITS "examples/digits/model.onnx"
+
+/* examples/digits compiled with calib on threads threads: the .loom bytes
+ * (*len), or NULL with err */
+static uint8_t *digits_loom(const char *calib, int threads, size_t *len, loom_compile_report *rep, char *err,
+			    size_t errlen)
+{
+	loom_graph *g = NULL;
+	loom_model *m = NULL;
+	char path[64];
+	if (loom_onnx_load(DIGITS, NULL, 0, &g, err, errlen))
+		return NULL;
+	loom_compile_opts o = {.calib_dir = calib, .threads = threads, .options = "test", .source = DIGITS};
+	if (compile(g, "default", &o, &m, rep, err, errlen))
+		return NULL;
+	snprintf(path, sizeof path, "/tmp/test_compile_%d_t.loom", (int)getpid());
+	uint8_t *b = loom_model_write(m, path, err, errlen) ? NULL : slurp(path, len);
+	unlink(path);
+	loom_model_free(m);
+	return b;
+}
+
+static void test_threads(void)
+{
+	char err[2048] = "";
+	size_t len[3] = {0, 0, 0};
+	uint8_t *b[3];
+	loom_compile_report rep[3];
+	for (int k = 0; k < 3; k++) {
+		memset(&rep[k], 0, sizeof rep[k]);
+		b[k] = digits_loom("examples/digits/calib", k + 1, &len[k], &rep[k], err, sizeof err);
+	}
+	if (CHECK(b[0] && b[1] && b[2], "threads: digits compiles on 1, 2, 3 threads %s", err)) {
+		CHECK(len[0] == len[1] && len[0] == len[2] && !memcmp(b[0], b[1], len[0]) && !memcmp(b[0], b[2], len[0]),
+		      "threads: the same %zu-byte .loom on 1, 2 and 3 threads (%zu, %zu)", len[0], len[1], len[2]);
+		CHECK(rep[2].threads == 3 && rep[0].calib_samples == rep[2].calib_samples && rep[0].calib_samples > 1 &&
+			      rep[0].shapes_planned == rep[2].shapes_planned && rep[0].shapes_planned > 0 &&
+			      rep[0].programs_timed >= rep[0].shapes_planned,
+		      "threads: report: %d threads, %d samples, %" PRIu64 " shapes planned, %" PRIu64 " reused, %" PRIu64
+		      " programs timed",
+		      rep[2].threads, rep[2].calib_samples, rep[2].shapes_planned, rep[2].plans_reused, rep[2].programs_timed);
+	}
+	for (int k = 0; k < 3; k++) {
+		free(b[k]);
+		loom_compile_report_free(&rep[k]);
+	}
+
+	/* a calibration folder: sample 0 good, 1 of the wrong shape, 2 good, 3 corrupt */
+	char dir[64], p[128];
+	snprintf(dir, sizeof dir, "/tmp/test_compile_cal_%d", (int)getpid());
+	mkdir(dir, 0700);
+	loom_graph *g = NULL;
+	if (!CHECK(!loom_onnx_load(DIGITS, NULL, 0, &g, err, sizeof err), "threads: %s loads %s", DIGITS, err))
+		return;
+	const loom_tensor *in = &g->tensors[g->inputs[0]];
+	int64_t n = loom_tensor_numel(in), bad[4] = {in->dims[0], 1, 8, 9};
+	float *x = calloc(2 * (size_t)n, sizeof *x); /* room for the wrong shape too */
+	for (int64_t i = 0; i < 2 * n; i++)
+		x[i] = (float)((i * 37) % 17) / 8.0f;
+	for (int s = 0; s < 4; s++) {
+		snprintf(p, sizeof p, "%s/test_data_set_%d", dir, s);
+		mkdir(p, 0700);
+		snprintf(p, sizeof p, "%s/test_data_set_%d/input_0.pb", dir, s);
+		if (s == 3) {
+			FILE *f = fopen(p, "wb");
+			if (f) {
+				fputs("\xff\xff\xff garbage", f);
+				fclose(f);
+			}
+		} else {
+			oc_write_pb(p, "", s == 1 ? 4 : in->rank, s == 1 ? bad : in->dims, x);
+		}
+	}
+	char ref[2048] = "", e1[2048] = "", e3[2048] = "";
+	loom_calib *c = loom_calib_new(g, LOOM_CALIB_MINMAX, 99.99);
+	int nref = c ? loom_calib_run_dir(c, g, dir, ref, sizeof ref) : 0;
+	loom_calib_free(c);
+	loom_graph_free(g);
+	size_t l;
+	uint8_t *r1 = digits_loom(dir, 1, &l, NULL, e1, sizeof e1), *r3 = digits_loom(dir, 3, &l, NULL, e3, sizeof e3);
+	CHECK(nref < 0 && strstr(ref, "test_data_set_1") && !r1 && !r3 && strstr(e1, ref) && !strcmp(e1, e3),
+	      "threads: a bad second sample: the same error on 1 and 3 threads, loom_calib_run_dir's: %s | %s", e3, ref);
+	free(r1);
+	free(r3);
+	free(x);
+	for (int s = 0; s < 4; s++) {
+		snprintf(p, sizeof p, "%s/test_data_set_%d/input_0.pb", dir, s);
+		unlink(p);
+		snprintf(p, sizeof p, "%s/test_data_set_%d", dir, s);
+		rmdir(p);
+	}
+	rmdir(dir);
+}
+
+/* ------------------------------------------------------------------ the plan memo */
+
+/* conv (GEMM as 1x1) shapes: h, w, cin, cout, k, stride, raw */
+static const uint32_t mconv[][7] = {
+	{56, 56, 64, 64, 3, 1, 0}, {14, 14, 256, 1024, 1, 1, 0}, {28, 28, 128, 128, 3, 2, 0}, {1, 1, 512, 1000, 1, 1, 1},
+};
+
+static void mconv_params(int s, int v, loom_conv_params *p)
+{
+	loom_conv_init(p);
+	p->h = mconv[s][0], p->w = mconv[s][1], p->cin = mconv[s][2], p->cout = mconv[s][3];
+	p->kh = p->kw = mconv[s][4], p->sh = p->sw = mconv[s][5], p->raw = (int)mconv[s][6];
+	p->pad_top = p->pad_bottom = p->pad_left = p->pad_right = mconv[s][4] / 2;
+	/* values: v = 0, 1 differ in all of them */
+	p->in_zp = (int8_t)(v ? -128 : 3), p->out_zp = (int8_t)(v ? 17 : -128);
+	p->clip_lo = (int8_t)(v ? 17 : -128), p->clip_hi = (int8_t)(v ? 100 : 127);
+}
+
+/* vector layers: kind, h, w, c, k, stride, func */
+static const uint32_t mvec[][7] = {
+	{LOOM_VEC_ELTWISE, 28, 28, 512, 1, 1, LOOM_ELT_ADD}, {LOOM_VEC_POOL, 56, 56, 64, 3, 2, LOOM_POOL_MAX},
+	{LOOM_VEC_DWCONV, 14, 14, 96, 3, 1, 0}, {LOOM_VEC_LUT, 7, 7, 160, 1, 1, 0},
+};
+
+static void mvec_params(int s, int v, loom_vec_params *p)
+{
+	loom_vec_init(p, (int)mvec[s][0]);
+	p->h = mvec[s][1], p->w = mvec[s][2], p->c = mvec[s][3];
+	p->kh = p->kw = mvec[s][4], p->sh = p->sw = mvec[s][5], p->func = (int)mvec[s][6];
+	p->pad_top = p->pad_bottom = p->pad_left = p->pad_right = mvec[s][4] / 2;
+	p->in_zp = (int8_t)(v ? -128 : 5), p->in2_zp = (int8_t)(v ? 9 : -3), p->out_zp = (int8_t)(v ? 0 : -20);
+	p->clip_lo = (int8_t)(v ? -20 : -128), p->clip_hi = (int8_t)(v ? 90 : 127);
+	p->mult = v ? 1518500250 : 1073741824, p->shift = v ? 7 : 3;
+	p->mult_a = v ? 16384 : 1000, p->mult_b = v ? -3000 : 32767;
+	/* the ELTWISE and LUT layers may be planned as flat bytes (their flat view) */
+	p->flat = p->kind == LOOM_VEC_ELTWISE || p->kind == LOOM_VEC_LUT;
+}
+
+/* one configuration, one mode (0 immediate; 1, 3: deferred on that many threads) */
+static void memo_case(const loom_hwcfg *cfg, int mode)
+{
+	enum { NC = sizeof mconv / sizeof mconv[0], NV = sizeof mvec / sizeof mvec[0] };
+	char L[96], err[512] = "";
+	snprintf(L, sizeof L, "memo (%s, %s%.0d)", cfg->name, mode ? "deferred, threads " : "immediate", mode);
+	loom_plan_memo *m = loom_plan_memo_new(cfg);
+	if (mode)
+		loom_plan_memo_defer(m);
+	loom_conv_plan cref[NC], cp[NC][2];
+	loom_vec_plan vref[NV], vp[NV][2];
+	loom_conv_params c;
+	loom_vec_params v;
+	int ok = 1, sizes = 1;
+	for (int s = 0; s < NC; s++) {
+		mconv_params(s, 0, &c);
+		memset(&cref[s], 0, sizeof cref[s]);
+		ok &= !loom_conv_plan_make(cfg, &c, &cref[s], err, sizeof err);
+		for (int k = 0; k < 2; k++) {
+			mconv_params(s, k, &c);
+			memset(&cp[s][k], 0, sizeof cp[s][k]);
+			ok &= !loom_plan_memo_conv(m, cfg, &c, &cp[s][k], err, sizeof err);
+			sizes &= cp[s][k].in_bytes == cref[s].in_bytes && cp[s][k].out_bytes == cref[s].out_bytes &&
+				 cp[s][k].wgt_bytes == cref[s].wgt_bytes && cp[s][k].param_bytes == cref[s].param_bytes &&
+				 cp[s][k].oh == cref[s].oh && cp[s][k].ow == cref[s].ow;
+		}
+	}
+	for (int s = 0; s < NV; s++) {
+		mvec_params(s, 0, &v);
+		memset(&vref[s], 0, sizeof vref[s]);
+		ok &= !loom_vec_plan_make(cfg, &v, &vref[s], err, sizeof err);
+		for (int k = 0; k < 2; k++) {
+			mvec_params(s, k, &v);
+			memset(&vp[s][k], 0, sizeof vp[s][k]);
+			ok &= !loom_plan_memo_vec(m, cfg, &v, &vp[s][k], err, sizeof err);
+			/* bytes (a flat view's plan counts lines of its own) */
+			sizes &= vp[s][k].in_bytes == vref[s].in_bytes && vp[s][k].out_bytes == vref[s].out_bytes &&
+				 vp[s][k].in2_bytes == vref[s].in2_bytes && vp[s][k].const_bytes == vref[s].const_bytes;
+		}
+	}
+	if (!CHECK(ok, "%s: every layer planned %s", L, err)) {
+		loom_plan_memo_free(m);
+		return;
+	}
+	CHECK(sizes, "%s: the sizes are the plan's at once", L);
+	/* est_first asked for the first conv and vector shapes */
+	mconv_params(0, 1, &c);
+	mvec_params(0, 1, &v);
+	loom_plan_memo_want_first(m, &c, NULL);
+	loom_plan_memo_want_first(m, NULL, &v);
+	CHECK(!loom_plan_memo_time(m, mode ? mode : 1), "%s: timed", L);
+	int same = 1;
+	for (int s = 0; s < NC; s++)
+		for (int k = 0; k < 2; k++) {
+			mconv_params(s, k, &c);
+			memset(&cp[s][k], 0, sizeof cp[s][k]);
+			loom_plan_memo_conv(m, cfg, &c, &cp[s][k], err, sizeof err);
+			loom_conv_plan want = cref[s];
+			want.est_first = s == 0 ? cref[s].est_first : 0;
+			same &= !memcmp(&want, &cp[s][k], sizeof want);
+		}
+	for (int s = 0; s < NV; s++)
+		for (int k = 0; k < 2; k++) {
+			mvec_params(s, k, &v);
+			memset(&vp[s][k], 0, sizeof vp[s][k]);
+			loom_plan_memo_vec(m, cfg, &v, &vp[s][k], err, sizeof err);
+			loom_vec_plan want = vref[s];
+			want.est_first = s == 0 ? vref[s].est_first : 0;
+			same &= !memcmp(&want, &vp[s][k], sizeof want);
+		}
+	uint64_t hits, misses, timed;
+	loom_plan_memo_stats(m, &hits, &misses, &timed);
+	int flat = vref[0].flat + vref[3].flat;
+	CHECK(same && misses == NC + NV && hits == 3 * (NC + NV),
+	      "%s: the planners' plans for both layers of each of %d shapes (%" PRIu64 " planned, %" PRIu64
+	      " from the memo, %" PRIu64 " programs timed, %d flat)",
+	      L, NC + NV, misses, hits, timed, flat);
+	/* a hit still checks the values */
+	mconv_params(1, 0, &c);
+	c.clip_lo = 10, c.clip_hi = -10;
+	mvec_params(1, 0, &v);
+	v.clip_lo = 10, v.clip_hi = -10;
+	loom_conv_plan x;
+	loom_vec_plan y;
+	CHECK(loom_plan_memo_conv(m, cfg, &c, &x, err, sizeof err) && strstr(err, "clip") &&
+		      loom_plan_memo_vec(m, cfg, &v, &y, err, sizeof err) && strstr(err, "clip"),
+	      "%s: clip_lo > clip_hi refused though the shape is known: %s", L, err);
+	loom_plan_memo_free(m);
+}
+
+static void test_plan_memo(void)
+{
+	static const char *const specs[] = {"default", "odd"};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		loom_hwcfg cfg;
+		char err[256];
+		if (!CHECK(!loom_hwcfg_load(&cfg, specs[i], NULL, err, sizeof err), "memo: configuration %s %s", specs[i],
+			   err))
+			continue;
+		memo_case(&cfg, 0);
+		memo_case(&cfg, 1);
+		memo_case(&cfg, 3);
+		/* est_first on demand */
+		loom_conv_params c;
+		loom_vec_params v;
+		loom_conv_plan cp;
+		loom_vec_plan vp;
+		mconv_params(2, 0, &c);
+		mvec_params(1, 0, &v);
+		memset(&cp, 0, sizeof cp);
+		memset(&vp, 0, sizeof vp);
+		int ok = !loom_conv_plan_make(&cfg, &c, &cp, err, sizeof err) &&
+			 !loom_vec_plan_make(&cfg, &v, &vp, err, sizeof err);
+		uint64_t f1 = ok ? loom_conv_plan_first(&cfg, &c, &cp) : 0, f2 = ok ? loom_vec_plan_first(&cfg, &v, &vp) : 0;
+		CHECK(ok && f1 == cp.est_first && f2 == vp.est_first && f1 && f2,
+		      "memo (%s): loom_conv_plan_first %" PRIu64 ", loom_vec_plan_first %" PRIu64 ": est_first %" PRIu64
+		      ", %" PRIu64, specs[i], f1, f2, cp.est_first, vp.est_first);
+	}
 }
 
 int main(void)
@@ -546,9 +872,12 @@ int main(void)
 	test_deterministic();
 	test_no_reuse();
 	test_keep_float();
+	test_methods_bias();
 	test_unsupported();
 	test_too_small();
 	test_broken();
+	test_threads();
+	test_plan_memo();
 	test_run();
 	return check_report();
 }

@@ -936,6 +936,42 @@ static void test_clip(void)
 	expect_fail(g, "Clip with a non-scalar min", "clip_v", "not a scalar", NULL);
 }
 
+/* Relu, Add, Sub and Mul of same-shape float tensors (runs of four at a
+ * time and a tail, SSE on x86) bit for bit as the scalar expressions:
+ * Relu of NaN and of -0 is +0 */
+static void test_elementwise_bits(void)
+{
+	enum { N = 11 };
+	static const float x[N] = {-2, -0.0f, 0, 1.5f, NAN, -INFINITY, INFINITY, 3e-39f, -3e-39f, 7, -1e30f};
+	static const float y[N] = {0.1f, 3, -0.0f, 1e30f, 2, 5, -INFINITY, 1e-39f, 9, -7, 1e30f};
+	loom_node *n;
+	loom_graph *g = unary_graph(13, "Relu", FL, 1, D(N), x, &n);
+	int same = 1;
+	if (!grun(g, "Relu bits")) {
+		const float *o = g->tensors[n->outputs[0]].data;
+		for (int i = 0; i < N; i++) {
+			float w = x[i] > 0 ? x[i] : 0;
+			same &= !memcmp(&o[i], &w, sizeof w);
+		}
+		CHECK(same, "Relu of %d floats (NaN, -0, infinities, denormals) bit for bit max(x, +0)", N);
+	}
+	loom_graph_free(g);
+	static const char *const ops[] = {"Add", "Sub", "Mul"};
+	for (int k = 0; k < 3; k++) {
+		g = binary_graph(13, ops[k], FL, 1, D(N), x, FL, 1, D(N), y, &n);
+		same = 1;
+		if (!grun(g, ops[k])) {
+			const float *o = g->tensors[n->outputs[0]].data;
+			for (int i = 0; i < N; i++) {
+				float w = k == 0 ? x[i] + y[i] : k == 1 ? x[i] - y[i] : x[i] * y[i];
+				same &= !memcmp(&o[i], &w, sizeof w) || (isnan(o[i]) && isnan(w));
+			}
+			CHECK(same, "%s of two [%d] tensors bit for bit the scalar operation", ops[k], N);
+		}
+		loom_graph_free(g);
+	}
+}
+
 static void test_binary(void)
 {
 	loom_graph *g;
@@ -1264,6 +1300,7 @@ int main(int argc, char **argv)
 	test_unary();
 	test_clip();
 	test_binary();
+	test_elementwise_bits();
 	test_variadic();
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++)
