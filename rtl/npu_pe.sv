@@ -34,13 +34,13 @@ module npu_pe #(
     end
   end
 
-  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md)
+  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md), one
+  // expression on 32-bit two's complement operands (the low 32 bits of the
+  // product are the exact int8 x int8 product); no block-local temporaries,
+  // which a simulator would keep in memory
   always_ff @(posedge clk_i) begin
-    logic [7:0]  w;
-    logic [15:0] prod;   // exact signed 8x8 product (two's complement)
-    w    = s_i ? w1_q : w0_q;
-    prod = {{8{a_i[7]}}, a_i} * {{8{w[7]}}, w};
-    ps_q <= (First ? 32'd0 : ps_i) + {{16{prod[15]}}, prod};
+    ps_q <= (First ? 32'd0 : ps_i)
+            + {{24{a_i[7]}}, a_i} * (s_i ? {{24{w1_q[7]}}, w1_q} : {{24{w0_q[7]}}, w0_q});
   end
   assign ps_o = ps_q;
 
