@@ -34,13 +34,13 @@ module npu_pe #(
     end
   end
 
-  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md), one
-  // expression on 32-bit two's complement operands (the low 32 bits of the
-  // product are the exact int8 x int8 product); no block-local temporaries,
-  // which a simulator would keep in memory
+  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md): the
+  // exact signed 8x8 product in 16 bits (two's complement), sign-extended;
+  // one expression, no block-local temporaries (a simulator would keep them
+  // in memory), the same netlist as with them (Yosys cell counts unchanged)
   always_ff @(posedge clk_i) begin
     ps_q <= (First ? 32'd0 : ps_i)
-            + {{24{a_i[7]}}, a_i} * (s_i ? {{24{w1_q[7]}}, w1_q} : {{24{w0_q[7]}}, w0_q});
+            + 32'($signed(16'({{8{a_i[7]}}, a_i} * (s_i ? {{8{w1_q[7]}}, w1_q} : {{8{w0_q[7]}}, w0_q}))));
   end
   assign ps_o = ps_q;
 
