@@ -34,13 +34,13 @@ module npu_pe #(
     end
   end
 
-  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md)
+  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md): the
+  // exact signed 8x8 product in 16 bits (two's complement), sign-extended;
+  // one expression, no block-local temporaries (a simulator would keep them
+  // in memory), the same netlist as with them (Yosys cell counts unchanged)
   always_ff @(posedge clk_i) begin
-    logic [7:0]  w;
-    logic [15:0] prod;   // exact signed 8x8 product (two's complement)
-    w    = s_i ? w1_q : w0_q;
-    prod = {{8{a_i[7]}}, a_i} * {{8{w[7]}}, w};
-    ps_q <= (First ? 32'd0 : ps_i) + {{16{prod[15]}}, prod};
+    ps_q <= (First ? 32'd0 : ps_i)
+            + 32'($signed(16'({{8{a_i[7]}}, a_i} * (s_i ? {{8{w1_q[7]}}, w1_q} : {{8{w0_q[7]}}, w0_q}))));
   end
   assign ps_o = ps_q;
 
