@@ -243,14 +243,17 @@ $(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.
 	  > $(BUILD)/blocks/$(HW)/$(BLK).log 2>&1 || { tail -40 $(BUILD)/blocks/$(HW)/$(BLK).log; exit 1; }
 	cp $(BUILD)/blocks/$(HW)/$(BLK).obj/$(BLK)_tb $@
 
-# the bare MAC array, verilated with the same flags as the NPU (make bench)
+# the bare MAC array, verilated with the same flags as the NPU (make bench;
+# scripts/bench.sh simspeed builds another revision's array with
+# ARRAY_SV=FILES BENCH_ARRAY=PATH)
+ARRAY_SV    := rtl/npu_pe.sv rtl/npu_array.sv
 BENCH_ARRAY := $(BUILD)/bench/array_$(HW)/bench_array
 bench-array: $(BENCH_ARRAY)
-$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv rtl/npu_pe.sv rtl/npu_array.sv verilator_tb/bench_array.cpp
+$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv $(ARRAY_SV) verilator_tb/bench_array.cpp
 	@mkdir -p $(dir $@)
 	OBJCACHE=$(CCACHE) verilator $(filter-out --top-module tb_top,$(VERILATOR_FLAGS)) --top-module npu_array \
 	  -Mdir $(dir $@)obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o bench_array \
-	  $(HWDIR)/npu_pkg.sv rtl/npu_pe.sv rtl/npu_array.sv $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
+	  $(HWDIR)/npu_pkg.sv $(ARRAY_SV) $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
 	  || { tail -40 $(dir $@)build.log; exit 1; }
 	cp $(dir $@)obj/bench_array $@
 

@@ -25,7 +25,18 @@
 // writing column col of that buffer in any cycle >= t0 + Rows - 1 + col is
 // safe (the write takes effect at the end of that cycle).
 //
-// Arithmetic: int8 x int8 products summed in int32, wrapping.
+// Arithmetic: int8 x int8 products summed in int32, wrapping. Inside the
+// array both operands are offset binary: u = a + 128 and v = w + 128 (0..255,
+// the top bit of the int8 inverted on the way in), so each PE multiplies
+// unsigned bytes (no sign extension: the cheapest form for a simulator).
+// Since (u - 128)(v - 128) = uv - 128u - 128v + 16384, row 0's partial-sum
+// input of column c is the correction 128 * (128 Rows - U - V): U the sum of
+// the line's u bytes (an adder tree at the left edge, then one register per
+// column along row 0, in step with the line), V the sum of column c's v
+// bytes in the buffer the line selects (a register per column and buffer,
+// written with the weights). Every column's sum is then exactly the signed
+// one, cycle for cycle as before. Bubbles (valid = 0) carry other values
+// than before; nothing reads them.
 module npu_array #(
   parameter int unsigned Rows  = npu_pkg::ArrayRows,
   parameter int unsigned Cols  = npu_pkg::ArrayCols,
@@ -53,6 +64,7 @@ module npu_array #(
 
   localparam int unsigned ColW  = $clog2(Cols);
   localparam int unsigned Chain = Rows + Cols - 1;  // metadata stages
+  localparam int unsigned SW    = 8 + $clog2(Rows); // a sum of Rows bytes
 
   if (Rows < 2 || Cols < 2) begin : g_bad_size
     $fatal(1, "npu_array: Rows and Cols must be at least 2");
@@ -62,8 +74,25 @@ module npu_array #(
   // reach its outputs as g_row[r].g_pe[c].a_out / ps): Verilator inlines it
   // and keeps each register in a native integer, which simulates several
   // times faster than slices of one wide flat vector; Yosys maps one PE per
-  // parameter set (First, Pass) and stat counts the instances, so the
+  // parameter set (Pass) and stat counts the instances, so the
   // array's synthesis does not grow with Rows x Cols (sweep/area.c).
+
+  // offset binary (int8 x -> x + 128): the top bit of every byte inverted
+  logic [8*Rows-1:0] act_u, wload_u;
+  assign act_u   = act_data_i ^ {Rows{8'h80}};
+  assign wload_u = wload_data_i ^ {Rows{8'h80}};
+
+  // U of the line entering (sum of its u bytes) and V of the weight column
+  // being loaded (sum of its v bytes)
+  logic [SW-1:0] su_in, sv_in;
+  always_comb begin
+    su_in = '0;
+    sv_in = '0;
+    for (int r = 0; r < Rows; r++) begin
+      su_in = su_in + SW'(act_u[8*r +: 8]);
+      sv_in = sv_in + SW'(wload_u[8*r +: 8]);
+    end
+  end
 
   // ---------------------------------------------------------------------------
   // Input skew: row r delayed r cycles (triangle, row r owns r registers)
@@ -73,12 +102,12 @@ module npu_array #(
   for (genvar r = 0; r < Rows; r++) begin : g_skew
     logic [8:0] out;
     if (r == 0) begin : g_direct
-      assign out = {act_sel_i, act_data_i[7:0]};
+      assign out = {act_sel_i, act_u[7:0]};
     end else begin : g_delay
       for (genvar k = 0; k < r; k++) begin : g_st
         logic [8:0] q_q;
         if (k == 0) begin : g_first
-          always_ff @(posedge clk_i) q_q <= {act_sel_i, act_data_i[8*r +: 8]};
+          always_ff @(posedge clk_i) q_q <= {act_sel_i, act_u[8*r +: 8]};
         end else begin : g_next
           always_ff @(posedge clk_i) q_q <= g_st[k-1].q_q;
         end
@@ -117,13 +146,32 @@ module npu_array #(
       end
 
       if (r == 0) begin : g_top
-        assign ps_in = '0;
+        // the correction 128 * (128 Rows - U - V) of the line reaching
+        // PE[0][c] in this cycle: U rides along row 0 with it, V is column
+        // c's sum in the buffer its select bit picks (written together with
+        // the column's weights, so it matches the weights the line sees)
+        logic [SW-1:0] su, sv;
+        if (c == 0) begin : g_su_in
+          assign su = su_in;
+        end else begin : g_su_reg
+          logic [SW-1:0] su_q;
+          always_ff @(posedge clk_i) su_q <= g_row[0].g_pe[c-1].g_top.su;
+          assign su = su_q;
+        end
+        logic [SW-1:0] sv0_q, sv1_q;
+        always_ff @(posedge clk_i) begin
+          if (wsel[c]) begin
+            if (wload_buf_i) sv1_q <= sv_in;
+            else             sv0_q <= sv_in;
+          end
+        end
+        assign sv    = s_in ? sv1_q : sv0_q;
+        assign ps_in = 32'(Rows * 16384) - ((32'(su) + 32'(sv)) << 7);
       end else begin : g_below
         assign ps_in = g_row[r-1].g_pe[c].ps;
       end
 
       npu_pe #(
-        .First (r == 0),
         .Pass  (c < Cols - 1)
       ) u_pe (
         .clk_i        (clk_i),
@@ -132,7 +180,7 @@ module npu_array #(
         .ps_i         (ps_in),
         .wload_i      (wsel[c]),
         .wload_buf_i  (wload_buf_i),
-        .wload_data_i (wload_data_i[8*r +: 8]),
+        .wload_data_i (wload_u[8*r +: 8]),
         .a_o          (a_out),
         .s_o          (s_out),
         .ps_o         (ps)

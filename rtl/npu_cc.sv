@@ -101,21 +101,32 @@ module npu_cc (
   logic [31:0] dram_off;
   assign dram_off = m_addr - npu_pkg::CoreDramBase;
   src_e m_src;
+  // (decoded only with a request: m_src is looked at only then, and a core
+  // waiting in WFI costs a simulator nothing here)
   always_comb begin
-    // (a - base) < size, unsigned: a in [base, base + size)
-    r_itcm = m_addr - npu_pkg::CoreItcmBase < npu_pkg::CoreItcmSize;
-    r_dtcm = m_addr - npu_pkg::CoreDtcmBase < npu_pkg::CoreDtcmSize;
-    r_npu  = m_addr - npu_pkg::CoreNpuBase < npu_pkg::CoreNpuSize;
-    r_per  = m_addr - npu_pkg::CorePeriphBase < npu_pkg::CorePeriphSize;
-    r_dram = m_addr - npu_pkg::CoreDramBase < npu_pkg::CoreDramSize
-             && {32'd0, dram_off} < DramBytes;
-    word   = m_be == 4'hf;
-    if (r_itcm)              m_src = SrcItcm;
-    else if (r_dtcm)         m_src = SrcDtcm;
-    else if (r_npu && word)  m_src = SrcNpu;
-    else if (r_per && word)  m_src = SrcPeriph;
-    else if (r_dram)         m_src = SrcDram;
-    else                     m_src = SrcFault;
+    r_itcm = 1'b0;
+    r_dtcm = 1'b0;
+    r_npu  = 1'b0;
+    r_per  = 1'b0;
+    r_dram = 1'b0;
+    word   = 1'b0;
+    m_src  = SrcFault;
+    if (m_req) begin
+      // (a - base) < size, unsigned: a in [base, base + size)
+      r_itcm = m_addr - npu_pkg::CoreItcmBase < npu_pkg::CoreItcmSize;
+      r_dtcm = m_addr - npu_pkg::CoreDtcmBase < npu_pkg::CoreDtcmSize;
+      r_npu  = m_addr - npu_pkg::CoreNpuBase < npu_pkg::CoreNpuSize;
+      r_per  = m_addr - npu_pkg::CorePeriphBase < npu_pkg::CorePeriphSize;
+      r_dram = m_addr - npu_pkg::CoreDramBase < npu_pkg::CoreDramSize
+               && {32'd0, dram_off} < DramBytes;
+      word   = m_be == 4'hf;
+      if (r_itcm)              m_src = SrcItcm;
+      else if (r_dtcm)         m_src = SrcDtcm;
+      else if (r_npu && word)  m_src = SrcNpu;
+      else if (r_per && word)  m_src = SrcPeriph;
+      else if (r_dram)         m_src = SrcDram;
+      else                     m_src = SrcFault;
+    end
   end
 
   // host TCM access (core held in reset): TCM_DATA writes, TCM_ADDR writes read

@@ -6,6 +6,15 @@
 // FINISH are barriers: MARK goes to the store engine once everything before
 // it has retired. Errors (decode, token overflow, deadlock) and host aborts
 // stop dispatch, let the engines drain the bus, then end the run.
+//
+// Written for simulation speed as well: the fetcher's next state is worked
+// out inside its clocked block (the register file's start/abort strobes,
+// which come straight from MMIO, reach no combinational logic but the
+// queue clear), the token counters and the deadlock check are evaluated
+// only when they can change, the fetch range and window checks only in
+// FsAddr, and each queue keeps instructions and their addresses in two
+// FIFOs so that the head instruction goes to its engine without a copy. A
+// cycle that waits for the engines costs a simulator little.
 module npu_ctrl (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -54,21 +63,20 @@ module npu_ctrl (
   localparam int unsigned NBeats = (B >= npu_pkg::InsnBytes) ? 1 : npu_pkg::InsnBytes / B;
   localparam int unsigned TokW   = 17;
   localparam logic [TokW-1:0] TokMax = TokW'(npu_pkg::TokenMax);
-  localparam int unsigned QW     = 256 + 32;  // instruction + its address
 
   typedef enum logic [3:0] {
     FsIdle, FsAddr, FsData, FsCheck, FsDecode, FsBarrier, FsMark, FsDrain
   } fstate_e;
 
-  fstate_e     state_q, state_d;
-  logic [31:0] pc_q, pc_d;
+  fstate_e     state_q;
+  logic [31:0] pc_q;
   logic [255:0] insn_q;
   logic [$clog2(NBeats+1)-1:0] beat_q;
   logic        fetch_out_q;            // a fetch burst is on the bus
-  logic [1:0]  end_kind_q, end_kind_d; // 0 finish, 1 error, 2 abort
-  logic [7:0]  cause_q, cause_d;
-  logic [31:0] epc_q, epc_d;
-  logic [15:0] info_q, info_d;
+  logic [1:0]  end_kind_q;             // 0 finish, 1 error, 2 abort
+  logic [7:0]  cause_q;
+  logic [31:0] epc_q;
+  logic [15:0] info_q;
   logic [2:0]  dl_cnt_q;
 
   // ---------------------------------------------------------------- decode
@@ -88,34 +96,50 @@ module npu_ctrl (
   );
 
   // ---------------------------------------------------------------- queues
-  logic [2:0]    q_push, q_pop, q_empty, q_full;
-  logic [QW-1:0] q_rdata [3];
+  // each queue: the instructions (q_insn) and their addresses (q_pc), two
+  // FIFOs pushed and popped together
+  logic [2:0]    q_push, q_pop, q_empty, q_full, qp_empty, qp_full;
+  logic [255:0]  q_insn [3];
+  logic [31:0]   q_pc [3];
   logic          clear;
   assign clear = start_i && !abort_i && !busy_o;
   for (genvar q = 0; q < 3; q++) begin : g_q
-    npu_fifo #(.Width(QW), .Depth(npu_pkg::QueueDepth)) u_fifo (
+    npu_fifo #(.Width(256), .Depth(npu_pkg::QueueDepth)) u_fifo (
       .clk_i   (clk_i),
       .rst_ni  (rst_ni),
       .clear_i (clear || state_q == FsDrain),
       .push_i  (q_push[q]),
-      .wdata_i ({pc_q, insn_q}),
+      .wdata_i (insn_q),
       .pop_i   (q_pop[q]),
-      .rdata_o (q_rdata[q]),
+      .rdata_o (q_insn[q]),
       .empty_o (q_empty[q]),
       .full_o  (q_full[q])
     );
+    npu_fifo #(.Width(32), .Depth(npu_pkg::QueueDepth)) u_pc (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .clear_i (clear || state_q == FsDrain),
+      .push_i  (q_push[q]),
+      .wdata_i (pc_q),
+      .pop_i   (q_pop[q]),
+      .rdata_o (q_pc[q]),
+      .empty_o (qp_empty[q]),
+      .full_o  (qp_full[q])
+    );
   end
+  logic unused_qp;
+  assign unused_qp = ^{qp_empty, qp_full};  // the same as q_empty, q_full
 
   // ---------------------------------------------------------------- tokens
   // l2c: LOAD.PUSH_NEXT -> MATMUL.POP_PREV    c2l: MATMUL.PUSH_PREV -> LOAD.POP_NEXT
   // c2s: MATMUL.PUSH_NEXT -> STORE.POP_PREV   s2c: STORE.PUSH_PREV -> MATMUL.POP_NEXT
-  logic [TokW-1:0] l2c_q, c2l_q, c2s_q, s2c_q, l2c_d, c2l_d, c2s_d, s2c_d;
+  logic [TokW-1:0] l2c_q, c2l_q, c2s_q, s2c_q;
   // dependency bits: w0[8] pop_prev, [9] pop_next, [10] push_prev, [11] push_next
   logic ld_need, cp_need, st_need, ld_can, cp_can, st_can;
   logic [255:0] ld_head, cp_head, st_head;
-  assign ld_head = q_rdata[0][255:0];
-  assign cp_head = q_rdata[1][255:0];
-  assign st_head = q_rdata[2][255:0];
+  assign ld_head = q_insn[0];
+  assign cp_head = q_insn[1];
+  assign st_head = q_insn[2];
   assign ld_need = ld_head[9] && c2l_q == '0;
   assign cp_need = (cp_head[8] && l2c_q == '0) || (cp_head[9] && s2c_q == '0);
   assign st_need = st_head[8] && c2s_q == '0;
@@ -137,14 +161,14 @@ module npu_ctrl (
   logic [2:0]  pend_q;                           // engine holds an instruction of this run
   assign eng_issue = {q_pop[2] || (mark_issue && st_ready_i), q_pop[1], q_pop[0]};
   assign eng_done  = {st_done_i, cp_done_i, ld_done_i};
-  assign inf_in[0] = {ld_head[11], ld_head[10], q_rdata[0][287:256]};
-  assign inf_in[1] = {cp_head[11], cp_head[10], q_rdata[1][287:256]};
-  assign inf_in[2] = mark_issue ? {2'b00, pc_q} : {st_head[11], st_head[10], q_rdata[2][287:256]};
+  assign inf_in[0] = {ld_head[11], ld_head[10], q_pc[0]};
+  assign inf_in[1] = {cp_head[11], cp_head[10], q_pc[1]};
+  assign inf_in[2] = mark_issue ? {2'b00, pc_q} : {st_head[11], st_head[10], q_pc[2]};
   for (genvar e = 0; e < 3; e++) begin : g_inflight
     npu_fifo #(.Width(34), .Depth(2)) u_inflight (
       .clk_i   (clk_i),
       .rst_ni  (rst_ni),
-      .clear_i (clear || (state_q == FsDrain && state_d == FsIdle)),
+      .clear_i (clear || drain_done),
       .push_i  (eng_issue[e]),
       .wdata_i (inf_in[e]),
       .pop_i   (eng_done[e] && !inf_empty[e]),
@@ -175,29 +199,8 @@ module npu_ctrl (
   assign q_pop[1] = cp_valid_o && cp_ready_i;
   assign q_pop[2] = st_can && !inf_full[2] && st_ready_i && !mark_issue;
 
-  // token arithmetic; overflow is an error naming the pushing instruction
-  logic ovf;
-  logic [31:0] ovf_pc;
-  always_comb begin
-    logic [TokW:0] l2c_n, c2l_n, c2s_n, s2c_n;
-    l2c_n = {1'b0, l2c_q} + (TokW+1)'(ld_done_i && ld_push_q) - (TokW+1)'(q_pop[1] && cp_head[8]);
-    c2l_n = {1'b0, c2l_q} + (TokW+1)'(cp_done_i && cp_push_q[0]) - (TokW+1)'(q_pop[0] && ld_head[9]);
-    c2s_n = {1'b0, c2s_q} + (TokW+1)'(cp_done_i && cp_push_q[1]) - (TokW+1)'(q_pop[2] && st_head[8]);
-    s2c_n = {1'b0, s2c_q} + (TokW+1)'(st_done_i && st_push_q) - (TokW+1)'(q_pop[1] && cp_head[9]);
-    ovf    = 1'b0;
-    ovf_pc = '0;
-    if (l2c_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = ld_pc_q; end
-    if (s2c_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = st_pc_q; end
-    if (c2l_n > (TokW+1)'(TokMax) || c2s_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = cp_pc_q; end
-    l2c_d = l2c_n[TokW-1:0];
-    c2l_d = c2l_n[TokW-1:0];
-    c2s_d = c2s_n[TokW-1:0];
-    s2c_d = s2c_n[TokW-1:0];
-  end
-
-  // deadlock: nothing executes, every non-empty queue waits for a token and
-  // the fetcher can not go on (barrier or full queue); must hold 4 cycles
-  logic stuck, dec_full;
+  // the queue the decoded instruction goes to is full
+  logic dec_full;
   always_comb begin
     unique case (dec_queue)
       2'd0:    dec_full = q_full[0];
@@ -205,137 +208,58 @@ module npu_ctrl (
       2'd2:    dec_full = q_full[2];
       default: dec_full = 1'b0;
     endcase
-    stuck = running && pend_q == '0 && !ld_done_i && !cp_done_i && !st_done_i
-         && (q_empty[0] || ld_need) && (q_empty[1] || cp_need) && (q_empty[2] || st_need)
-         && (q_empty != 3'b111)
-         && (state_q == FsBarrier ||
-             (state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3
-              && dec_full));
   end
 
   // ---------------------------------------------------------------- fetch
   logic all_idle;
   assign all_idle = q_empty == 3'b111 && pend_q == '0 && !ld_busy_i && !cp_busy_i && !st_busy_i;
-  // a fetch past the end of DRAM is refused before it reaches the bus
-  logic fetch_in_range;
-  assign fetch_in_range = 64'(pc_q) + 64'(npu_pkg::InsnBytes) <= 64'(npu_pkg::DramBytes);
-  // ... and inside a DMA window when they are enabled
-  logic fetch_in_win;
+  // a fetch past the end of DRAM is refused before it reaches the bus, and
+  // one outside every DMA window when they are enabled (both only looked at
+  // in FsAddr)
+  logic fetch_in_range, fetch_in_win;
   always_comb begin
-    fetch_in_win = !win_en_i;
-    for (int i = 0; i < 4; i++) begin
-      if (win_size_i[32*i +: 32] != '0 && pc_q >= win_base_i[32*i +: 32]
-          && 33'(pc_q) + 33'(npu_pkg::InsnBytes)
-             <= 33'(win_base_i[32*i +: 32]) + 33'(win_size_i[32*i +: 32]))
-        fetch_in_win = 1'b1;
+    fetch_in_range = 1'b1;
+    fetch_in_win   = 1'b1;
+    if (state_q == FsAddr) begin
+      fetch_in_range = 64'(pc_q) + 64'(npu_pkg::InsnBytes) <= 64'(npu_pkg::DramBytes);
+      fetch_in_win   = !win_en_i;
+      for (int i = 0; i < 4; i++) begin
+        if (win_size_i[32*i +: 32] != '0 && pc_q >= win_base_i[32*i +: 32]
+            && 33'(pc_q) + 33'(npu_pkg::InsnBytes)
+               <= 33'(win_base_i[32*i +: 32]) + 33'(win_size_i[32*i +: 32]))
+          fetch_in_win = 1'b1;
+      end
     end
   end
   assign ar_valid_o = (state_q == FsAddr) && fetch_in_range && fetch_in_win;
   assign ar_addr_o  = pc_q & ~32'(B - 1);
   assign ar_len_o   = 8'(NBeats - 1);
 
+  // FsDecode pushes a legal instruction into its queue when there is room;
+  // FsBarrier hands a MARK to the store engine once everything has retired
   always_comb begin
-    state_d    = state_q;
-    pc_d       = pc_q;
-    q_push     = '0;
-    mark_issue = 1'b0;
-    end_kind_d = end_kind_q;
-    cause_d    = cause_q;
-    epc_d      = epc_q;
-    info_d     = info_q;
-    unique case (state_q)
-      FsIdle: begin
-        // START while busy is ignored; ABORT in the same write wins
-        if (start_i && !abort_i) begin
-          pc_d    = insn_base_i;
-          cause_d = npu_pkg::ErrNone;
-          epc_d   = '0;
-          info_d  = npu_pkg::FNone;
-          if (64'(insn_base_i) + 64'(npu_pkg::InsnBytes) > 64'(npu_pkg::DramBytes)) begin
-            cause_d = npu_pkg::ErrFetchRange; epc_d = insn_base_i; end_kind_d = 2'd1;
-            state_d = FsDrain;
-          end else if (insn_base_i[4:0] != '0) begin
-            cause_d = npu_pkg::ErrMisaligned; epc_d = insn_base_i; end_kind_d = 2'd1;
-            state_d = FsDrain;
-          end else begin
-            state_d = FsAddr;
-          end
-        end
-      end
-      FsAddr: begin
-        if (!fetch_in_range) begin
-          cause_d = npu_pkg::ErrFetchRange; epc_d = pc_q; end_kind_d = 2'd1;
-          state_d = FsDrain;
-        end else if (!fetch_in_win) begin
-          cause_d = npu_pkg::ErrDmaWindow; epc_d = pc_q; end_kind_d = 2'd1;
-          state_d = FsDrain;
-        end else if (ar_ready_i) begin
-          state_d = FsData;
-        end
-      end
-      FsData: begin
-        if (r_valid_i && r_last_i) state_d = FsCheck;
-      end
-      FsCheck: begin
-        state_d = FsDecode;  // the decoder checks insn_q at this edge
-      end
-      FsDecode: begin
-        if (dec_cause != npu_pkg::ErrNone) begin
-          cause_d = dec_cause; epc_d = pc_q; info_d = dec_info; end_kind_d = 2'd1;
-          state_d = FsDrain;
-        end else if (dec_queue == 2'd3) begin
-          state_d = FsBarrier;
-        end else if (!dec_full) begin
-          q_push[dec_queue] = 1'b1;
-          pc_d    = pc_q + 32'(npu_pkg::InsnBytes);
-          state_d = FsAddr;
-        end
-      end
-      FsBarrier: begin
-        if (all_idle) begin
-          if (insn_q[7:0] == npu_pkg::OpFinish) begin
-            end_kind_d = 2'd0;
-            state_d    = FsDrain;
-          end else begin
-            mark_issue = 1'b1;
-            if (st_ready_i) state_d = FsMark;
-          end
-        end
-      end
-      FsMark: begin
-        if (st_done_i) begin
-          pc_d    = pc_q + 32'(npu_pkg::InsnBytes);
-          state_d = FsAddr;
-        end
-      end
-      FsDrain: begin
-        if (!ld_busy_i && !cp_busy_i && !st_busy_i && !fetch_out_q) state_d = FsIdle;
-      end
-      default: state_d = FsIdle;
-    endcase
-    // run-ending events outside the fetcher's own states
-    if (running) begin
-      if (abort_i) begin
-        end_kind_d = 2'd2; state_d = FsDrain;
-      end else if (ovf) begin
-        cause_d = npu_pkg::ErrTokenOverflow; epc_d = ovf_pc; info_d = npu_pkg::FNone;
-        end_kind_d = 2'd1; state_d = FsDrain;
-      end else if (stuck && dl_cnt_q == 3'd3) begin
-        cause_d = npu_pkg::ErrDeadlock; epc_d = pc_q; info_d = npu_pkg::FNone;
-        end_kind_d = 2'd1; state_d = FsDrain;
-      end
-    end
+    q_push = '0;
+    if (state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3 && !dec_full)
+      q_push[dec_queue] = 1'b1;
   end
+  assign mark_issue = state_q == FsBarrier && all_idle && insn_q[7:0] != npu_pkg::OpFinish;
+
+  // the run ends when the engines are idle and no fetch is on the bus
+  logic drain_done;
+  assign drain_done = (state_q == FsDrain) && !ld_busy_i && !cp_busy_i && !st_busy_i && !fetch_out_q;
 
   assign abort_o = (state_q == FsDrain);
   assign busy_o  = (state_q != FsIdle);
-  assign done_o    = (state_q == FsDrain) && (state_d == FsIdle) && end_kind_q == 2'd0;
-  assign err_o     = (state_q == FsDrain) && (state_d == FsIdle) && end_kind_q == 2'd1;
-  assign aborted_o = (state_q == FsDrain) && (state_d == FsIdle) && end_kind_q == 2'd2;
+  assign done_o    = drain_done && end_kind_q == 2'd0;
+  assign err_o     = drain_done && end_kind_q == 2'd1;
+  assign aborted_o = drain_done && end_kind_q == 2'd2;
   assign err_cause_o = cause_q;
   assign err_pc_o    = epc_q;
   assign err_info_o  = info_q;
 
+  // The fetcher, the token counters and the deadlock counter. The next
+  // state is computed here, in the clocked block, from the registers and
+  // the inputs of this cycle; start_i/abort_i reach nothing combinational.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q     <= FsIdle;
@@ -351,25 +275,131 @@ module npu_ctrl (
       c2s_q       <= '0;
       s2c_q       <= '0;
       dl_cnt_q    <= '0;
-    end else begin
-      state_q    <= state_d;
-      pc_q       <= pc_d;
-      end_kind_q <= end_kind_d;
-      cause_q    <= cause_d;
-      epc_q      <= epc_d;
-      info_q     <= info_d;
+    end else begin : b_fetch
+      logic          ovf, stuck;
+      logic [31:0]   ovf_pc;
+      logic [TokW:0] l2c_n, c2l_n, c2s_n, s2c_n;
+      // token arithmetic (only when an engine finishes or takes an
+      // instruction); overflow is an error naming the pushing instruction
+      ovf    = 1'b0;
+      ovf_pc = '0;
       if (clear) begin
-        l2c_q  <= '0;
-        c2l_q  <= '0;
-        c2s_q  <= '0;
-        s2c_q  <= '0;
+        l2c_q <= '0;
+        c2l_q <= '0;
+        c2s_q <= '0;
+        s2c_q <= '0;
+      end else if (ld_done_i || cp_done_i || st_done_i || q_pop != '0) begin
+        l2c_n = {1'b0, l2c_q} + (TokW+1)'(ld_done_i && ld_push_q) - (TokW+1)'(q_pop[1] && cp_head[8]);
+        c2l_n = {1'b0, c2l_q} + (TokW+1)'(cp_done_i && cp_push_q[0]) - (TokW+1)'(q_pop[0] && ld_head[9]);
+        c2s_n = {1'b0, c2s_q} + (TokW+1)'(cp_done_i && cp_push_q[1]) - (TokW+1)'(q_pop[2] && st_head[8]);
+        s2c_n = {1'b0, s2c_q} + (TokW+1)'(st_done_i && st_push_q) - (TokW+1)'(q_pop[1] && cp_head[9]);
+        if (l2c_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = ld_pc_q; end
+        if (s2c_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = st_pc_q; end
+        if (c2l_n > (TokW+1)'(TokMax) || c2s_n > (TokW+1)'(TokMax)) begin ovf = 1'b1; ovf_pc = cp_pc_q; end
+        l2c_q <= l2c_n[TokW-1:0];
+        c2l_q <= c2l_n[TokW-1:0];
+        c2s_q <= c2s_n[TokW-1:0];
+        s2c_q <= s2c_n[TokW-1:0];
       end else begin
-        l2c_q  <= l2c_d;
-        c2l_q  <= c2l_d;
-        c2s_q  <= c2s_d;
-        s2c_q  <= s2c_d;
+        // (a done pulse or a pop would have changed a counter: none did)
       end
-      dl_cnt_q <= stuck ? (dl_cnt_q == 3'd3 ? dl_cnt_q : dl_cnt_q + 3'd1) : '0;
+
+      // deadlock: nothing executes, every non-empty queue waits for a token
+      // and the fetcher can not go on (barrier or full queue); must hold 4
+      // cycles
+      stuck = 1'b0;
+      if (running && pend_q == '0 && !ld_done_i && !cp_done_i && !st_done_i && q_empty != 3'b111) begin
+        if ((q_empty[0] || ld_need) && (q_empty[1] || cp_need) && (q_empty[2] || st_need))
+          stuck = state_q == FsBarrier ||
+                  (state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3 && dec_full);
+      end
+      if (stuck) begin
+        if (dl_cnt_q != 3'd3) dl_cnt_q <= dl_cnt_q + 3'd1;
+      end else if (dl_cnt_q != '0) begin
+        dl_cnt_q <= '0;
+      end
+
+      unique case (state_q)
+        FsIdle: begin
+          // START while busy is ignored; ABORT in the same write wins
+          if (start_i && !abort_i) begin
+            pc_q    <= insn_base_i;
+            cause_q <= npu_pkg::ErrNone;
+            epc_q   <= '0;
+            info_q  <= npu_pkg::FNone;
+            if (64'(insn_base_i) + 64'(npu_pkg::InsnBytes) > 64'(npu_pkg::DramBytes)) begin
+              cause_q <= npu_pkg::ErrFetchRange; epc_q <= insn_base_i; end_kind_q <= 2'd1;
+              state_q <= FsDrain;
+            end else if (insn_base_i[4:0] != '0) begin
+              cause_q <= npu_pkg::ErrMisaligned; epc_q <= insn_base_i; end_kind_q <= 2'd1;
+              state_q <= FsDrain;
+            end else begin
+              state_q <= FsAddr;
+            end
+          end
+        end
+        FsAddr: begin
+          if (!fetch_in_range) begin
+            cause_q <= npu_pkg::ErrFetchRange; epc_q <= pc_q; end_kind_q <= 2'd1;
+            state_q <= FsDrain;
+          end else if (!fetch_in_win) begin
+            cause_q <= npu_pkg::ErrDmaWindow; epc_q <= pc_q; end_kind_q <= 2'd1;
+            state_q <= FsDrain;
+          end else if (ar_ready_i) begin
+            state_q <= FsData;
+          end
+        end
+        FsData: begin
+          if (r_valid_i && r_last_i) state_q <= FsCheck;
+        end
+        FsCheck: begin
+          state_q <= FsDecode;  // the decoder checks insn_q at this edge
+        end
+        FsDecode: begin
+          if (dec_cause != npu_pkg::ErrNone) begin
+            cause_q <= dec_cause; epc_q <= pc_q; info_q <= dec_info; end_kind_q <= 2'd1;
+            state_q <= FsDrain;
+          end else if (dec_queue == 2'd3) begin
+            state_q <= FsBarrier;
+          end else if (!dec_full) begin
+            pc_q    <= pc_q + 32'(npu_pkg::InsnBytes);
+            state_q <= FsAddr;
+          end
+        end
+        FsBarrier: begin
+          if (all_idle) begin
+            if (insn_q[7:0] == npu_pkg::OpFinish) begin
+              end_kind_q <= 2'd0;
+              state_q    <= FsDrain;
+            end else if (st_ready_i) begin
+              state_q <= FsMark;
+            end
+          end
+        end
+        FsMark: begin
+          if (st_done_i) begin
+            pc_q    <= pc_q + 32'(npu_pkg::InsnBytes);
+            state_q <= FsAddr;
+          end
+        end
+        FsDrain: begin
+          if (drain_done) state_q <= FsIdle;
+        end
+        default: state_q <= FsIdle;
+      endcase
+      // run-ending events outside the fetcher's own states (they override
+      // the case above: the last nonblocking write wins)
+      if (running) begin
+        if (abort_i) begin
+          end_kind_q <= 2'd2; state_q <= FsDrain;
+        end else if (ovf) begin
+          cause_q <= npu_pkg::ErrTokenOverflow; epc_q <= ovf_pc; info_q <= npu_pkg::FNone;
+          end_kind_q <= 2'd1; state_q <= FsDrain;
+        end else if (stuck && dl_cnt_q == 3'd3) begin
+          cause_q <= npu_pkg::ErrDeadlock; epc_q <= pc_q; info_q <= npu_pkg::FNone;
+          end_kind_q <= 2'd1; state_q <= FsDrain;
+        end
+      end
       if (ar_valid_o && ar_ready_i) fetch_out_q <= 1'b1;
       else if (r_valid_i && r_last_i) fetch_out_q <= 1'b0;
       if (ar_valid_o && ar_ready_i) beat_q <= '0;

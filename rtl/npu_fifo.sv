@@ -34,7 +34,7 @@ module npu_fifo #(
       rd_q  <= '0;
       wr_q  <= '0;
       cnt_q <= '0;
-    end else begin
+    end else if (push_i || pop_i) begin
       if (push_i) wr_q <= wr_q + 1'b1;
       if (pop_i)  rd_q <= rd_q + 1'b1;
       cnt_q <= cnt_q + (PtrW+1)'(push_i) - (PtrW+1)'(pop_i);

@@ -1,22 +1,24 @@
-// npu_pe.sv - one processing element of npu_array: two int8 weight
+// npu_pe.sv - one processing element of npu_array: two 8-bit weight
 // registers (buffers 0 and 1, loaded one column at a time by the array),
-// an int8 x int8 multiply of the activation passing through with the
-// weight its select bit picks, and the int32 partial sum moving down:
-// ps_q <= ps_i + a * w (row 0: ps_q <= a * w). Pass: the activation and
+// an 8x8 multiply of the activation passing through with the weight its
+// select bit picks, and the int32 partial sum moving down:
+// ps_q <= ps_i + a * w. The operands are offset binary (the array stores
+// an int8 x as x + 128, 0..255: its top bit inverted), so the product is
+// unsigned; npu_array feeds row 0's partial-sum input with the correction
+// that makes each column's sum the signed one. Pass: the activation and
 // its select bit go on to the right one cycle later (not from the last
 // column). A module of its own so that synthesis maps one PE and the array
 // instantiates it Rows x Cols times (sweep/area.c).
 module npu_pe #(
-  parameter bit First = 1'b0,  // row 0: no partial sum from above
-  parameter bit Pass  = 1'b1   // the activation moves on to the right
+  parameter bit Pass = 1'b1   // the activation moves on to the right
 ) (
   input  logic        clk_i,
-  input  logic [7:0]  a_i,
+  input  logic [7:0]  a_i,         // offset binary
   input  logic        s_i,
   input  logic [31:0] ps_i,
   input  logic        wload_i,     // load this PE's column of buffer wload_buf_i
   input  logic        wload_buf_i,
-  input  logic [7:0]  wload_data_i,
+  input  logic [7:0]  wload_data_i,  // offset binary
   output logic [7:0]  a_o,
   output logic        s_o,
   output logic [31:0] ps_o
@@ -34,20 +36,15 @@ module npu_pe #(
     end
   end
 
-  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md)
+  // the multiply-add inside the clocked block (docs/ARCHITECTURE.md): the
+  // exact unsigned 8x8 product (the expression's width is 32), one
+  // expression, no block-local temporaries (a simulator would keep them in
+  // memory). Unsigned operands need no sign extension, which a simulator
+  // pays for per PE and cycle.
   always_ff @(posedge clk_i) begin
-    logic [7:0]  w;
-    logic [15:0] prod;   // exact signed 8x8 product (two's complement)
-    w    = s_i ? w1_q : w0_q;
-    prod = {{8{a_i[7]}}, a_i} * {{8{w[7]}}, w};
-    ps_q <= (First ? 32'd0 : ps_i) + {{16{prod[15]}}, prod};
+    ps_q <= ps_i + {24'd0, a_i} * {24'd0, s_i ? w1_q : w0_q};
   end
   assign ps_o = ps_q;
-
-  if (First) begin : g_first
-    logic unused_ps;
-    assign unused_ps = ^ps_i;
-  end
 
   if (Pass) begin : g_pass
     logic [7:0] a_q;

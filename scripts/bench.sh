@@ -36,6 +36,10 @@
 #     the systemc backend against the cmodel backend, alternated in the same
 #     run (simulation wall time and process CPU time), and the global
 #     quantum's effect on speed and on the device cycles the host sees.
+# 12. simulation speed of the RTL, load-independent: host instructions per
+#     simulated cycle (cachegrind) of the whole NPU on the conv layer and of
+#     the bare array, and ResNet-50's whole inference on the RTL timed (wall
+#     and CPU seconds, with the machine's load).
 # Every number in the document is measured (or computed from the
 # configuration) in this run; ratios are taken within this one run; the
 # machine is shared and noisy.
@@ -47,6 +51,7 @@
 #   sh scripts/bench.sh accuracy  only section 9, as markdown on stdout
 #   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
 #   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
+#   sh scripts/bench.sh simspeed  only section 12, as markdown on stdout
 set -e
 B=${BUILD:-build}
 LOOM="$B/bin/loom"
@@ -394,6 +399,111 @@ if [ "${1:-}" = util ]; then
 	bench_util
 	exit 0
 fi
+# ---- 12. simulation speed of the RTL (a markdown section on stdout). Host
+# instructions per simulated cycle, counted by cachegrind (valgrind), do not
+# move with the load of the shared machine as wall-clock cycles/s do: those
+# of the verilated model (functions of Vtb_top / Vnpu_array, Verilated's
+# runtime, the harness) over `loom demo --layer conv` and over the bare
+# array's bench. With BASE_ROOT=DIR (another checkout of Loom, built: its
+# build/bin/loom and build/hw/default) the same run measures that revision
+# too (its array bench built here from its rtl/npu_pe.sv and npu_array.sv)
+# and times ResNet-50 on the RTL alternately on both.
+bench_simspeed() {
+	make -s bench-array >&2
+	irs() { cg_annotate --threshold=0 --auto=no "$1" | awk '/Vtb_top|Vnpu_array|Verilated|anonymous namespace|tb_dram_/ {gsub(",", "", $1); s += $1} END {printf "%.0f", s}'; }
+	# sim_ir ROOT TAG ARRAY_BIN: "npu_ir demo_cycles array_ir" of the revision at ROOT
+	sim_ir() {
+		LOOM_ROOT=$1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg_npu_$2.out" \
+			"$1/build/bin/loom" demo --hw default --backend rtl --layer conv > "$tmp/cg_demo_$2.txt" 2>/dev/null
+		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg_arr_$2.out" \
+			"$3" 100000 > /dev/null 2>&1
+		echo "$(irs "$tmp/cg_npu_$2.out") $(sed -n 's/.*cycles \([0-9]*\) .*/\1/p' "$tmp/cg_demo_$2.txt" | head -n1) $(irs "$tmp/cg_arr_$2.out")"
+	}
+	ld0=$(cut -d' ' -f1-3 /proc/loadavg)
+	new=$(sim_ir "$PWD" new "$B/bench/array_default/bench_array")
+	base="- - -"
+	base_rev=-
+	if [ -n "${BASE_ROOT:-}" ]; then
+		base_rev=$(git -C "$BASE_ROOT" rev-parse --short HEAD)
+		mkdir -p "$tmp/base_arr"
+		git -C "$BASE_ROOT" show HEAD:rtl/npu_pe.sv > "$tmp/base_arr/npu_pe.sv"
+		git -C "$BASE_ROOT" show HEAD:rtl/npu_array.sv > "$tmp/base_arr/npu_array.sv"
+		make -s bench-array ARRAY_SV="$tmp/base_arr/npu_pe.sv $tmp/base_arr/npu_array.sv" \
+			BENCH_ARRAY="$tmp/base_arr/bin/bench_array" >&2
+		base=$(sim_ir "$BASE_ROOT" base "$tmp/base_arr/bin/bench_array")
+	fi
+	r50="$B/models-bench/resnet50_opset13"
+	[ -f "$r50/model.onnx" ] || /usr/bin/python3 scripts/export_models.py --out "$B/models-bench" --only resnet50 >&2
+	"$LOOM" compile "$r50/model.onnx" -o "$tmp/s_r50.loom" --calib "$r50/calib" -q >&2
+	# r50_run ROOT TAG: "wall user sys device_cycles load_before" of ResNet-50 on ROOT's RTL
+	r50_run() {
+		l=$(cut -d' ' -f1 /proc/loadavg)
+		t0=$(date +%s.%N)
+		LOOM_ROOT=$1 /usr/bin/time -f "%U %S" -o "$tmp/s_r50_$2.time" "$1/build/bin/loom" run "$tmp/s_r50.loom" \
+			--backend rtl --data "$r50/test_data_set_0" --check > "$tmp/s_r50_$2.txt" 2>&1
+		t1=$(date +%s.%N)
+		echo "$(echo "$t1 - $t0" | bc) $(cat "$tmp/s_r50_$2.time") $(sed -n 's/.* \([0-9]*\) device cycles per run.*/\1/p' "$tmp/s_r50_$2.txt" | head -n1) $l"
+	}
+	runs=""
+	if [ -n "${BASE_ROOT:-}" ]; then
+		runs="$runs;base $(r50_run "$BASE_ROOT" base)"
+	fi
+	runs="$runs;new $(r50_run "$PWD" new)"
+	ld2=$(cut -d' ' -f1-3 /proc/loadavg)
+	"$PY" - "$new" "$base" "$base_rev" "$(git rev-parse --short HEAD)" "$runs" "$ld0" "$ld2" <<'EOPY'
+import sys
+new, base = sys.argv[1].split(), sys.argv[2].split()
+base_rev, rev, runs = sys.argv[3], sys.argv[4], sys.argv[5]
+def per(v):
+    if v[0] == '-': return None
+    npu_ir, cyc, arr_ir = int(v[0]), int(v[1]), int(v[2])
+    return npu_ir / cyc, arr_ir / 100000, cyc
+n, b = per(new), per(base)
+print("## Simulation speed of the RTL, load-independent\n")
+print("Host instructions per simulated cycle (cachegrind, `valgrind --tool=cachegrind --cache-sim=no`), the\n"
+      "verilated model's own functions and the harness only: they do not move with the load of the shared\n"
+      "machine as wall-clock cycles/s do (but they do not count cache misses: the NPU's model has far more\n"
+      f"code than the bare array's). This revision ({rev}) and, measured in the same run, the base revision\n"
+      f"({base_rev}, `BASE_ROOT=DIR sh scripts/bench.sh simspeed`; - where not given).\n")
+print(f"| what | {rev} | {base_rev} | {base_rev} / {rev} |")
+print("|---|---|---|---|")
+def row(name, i):
+    bs = f"{b[i]:.0f}" if b else "-"
+    r = f"{b[i] / n[i]:.2f}x" if b else "-"
+    print(f"| {name} | {n[i]:.0f} | {bs} | {r} |")
+row(f"whole NPU (RTL), `loom demo --layer conv` ({n[2]} cycles), host instructions a cycle", 0)
+row("bare 16x16 array, `bench_array 100000`, host instructions a cycle", 1)
+rb = f"{b[1] / b[0]:.2f}" if b else "-"
+print(f"| bare array / whole NPU (instructions a cycle) | {n[1] / n[0]:.2f} | {rb} | |\n")
+print("ResNet-50's whole inference on the RTL (`loom run resnet50.loom --backend rtl --check`, the model\n"
+      "compiled as in the section on whole models), each revision's build run in turn in this run (the\n"
+      "wall time moves with the machine's load; user CPU seconds less so):\n")
+print("| revision | device cycles | wall s | user CPU s | system s | M simulated cycles per CPU second | 1-min load before |")
+print("|---|---|---|---|---|---|---|")
+res = {}
+for r in runs.split(';'):
+    if not r: continue
+    tag, wall, user, sysc, cyc, ld = r.split()
+    name = base_rev if tag == 'base' else rev
+    res[tag] = (float(wall), float(user), int(cyc))
+    print(f"| {name} | {cyc} | {float(wall):.1f} | {float(user):.1f} | {float(sysc):.1f} | {int(cyc) / float(user) / 1e6:.3f} | {ld} |")
+if 'base' in res:
+    print(f"\nSame device cycles: {'yes' if res['base'][2] == res['new'][2] else 'NO'}; {rev} takes "
+          f"{res['new'][0] / res['base'][0]:.2f}x the wall time and {res['new'][1] / res['base'][1]:.2f}x the "
+          f"user CPU time of {base_rev}.")
+print(f"\nLoad averages (1, 5, 15 min) before the instruction counts {sys.argv[6]}, after the ResNet-50 runs "
+      f"{sys.argv[7]} (2 cores shared with other work).\n")
+EOPY
+	echo '```'
+	echo "valgrind --tool=cachegrind --cache-sim=no loom demo --hw default --backend rtl --layer conv"
+	echo "valgrind --tool=cachegrind --cache-sim=no build/bench/array_default/bench_array 100000"
+	echo "loom run resnet50.loom --backend rtl --data DIR/test_data_set_0 --check"
+	echo '```'
+}
+if [ "${1:-}" = simspeed ]; then
+	bench_simspeed
+	exit 0
+fi
 # ---- 9. int8 accuracy of trained models (a markdown section on stdout): the digits
 # CNN, its outlier variant and its QDQ form, each option on the C model: cosine with
 # the float model over the 18 held-out sets, top-1 agreement with float on the 288
@@ -674,6 +784,9 @@ bench_sweep > "$tmp/sweep.md"
 cat "$tmp/sweep.md"
 bench_accuracy > "$tmp/accuracy.md"
 cat "$tmp/accuracy.md"
+echo "bench: simulation speed of the RTL, load-independent (cachegrind), ResNet-50 on the RTL timed"
+bench_simspeed > "$tmp/simspeed.md"
+cat "$tmp/simspeed.md"
 
 echo "bench: the C model against ONNX Runtime on ResNet-50"
 bench_cmodel > "$tmp/cmodel.md"
@@ -786,7 +899,11 @@ not its inputs changed, so logic outside the array costs time even when
 idle; \`perf record\` of an idle run shows where (the per-module split is
 readable with \`verilator -fno-inline\`). Datapaths therefore sit in clocked
 blocks under their valid bits where possible (the requantization lanes, the
-PE grid's per-PE registers).
+PE grid's per-PE registers), and clocked blocks avoid block-local
+temporaries (Verilator keeps them in the model's memory: the PE's
+multiply-add is one expression).
+
+$(cat "$tmp/simspeed.md")
 
 ## Vector unit (RTL, default config: 16 lanes)
 
