@@ -2,7 +2,7 @@
 """export_models.py - real model architectures as ONNX test-case folders.
 
 Exports torchvision's squeezenet1_1, mobilenet_v2, resnet18,
-mobilenet_v3_small and shufflenet_v2_x0_5 (random weights, batch 1,
+mobilenet_v3_small, shufflenet_v2_x0_5 and regnet_x_400mf (random weights, batch 1,
 3x224x224), a small CNN trained here on scikit-learn's digits data set and
 a tiny transformer block with PyTorch's ONNX exporter, each into a folder
 in the layout of ONNX's backend tests, the one `loom test-onnx` runs:
@@ -381,6 +381,7 @@ ARCHS = [
     ("resnet18", torchvision_model(TV.resnet18), (13,)),
     ("mobilenet_v3_small", torchvision_model(TV.mobilenet_v3_small), (13, 17)),
     ("shufflenet_v2_x0_5", torchvision_model(TV.shufflenet_v2_x0_5), (13, 17)),
+    ("regnet_x_400mf", torchvision_model(TV.regnet_x_400mf), (13,)),
     ("digits_cnn", digits_cnn, (13, 17)),
     ("digits_qdq", digits_qdq, (13,)),
     ("digits_outlier", digits_outlier, (13,)),
