@@ -36,6 +36,9 @@
 #     the systemc backend against the cmodel backend, alternated in the same
 #     run (simulation wall time and process CPU time), and the global
 #     quantum's effect on speed and on the device cycles the host sees.
+# 13. other networks (scripts/bench_field.sh): torchvision networks no test
+#     names, on the C model: placement, cycles, utilization, int8 against
+#     PyTorch's float32 output.
 # Every number in the document is measured (or computed from the
 # configuration) in this run; ratios are taken within this one run; the
 # machine is shared and noisy.
@@ -47,6 +50,7 @@
 #   sh scripts/bench.sh accuracy  only section 9, as markdown on stdout
 #   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
 #   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
+#   sh scripts/bench_field.sh     only section 13, as markdown on stdout
 set -e
 B=${BUILD:-build}
 LOOM="$B/bin/loom"
@@ -683,6 +687,10 @@ echo "bench: the SystemC module against the C model on ResNet-18"
 bench_systemc > "$tmp/systemc.md"
 cat "$tmp/systemc.md"
 
+echo "bench: other torchvision networks on the C model (scripts/bench_field.sh)"
+sh scripts/bench_field.sh > "$tmp/field.md"
+cat "$tmp/field.md"
+
 echo "bench: Verilator build of the default config from scratch (ccache off)"
 rm -rf "$B/hw/bench-default"
 t0=$(date +%s)
@@ -847,6 +855,8 @@ $(cat "$tmp/systemc.md")
 $(cat "$tmp/sweep.md")
 
 $(cat "$tmp/accuracy.md")
+
+$(cat "$tmp/field.md")
 
 ## Verilator build time
 
