@@ -40,6 +40,9 @@
 #     simulated cycle (cachegrind) of the whole NPU on the conv layer and of
 #     the bare array, and ResNet-50's whole inference on the RTL timed (wall
 #     and CPU seconds, with the machine's load).
+# 13. other networks (scripts/bench_field.sh): torchvision networks no test
+#     names, on the C model: placement, cycles, utilization, int8 against
+#     PyTorch's float32 output.
 # Every number in the document is measured (or computed from the
 # configuration) in this run; ratios are taken within this one run; the
 # machine is shared and noisy.
@@ -52,6 +55,7 @@
 #   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
 #   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
 #   sh scripts/bench.sh simspeed  only section 12, as markdown on stdout
+#   sh scripts/bench_field.sh     only section 13, as markdown on stdout
 set -e
 B=${BUILD:-build}
 LOOM="$B/bin/loom"
@@ -796,6 +800,10 @@ echo "bench: the SystemC module against the C model on ResNet-18"
 bench_systemc > "$tmp/systemc.md"
 cat "$tmp/systemc.md"
 
+echo "bench: other torchvision networks on the C model (scripts/bench_field.sh)"
+sh scripts/bench_field.sh > "$tmp/field.md"
+cat "$tmp/field.md"
+
 echo "bench: Verilator build of the default config from scratch (ccache off)"
 rm -rf "$B/hw/bench-default"
 t0=$(date +%s)
@@ -964,6 +972,8 @@ $(cat "$tmp/systemc.md")
 $(cat "$tmp/sweep.md")
 
 $(cat "$tmp/accuracy.md")
+
+$(cat "$tmp/field.md")
 
 ## Verilator build time
 

@@ -2,7 +2,7 @@
 """export_models.py - real model architectures as ONNX test-case folders.
 
 Exports torchvision's squeezenet1_1, mobilenet_v2, resnet18,
-mobilenet_v3_small and shufflenet_v2_x0_5 (random weights, batch 1,
+mobilenet_v3_small, shufflenet_v2_x0_5 and regnet_x_400mf (random weights, batch 1,
 3x224x224), a small CNN trained here on scikit-learn's digits data set and
 a tiny transformer block with PyTorch's ONNX exporter, each into a folder
 in the layout of ONNX's backend tests, the one `loom test-onnx` runs:
@@ -373,6 +373,7 @@ def tiny_transformer(arch):
 
 
 TV = torchvision.models
+SEG = torchvision.models.segmentation
 # (arch, builder, opsets): opset 11 covers the older variants (Split, Squeeze,
 # Softmax, Reduce* with attributes, Clip with inputs); resnet18 (45 MB) once
 ARCHS = [
@@ -381,6 +382,7 @@ ARCHS = [
     ("resnet18", torchvision_model(TV.resnet18), (13,)),
     ("mobilenet_v3_small", torchvision_model(TV.mobilenet_v3_small), (13, 17)),
     ("shufflenet_v2_x0_5", torchvision_model(TV.shufflenet_v2_x0_5), (13, 17)),
+    ("regnet_x_400mf", torchvision_model(TV.regnet_x_400mf), (13,)),
     ("digits_cnn", digits_cnn, (13, 17)),
     ("digits_qdq", digits_qdq, (13,)),
     ("digits_outlier", digits_outlier, (13,)),
@@ -389,9 +391,40 @@ ARCHS = [
 ]
 
 
-# exported only when named with --only (make bench: compile time of ResNet-50)
+class SegOut(nn.Module):
+    """a torchvision segmentation model's "out" logits (its forward returns a dict)"""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)["out"]
+
+
+def torchvision_seg(fn):
+    # weights_backbone=None: the default would download ImageNet weights
+    return torchvision_model(lambda weights=None: SegOut(fn(weights=None, weights_backbone=None)))
+
+
+# exported only when named with --only: make bench's compile time of
+# ResNet-50 (resnet50) and its table of other torchvision networks
+# (scripts/bench_field.sh: classification at several opsets, grouped and
+# dilated convolutions, SiLU / GELU / HardSwish, segmentation heads)
 BENCH_ARCHS = [
     ("resnet50", torchvision_model(TV.resnet50), (13,)),
+    ("efficientnet_b0", torchvision_model(TV.efficientnet_b0), (13,)),
+    ("mobilenet_v3_large", torchvision_model(TV.mobilenet_v3_large), (13,)),
+    ("mnasnet0_5", torchvision_model(TV.mnasnet0_5), (13,)),
+    ("regnet_y_400mf", torchvision_model(TV.regnet_y_400mf), (13,)),
+    ("resnext50_32x4d", torchvision_model(TV.resnext50_32x4d), (13,)),
+    ("googlenet", torchvision_model(TV.googlenet), (13,)),
+    ("densenet121", torchvision_model(TV.densenet121), (13,)),
+    ("convnext_tiny", torchvision_model(TV.convnext_tiny), (17,)),
+    ("alexnet", torchvision_model(TV.alexnet), (11,)),
+    ("squeezenet1_0", torchvision_model(TV.squeezenet1_0), (9,)),
+    ("deeplabv3_mobilenet_v3_large", torchvision_seg(SEG.deeplabv3_mobilenet_v3_large), (11,)),
+    ("lraspp_mobilenet_v3_large", torchvision_seg(SEG.lraspp_mobilenet_v3_large), (13,)),
 ]
 
 

@@ -125,7 +125,7 @@ suite models-cmodel-paths sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" di
 suite models-cmodel-paths-odd env HW=odd sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" npu_ops_opset13
 suite models-xcfg sh tests/models/xcfg.sh "$B/tests/xcfg_dump" "$B/models" squeezenet1_1_opset13 digits_cnn_opset13 \
 	digits_qdq_opset13 npu_ops_opset13 mobilenet_v2_opset13 resnet18_opset13 mobilenet_v3_small_opset13 \
-	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13
+	shufflenet_v2_x0_5_opset13 tiny_transformer_opset13 regnet_x_400mf_opset13
 suite models-npu-rtl sh tests/models/npu_models.sh "$LOOM" "$B/models" rtl digits_cnn_opset13 squeezenet1_1_opset13 \
 	npu_ops_opset13 tiny_transformer_opset13
 # the energy event counters of whole models: the same on the RTL and the C model, non-zero
