@@ -85,7 +85,8 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc
+.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc \
+        systemc-rtl
 all: cli rtl firmware systemc
 
 setup: $(SETUP)
@@ -210,6 +211,36 @@ $(SC_LIB): $(SC_LIB_OBJS)
 	ar rcs $@ $^
 $(SC_SO): $(SC_DIR)/obj/vp.o $(SC_LIB)
 	$(CXX) -shared -o $@ $< $(SC_LIB) -Wl,--no-undefined $(SC_LDLIBS)
+
+# The cycle-accurate module (systemc/loom_npu_ca_sc.h) and its platform, the
+# "systemc-rtl" backend, per configuration: make systemc-rtl HW=NAME builds
+# build/hw/NAME/libloom_systemc_rtl.so from the same RTL and tb_dram as the
+# rtl backend, with the same flags (waveform support included: without it
+# Verilator builds a model that does not run the same; see docs/SYSTEMC.md),
+# plus verilator_tb/tb_dram_tap.sv, which reports each burst to the module.
+SCRTL_DIR  := $(HWDIR)/sc
+SCRTL_SO   := $(HWDIR)/libloom_systemc_rtl.so
+SCRTL_LIBS := $(SCRTL_DIR)/Vtb_top__ALL.a $(SCRTL_DIR)/libverilated.a
+SCRTL_VLOBJ := verilated.o verilated_dpi.o verilated_threads.o verilated_fst_c.o
+VL_ROOT     = $(shell verilator --getenv VERILATOR_ROOT)
+SCRTL_CXXFLAGS = $(SC_CXXFLAGS) -I$(HWDIR) -I$(SCRTL_DIR) -isystem $(VL_ROOT)/include \
+                 -isystem $(VL_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
+systemc-rtl: $(SCRTL_SO)
+$(SCRTL_LIBS) &: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv
+	@mkdir -p $(SCRTL_DIR)
+	OBJCACHE=$(CCACHE) verilator $(filter-out --exe,$(VERILATOR_FLAGS)) \
+	  -Mdir $(SCRTL_DIR) -CFLAGS "-fPIC -fvisibility=hidden" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" \
+	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv > $(SCRTL_DIR)/verilator.log 2>&1 \
+	  || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
+	$(MAKE) -s -C $(SCRTL_DIR) -f Vtb_top.mk $(VERILATOR_MAKEFLAGS) OBJCACHE=$(CCACHE) $(SCRTL_VLOBJ) \
+	  >> $(SCRTL_DIR)/verilator.log 2>&1 || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
+	rm -f $(SCRTL_DIR)/libverilated.a
+	cd $(SCRTL_DIR) && ar rcs libverilated.a $(SCRTL_VLOBJ)
+$(SCRTL_DIR)/%.o: systemc/%.cpp $(SCRTL_LIBS) | $(SETUP)
+	$(CXX) $(SCRTL_CXXFLAGS) -c $< -o $@
+$(SCRTL_SO): $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB)
+	$(CXX) -shared -o $@ $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB) \
+	  -Wl,--no-undefined $(SC_LDLIBS) -lz
 
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
@@ -362,6 +393,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
+	@$(MAKE) --no-print-directory systemc-rtl HW=default
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 
 # real model architectures (torchvision nets, a digits CNN, a transformer
