@@ -225,7 +225,7 @@ SCRTL_VLOBJ := verilated.o verilated_dpi.o verilated_threads.o verilated_fst_c.o
 VL_ROOT     = $(shell verilator --getenv VERILATOR_ROOT)
 SCRTL_CXXFLAGS = $(SC_CXXFLAGS) -I$(HWDIR) -I$(SCRTL_DIR) -isystem $(VL_ROOT)/include \
                  -isystem $(VL_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
-systemc-rtl: $(SCRTL_SO)
+systemc-rtl: $(SCRTL_SO) $(HWDIR)/test_npu_ca
 $(SCRTL_LIBS) &: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv
 	@mkdir -p $(SCRTL_DIR)
 	OBJCACHE=$(CCACHE) verilator $(filter-out --exe,$(VERILATOR_FLAGS)) \
@@ -297,6 +297,11 @@ $(SC_DIR)/obj/tests/%.o: tests/systemc/%.cpp | $(SETUP)
 $(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $^ $(SC_LDLIBS)
+# the cycle-accurate module on its own (tests/systemc/test_npu_ca.cpp), per configuration
+$(SCRTL_DIR)/test_npu_ca.o: tests/systemc/test_npu_ca.cpp $(SCRTL_LIBS) | $(SETUP)
+	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SCRTL_CXXFLAGS)) -c $< -o $@
+$(HWDIR)/test_npu_ca: $(SCRTL_DIR)/test_npu_ca.o $(SCRTL_DIR)/npu_ca.o $(SCRTL_LIBS) $(CHECK_O) $(SC_LIB)
+	$(CXX) -o $@ $^ $(SC_LDLIBS) -lz
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -439,7 +444,8 @@ bench: cli rtl bench-array models
 lint: cli
 	sh scripts/lint_house.sh
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
-	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
+	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) \
+	  verilator_tb/tb_dram_tap.sv
 	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -I. \
 	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common hw cmodel driver ir runtime compiler cosim sweep tools tests
 

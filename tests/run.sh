@@ -246,6 +246,9 @@ suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh
 # outputs byte-identical to the C model's and the rtl backend's, with the rtl
 # backend's device and engine cycles; random programs (bad ones too) with the
 # same bytes, every counter and every run's cycles as on the rtl backend
+# the module on its own (tests/systemc/test_npu_ca.cpp): register protocol errors,
+# whole bursts as transactions adding up to the DRAM counters, a memory error
+suite systemc-rtl-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/hw/default/test_npu_ca"
 suite selftest-systemc-rtl-default "$LOOM" selftest --backend systemc-rtl --hw default
 suite run-same-outputs-systemc-rtl env OTHER=systemc-rtl sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
 	digits_cnn_opset13
