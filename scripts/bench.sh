@@ -50,6 +50,7 @@
 #   sh scripts/bench.sh accuracy  only section 9, as markdown on stdout
 #   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
 #   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
+#   sh scripts/bench.sh systemc-rtl   only section 11's cycle-accurate part
 set -e
 B=${BUILD:-build}
 LOOM="$B/bin/loom"
@@ -614,10 +615,11 @@ bench_systemc() {
 	echo '```'
 	bench_systemc_rtl
 }
-# one loom run of $tmp/dsc.loom (the digits CNN): as sc_run
+# one loom run of $tmp/dsc.loom (the digits CNN, SCR_REPEAT runs): as sc_run
+SCR_REPEAT=${SCR_REPEAT:-20}
 sc_rtl_run() {
 	/usr/bin/time -f "cpu %U %S" "$LOOM" run "$tmp/dsc.loom" --backend "$1" \
-		--data "$B/models/digits_cnn_opset13/test_data_set_0" > "$tmp/sc_run.txt" 2>&1
+		--data "$B/models/digits_cnn_opset13/test_data_set_0" --repeat "$SCR_REPEAT" > "$tmp/sc_run.txt" 2>&1
 	awk '/device cycles per run/ { for (i = 1; i <= NF; i++) { if ($i == "simulation") s = $(i + 1);
 	     if ($(i + 1) == "device" && $(i + 2) == "cycles") c = $i } }
 	     /^cpu / { u = $2 + $3 } END { printf "%s %s %.3f\n", s, c, u }' "$tmp/sc_run.txt"
@@ -631,10 +633,10 @@ bench_systemc_rtl() {
 	echo
 	echo "### The cycle-accurate module (digits CNN)"
 	echo
-	echo "The digits CNN (default configuration) run once per process with \`loom run\` on the rtl backend and on"
-	echo "the systemc-rtl backend (the NPU module on the verilated RTL in the reference virtual platform, its DRAM"
-	echo "bursts TLM transactions), alternated $SC_ROUNDS times in this run; columns as above, plus each backend's"
-	echo "device cycles, which must be the same."
+	echo "The digits CNN (default configuration) run $SCR_REPEAT times per process with \`loom run --repeat\` on the"
+	echo "rtl backend and on the systemc-rtl backend (the NPU module on the verilated RTL in the reference virtual"
+	echo "platform, its DRAM bursts TLM transactions), alternated $SC_ROUNDS times in this run; columns as above,"
+	echo "plus each backend's device cycles per run, which must be the same."
 	echo
 	echo "| round | rtl simulation | rtl CPU | systemc-rtl simulation | systemc-rtl CPU | simulation ratio | CPU ratio | device cycles rtl / systemc-rtl |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -658,12 +660,16 @@ bench_systemc_rtl() {
 	echo
 	echo '```'
 	echo "loom compile digits_cnn/model.onnx -o d.loom --calib digits_cnn/calib -q"
-	echo "loom run d.loom --backend rtl --data digits_cnn/test_data_set_0"
-	echo "loom run d.loom --backend systemc-rtl --data digits_cnn/test_data_set_0"
+	echo "loom run d.loom --backend rtl --data digits_cnn/test_data_set_0 --repeat $SCR_REPEAT"
+	echo "loom run d.loom --backend systemc-rtl --data digits_cnn/test_data_set_0 --repeat $SCR_REPEAT"
 	echo '```'
 }
 if [ "${1:-}" = systemc ]; then
 	bench_systemc
+	exit 0
+fi
+if [ "${1:-}" = systemc-rtl ]; then
+	bench_systemc_rtl
 	exit 0
 fi
 if [ "${1:-}" = models ]; then
