@@ -239,7 +239,9 @@ $(SCRTL_LIBS) &: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram
 	  >> $(SCRTL_DIR)/verilator.log 2>&1 || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
 	rm -f $(SCRTL_DIR)/libverilated.a
 	cd $(SCRTL_DIR) && ar rcs libverilated.a $(SCRTL_VLOBJ)
-$(SCRTL_DIR)/%.o: systemc/%.cpp $(SCRTL_LIBS) | $(SETUP)
+# (the headers by name: the .d files under build/hw are not read)
+SCRTL_HDRS := systemc/loom_npu_ca_sc.h systemc/loom_npu_sc.h systemc/loom_mem_sc.h systemc/vp.cpp include/loom/hw.h
+$(SCRTL_DIR)/%.o: systemc/%.cpp $(SCRTL_HDRS) $(SCRTL_LIBS) | $(SETUP)
 	$(CXX) $(SCRTL_CXXFLAGS) -c $< -o $@
 $(SCRTL_SO): $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB)
 	$(CXX) -shared -o $@ $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB) \
@@ -301,7 +303,7 @@ $(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $^ $(SC_LDLIBS)
 # the cycle-accurate module on its own (tests/systemc/test_npu_ca.cpp), per configuration
-$(SCRTL_DIR)/test_npu_ca.o: tests/systemc/test_npu_ca.cpp $(SCRTL_LIBS) | $(SETUP)
+$(SCRTL_DIR)/test_npu_ca.o: tests/systemc/test_npu_ca.cpp $(SCRTL_HDRS) $(SCRTL_LIBS) | $(SETUP)
 	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SCRTL_CXXFLAGS)) -c $< -o $@
 $(HWDIR)/test_npu_ca: $(SCRTL_DIR)/test_npu_ca.o $(SCRTL_DIR)/npu_ca.o $(SCRTL_LIBS) $(CHECK_O) $(SC_LIB)
 	$(CXX) -o $@ $^ $(SC_LDLIBS) -lz
