@@ -403,7 +403,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
-	@$(MAKE) --no-print-directory systemc-rtl HW=default
+	@for c in default small; do $(MAKE) --no-print-directory systemc-rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 
 # real model architectures (torchvision nets, a digits CNN, a transformer
