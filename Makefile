@@ -215,9 +215,7 @@ $(SC_SO): $(SC_DIR)/obj/vp.o $(SC_LIB)
 # The cycle-accurate module (systemc/loom_npu_ca_sc.h) and its platform, the
 # "systemc-rtl" backend, per configuration: make systemc-rtl HW=NAME builds
 # build/hw/NAME/libloom_systemc_rtl.so from the same RTL and tb_dram as the
-# rtl backend, with the same flags (waveform support included: verilated
-# without --trace-fst, Verilator 5.006's model of this RTL ran a one-FINISH
-# program into ILLEGAL_OPCODE, so keep the rtl backend's flags), plus
+# rtl backend, with the same flags (waveform support included), plus
 # verilator_tb/tb_dram_tap.sv, which reports each burst to the module. A
 # user's own platform links build/hw/NAME/sc/npu_ca.o, Vtb_top__ALL.a and
 # libverilated.a there, and build/systemc/libloom_npu_sc.a (docs/SYSTEMC.md).

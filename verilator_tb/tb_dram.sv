@@ -111,7 +111,13 @@ module tb_dram (
         rq_wr_q <= rq_wr_q + 1'b1;
       end
       if (rd_take) begin
-        tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, r_data_q);
+        // through a local and a non-blocking assignment: a DPI output
+        // argument is a blocking write, which the NPU's flops that sample
+        // r_data_o on this same edge would race with (a model verilated
+        // without --trace-fst fetched the next beat as an instruction)
+        logic [npu_pkg::BeatW-1:0] beat;
+        tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, beat);
+        r_data_q <= beat;
         r_valid_q <= 1'b1;
         r_id_q    <= rq_id[rq_rd_q];
         r_last_q  <= (rbeat_q == rq_len[rq_rd_q]);
