@@ -113,8 +113,8 @@ module tb_dram (
       if (rd_take) begin
         // through a local and a non-blocking assignment: a DPI output
         // argument is a blocking write, which the NPU's flops that sample
-        // r_data_o on this same edge would race with (a model verilated
-        // without --trace-fst fetched the next beat as an instruction)
+        // r_data_o on this same edge would race with (verilated without
+        // --trace-fst, the model ran a one-FINISH program into ILLEGAL_OPCODE)
         logic [npu_pkg::BeatW-1:0] beat;
         tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, beat);
         r_data_q <= beat;
