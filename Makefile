@@ -85,7 +85,8 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc
+.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc \
+        systemc-rtl
 all: cli rtl firmware systemc
 
 setup: $(SETUP)
@@ -211,6 +212,39 @@ $(SC_LIB): $(SC_LIB_OBJS)
 $(SC_SO): $(SC_DIR)/obj/vp.o $(SC_LIB)
 	$(CXX) -shared -o $@ $< $(SC_LIB) -Wl,--no-undefined $(SC_LDLIBS)
 
+# The cycle-accurate module (systemc/loom_npu_ca_sc.h) and its platform, the
+# "systemc-rtl" backend, per configuration: make systemc-rtl HW=NAME builds
+# build/hw/NAME/libloom_systemc_rtl.so from the same RTL and tb_dram as the
+# rtl backend, with the same flags (waveform support included), plus
+# verilator_tb/tb_dram_tap.sv, which reports each burst to the module. A
+# user's own platform links build/hw/NAME/sc/npu_ca.o, Vtb_top__ALL.a and
+# libverilated.a there, and build/systemc/libloom_npu_sc.a (docs/SYSTEMC.md).
+SCRTL_DIR  := $(HWDIR)/sc
+SCRTL_SO   := $(HWDIR)/libloom_systemc_rtl.so
+SCRTL_LIBS := $(SCRTL_DIR)/Vtb_top__ALL.a $(SCRTL_DIR)/libverilated.a
+SCRTL_VLOBJ := verilated.o verilated_dpi.o verilated_threads.o verilated_fst_c.o
+VL_ROOT     = $(shell verilator --getenv VERILATOR_ROOT)
+SCRTL_CXXFLAGS = $(SC_CXXFLAGS) -I$(HWDIR) -I$(SCRTL_DIR) -isystem $(VL_ROOT)/include \
+                 -isystem $(VL_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
+systemc-rtl: $(SCRTL_SO) $(HWDIR)/test_npu_ca
+$(SCRTL_LIBS) &: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv
+	@mkdir -p $(SCRTL_DIR)
+	OBJCACHE=$(CCACHE) verilator $(filter-out --exe,$(VERILATOR_FLAGS)) \
+	  -Mdir $(SCRTL_DIR) -CFLAGS "-fPIC -fvisibility=hidden" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" \
+	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv > $(SCRTL_DIR)/verilator.log 2>&1 \
+	  || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
+	$(MAKE) -s -C $(SCRTL_DIR) -f Vtb_top.mk $(VERILATOR_MAKEFLAGS) OBJCACHE=$(CCACHE) $(SCRTL_VLOBJ) \
+	  >> $(SCRTL_DIR)/verilator.log 2>&1 || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
+	rm -f $(SCRTL_DIR)/libverilated.a
+	cd $(SCRTL_DIR) && ar rcs libverilated.a $(SCRTL_VLOBJ)
+# (the headers by name: the .d files under build/hw are not read)
+SCRTL_HDRS := systemc/loom_npu_ca_sc.h systemc/loom_npu_sc.h systemc/loom_mem_sc.h systemc/vp.cpp include/loom/hw.h
+$(SCRTL_DIR)/%.o: systemc/%.cpp $(SCRTL_HDRS) $(SCRTL_LIBS) | $(SETUP)
+	$(CXX) $(SCRTL_CXXFLAGS) -c $< -o $@
+$(SCRTL_SO): $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB)
+	$(CXX) -shared -o $@ $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB) \
+	  -Wl,--no-undefined $(SC_LDLIBS) -lz
+
 # ------------------------------------------------------------------ RTL block tests
 # make block BLK=NAME HW=CFG builds build/blocks/CFG/NAME_tb from
 # verilator_tb/blocks/NAME_tb.cpp (and the C++ files of BLOCK_NAME_CPP)
@@ -269,6 +303,11 @@ $(SC_DIR)/obj/tests/%.o: tests/systemc/%.cpp | $(SETUP)
 $(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $^ $(SC_LDLIBS)
+# the cycle-accurate module on its own (tests/systemc/test_npu_ca.cpp), per configuration
+$(SCRTL_DIR)/test_npu_ca.o: tests/systemc/test_npu_ca.cpp $(SCRTL_HDRS) $(SCRTL_LIBS) | $(SETUP)
+	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SCRTL_CXXFLAGS)) -c $< -o $@
+$(HWDIR)/test_npu_ca: $(SCRTL_DIR)/test_npu_ca.o $(SCRTL_DIR)/npu_ca.o $(SCRTL_LIBS) $(CHECK_O) $(SC_LIB)
+	$(CXX) -o $@ $^ $(SC_LDLIBS) -lz
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -365,6 +404,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
+	@for c in default small; do $(MAKE) --no-print-directory systemc-rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done
 
 # real model architectures (torchvision nets, a digits CNN, a transformer
@@ -410,7 +450,8 @@ bench: cli rtl bench-array models
 lint: cli
 	sh scripts/lint_house.sh
 	$(MAKE) --no-print-directory $(HWDIR)/npu_pkg.sv
-	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS)
+	verilator --lint-only -Wall --top-module tb_top verilator_tb/lint.vlt $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) \
+	  verilator_tb/tb_dram_tap.sv
 	cppcheck --quiet --error-exitcode=1 --max-configs=1 --enable=warning,portability --std=c11 -Iinclude -I. \
 	  --suppress=missingIncludeSystem --suppress=toomanyconfigs common hw cmodel driver ir runtime compiler cosim sweep tools tests
 

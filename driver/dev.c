@@ -76,9 +76,10 @@ int loom_open(const loom_open_opts *opts, loom_dev **out, char *err, size_t errl
 	if (!opts || !out || !opts->backend || !opts->hw)
 		return open_fail(err, errlen, LOOM_EINVAL, "loom_open: NULL %s",
 				 !opts ? "opts" : !out ? "out" : !opts->backend ? "opts->backend" : "opts->hw");
-	if (strcmp(opts->backend, "rtl") && strcmp(opts->backend, "cmodel") && strcmp(opts->backend, "systemc"))
-		return open_fail(err, errlen, LOOM_EINVAL, "loom_open: unknown backend '%s' (rtl, cmodel or systemc)",
-				 opts->backend);
+	if (strcmp(opts->backend, "rtl") && strcmp(opts->backend, "cmodel") && strcmp(opts->backend, "systemc") &&
+	    strcmp(opts->backend, "systemc-rtl"))
+		return open_fail(err, errlen, LOOM_EINVAL,
+				 "loom_open: unknown backend '%s' (rtl, cmodel, systemc or systemc-rtl)", opts->backend);
 	loom_hwcfg cfg;
 	char msg[512];
 	if (loom_hwcfg_load(&cfg, opts->hw, NULL, msg, sizeof msg))

@@ -5,6 +5,11 @@
  * SystemC virtual platform, systemc/) is build/systemc/libloom_systemc.so,
  * loaded the same way; it serves every configuration.
  *
+ * The systemc-rtl backend (the cycle-accurate module on the verilated RTL
+ * in the same platform) is per configuration like the rtl backend:
+ * build/hw/NAME/libloom_systemc_rtl.so, made by `make systemc-rtl HW=NAME`,
+ * built, locked, loaded and checked the same way.
+ *
  * The cmodel backend is linked in. The rtl backend of a configuration is a
  * shared library, build/hw/NAME/libloom_rtl.so, made by `make rtl HW=NAME`;
  * when it is missing this file runs that make (the build is cached per
@@ -36,7 +41,18 @@ static loom_hw *fail(char *err, size_t len, const char *fmt, ...)
 	return NULL;
 }
 
-static int build_rtl(const loom_hwcfg *cfg, const char *root, char *err, size_t len)
+/* what a per-configuration library is made by, and named */
+typedef struct rtl_lib {
+	const char *target; /* make target */
+	const char *file;   /* under build/hw/NAME/ */
+	const char *what;   /* for messages */
+	const char *open;   /* its loom_rtl_open_fn */
+} rtl_lib;
+static const rtl_lib RTL_LIB = {"rtl", "libloom_rtl.so", "the RTL", LOOM_RTL_OPEN_SYMBOL};
+static const rtl_lib SYSTEMC_RTL_LIB = {"systemc-rtl", "libloom_systemc_rtl.so", "the SystemC module on the RTL",
+					LOOM_SYSTEMC_RTL_OPEN_SYMBOL};
+
+static int build_rtl(const loom_hwcfg *cfg, const char *root, const rtl_lib *lib, char *err, size_t len)
 {
 	char cfgpath[1024], cmd[4096];
 	snprintf(cfgpath, sizeof cfgpath, "%s/build/hw/%s.cfg", root, cfg->name);
@@ -52,21 +68,21 @@ static int build_rtl(const loom_hwcfg *cfg, const char *root, char *err, size_t 
 	} else {
 		snprintf(cfgpath, sizeof cfgpath, "%s/configs/%s.cfg", root, cfg->name);
 	}
-	snprintf(cmd, sizeof cmd, "make -s -C '%s' rtl HW='%s' HWCFG='%s' >&2", root, cfg->name, cfgpath);
-	fprintf(stderr, "loom: building the RTL of configuration %s (cached in build/hw/%s)\n",
-		cfg->name, cfg->name);
+	snprintf(cmd, sizeof cmd, "make -s -C '%s' %s HW='%s' HWCFG='%s' >&2", root, lib->target, cfg->name, cfgpath);
+	fprintf(stderr, "loom: building %s of configuration %s (cached in build/hw/%s)\n", lib->what, cfg->name,
+		cfg->name);
 	if (system(cmd) != 0) {
-		snprintf(err, len, "building the RTL of configuration %s failed (%s)", cfg->name, cmd);
+		snprintf(err, len, "building %s of configuration %s failed (%s)", lib->what, cfg->name, cmd);
 		return -1;
 	}
 	return 0;
 }
 
-int loom_hw_rtl_build(const loom_hwcfg *cfg, char *err, size_t len)
+static int lib_build(const loom_hwcfg *cfg, const rtl_lib *lib, char *err, size_t len)
 {
 	const char *root = loom_root_dir();
 	char so[1024], lock[1024];
-	snprintf(so, sizeof so, "%s/build/hw/%s/libloom_rtl.so", root, cfg->name);
+	snprintf(so, sizeof so, "%s/build/hw/%s/%s", root, cfg->name, lib->file);
 	struct stat st;
 	if (stat(so, &st) == 0 && !getenv("LOOM_REBUILD"))
 		return 0;
@@ -79,32 +95,38 @@ int loom_hw_rtl_build(const loom_hwcfg *cfg, char *err, size_t len)
 	if (fd >= 0)
 		flock(fd, LOCK_EX);
 	/* another process may have built it while this one waited */
-	int rc = stat(so, &st) == 0 && !getenv("LOOM_REBUILD") ? 0 : build_rtl(cfg, root, err, len);
+	int rc = stat(so, &st) == 0 && !getenv("LOOM_REBUILD") ? 0 : build_rtl(cfg, root, lib, err, len);
 	if (fd >= 0)
 		close(fd);
 	return rc;
 }
 
-static loom_hw *open_rtl(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t len)
+int loom_hw_rtl_build(const loom_hwcfg *cfg, char *err, size_t len)
+{
+	return lib_build(cfg, &RTL_LIB, err, len);
+}
+
+static loom_hw *open_rtl(const loom_hwcfg *cfg, const loom_hw_opts *opts, const rtl_lib *lib, char *err,
+			 size_t len)
 {
 	const char *root = loom_root_dir();
 	char so[1024];
-	snprintf(so, sizeof so, "%s/build/hw/%s/libloom_rtl.so", root, cfg->name);
-	if (loom_hw_rtl_build(cfg, err, len))
+	snprintf(so, sizeof so, "%s/build/hw/%s/%s", root, cfg->name, lib->file);
+	if (lib_build(cfg, lib, err, len))
 		return NULL;
 	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
-		return fail(err, len, "cannot load the RTL backend %s: %s", so, dlerror());
+		return fail(err, len, "cannot load the %s backend %s: %s", lib->target, so, dlerror());
 	uint32_t *fp = (uint32_t *)dlsym(h, LOOM_RTL_FINGERPRINT_SYMBOL);
-	loom_rtl_open_fn fn = (loom_rtl_open_fn)(uintptr_t)dlsym(h, LOOM_RTL_OPEN_SYMBOL);
+	loom_rtl_open_fn fn = (loom_rtl_open_fn)(uintptr_t)dlsym(h, lib->open);
 	if (!fp || !fn) {
 		dlclose(h);
-		return fail(err, len, "%s is not a Loom RTL backend (missing %s)", so, LOOM_RTL_OPEN_SYMBOL);
+		return fail(err, len, "%s is not a Loom %s backend (missing %s)", so, lib->target, lib->open);
 	}
 	if (*fp != cfg->fingerprint) {
 		dlclose(h);
-		return fail(err, len, "%s was built for fingerprint %08x, configuration %s is %08x: run `make rtl HW=%s`",
-			    so, *fp, cfg->name, cfg->fingerprint, cfg->name);
+		return fail(err, len, "%s was built for fingerprint %08x, configuration %s is %08x: run `make %s HW=%s`",
+			    so, *fp, cfg->name, cfg->fingerprint, lib->target, cfg->name);
 	}
 	/* the library stays loaded for the life of the process: verilated
 	 * models keep static state that must not be unloaded under them */
@@ -158,10 +180,12 @@ loom_hw *loom_hw_open(const char *backend, const loom_hwcfg *cfg, const loom_hw_
 	if (!strcmp(backend, "cmodel"))
 		return loom_cmodel_open(cfg, opts, err, errlen);
 	if (!strcmp(backend, "rtl"))
-		return open_rtl(cfg, opts, err, errlen);
+		return open_rtl(cfg, opts, &RTL_LIB, err, errlen);
 	if (!strcmp(backend, "systemc"))
 		return open_systemc(cfg, opts, err, errlen);
-	return fail(err, errlen, "unknown backend '%s' (expected rtl, cmodel or systemc)", backend);
+	if (!strcmp(backend, "systemc-rtl"))
+		return open_rtl(cfg, opts, &SYSTEMC_RTL_LIB, err, errlen);
+	return fail(err, errlen, "unknown backend '%s' (expected rtl, cmodel, systemc or systemc-rtl)", backend);
 }
 
 int loom_hw_exec(loom_hw *hw, uint64_t insn_addr, uint64_t max_cycles, loom_hw_result *res)

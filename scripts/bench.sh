@@ -36,6 +36,9 @@
 #     the systemc backend against the cmodel backend, alternated in the same
 #     run (simulation wall time and process CPU time), and the global
 #     quantum's effect on speed and on the device cycles the host sees.
+#     And the cycle-accurate module (on the verilated RTL): the digits CNN
+#     through the systemc-rtl backend against the rtl backend, alternated,
+#     with both backends' device cycles.
 # 12. simulation speed of the RTL, load-independent: host instructions per
 #     simulated cycle (cachegrind) of the whole NPU on the conv layer and of
 #     the bare array, and ResNet-50's whole inference on the RTL timed (wall
@@ -54,6 +57,7 @@
 #   sh scripts/bench.sh accuracy  only section 9, as markdown on stdout
 #   sh scripts/bench.sh cmodel    only section 10, as markdown on stdout
 #   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
+#   sh scripts/bench.sh systemc-rtl   only section 11's cycle-accurate part
 #   sh scripts/bench.sh simspeed  only section 12, as markdown on stdout
 #   sh scripts/bench_field.sh     only section 13, as markdown on stdout
 set -e
@@ -729,9 +733,63 @@ bench_systemc() {
 	echo "loom run r18.loom --backend cmodel --data resnet18/test_data_set_0"
 	echo "LOOM_SYSTEMC_QUANTUM=Q loom run r18.loom --backend systemc --data resnet18/test_data_set_0"
 	echo '```'
+	bench_systemc_rtl
+}
+# one loom run of $tmp/dsc.loom (the digits CNN, SCR_REPEAT runs): as sc_run
+SCR_REPEAT=${SCR_REPEAT:-20}
+sc_rtl_run() {
+	/usr/bin/time -f "cpu %U %S" "$LOOM" run "$tmp/dsc.loom" --backend "$1" \
+		--data "$B/models/digits_cnn_opset13/test_data_set_0" --repeat "$SCR_REPEAT" > "$tmp/sc_run.txt" 2>&1
+	awk '/device cycles per run/ { for (i = 1; i <= NF; i++) { if ($i == "simulation") s = $(i + 1);
+	     if ($(i + 1) == "device" && $(i + 2) == "cycles") c = $i } }
+	     /^cpu / { u = $2 + $3 } END { printf "%s %s %.3f\n", s, c, u }' "$tmp/sc_run.txt"
+}
+# the cycle-accurate module (systemc-rtl) against the rtl backend
+bench_systemc_rtl() {
+	m="$B/models/digits_cnn_opset13"
+	"$LOOM" compile "$m/model.onnx" -o "$tmp/dsc.loom" --calib "$m/calib" -q >&2
+	"$LOOM" run "$tmp/dsc.loom" --backend systemc-rtl --data "$m/test_data_set_0" > /dev/null 2>&1 # builds it
+	l0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+	echo
+	echo "### The cycle-accurate module (digits CNN)"
+	echo
+	echo "The digits CNN (default configuration) run $SCR_REPEAT times per process with \`loom run --repeat\` on the"
+	echo "rtl backend and on the systemc-rtl backend (the NPU module on the verilated RTL in the reference virtual"
+	echo "platform, its DRAM bursts TLM transactions), alternated $SC_ROUNDS times in this run; columns as above,"
+	echo "plus each backend's device cycles per run, which must be the same."
+	echo
+	echo "| round | rtl simulation | rtl CPU | systemc-rtl simulation | systemc-rtl CPU | simulation ratio | CPU ratio | device cycles rtl / systemc-rtl |"
+	echo "|---|---|---|---|---|---|---|---|"
+	i=1
+	: > "$tmp/scr_ratios.txt"
+	while [ "$i" -le "$SC_ROUNDS" ]; do
+		set -- $(sc_rtl_run rtl)
+		rs=$1 rc=$2 ru=$3
+		set -- $(sc_rtl_run systemc-rtl)
+		ss=$1 sy=$2 su=$3
+		echo "$rs $ru $ss $su $rc $sy" | awk -v i="$i" '{ printf "| %d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %s / %s |\n", i,
+		     $1, $2, $3, $4, $3 / $1, $4 / $2, $5, $6; print $3 / $1, $4 / $2 >> "'"$tmp/scr_ratios.txt"'" }'
+		i=$((i + 1))
+	done
+	sort -n -k1,1 "$tmp/scr_ratios.txt" | awk '{ a[NR] = $1 } END { printf "\nMedian simulation ratio systemc-rtl / rtl: %.2f", a[int((NR + 1) / 2)] }'
+	sort -n -k2,2 "$tmp/scr_ratios.txt" | awk '{ a[NR] = $2 } END { printf "; median CPU ratio: %.2f. Goal: within 1.3x.\n", a[int((NR + 1) / 2)] }'
+	l1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+	echo
+	echo "Load averages (1, 5, 15 min) before and after: $l0; $l1 on $(nproc 2>/dev/null || echo '?') cores."
+	echo "The commands:"
+	echo
+	echo '```'
+	echo "loom compile digits_cnn/model.onnx -o d.loom --calib digits_cnn/calib -q"
+	echo "loom run d.loom --backend rtl --data digits_cnn/test_data_set_0 --repeat $SCR_REPEAT"
+	echo "loom run d.loom --backend systemc-rtl --data digits_cnn/test_data_set_0 --repeat $SCR_REPEAT"
+	echo '```'
 }
 if [ "${1:-}" = systemc ]; then
 	bench_systemc
+	exit 0
+fi
+if [ "${1:-}" = systemc-rtl ]; then
+	bench_systemc_rtl
 	exit 0
 fi
 if [ "${1:-}" = models ]; then

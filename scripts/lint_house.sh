@@ -31,7 +31,7 @@ allowed() {
 	sweep)        echo "loom common hw driver ir runtime compiler compiler/npu sweep" ;;
 	tools)        echo "loom common hw driver ir runtime compiler compiler/npu cosim sweep tools" ;;
 	verilator_tb) echo "loom gen" ;;
-	systemc)      echo "loom" ;;
+	systemc)      echo "loom gen" ;;
 	firmware)     echo "loom firmware" ;;
 	tests)        echo "*" ;;
 	*)            echo "" ;;

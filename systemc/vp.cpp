@@ -1,5 +1,9 @@
 // vp.cpp - the reference virtual platform and the "systemc" backend of
-// include/loom/hw.h (build/systemc/libloom_systemc.so, opened by hw/hw.c).
+// include/loom/hw.h (build/systemc/libloom_systemc.so, opened by hw/hw.c);
+// compiled with LOOM_VP_RTL (systemc/vp_rtl.cpp) it is the "systemc-rtl"
+// backend instead, the platform around the cycle-accurate module
+// (loom_npu_ca_sc.h), built per configuration into
+// build/hw/NAME/libloom_systemc_rtl.so.
 //
 // One platform per opened device, in a SystemC simulation context of its
 // own (several devices live in one process; a mutex lets one of them run
@@ -10,7 +14,8 @@
 //          line's rising edge or the timeout; host DRAM copies use the
 //          memory's debug transport (no simulated time, as on the other
 //          backends, whose host DRAM access takes no device time either)
-//   npu    loom_sc::npu_lt (loom_npu_sc.h): the NPU on the C model
+//   npu    loom_sc::npu_lt (loom_npu_sc.h): the NPU on the C model; or
+//          loom_sc::npu_ca (loom_npu_ca_sc.h): the NPU's verilated RTL
 //   dram   loom_sc::memory (loom_mem_sc.h) with the DRAM latency and
 //          bandwidth of the configuration or of loom_hw_opts
 //   irq    the sc_signal<bool> between them.
@@ -24,6 +29,13 @@
 // the platform's 1 GHz clock): a host access lands up to a quantum late
 // while the device runs (loom_npu_sc.h); docs/PERFORMANCE.md has its
 // measured effect on speed and on the device cycles the host sees.
+//
+// On the cycle-accurate module the host is not decoupled: it waits out
+// each access's delay at once, so the RTL's clock ticks exactly as in the
+// rtl backend: a register read takes no time, a write one clock edge, a
+// run() the edges until the interrupt (the host then waits the half period
+// to the end of that cycle) or max_cycles edges; between calls the clock
+// stands still. So device cycles are the rtl backend's.
 #include <pthread.h>
 
 #include <cstdio>
@@ -34,10 +46,23 @@
 #include "loom_mem_sc.h"
 #include "loom_npu_sc.h"
 #include "loom/isa.h"
+#ifdef LOOM_VP_RTL
+#include "loom_npu_ca_sc.h"
+#endif
 
 using namespace sc_core;
 
 namespace {
+
+#ifdef LOOM_VP_RTL
+using npu_model = loom_sc::npu_ca;
+constexpr bool kDecoupled = false;
+constexpr const char *kBackend = "systemc-rtl";
+#else
+using npu_model = loom_sc::npu_lt;
+constexpr bool kDecoupled = true;
+constexpr const char *kBackend = "systemc";
+#endif
 
 enum op_kind { OP_READ, OP_WRITE, OP_RUN };
 
@@ -48,6 +73,7 @@ struct host : sc_module {
 	tlm_utils::tlm_quantumkeeper qk;
 	sc_event req;
 	uint64_t clk;
+	sc_time period;
 	op_kind op = OP_READ;
 	uint32_t off = 0, val = 0;
 	uint64_t max = 0;
@@ -58,6 +84,7 @@ struct host : sc_module {
 	host(sc_module_name name, const sc_time &clock) : sc_module(name), regs("regs"), mem("mem"), irq("irq")
 	{
 		clk = clock.value();
+		period = clock;
 		SC_THREAD(main);
 	}
 
@@ -90,9 +117,13 @@ struct host : sc_module {
 		t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
 		sc_time delay = qk.get_local_time();
 		regs->b_transport(t, delay);
-		qk.set(delay);
-		if (qk.need_sync())
-			qk.sync();
+		if (kDecoupled) {
+			qk.set(delay);
+			if (qk.need_sync())
+				qk.sync();
+		} else {
+			wait(delay);
+		}
 		// an unmapped offset reads 0 and ignores writes, as on the other backends
 		val = 0;
 		if (op == OP_READ && t.is_response_ok())
@@ -113,6 +144,9 @@ struct host : sc_module {
 		else
 			wait(sc_time::from_value(max * clk), irq.posedge_event());
 		result = irq.read() ? LOOM_HW_IRQ : LOOM_HW_TIMEOUT;
+		// the cycle-accurate module's edges are mid-period: end the cycle
+		if (!kDecoupled && result == LOOM_HW_IRQ)
+			wait(period / 2);
 	}
 
 	uint64_t cycles() const { return (sc_time_stamp() + qk.get_local_time()).value() / clk; }
@@ -122,7 +156,7 @@ struct platform {
 	loom_hw hw; // first: the backend's handle
 	sc_simcontext *ctx = nullptr;
 	loom_sc::memory *mem = nullptr;
-	loom_sc::npu_lt *npu = nullptr;
+	npu_model *npu = nullptr;
 	host *h = nullptr;
 	sc_signal<bool> *irq = nullptr;
 };
@@ -250,7 +284,11 @@ uint64_t vp_cycles(loom_hw *hw)
 {
 	platform *p = P(hw);
 	guard g(p->ctx);
+#ifdef LOOM_VP_RTL
+	return p->npu->cycle();
+#else
 	return p->h->cycles();
+#endif
 }
 
 void vp_close(loom_hw *hw)
@@ -282,9 +320,14 @@ __attribute__((visibility("default"))) int sc_main(int, char *[])
 	return 1;
 }
 
-extern "C" __attribute__((visibility("default"))) loom_hw *loom_systemc_open(const loom_hwcfg *cfg,
-									 const loom_hw_opts *opts, char *err,
-									 size_t errlen)
+#ifdef LOOM_VP_RTL
+#define VP_OPEN loom_systemc_rtl_open
+#else
+#define VP_OPEN loom_systemc_open
+#endif
+
+extern "C" __attribute__((visibility("default"))) loom_hw *VP_OPEN(const loom_hwcfg *cfg, const loom_hw_opts *opts,
+								 char *err, size_t errlen)
 {
 	setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
 	loom_hw_opts def{};
@@ -293,10 +336,11 @@ extern "C" __attribute__((visibility("default"))) loom_hw *loom_systemc_open(con
 	platform *p = new platform();
 	p->hw.ops = &vp_ops;
 	p->hw.cfg = *cfg;
-	p->hw.backend = "systemc";
+	p->hw.backend = kBackend;
 	const sc_time clock(1, SC_NS);
 	uint64_t quantum = 100;
-	if (const char *q = getenv("LOOM_SYSTEMC_QUANTUM")) {
+	const char *q = kDecoupled ? getenv("LOOM_SYSTEMC_QUANTUM") : nullptr;
+	if (q) {
 		char *e;
 		unsigned long long v = strtoull(q, &e, 10);
 		if (!*q || *e || !v || v > 1000000000ull) {
@@ -310,7 +354,8 @@ extern "C" __attribute__((visibility("default"))) loom_hw *loom_systemc_open(con
 		guard g(nullptr);
 		p->ctx = new sc_simcontext();
 		guard::enter(p->ctx);
-		tlm::tlm_global_quantum::instance().set(static_cast<double>(quantum) * clock);
+		if (kDecoupled)
+			tlm::tlm_global_quantum::instance().set(static_cast<double>(quantum) * clock);
 		loom_sc::memory_params mp;
 		mp.clock = clock;
 		mp.latency = opts->dram_latency ? opts->dram_latency : cfg->dram_latency;
@@ -321,7 +366,7 @@ extern "C" __attribute__((visibility("default"))) loom_hw *loom_systemc_open(con
 		np.dram_bw = mp.bytes_per_cycle;
 		np.cmodel_flags = opts->cmodel_flags;
 		p->mem = new loom_sc::memory("dram", cfg->dram_bytes, mp);
-		p->npu = new loom_sc::npu_lt("npu", *cfg, np);
+		p->npu = new npu_model("npu", *cfg, np);
 		p->h = new host("host", clock);
 		p->irq = new sc_signal<bool>("irq");
 		p->h->regs.bind(p->npu->regs);
@@ -331,7 +376,7 @@ extern "C" __attribute__((visibility("default"))) loom_hw *loom_systemc_open(con
 		p->h->irq(*p->irq);
 		sc_start(SC_ZERO_TIME);
 	} catch (const std::exception &e) {
-		snprintf(err, errlen, "systemc: building the platform: %s", e.what());
+		snprintf(err, errlen, "%s: building the platform: %s", kBackend, e.what());
 		return nullptr; // the half-built simulation is left alone
 	}
 	return &p->hw;

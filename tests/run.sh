@@ -241,6 +241,24 @@ suite onnx-npu-systemc env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$LOOM" test-onnx
 	"$n/test_sigmoid" "$n/test_batchnorm_example"
 suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
 	digits_cnn_opset13 resnet18_opset13
+# the cycle-accurate SystemC module on the verilated RTL (systemc/loom_npu_ca_sc.h)
+# in the same platform, the systemc-rtl backend: the protocol suite; a model's
+# outputs byte-identical to the C model's and the rtl backend's, with the rtl
+# backend's device and engine cycles; random programs (bad ones too, and on
+# small's 8-byte beats) with the same bytes, every counter and every run's
+# cycles as on the rtl backend
+# the module on its own (tests/systemc/test_npu_ca.cpp): register protocol errors,
+# whole bursts as transactions adding up to the DRAM counters, a memory error
+suite systemc-rtl-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/hw/default/test_npu_ca"
+suite selftest-systemc-rtl-default "$LOOM" selftest --backend systemc-rtl --hw default
+suite run-same-outputs-systemc-rtl env OTHER=systemc-rtl sh tests/models/same_outputs.sh "$LOOM" "$B/models" \
+	digits_cnn_opset13
+suite cosim-systemc-rtl-default "$LOOM" cosim --hw default --count 100 --seed 810001 --a systemc-rtl --b rtl
+suite cosim-systemc-rtl-small "$LOOM" cosim --hw small --count 100 --seed 811001 --a systemc-rtl --b rtl
+suite cosim-systemc-rtl-bad-default "$LOOM" cosim --hw default --bad --count "$("$LOOM" cosim --bad-kinds)" \
+	--seed 83 --a systemc-rtl --b rtl
+suite cosim-systemc-rtl-dram "$LOOM" cosim --hw default --count 30 --seed 820001 --a systemc-rtl --b rtl \
+	--dram-latency 200 --dram-bw 4
 # per-block RTL tests
 for t in $B/blocks/*/*_tb; do
 	case $t in */requant_tb) args=1000000 ;; */cpu_tb) args=$B/rv32 ;; *) args= ;; esac

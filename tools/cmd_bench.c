@@ -77,7 +77,7 @@ static const char *const lat_names[6] = {"min", "median", "mean", "p90", "p99", 
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: loom bench MODEL.loom [--backend cmodel|rtl|systemc] [--iterations N] [--inflight K]\n"
+	fprintf(f, "usage: loom bench MODEL.loom [--backend cmodel|rtl|systemc|systemc-rtl] [--iterations N] [--inflight K]\n"
 		   "                  [--clock-mhz F] [--data DIR] [--sweep-inflight] [--host-time] [--json]\n"
 		   "  N inferences (default 10) through K requests in flight (default 1); device latency\n"
 		   "  (first NPU job's submission to the last one's completion, per inference) and device\n"
@@ -170,8 +170,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(o->backend, "cmodel") && strcmp(o->backend, "rtl") && strcmp(o->backend, "systemc")) {
-		fprintf(stderr, "loom bench: %s: backend '%s': a compiled model runs on cmodel, rtl or systemc\n", o->path,
+	if (strcmp(o->backend, "cmodel") && strcmp(o->backend, "rtl") && strcmp(o->backend, "systemc") &&
+	    strcmp(o->backend, "systemc-rtl")) {
+		fprintf(stderr, "loom bench: %s: backend '%s': a compiled model runs on cmodel, rtl, systemc or systemc-rtl\n",
+			o->path,
 			o->backend);
 		return 2;
 	}

@@ -52,8 +52,15 @@ typedef struct cosim_run {
 	size_t buflen;
 	uint64_t nop[256]; /* instructions generated, per opcode */
 	int both_cmodel;   /* two C models: the cycle counters must match too */
-	int same_clock;    /* and no systemc: the runs' cycles too */
+	int both_rtl;      /* rtl and systemc-rtl: every counter and the runs' cycles too */
+	int same_clock;    /* two C models and no systemc, or both_rtl: the runs' cycles too */
 } cosim_run;
+
+/* the backends that run the verilated RTL */
+static int is_rtl(const char *backend)
+{
+	return !strcmp(backend, "rtl") || !strcmp(backend, "systemc-rtl");
+}
 
 static void usage(FILE *f)
 {
@@ -71,8 +78,11 @@ static void usage(FILE *f)
 		"  --a BACKEND        first backend, rtl or cmodel (default rtl); also\n"
 		"                     cmodel-generic (its plain C kernels, not AVX2) and\n"
 		"                     cmodel-nomemo (no timing memo), systemc (the C model\n"
-		"                     as a SystemC module); two C models must agree on\n"
-		"                     every cycle counter as well\n"
+		"                     as a SystemC module), systemc-rtl (the RTL as a\n"
+		"                     cycle-accurate SystemC module); two C models, and\n"
+		"                     rtl with systemc-rtl, must agree on every cycle\n"
+		"                     counter as well (rtl with systemc-rtl: and on the\n"
+		"                     cycles of each run)\n"
 		"  --b BACKEND        second backend (default cmodel)\n"
 		"  --repeat N         run each program N times on each backend (default 1)\n"
 		"  --bad              bad programs: both backends must report the predicted\n"
@@ -149,9 +159,9 @@ static int parse(int argc, char **argv, cosim_opts *o)
 			o->hw = v;
 		} else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
 			if (strcmp(v, "rtl") && strcmp(v, "cmodel") && strcmp(v, "cmodel-generic") &&
-			    strcmp(v, "cmodel-nomemo") && strcmp(v, "systemc")) {
+			    strcmp(v, "cmodel-nomemo") && strcmp(v, "systemc") && strcmp(v, "systemc-rtl")) {
 				fprintf(stderr, "loom cosim: %s: unknown backend '%s' (rtl or cmodel; cmodel-generic, "
-						"cmodel-nomemo, systemc)\n", a, v);
+						"cmodel-nomemo, systemc, systemc-rtl)\n", a, v);
 				return -1;
 			}
 			if (a[2] == 'a')
@@ -317,13 +327,14 @@ static int compare_counters(cosim_run *r, const loom_cosim_prog *p, const char *
 			bad = 1;
 		}
 	}
-	if (r->both_cmodel)
+	if (r->both_cmodel || r->both_rtl)
 		for (unsigned i = 0; i < LOOM_CTR_COUNT; i++) {
 			uint32_t a = ctr(r->hw[0], i), b = ctr(r->hw[1], i);
 			if (a != b) {
-				printf("FAIL seed %" PRIu64 " (config %s, %s program): C models' counter %s differs: %s=%u "
+				printf("FAIL seed %" PRIu64 " (config %s, %s program): %s' counter %s differs: %s=%u "
 				       "%s=%u\n",
-				       p->seed, cfgname, what(p), loom_ctr_name(i), r->label[0], a, r->label[1], b);
+				       p->seed, cfgname, what(p), r->both_rtl ? "the RTLs" : "C models", loom_ctr_name(i),
+				       r->label[0], a, r->label[1], b);
 				bad = 1;
 			}
 		}
@@ -363,7 +374,7 @@ static int run_prog(cosim_run *r, const loom_cosim_prog *p, const char *cfgname)
 			       loom_hw_error(r->hw[k]));
 			return -1;
 		}
-		if (!strcmp(r->name[k], "rtl")) {
+		if (is_rtl(r->name[k])) {
 			r->rtl_cycles += res[k].cycles;
 			r->rtl_ctr_cycles += ctr(r->hw[k], LOOM_CTR_CYCLES);
 			r->rtl_busy += (uint64_t)ctr(r->hw[k], LOOM_CTR_BUSY_LOAD) + ctr(r->hw[k], LOOM_CTR_BUSY_COMPUTE) +
@@ -374,9 +385,9 @@ static int run_prog(cosim_run *r, const loom_cosim_prog *p, const char *cfgname)
 		}
 	}
 	if (r->same_clock && res[0].cycles != res[1].cycles) {
-		printf("FAIL seed %" PRIu64 " (config %s, %s program): the C models' runs took %" PRIu64 " (%s) and %" PRIu64
+		printf("FAIL seed %" PRIu64 " (config %s, %s program): the %s' runs took %" PRIu64 " (%s) and %" PRIu64
 		       " (%s) cycles\n",
-		       p->seed, cfgname, what(p), res[0].cycles, r->label[0], res[1].cycles, r->label[1]);
+		       p->seed, cfgname, what(p), r->both_rtl ? "RTLs" : "C models", res[0].cycles, r->label[0], res[1].cycles, r->label[1]);
 		fail = 1;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -456,8 +467,9 @@ int cmd_cosim(int argc, char **argv)
 	memset(&hopts, 0, sizeof hopts);
 	hopts.dram_latency = o.dram_latency;
 	hopts.dram_bw = o.dram_bw;
-	r.both_cmodel = !!strncmp(o.a, "rtl", 3) && !!strncmp(o.b, "rtl", 3);
-	r.same_clock = r.both_cmodel && strcmp(o.a, "systemc") && strcmp(o.b, "systemc");
+	r.both_cmodel = !is_rtl(o.a) && !is_rtl(o.b);
+	r.both_rtl = is_rtl(o.a) && is_rtl(o.b);
+	r.same_clock = (r.both_cmodel && strcmp(o.a, "systemc") && strcmp(o.b, "systemc")) || r.both_rtl;
 	for (int k = 0; k < 2; k++) {
 		/* cmodel-generic, cmodel-nomemo: the C model with a flag */
 		hopts.cmodel_flags = !strcmp(r.name[k], "cmodel-generic")  ? LOOM_CMODEL_GENERIC

@@ -124,8 +124,8 @@ static int parse_args(int argc, char **argv, eval_opts *o)
 	}
 	for (int k = 0; k < 2; k++) {
 		const char *b = k ? o->compare : o->backend;
-		if (b && strcmp(b, "rtl") && strcmp(b, "cmodel") && strcmp(b, "systemc")) {
-			fprintf(stderr, "loom eval: backend '%s': rtl, cmodel or systemc\n", b);
+		if (b && strcmp(b, "rtl") && strcmp(b, "cmodel") && strcmp(b, "systemc") && strcmp(b, "systemc-rtl")) {
+			fprintf(stderr, "loom eval: backend '%s': rtl, cmodel, systemc or systemc-rtl\n", b);
 			return -1;
 		}
 	}

@@ -52,7 +52,7 @@ typedef struct run_ctx {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: loom run [--backend rtl|cmodel|systemc] [--hw CONFIG] [--fw ELF] PROGRAM [options]\n"
+		"usage: loom run [--backend rtl|cmodel|systemc|systemc-rtl] [--hw CONFIG] [--fw ELF] PROGRAM [options]\n"
 		"  PROGRAM: --cosim-seed S | --insns FILE [--insn-addr ADDR] [--load ADDR:FILE]...\n"
 		"  --dump ADDR:LEN:FILE  write DRAM [ADDR, +LEN) to FILE after the job\n"
 		"  --window BASE:SIZE    a DMA window of the job (default: cover the program and its data)\n"
@@ -168,7 +168,7 @@ static int parse(int argc, char **argv, run_opts *o)
 		return -1;
 	}
 	loom_hwcfg cfg;
-	if (tool_check_backend("run", o->backend, "cmodel|rtl|systemc") || tool_load_hw("run", o->hw, &cfg))
+	if (tool_check_backend("run", o->backend, "cmodel|rtl|systemc|systemc-rtl") || tool_load_hw("run", o->hw, &cfg))
 		return -1;
 	return 0;
 }

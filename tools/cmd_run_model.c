@@ -47,7 +47,7 @@ typedef struct run_opts {
 
 static void synopsis(FILE *f)
 {
-	fprintf(f, "usage: loom run MODEL.loom [--backend cmodel|rtl|systemc] [--hw CONFIG] [--data DIR] [--input NAME=FILE]...\n"
+	fprintf(f, "usage: loom run MODEL.loom [--backend cmodel|rtl|systemc|systemc-rtl] [--hw CONFIG] [--data DIR] [--input NAME=FILE]...\n"
 		   "                [--output-dir DIR] [--check] [--min-cos C] [--min-top1 F] [--atol A] [--repeat N]\n"
 		   "                [--profile] [--profile-csv FILE] [--trace FILE.json] [--clock-mhz F]\n"
 		   "                [--wave FILE.fst [--wave-layer NAME|INDEX | --wave-from A --wave-to B]]\n");
@@ -57,8 +57,9 @@ void run_model_usage(FILE *f)
 {
 	synopsis(f);
 	fprintf(f,
-		"  --backend B         cmodel (default), rtl (the verilated RTL) or systemc (the C model as a\n"
-		"                      SystemC TLM-2.0 module in the reference virtual platform)\n"
+		"  --backend B         cmodel (default), rtl (the verilated RTL), systemc (the C model as a\n"
+		"                      SystemC TLM-2.0 module in the reference virtual platform) or systemc-rtl\n"
+		"                      (the verilated RTL as a cycle-accurate module in that platform)\n"
 		"  --hw CONFIG         the configuration to run on: must match the model's (configs/NAME.cfg, a path,\n"
 		"                      or overrides; only the simulated DRAM's latency and bandwidth may differ)\n"
 		"  --data DIR          inputs DIR/input_K.pb (an ONNX test_data_set_N folder); with --check also\n"
@@ -188,8 +189,10 @@ static int parse(int argc, char **argv, run_opts *o)
 		return bad_usage("%s", "no MODEL.loom given");
 	if (o->check && !o->data)
 		return bad_usage("%s", "--check needs --data DIR");
-	if (strcmp(o->backend, "cmodel") && strcmp(o->backend, "rtl") && strcmp(o->backend, "systemc")) {
-		fprintf(stderr, "loom run: %s: backend '%s': a compiled model runs on cmodel, rtl or systemc\n", o->path,
+	if (strcmp(o->backend, "cmodel") && strcmp(o->backend, "rtl") && strcmp(o->backend, "systemc") &&
+	    strcmp(o->backend, "systemc-rtl")) {
+		fprintf(stderr, "loom run: %s: backend '%s': a compiled model runs on cmodel, rtl, systemc or systemc-rtl\n",
+			o->path,
 			o->backend);
 		return -1;
 	}

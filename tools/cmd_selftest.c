@@ -1,4 +1,4 @@
-/* cmd_selftest.c - `loom selftest --backend rtl|cmodel|systemc [--hw CONFIG]
+/* cmd_selftest.c - `loom selftest --backend rtl|cmodel|systemc|systemc-rtl [--hw CONFIG]
  * [--fw ELF]`: the driver/firmware protocol suite (docs/FIRMWARE.md) through
  * libloom (include/loom/loom.h) on one backend. Groups:
  *   boot      handshake, reply fields, an empty job and its counters
@@ -956,7 +956,7 @@ static int read_fw(st *s)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: loom selftest --backend rtl|cmodel|systemc [--hw CONFIG] [--fw ELF] [--only GROUP] [-v]\n"
+	fprintf(f, "usage: loom selftest --backend rtl|cmodel|systemc|systemc-rtl [--hw CONFIG] [--fw ELF] [--only GROUP] [-v]\n"
 		   "  the driver/firmware protocol suite through libloom; groups: boot wrap mixed hang firmware\n"
 		   "  calls threads. --fw defaults to build/firmware/loom_fw.elf. Ends with \"N passed, M failed\".\n");
 }
@@ -1013,7 +1013,7 @@ int cmd_selftest(int argc, char **argv)
 		return 2;
 	}
 	loom_hwcfg cfg;
-	if (tool_check_backend("selftest", s.o.backend, "cmodel|rtl|systemc") || tool_load_hw("selftest", s.o.hw, &cfg))
+	if (tool_check_backend("selftest", s.o.backend, "cmodel|rtl|systemc|systemc-rtl") || tool_load_hw("selftest", s.o.hw, &cfg))
 		return 2;
 	if (s.o.fw)
 		snprintf(s.fw_path, sizeof s.fw_path, "%s", s.o.fw);

@@ -123,6 +123,10 @@ module tb_dram (
         rq_wr_q <= rq_wr_q + 1'b1;
       end
       if (rd_take) begin
+        // through a variable and a non-blocking assignment: a DPI output
+        // argument is a blocking write, which the NPU's flops that sample
+        // r_data_o on this same edge would race with (verilated without
+        // --trace-fst, the model ran a one-FINISH program into ILLEGAL_OPCODE)
         tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, beat);
         r_data_q  <= beat;
         r_valid_q <= 1'b1;

@@ -1,9 +1,11 @@
 /* hw.h - the hardware-access interface of Loom: what the driver and every
- * test above it see of an NPU. Three backends implement it: "rtl" (the
+ * test above it see of an NPU. Four backends implement it: "rtl" (the
  * verilated RTL of one configuration, a shared library under build/hw/NAME/),
- * "cmodel" (the bit-exact C model, cmodel/) and "systemc" (the C model as a
+ * "cmodel" (the bit-exact C model, cmodel/), "systemc" (the C model as a
  * SystemC TLM-2.0 module in a reference virtual platform, systemc/; a shared
- * library, build/systemc/libloom_systemc.so). Callers never know which one
+ * library, build/systemc/libloom_systemc.so) and "systemc-rtl" (the verilated
+ * RTL as a cycle-accurate SystemC module in the same platform,
+ * build/hw/NAME/libloom_systemc_rtl.so). Callers never know which one
  * they run on. Not thread-safe: one thread per loom_hw. */
 #ifndef LOOM_HW_H
 #define LOOM_HW_H
@@ -54,14 +56,15 @@ struct loom_hw_ops {
 struct loom_hw {
 	const struct loom_hw_ops *ops;
 	loom_hwcfg cfg;
-	const char *backend;  /* "rtl", "cmodel" or "systemc" */
+	const char *backend;  /* "rtl", "cmodel", "systemc" or "systemc-rtl" */
 	char err[512];
 };
 
-/* Open a backend ("rtl", "cmodel" or "systemc") for cfg. The rtl backend
- * loads build/hw/<cfg->name>/libloom_rtl.so, building it first (make) when
- * it is missing; the systemc backend build/systemc/libloom_systemc.so, the
- * same way. NULL on failure with a message in err. */
+/* Open a backend ("rtl", "cmodel", "systemc" or "systemc-rtl") for cfg.
+ * The rtl backend loads build/hw/<cfg->name>/libloom_rtl.so, building it
+ * first (make) when it is missing; the systemc backend
+ * build/systemc/libloom_systemc.so, systemc-rtl
+ * build/hw/<cfg->name>/libloom_systemc_rtl.so, the same way. NULL on failure with a message in err. */
 loom_hw *loom_hw_open(const char *backend, const loom_hwcfg *cfg, const loom_hw_opts *opts,
 		      char *err, size_t errlen);
 /* The rtl backend's library of cfg, build/hw/NAME/libloom_rtl.so, built
@@ -93,6 +96,9 @@ typedef loom_hw *(*loom_rtl_open_fn)(const loom_hwcfg *cfg, const loom_hw_opts *
 #define LOOM_RTL_FINGERPRINT_SYMBOL "loom_rtl_fingerprint"
 /* Exported by libloom_systemc.so: a loom_rtl_open_fn for every configuration. */
 #define LOOM_SYSTEMC_OPEN_SYMBOL "loom_systemc_open"
+/* Exported by libloom_systemc_rtl.so of each configuration (with
+ * LOOM_RTL_FINGERPRINT_SYMBOL). */
+#define LOOM_SYSTEMC_RTL_OPEN_SYMBOL "loom_systemc_rtl_open"
 
 /* A tensor-engine program: load it at addr, START, run to the interrupt,
  * acknowledge it. Returns LOOM_HW_IRQ or LOOM_HW_TIMEOUT; *status, *cause,

@@ -99,13 +99,13 @@ expect "sweep --calib-method msee" 2 "--calib-method msee" "minmax, percentile, 
 run "$LOOM" run "$m/model.onnx" --backend cmdl
 expect "run MODEL.onnx --backend cmdl" 2 "unknown backend 'cmdl'" "ref|cmodel|rtl|systemc"
 run "$LOOM" run "$out/d.loom" --backend cmdl
-expect "run MODEL.loom --backend cmdl" 2 "backend 'cmdl'" "cmodel, rtl or systemc"
+expect "run MODEL.loom --backend cmdl" 2 "backend 'cmdl'" "cmodel, rtl, systemc or systemc-rtl"
 run "$LOOM" run --backend cmdl --cosim-seed 1
 expect "run a program --backend cmdl" 2 "unknown backend 'cmdl'" "cmodel|rtl"
 run "$LOOM" test-onnx "$m" --backend cmdl
 expect "test-onnx --backend cmdl" 2 "unknown backend 'cmdl'" "ref|cmodel|rtl|systemc"
 run "$LOOM" demo --backend cmdl
-expect "demo --backend cmdl" 2 "unknown backend 'cmdl'" "rtl, cmodel or systemc"
+expect "demo --backend cmdl" 2 "unknown backend 'cmdl'" "rtl, cmodel, systemc or systemc-rtl"
 run "$LOOM" cosim --hw small --a cmdl --count 1 --seed 1
 expect "cosim --a cmdl" 2 "unknown backend 'cmdl'" "rtl or cmodel"
 run "$LOOM" selftest --backend cmdl

@@ -1,0 +1,297 @@
+// test_npu_ca.cpp - the cycle-accurate SystemC module of
+// systemc/loom_npu_ca_sc.h on its own, in a platform this program builds
+// (a tester thread as the host; between the module's DRAM socket and the
+// memory of loom_mem_sc.h, a probe that records every transaction and can
+// answer one address with an error):
+//   - the register socket: ID and fingerprint read, unmapped and misaligned
+//     offsets, bursts and byte enables refused with the base protocol's
+//     error responses, every response status set;
+//   - a program (LOAD of 37 contiguous rows, a vector op, STORE, MARK,
+//     FINISH) started through the registers: the copy lands in the memory;
+//     each transaction is a whole AXI burst (length = streaming width, whole
+//     beats, writes with byte enables), some of several beats; the bytes
+//     read add up to DRAM_RD_BYTES and those written to DRAM_WR_BYTES; the
+//     interrupt rises on a clock edge (mid-period) and cycle() counts the
+//     edges of simulation time;
+//   - a memory that answers reads of one beat with an error: the module
+//     counts the error response, reads zeros there, and the run finishes.
+// Built per configuration with the module (Makefile: systemc-rtl); ends with
+// "N passed, M failed" (tests/unit/check.h).
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "systemc/loom_mem_sc.h"
+#include "systemc/loom_npu_ca_sc.h"
+
+extern "C" {
+#include "loom/isa.h"
+#include "tests/unit/check.h"
+}
+
+using namespace sc_core;
+
+namespace {
+
+#define SET(in, f, v) loom_insn_set(&(in), LOOM_F_##f, (v))
+
+const uint64_t IN = 0x1000, OUT = 0x2000, MARKA = 0x3000, PROG = 0x4000;
+
+// every transaction of the NPU's DRAM socket, passed on to the memory
+struct probe : sc_module {
+	tlm_utils::simple_target_socket<probe> in;
+	tlm_utils::simple_initiator_socket<probe> out;
+	struct rec {
+		bool write;
+		uint64_t addr;
+		unsigned len, sw, bel;
+		bool be;
+	};
+	std::vector<rec> log;
+	uint64_t fail_addr = ~0ull; // reads covering it get TLM_ADDRESS_ERROR_RESPONSE
+
+	explicit probe(sc_module_name n) : sc_module(n), in("in"), out("out")
+	{
+		in.register_b_transport(this, &probe::b_transport);
+	}
+	void b_transport(tlm::tlm_generic_payload &t, sc_time &delay)
+	{
+		log.push_back(rec{t.is_write(), t.get_address(), t.get_data_length(), t.get_streaming_width(),
+				  t.get_byte_enable_length(), t.get_byte_enable_ptr() != nullptr});
+		if (t.is_read() && fail_addr >= t.get_address() && fail_addr < t.get_address() + t.get_data_length()) {
+			t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+			return;
+		}
+		out->b_transport(t, delay);
+	}
+};
+
+struct result {
+	uint32_t status = 0, cause = 0, cycles = 0, rd = 0, wr = 0;
+	uint64_t irq_ps = 0, edges = 0;
+	bool copied = false;
+	size_t first = 0, last = 0; // the probe's log entries of this run
+};
+
+const char *resp_name(tlm::tlm_response_status r)
+{
+	switch (r) {
+	case tlm::TLM_OK_RESPONSE: return "TLM_OK_RESPONSE";
+	case tlm::TLM_INCOMPLETE_RESPONSE: return "TLM_INCOMPLETE_RESPONSE";
+	case tlm::TLM_GENERIC_ERROR_RESPONSE: return "TLM_GENERIC_ERROR_RESPONSE";
+	case tlm::TLM_ADDRESS_ERROR_RESPONSE: return "TLM_ADDRESS_ERROR_RESPONSE";
+	case tlm::TLM_COMMAND_ERROR_RESPONSE: return "TLM_COMMAND_ERROR_RESPONSE";
+	case tlm::TLM_BURST_ERROR_RESPONSE: return "TLM_BURST_ERROR_RESPONSE";
+	case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE: return "TLM_BYTE_ENABLE_ERROR_RESPONSE";
+	}
+	return "?";
+}
+
+struct tester : sc_module {
+	tlm_utils::simple_initiator_socket<tester> regs;
+	sc_in<bool> irq;
+	loom_sc::memory *mem;
+	loom_sc::npu_ca *npu;
+	probe *pr;
+	const loom_hwcfg &cfg;
+	result res, bad;
+	sc_time clk = sc_time(1, SC_NS);
+
+	SC_HAS_PROCESS(tester);
+	tester(sc_module_name n, const loom_hwcfg &c, loom_sc::memory *m, loom_sc::npu_ca *u, probe *p)
+		: sc_module(n), regs("regs"), irq("irq"), mem(m), npu(u), pr(p), cfg(c)
+	{
+		SC_THREAD(main);
+	}
+
+	tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t a, uint32_t &v, unsigned len = 4,
+					unsigned char *be = nullptr)
+	{
+		unsigned char d[8] = {0};
+		for (int i = 0; i < 4; i++)
+			d[i] = (unsigned char)(v >> (8 * i));
+		tlm::tlm_generic_payload t;
+		t.set_command(cmd);
+		t.set_address(a);
+		t.set_data_ptr(d);
+		t.set_data_length(len);
+		t.set_streaming_width(len);
+		t.set_byte_enable_ptr(be);
+		t.set_byte_enable_length(be ? len : 0);
+		t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+		sc_time delay = SC_ZERO_TIME;
+		regs->b_transport(t, delay);
+		wait(delay);
+		v = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+		return t.get_response_status();
+	}
+	uint32_t rd(uint64_t a)
+	{
+		uint32_t v = 0;
+		access(tlm::TLM_READ_COMMAND, a, v);
+		return v;
+	}
+	void wr(uint64_t a, uint32_t v) { access(tlm::TLM_WRITE_COMMAND, a, v); }
+
+	void check_protocol()
+	{
+		uint32_t v = 0;
+		tlm::tlm_response_status r = access(tlm::TLM_READ_COMMAND, LOOM_REG_ID, v);
+		CHECK(r == tlm::TLM_OK_RESPONSE && v == LOOM_ID_VALUE, "regs: ID reads 0x%08x with %s", v, resp_name(r));
+		v = 0;
+		r = access(tlm::TLM_READ_COMMAND, LOOM_REG_HW_FINGERPRINT, v);
+		CHECK(r == tlm::TLM_OK_RESPONSE && v == cfg.fingerprint,
+		      "regs: HW_FINGERPRINT reads %08x, the configuration's %08x", v, cfg.fingerprint);
+		uint64_t c0 = npu->cycle();
+		v = 0x12340;
+		r = access(tlm::TLM_WRITE_COMMAND, LOOM_REG_INSN_BASE, v);
+		CHECK(r == tlm::TLM_OK_RESPONSE && rd(LOOM_REG_INSN_BASE) == 0x12340 && npu->cycle() == c0 + 1,
+		      "regs: a write takes one clock edge (%llu) and reads back: %s",
+		      (unsigned long long)(npu->cycle() - c0), resp_name(r));
+		static const uint64_t unmapped[] = {0x044 + 4 * LOOM_CTR_COUNT, 0x0bc, 0x144, 0x800, 0xffc, 0x1000, 0x2};
+		for (uint64_t a : unmapped) {
+			r = access(tlm::TLM_READ_COMMAND, a, v);
+			CHECK(r == tlm::TLM_ADDRESS_ERROR_RESPONSE, "regs: read of offset 0x%llx: %s",
+			      (unsigned long long)a, resp_name(r));
+			r = access(tlm::TLM_WRITE_COMMAND, a, v);
+			CHECK(r == tlm::TLM_ADDRESS_ERROR_RESPONSE, "regs: write of offset 0x%llx: %s",
+			      (unsigned long long)a, resp_name(r));
+		}
+		r = access(tlm::TLM_READ_COMMAND, LOOM_REG_ID, v, 8);
+		CHECK(r == tlm::TLM_BURST_ERROR_RESPONSE, "regs: an 8-byte read: %s", resp_name(r));
+		r = access(tlm::TLM_READ_COMMAND, LOOM_REG_ID, v, 2);
+		CHECK(r == tlm::TLM_BURST_ERROR_RESPONSE, "regs: a 2-byte read: %s", resp_name(r));
+		unsigned char be[4] = {0xff, 0xff, 0, 0};
+		r = access(tlm::TLM_WRITE_COMMAND, LOOM_REG_INSN_BASE, v, 4, be);
+		CHECK(r == tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE, "regs: a write with byte enables: %s", resp_name(r));
+	}
+
+	void put_prog(uint64_t at, const loom_insn *p, int n)
+	{
+		for (int i = 0; i < n; i++)
+			for (int w = 0; w < LOOM_INSN_WORDS; w++)
+				for (int b = 0; b < 4; b++)
+					mem->data()[at + 32 * i + 4 * w + b] = (uint8_t)(p[i].w[w] >> (8 * b));
+	}
+
+	// START at prog, wait for the interrupt; what happened
+	void run(uint64_t prog, result &r)
+	{
+		wr(LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE | LOOM_IRQ_ERROR);
+		wr(LOOM_REG_INSN_BASE, (uint32_t)prog);
+		r.first = pr->log.size();
+		wr(LOOM_REG_CTRL, LOOM_CTRL_START);
+		wait(irq.posedge_event());
+		r.irq_ps = sc_time_stamp().value();
+		r.edges = npu->cycle();
+		r.last = pr->log.size();
+		r.status = rd(LOOM_REG_STATUS);
+		r.cause = rd(LOOM_REG_ERR_CAUSE);
+		r.cycles = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_CYCLES);
+		r.rd = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_RD_BYTES);
+		r.wr = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_WR_BYTES);
+		wr(LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE | LOOM_IRQ_ERROR);
+	}
+
+	void main()
+	{
+		check_protocol();
+		const uint32_t R = cfg.array_rows, lines = 37;
+		for (uint32_t i = 0; i < R * lines; i++)
+			mem->data()[IN + i] = (uint8_t)(i * 7 + 3);
+		loom_insn p[5];
+		memset(p, 0, sizeof p);
+		SET(p[0], ANY_OPCODE, LOOM_OP_LOAD);
+		SET(p[0], LOAD_ROW_WORDS, R / 4);
+		SET(p[0], LOAD_DRAM_ADDR, (uint32_t)IN);
+		SET(p[0], LOAD_STRIDE1, R);
+		SET(p[0], LOAD_N1, lines);
+		SET(p[0], LOAD_N2, 1);
+		SET(p[0], LOAD_N3, 1);
+		SET(p[0], LOAD_PUSH_NEXT, 1);
+		SET(p[1], ANY_OPCODE, LOOM_OP_ELTWISE);
+		SET(p[1], ELTWISE_POP_PREV, 1);
+		SET(p[1], ELTWISE_PUSH_NEXT, 1);
+		SET(p[2], ANY_OPCODE, LOOM_OP_STORE);
+		SET(p[2], STORE_POP_PREV, 1);
+		SET(p[2], STORE_SOURCE, LOOM_MEM_SP);
+		SET(p[2], STORE_ROW_WORDS, R / 4);
+		SET(p[2], STORE_DRAM_ADDR, (uint32_t)OUT);
+		SET(p[2], STORE_STRIDE1, R);
+		SET(p[2], STORE_N1, lines);
+		SET(p[2], STORE_N2, 1);
+		SET(p[2], STORE_N3, 1);
+		SET(p[3], ANY_OPCODE, LOOM_OP_MARK);
+		SET(p[3], MARK_DRAM_ADDR, (uint32_t)MARKA);
+		SET(p[3], MARK_MARK_ID, 77);
+		SET(p[4], ANY_OPCODE, LOOM_OP_FINISH);
+		put_prog(PROG, p, 5);
+		run(PROG, res);
+		res.copied = !memcmp(mem->data() + IN, mem->data() + OUT, R * lines);
+		// again, with the memory failing reads of the LOAD's tenth beat
+		memset(mem->data() + OUT, 0xee, R * lines);
+		pr->fail_addr = IN + 9 * cfg.dram_beat_bytes;
+		run(PROG, bad);
+		bad.copied = !memcmp(mem->data() + IN, mem->data() + OUT, R * lines);
+		sc_stop();
+	}
+};
+
+} // namespace
+
+int sc_main(int, char *[])
+{
+	check_init(0);
+	loom_hwcfg cfg;
+	char err[512];
+	if (loom_hwcfg_load(&cfg, "default", nullptr, err, sizeof err)) {
+		CHECK_FAIL("configuration default: %s", err);
+		return check_report();
+	}
+	loom_sc::memory_params mp;
+	mp.latency = cfg.dram_latency;
+	mp.bytes_per_cycle = cfg.dram_bw;
+	loom_sc::memory mem("dram", cfg.dram_bytes, mp);
+	loom_sc::npu_ca npu("npu", cfg);
+	probe pr("probe");
+	tester host("host", cfg, &mem, &npu, &pr);
+	sc_signal<bool> irq("irq");
+	host.regs.bind(npu.regs);
+	npu.dram.bind(pr.in);
+	pr.out.bind(mem.socket);
+	npu.irq(irq);
+	host.irq(irq);
+	sc_start();
+
+	const result &r = host.res;
+	const unsigned B = cfg.dram_beat_bytes;
+	CHECK(r.status == LOOM_STATUS_DONE, "STATUS 0x%x (DONE), ERR_CAUSE %u", r.status, r.cause);
+	CHECK(r.copied, "the copied bytes are in the memory");
+	uint64_t rdb = 0, wrb = 0, multi = 0, bad_shape = 0, n = r.last - r.first;
+	for (size_t i = r.first; i < r.last; i++) {
+		const probe::rec &x = pr.log[i];
+		(x.write ? wrb : rdb) += x.len;
+		if (x.len > B)
+			multi++;
+		if (x.sw != x.len || x.len % B || x.addr % B || x.be != x.write || (x.write && x.bel != x.len))
+			bad_shape++;
+	}
+	CHECK(n > 0 && bad_shape == 0,
+	      "%llu transactions, each a whole burst: length = streaming width, whole aligned beats, writes with "
+	      "byte enables (%llu not)",
+	      (unsigned long long)n, (unsigned long long)bad_shape);
+	CHECK(multi > 0, "%llu of them bursts of several beats", (unsigned long long)multi);
+	CHECK(rdb == r.rd, "bytes read through the socket %llu = DRAM_RD_BYTES %u", (unsigned long long)rdb, r.rd);
+	CHECK(wrb == r.wr, "bytes written through the socket %llu = DRAM_WR_BYTES %u", (unsigned long long)wrb, r.wr);
+	CHECK(r.irq_ps % 1000 == 500, "the interrupt rose on a clock edge, mid-period (%llu ps)",
+	      (unsigned long long)r.irq_ps);
+	CHECK(r.edges == 5 + (r.irq_ps + 500) / 1000, "cycle() %llu = 5 reset edges + the edges up to %llu ps",
+	      (unsigned long long)r.edges, (unsigned long long)r.irq_ps);
+	const result &b = host.bad;
+	CHECK(npu.traffic().errors == 1, "the memory's error response counted once (%llu)",
+	      (unsigned long long)npu.traffic().errors);
+	CHECK(b.status == LOOM_STATUS_DONE && !b.copied && b.cycles == r.cycles,
+	      "with the error: the run finishes (STATUS 0x%x) in the same %u cycles, the failed burst read as zeros",
+	      b.status, b.cycles);
+	return check_report();
+}
