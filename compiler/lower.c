@@ -39,7 +39,8 @@ static const struct lowering {
 	[LOOM_NPU_CONV] = {lower_conv,
 			   {NULL,
 			    "CONV on the array; depthwise (group = C_in = C_out): DWCONV on the vector unit; other "
-			    "groups: CONV with block-diagonal weights",
+			    "groups: CONV layers with block-diagonal weights, one per block of lcm(channels per group, array "
+			    "rows) input channels (one layer when that is all of them or does not divide them)",
 			    "1-D or 2-D; constant weights (and bias); kernel, stride, dilation 1..15; pads below the "
 			    "dilated kernel extent; any auto_pad; group dividing the channels"}},
 	[LOOM_NPU_GEMM] = {lower_gemm,
