@@ -69,6 +69,7 @@ GEN_HW    := $(BUILD)/bin/gen_hw
 
 UNIT_TESTS := test_cmodel test_cosim_gen test_rv_iss
 UNIT_TESTS += test_cmodel_paths
+UNIT_TESTS += test_tsim
 UNIT_TESTS += test_onnx
 UNIT_TESTS += test_cpu_shape
 UNIT_TESTS += test_cpu_ops
