@@ -347,8 +347,10 @@ static void wr_pushed(loom_tdma *d, uint64_t push)
 	d->wq_last_push = push;
 	d->dirty |= D_PUSH;
 	if (it->flags & 1) {
+		/* ld_next reads the slot of the burst dma_outstanding before the next */
 		d->ld_ret[it->burst % LOOM_TDMA_RING] = push - 1;
-		d->dirty |= D_LD;
+		if (it->burst % LOOM_TDMA_RING == (d->ld_nb - d->t.outstanding) % LOOM_TDMA_RING)
+			d->dirty |= D_LD;
 	}
 	if (!d->wq_pushed)
 		d->wq_cand = umax(push + 1, d->wq_pop[1] + 1);
@@ -1268,16 +1270,27 @@ static void sp_prune(loom_tdma *d)
  * each other). */
 static void read_now(loom_tdma *d, uint64_t x)
 {
-	if (rs_next(d) == x)
+	uint64_t r = rs_next(d);
+	if (r == x) {
 		rs_take(d, x);
+	} else {
+		/* computed now: the cached candidate (nothing changed since) */
+		d->c_rs = r;
+		d->dirty &= ~(unsigned)D_RS;
+	}
 }
 
 static void push_now(loom_tdma *d, uint64_t x)
 {
 	uint64_t pad, rh;
 	push_next(d, &pad, &rh);
-	if (rh == x)
+	if (rh == x) {
 		rh_push(d, x), read_now(d, x);
+	} else {
+		d->c_pad = pad;
+		d->c_rh = rh;
+		d->dirty &= ~(unsigned)D_PUSH;
+	}
 }
 
 /* the next event if it comes at or before t (then 1) */
