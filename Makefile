@@ -281,6 +281,12 @@ $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # STORE SOURCE 3's in test_cmodel_res.c
 $(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o $(BUILD)/obj/tests/unit/test_cmodel_res.o
 $(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o $(BUILD)/san/tests/unit/test_cmodel_res.o
+# test_tsim again with tsim.c's next-event cache checked against a fresh
+# computation at every event (LOOM_TSIM_CHECK_CACHE: a mismatch aborts)
+TSIM_CACHE_TEST := $(BUILD)/tests/test_tsim_cache
+$(TSIM_CACHE_TEST): tests/unit/test_tsim.c common/tsim.c $(CHECK_O) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DLOOM_TSIM_CHECK_CACHE -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # loom_model_dump is part of loom objdump (tools/objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o
@@ -360,7 +366,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done

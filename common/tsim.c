@@ -79,6 +79,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef LOOM_TSIM_CHECK_CACHE
+#include <stdio.h>
+#endif
 
 static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -1227,8 +1230,11 @@ static int next_ev(loom_tdma *d, uint64_t *t)
 	{
 		uint64_t p, r;
 		push_next(d, &p, &r);
-		if (d->c_vw != vw_next(d) || d->c_pad != p || d->c_rh != r || d->c_rs != rs_next(d) || d->c_ld != ld_next(d))
+		if (d->c_vw != vw_next(d) || d->c_pad != p || d->c_rh != r || d->c_rs != rs_next(d) ||
+		    d->c_ld != ld_next(d)) {
+			fprintf(stderr, "tsim: a cached next-event candidate differs from a fresh one\n");
 			abort();
+		}
 	}
 #endif
 	return ev_pick(d->c_vw, wr_next(d), d->c_pad, d->c_rh, d->c_rs, d->w_on ? d->w_evt : LOOM_TDMA_NEVER,
