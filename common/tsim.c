@@ -365,7 +365,7 @@ static void wr_pushed(loom_tdma *d, uint64_t push)
  * from its ready cycle (*pad); a data line when the R register holds its
  * last beat, the cycle after that beat was taken (*rh, the line leaving
  * the R register); NEVER when not known yet */
-static inline __attribute__((always_inline)) void push_next(const loom_tdma *d, uint64_t *pad, uint64_t *rh)
+static void push_next(const loom_tdma *d, uint64_t *pad, uint64_t *rh)
 {
 	const loom_titem *it = wr_cursor(d);
 	uint64_t room = wr_room(d);
@@ -1299,9 +1299,8 @@ static void push_now(loom_tdma *d, uint64_t x)
 	}
 }
 
-/* the next event if it comes at or before t (then 1); inlined into the
- * loops of loom_tdma_advance and loom_tdma_run (a call per event costs) */
-static inline __attribute__((always_inline)) int step(loom_tdma *d, uint64_t t)
+/* the next event if it comes at or before t (then 1) */
+static int step(loom_tdma *d, uint64_t t)
 {
 	uint64_t x;
 	int k = next_ev(d, &x);
