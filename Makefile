@@ -69,6 +69,7 @@ GEN_HW    := $(BUILD)/bin/gen_hw
 
 UNIT_TESTS := test_cmodel test_cosim_gen test_rv_iss
 UNIT_TESTS += test_cmodel_paths
+UNIT_TESTS += test_tsim
 UNIT_TESTS += test_onnx
 UNIT_TESTS += test_cpu_shape
 UNIT_TESTS += test_cpu_ops
@@ -322,6 +323,12 @@ $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # STORE SOURCE 3's in test_cmodel_res.c
 $(BUILD)/tests/test_cmodel: $(BUILD)/obj/tests/unit/test_cmodel_vec.o $(BUILD)/obj/tests/unit/test_cmodel_res.o
 $(BUILD)/tests/san_test_cmodel: $(BUILD)/san/tests/unit/test_cmodel_vec.o $(BUILD)/san/tests/unit/test_cmodel_res.o
+# test_tsim again with tsim.c's next-event cache checked against a fresh
+# computation at every event (LOOM_TSIM_CHECK_CACHE: a mismatch aborts)
+TSIM_CACHE_TEST := $(BUILD)/tests/test_tsim_cache
+$(TSIM_CACHE_TEST): tests/unit/test_tsim.c common/tsim.c $(CHECK_O) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DLOOM_TSIM_CHECK_CACHE -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # loom_model_dump is part of loom objdump (tools/objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o
@@ -401,7 +408,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for c in default small; do $(MAKE) --no-print-directory systemc-rtl HW=$$c || exit 1; done

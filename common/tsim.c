@@ -79,8 +79,17 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef LOOM_TSIM_CHECK_CACHE
+#include <stdio.h>
+#endif
 
 static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* loom_tdma's dirty bits: the cached next cycle of the vector unit's
+ * write (vw_next), of the writer's pushes (push_next), of the next read
+ * beat (rs_next), of the next burst's address (ld_next) must be computed
+ * again; set wherever what it depends on changes */
+enum { D_VW = 1, D_PUSH = 2, D_RS = 4, D_LD = 8, D_ALL = 15 };
 
 /* a / b and a % b for the configuration's powers of two (beat bytes, bank
  * lines: hwcfg.c) by shifts and masks; other values (a loom_timing set by
@@ -222,6 +231,7 @@ static void sp_mark(loom_tdma *d, int mid, uint64_t line, uint64_t t0, uint64_t 
 	if (!d->nbanks || t1 <= t0)
 		return;
 	loom_tchan *c = mid ? &d->sp_mid[bank_of(d, line)] : &d->sp_hi[bank_of(d, line)];
+	d->dirty |= D_VW;
 	if (cal_mark(c, t0, t1))
 		d->oom = 1;
 }
@@ -263,6 +273,7 @@ static void credit_move(loom_tdma *d, uint64_t x)
 		return;
 	d->cval = credit_at(d, x);
 	d->ct = x;
+	d->dirty |= D_RS;
 	d->rd_at = d->wr_at = 0;
 }
 
@@ -292,6 +303,7 @@ static void rq_add(loom_tdma *d, uint64_t due, uint32_t beats, uint32_t nb, int 
 		d->rq_head = 0;
 	}
 	d->rq[(d->rq_head + d->rq_n++) & (d->rq_cap - 1)] = (loom_treq){due, beats, nb ? nb : 1, 0, fetch};
+	d->dirty |= D_RS;
 }
 
 /* ------------------------------------------------------------------ the load's writer */
@@ -327,6 +339,7 @@ static void wr_add(loom_tdma *d, loom_titem it)
 		d->wq_head = 0;
 	}
 	d->wq[(d->wq_head + d->wq_n++) & (d->wq_cap - 1)] = it;
+	d->dirty |= D_PUSH;
 }
 
 /* the cursor item is pushed in cycle push */
@@ -335,8 +348,13 @@ static void wr_pushed(loom_tdma *d, uint64_t push)
 	loom_titem *it = wr_cursor(d);
 	it->push = push;
 	d->wq_last_push = push;
-	if (it->flags & 1)
+	d->dirty |= D_PUSH;
+	if (it->flags & 1) {
+		/* ld_next reads the slot of the burst dma_outstanding before the next */
 		d->ld_ret[it->burst % LOOM_TDMA_RING] = push - 1;
+		if (it->burst % LOOM_TDMA_RING == (d->ld_nb - d->t.outstanding) % LOOM_TDMA_RING)
+			d->dirty |= D_LD;
+	}
 	if (!d->wq_pushed)
 		d->wq_cand = umax(push + 1, d->wq_pop[1] + 1);
 	d->wq_pushed++;
@@ -385,6 +403,7 @@ static void wr_pop(loom_tdma *d, uint64_t t)
 			}
 	d->wq_pop[0] = d->wq_pop[1];
 	d->wq_pop[1] = t;
+	d->dirty |= D_PUSH;
 	d->wq_head = (d->wq_head + 1) & (d->wq_cap - 1);
 	d->wq_n--;
 	if (--d->wq_pushed)
@@ -409,6 +428,7 @@ static void rh_push(loom_tdma *d, uint64_t p)
 {
 	d->rh = 0;
 	d->r_free = p;
+	d->dirty |= D_PUSH | D_RS;
 	wr_pushed(d, p);
 }
 
@@ -418,6 +438,7 @@ static void rs_take(loom_tdma *d, uint64_t x)
 	credit_move(d, x);
 	d->rd_at = 1;
 	d->rd_last = x;
+	d->dirty |= D_PUSH | D_RS;
 	r->k++;
 	if (r->fetch) {
 		if (r->k == r->beats) {
@@ -463,6 +484,7 @@ static void ld_close(loom_tdma *d, int last)
 {
 	d->pb = d->ob;
 	d->pb.close = d->w_c;
+	d->dirty |= D_LD;
 	d->pb.last = last;
 	d->ob.open = 0;
 }
@@ -587,6 +609,7 @@ static void ld_issue(loom_tdma *d, uint64_t ar)
 	d->w_c += close - b->close; /* the walker waited for the close */
 	d->ld_ar = ar;
 	d->ld_ret[k % LOOM_TDMA_RING] = LOOM_TDMA_NEVER;
+	d->dirty |= D_LD;
 	for (uint64_t p = 0; p < b->pads; p++)
 		ld_item(d, 0, close + 1, 0, 0);
 	uint32_t lines = b->beats == b->nb ? 1 : b->beats / b->nb;
@@ -726,6 +749,7 @@ static void st_issue(loom_tdma *d)
 static void st_wbeat(loom_tdma *d, uint64_t t)
 {
 	credit_move(d, t);
+	d->dirty |= D_RS;
 	if (d->wr_at || d->cval - (int64_t)d->t.beat * d->rd_at < (int64_t)d->t.beat) {
 		d->w_evt = d->rd_at ? t + 1 : credit_when(d, t + 1, 0);
 		return;
@@ -812,6 +836,7 @@ static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 		d->vw_h = 0;
 	}
 	d->vw[(d->vw_h + d->vw_n++) & (d->vw_cap - 1)] = (loom_tvw){ready, line};
+	d->dirty |= D_VW;
 }
 
 enum { VR_PLANE, VR_PARAM, VR_GROUP, VR_WGT, VR_TAP, VR_END };
@@ -936,6 +961,7 @@ static void vw_write(loom_tdma *d, uint64_t t)
 	sp_mark(d, 1, v->line, t, t + 1);
 	d->vw_last = t;
 	d->vw_h = (d->vw_h + 1) & (d->vw_cap - 1);
+	d->dirty |= D_VW;
 	d->vw_n--;
 	d->vs.w8[d->vs.nw++ % 8] = t;
 	vec_fire(d);
@@ -1004,6 +1030,7 @@ uint64_t loom_tdma_cdone(const loom_tdma *d)
 
 uint64_t loom_tdma_compute(loom_tdma *d, uint64_t acc, const loom_insn *in)
 {
+	d->dirty = D_ALL;
 	if (loom_insn_opcode(in) == LOOM_OP_MATMUL)
 		return mm_sched(d, acc, in);
 	return vec_sched(d, acc, in);
@@ -1028,6 +1055,7 @@ int loom_tdma_init(loom_tdma *d, const loom_timing *t)
 	d->nbanks = d->t.banks && d->t.banks <= LOOM_TDMA_BANKS && d->t.bank_lines ? d->t.banks : 0;
 	d->cval = 2 * (int64_t)d->t.beat;
 	d->fetch_done = LOOM_TDMA_NEVER;
+	d->dirty = D_ALL;
 	return 0;
 }
 
@@ -1066,6 +1094,7 @@ void loom_tdma_idle(loom_tdma *d, uint64_t now)
 	d->rd_last = d->r_free = now;
 	d->rh = 0;
 	d->fetch_done = LOOM_TDMA_NEVER;
+	d->dirty = D_ALL;
 }
 
 unsigned loom_tdma_held(const loom_tdma *d, int engine)
@@ -1116,6 +1145,7 @@ static loom_theld decode(const loom_insn *in, uint64_t acc, int mark)
 
 void loom_tdma_accept(loom_tdma *d, int engine, uint64_t acc, const loom_insn *in, int mark)
 {
+	d->dirty = D_ALL;
 	if (engine == LOOM_TDMA_LOAD) {
 		if (d->ld_n == 2)
 			return;
@@ -1138,6 +1168,7 @@ void loom_tdma_accept(loom_tdma *d, int engine, uint64_t acc, const loom_insn *i
 
 void loom_tdma_retire(loom_tdma *d, int engine)
 {
+	d->dirty = D_ALL;
 	if (engine == LOOM_TDMA_LOAD && d->ld_n) {
 		d->ld[0] = d->ld[1];
 		d->ld_n--;
@@ -1158,18 +1189,15 @@ enum { EV_VW, EV_POP, EV_PAD, EV_RPUSH, EV_READ, EV_WRITE, EV_ROW, EV_AR, EV_N }
 /* the earlier of two (time, event) pairs, the first on a tie */
 #define EV_MIN(t0, k0, t1, k1) ((t1) < (t0) ? ((t0) = (t1), (k0) = (k1)) : 0)
 
-static int next_ev(const loom_tdma *d, uint64_t *t)
+/* the earliest of the 8 candidates, the lowest event among equals: a
+ * tree of pairs in which the left one wins a tie, in registers */
+static inline int ev_pick(uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4, uint64_t t5, uint64_t t6,
+			  uint64_t t7, uint64_t *t)
 {
-	/* the earliest, the lowest event among equals: a tree of pairs in
-	 * which the left one wins a tie, in registers */
-	uint64_t t0 = vw_next(d), t1 = wr_next(d), t2, t3, t4 = rs_next(d);
-	push_next(d, &t2, &t3);
-	uint64_t t5 = d->w_on ? d->w_evt : LOOM_TDMA_NEVER, t7 = ld_next(d);
-	uint64_t t6 = !d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER;
 	int k0 = EV_VW, k2 = EV_PAD, k4 = EV_READ, k6 = EV_ROW;
 	_Static_assert(EV_VW == 0 && EV_POP == 1 && EV_PAD == 2 && EV_RPUSH == 3 && EV_READ == 4 && EV_WRITE == 5 &&
 			       EV_ROW == 6 && EV_AR == 7 && EV_N == 8,
-		       "next_ev's tree of the 8 events in order");
+		       "ev_pick's tree of the 8 events in order");
 	EV_MIN(t0, k0, t1, EV_POP);
 	EV_MIN(t2, k2, t3, EV_RPUSH);
 	EV_MIN(t4, k4, t5, EV_WRITE);
@@ -1181,10 +1209,44 @@ static int next_ev(const loom_tdma *d, uint64_t *t)
 	return k0;
 }
 
+/* the next event from the cached candidates, those marked dirty computed
+ * again (the same as computing all of them: each is a function of state
+ * whose every change sets its bit) */
+static int next_ev(loom_tdma *d, uint64_t *t)
+{
+	unsigned m = d->dirty;
+	if (m) {
+		if (m & D_VW)
+			d->c_vw = vw_next(d);
+		if (m & D_PUSH)
+			push_next(d, &d->c_pad, &d->c_rh);
+		if (m & D_RS)
+			d->c_rs = rs_next(d);
+		if (m & D_LD)
+			d->c_ld = ld_next(d);
+		d->dirty = 0;
+	}
+#ifdef LOOM_TSIM_CHECK_CACHE
+	{
+		uint64_t p, r;
+		push_next(d, &p, &r);
+		if (d->c_vw != vw_next(d) || d->c_pad != p || d->c_rh != r || d->c_rs != rs_next(d) ||
+		    d->c_ld != ld_next(d)) {
+			fprintf(stderr, "tsim: a cached next-event candidate differs from a fresh one\n");
+			abort();
+		}
+	}
+#endif
+	return ev_pick(d->c_vw, wr_next(d), d->c_pad, d->c_rh, d->c_rs, d->w_on ? d->w_evt : LOOM_TDMA_NEVER,
+		       !d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER, d->c_ld, t);
+}
+
 uint64_t loom_tdma_next(const loom_tdma *d)
 {
-	uint64_t t;
-	next_ev(d, &t);
+	uint64_t t, pad, rh;
+	push_next(d, &pad, &rh);
+	ev_pick(vw_next(d), wr_next(d), pad, rh, rs_next(d), d->w_on ? d->w_evt : LOOM_TDMA_NEVER,
+		!d->w_on && d->popk ? d->r_pop : LOOM_TDMA_NEVER, ld_next(d), &t);
 	return t;
 }
 
@@ -1200,6 +1262,7 @@ static void sp_prune(loom_tdma *d)
 		ch_advance(&d->sp_mid[b], lo);
 	}
 	d->sp_lo = lo;
+	d->dirty = D_ALL;
 }
 
 /* The load's line chain in one cycle x, as the events would come next
@@ -1213,16 +1276,27 @@ static void sp_prune(loom_tdma *d)
  * each other). */
 static void read_now(loom_tdma *d, uint64_t x)
 {
-	if (rs_next(d) == x)
+	uint64_t r = rs_next(d);
+	if (r == x) {
 		rs_take(d, x);
+	} else {
+		/* computed now: the cached candidate (nothing changed since) */
+		d->c_rs = r;
+		d->dirty &= ~(unsigned)D_RS;
+	}
 }
 
 static void push_now(loom_tdma *d, uint64_t x)
 {
 	uint64_t pad, rh;
 	push_next(d, &pad, &rh);
-	if (rh == x)
+	if (rh == x) {
 		rh_push(d, x), read_now(d, x);
+	} else {
+		d->c_pad = pad;
+		d->c_rh = rh;
+		d->dirty &= ~(unsigned)D_PUSH;
+	}
 }
 
 /* the next event if it comes at or before t (then 1) */
@@ -1271,6 +1345,7 @@ int loom_tdma_run(loom_tdma *d, uint64_t t)
 void loom_tdma_fetch(loom_tdma *d, uint64_t ar)
 {
 	d->ar_fetch = ar;
+	d->dirty = D_ALL;
 	d->fetch_done = LOOM_TDMA_NEVER;
 	rq_add(d, ar + d->t.lat, (uint32_t)loom_fetch_beats(&d->t), 1, 1);
 }

@@ -177,6 +177,13 @@ typedef struct loom_tdma {
 	uint64_t st_w;           /* cycle of the last W beat */
 	uint64_t st_front;       /* cycle the front end can take the next instruction */
 	uint64_t st_lastb;       /* the last B response */
+	/* the next cycles of the candidates of loom_tdma_advance's next event
+	 * that are not trivial (the vector unit's write, the writer's pad and
+	 * R-register pushes, the next read beat, the next burst's address), as
+	 * last computed; a bit of dirty (tsim.c's D_*) set by every change of
+	 * what one depends on says it must be computed again */
+	unsigned dirty;
+	uint64_t c_vw, c_pad, c_rh, c_rs, c_ld;
 } loom_tdma;
 
 enum { LOOM_TDMA_LOAD = 0, LOOM_TDMA_STORE = 2 };

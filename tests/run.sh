@@ -51,6 +51,11 @@ suite unit-cmodel "$B/tests/test_cmodel"
 # requantization) and its timing memo (replayed, diverging, aborted jobs) agree
 suite unit-cmodel-paths "$B/tests/test_cmodel_paths"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
+# the timing model of whole programs (loom_tsim_run) gives the cycles recorded in
+# tests/unit/tsim_golden.txt (random programs on five configurations)
+suite unit-tsim "$B/tests/test_tsim" tests/unit/tsim_golden.txt
+# the same with tsim.c's cached next-event candidates checked against fresh ones at every event
+suite unit-tsim-cache "$B/tests/test_tsim_cache" tests/unit/tsim_golden.txt
 # the control core's ISS: unit cases, then the RV32IM suite tests/rv32
 suite unit-rv-iss "$B/tests/test_rv_iss" "$B/rv32"
 # the ONNX importer over Debian's ONNX test data, malformed files
