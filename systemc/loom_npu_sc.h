@@ -123,6 +123,11 @@ private:
  * counter or an energy event counter) */
 bool npu_reg_mapped(uint64_t off);
 
+/* the base-protocol check of a register transaction, the same on both
+ * fidelities: no byte enables (BYTE_ENABLE_ERROR), one 32-bit word
+ * (BURST_ERROR), a mapped offset (ADDRESS_ERROR); else TLM_OK_RESPONSE */
+tlm::tlm_response_status npu_reg_check(const tlm::tlm_generic_payload &t);
+
 } // namespace loom_sc
 
 #endif

@@ -244,16 +244,9 @@ void npu_ca::clock_thread()
 void npu_ca::reg_b_transport(tlm::tlm_generic_payload &t, sc_time &delay)
 {
 	uint64_t a = t.get_address();
-	if (t.get_byte_enable_ptr()) {
-		t.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-		return;
-	}
-	if (t.get_data_length() != 4 || t.get_streaming_width() < 4) {
-		t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-		return;
-	}
-	if (!npu_reg_mapped(a)) {
-		t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+	tlm::tlm_response_status rs = npu_reg_check(t);
+	if (rs != tlm::TLM_OK_RESPONSE) {
+		t.set_response_status(rs);
 		return;
 	}
 	if (t.is_write() || t.is_read()) {
