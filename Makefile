@@ -305,7 +305,7 @@ $(SC_TEST): $(SC_DIR)/obj/tests/test_npu_sc.o $(CHECK_O) $(SC_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) -o $@ $^ $(SC_LDLIBS)
 # the cycle-accurate module on its own (tests/systemc/test_npu_ca.cpp), per configuration
-$(SCRTL_DIR)/test_npu_ca.o: tests/systemc/test_npu_ca.cpp $(SCRTL_HDRS) $(SCRTL_LIBS) | $(SETUP)
+$(SCRTL_DIR)/test_npu_ca.o: tests/systemc/test_npu_ca.cpp tests/systemc/sc_regs.h $(SCRTL_HDRS) $(SCRTL_LIBS) | $(SETUP)
 	$(CXX) $(filter-out -fPIC -fvisibility=hidden,$(SCRTL_CXXFLAGS)) -c $< -o $@
 $(HWDIR)/test_npu_ca: $(SCRTL_DIR)/test_npu_ca.o $(SCRTL_DIR)/npu_ca.o $(SCRTL_LIBS) $(CHECK_O) $(SC_LIB)
 	$(CXX) -o $@ $^ $(SC_LDLIBS) -lz

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "systemc/loom_mem_sc.h"
+#include "tests/systemc/sc_regs.h"
 #include "systemc/loom_npu_sc.h"
 
 extern "C" {
@@ -67,23 +68,7 @@ struct tester : sc_module {
 	tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t a, uint32_t &v, unsigned len = 4,
 					unsigned char *be = nullptr)
 	{
-		unsigned char d[8] = {0};
-		for (int i = 0; i < 4; i++)
-			d[i] = (unsigned char)(v >> (8 * i));
-		tlm::tlm_generic_payload t;
-		t.set_command(cmd);
-		t.set_address(a);
-		t.set_data_ptr(d);
-		t.set_data_length(len);
-		t.set_streaming_width(len);
-		t.set_byte_enable_ptr(be);
-		t.set_byte_enable_length(be ? len : 0);
-		t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-		sc_time delay = SC_ZERO_TIME;
-		regs->b_transport(t, delay);
-		wait(delay);
-		v = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-		return t.get_response_status();
+		return reg_access(regs, cmd, a, v, len, be);
 	}
 	uint32_t rd(uint64_t a)
 	{
@@ -160,19 +145,6 @@ struct tester : sc_module {
 		wait(delay);
 	}
 
-	static const char *resp_name(tlm::tlm_response_status r)
-	{
-		switch (r) {
-		case tlm::TLM_OK_RESPONSE: return "TLM_OK_RESPONSE";
-		case tlm::TLM_INCOMPLETE_RESPONSE: return "TLM_INCOMPLETE_RESPONSE";
-		case tlm::TLM_GENERIC_ERROR_RESPONSE: return "TLM_GENERIC_ERROR_RESPONSE";
-		case tlm::TLM_ADDRESS_ERROR_RESPONSE: return "TLM_ADDRESS_ERROR_RESPONSE";
-		case tlm::TLM_COMMAND_ERROR_RESPONSE: return "TLM_COMMAND_ERROR_RESPONSE";
-		case tlm::TLM_BURST_ERROR_RESPONSE: return "TLM_BURST_ERROR_RESPONSE";
-		case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE: return "TLM_BYTE_ENABLE_ERROR_RESPONSE";
-		}
-		return "?";
-	}
 
 	void put_prog(uint64_t at, const loom_insn *p, int n)
 	{
