@@ -2,14 +2,21 @@
 // loosely-timed module, test_npu_ca.cpp for the cycle-accurate one) share:
 // a 32-bit register access through a TLM initiator socket (with a length
 // and byte enables of the caller's choosing, to provoke the base
-// protocol's error responses) and a response status's name.
+// protocol's error responses), a response status's name, and the copy
+// program both run.
 #ifndef LOOM_TESTS_SC_REGS_H
 #define LOOM_TESTS_SC_REGS_H
 
 #include <cstdint>
 
+#include <cstring>
+
 #include <systemc>
 #include <tlm>
+
+extern "C" {
+#include "loom/isa.h"
+}
 
 inline const char *resp_name(tlm::tlm_response_status r)
 {
@@ -49,6 +56,38 @@ tlm::tlm_response_status reg_access(Socket &sock, tlm::tlm_command cmd, uint64_t
 	sc_core::wait(delay);
 	v = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
 	return t.get_response_status();
+}
+
+/* p[0..4]: LOAD lines rows of R bytes from DRAM in into SP, an ELTWISE
+ * of no planes between them (the queue's handshake), STORE them to out, a
+ * MARK (id 77) at mark, FINISH */
+inline void copy_program(loom_insn *p, uint32_t R, uint32_t lines, uint32_t in, uint32_t out, uint32_t mark)
+{
+	memset(p, 0, 5 * sizeof *p);
+	loom_insn_set(&p[0], LOOM_F_ANY_OPCODE, LOOM_OP_LOAD);
+	loom_insn_set(&p[0], LOOM_F_LOAD_ROW_WORDS, R / 4);
+	loom_insn_set(&p[0], LOOM_F_LOAD_DRAM_ADDR, in);
+	loom_insn_set(&p[0], LOOM_F_LOAD_STRIDE1, R);
+	loom_insn_set(&p[0], LOOM_F_LOAD_N1, lines);
+	loom_insn_set(&p[0], LOOM_F_LOAD_N2, 1);
+	loom_insn_set(&p[0], LOOM_F_LOAD_N3, 1);
+	loom_insn_set(&p[0], LOOM_F_LOAD_PUSH_NEXT, 1);
+	loom_insn_set(&p[1], LOOM_F_ANY_OPCODE, LOOM_OP_ELTWISE);
+	loom_insn_set(&p[1], LOOM_F_ELTWISE_POP_PREV, 1);
+	loom_insn_set(&p[1], LOOM_F_ELTWISE_PUSH_NEXT, 1);
+	loom_insn_set(&p[2], LOOM_F_ANY_OPCODE, LOOM_OP_STORE);
+	loom_insn_set(&p[2], LOOM_F_STORE_POP_PREV, 1);
+	loom_insn_set(&p[2], LOOM_F_STORE_SOURCE, LOOM_MEM_SP);
+	loom_insn_set(&p[2], LOOM_F_STORE_ROW_WORDS, R / 4);
+	loom_insn_set(&p[2], LOOM_F_STORE_DRAM_ADDR, out);
+	loom_insn_set(&p[2], LOOM_F_STORE_STRIDE1, R);
+	loom_insn_set(&p[2], LOOM_F_STORE_N1, lines);
+	loom_insn_set(&p[2], LOOM_F_STORE_N2, 1);
+	loom_insn_set(&p[2], LOOM_F_STORE_N3, 1);
+	loom_insn_set(&p[3], LOOM_F_ANY_OPCODE, LOOM_OP_MARK);
+	loom_insn_set(&p[3], LOOM_F_MARK_DRAM_ADDR, mark);
+	loom_insn_set(&p[3], LOOM_F_MARK_MARK_ID, 77);
+	loom_insn_set(&p[4], LOOM_F_ANY_OPCODE, LOOM_OP_FINISH);
 }
 
 #endif
