@@ -520,9 +520,12 @@ static const char *conv_blocks(cc *c, int ni, int in, int to, int xpack, const f
 			       int64_t cout, int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
 {
 	const int64_t R = c->cfg->array_rows, cin = c->g->tensors[in].dims[1], opg = cout / grp;
-	int64_t a = cpg, b = R;
-	while (b)
-		a %= b, a ^= b, b ^= a, a ^= b; /* a = gcd(cpg, R) */
+	int64_t a = cpg, b = R; /* a = gcd(cpg, R) */
+	while (b) {
+		int64_t m = a % b;
+		a = b;
+		b = m;
+	}
 	const int64_t B = cpg / a * R;
 	if (grp < 2 || cpg == 1 || xpack || cin % B || cin <= B ||
 	    raw_of(c, to >= 0 ? to : c->g->nodes[ni].outputs[0], -1))

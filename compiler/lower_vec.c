@@ -398,19 +398,27 @@ static int in_set(const int *s, int n, int v)
  * without those whose output is read outside (or is a graph output), into
  * mem (topological order, r last); their count if they read one activation
  * from outside (*x), else 0 */
-static int ew_grow(cc *c, int r, int stop, int *mem, int *x)
+/* r and every producer upwards from it that may be in a region (ew_ok),
+ * not growing through tensor stop (-1: none), into mem; their count */
+static int ew_closure(cc *c, int r, int stop, int *mem)
 {
-	const loom_graph *g = c->g;
 	int nm = 0;
 	mem[nm++] = r;
 	for (int q = 0; q < nm; q++) {
-		const loom_node *n = &g->nodes[mem[q]];
+		const loom_node *n = &c->g->nodes[mem[q]];
 		for (int i = 0; i < n->ninputs; i++) {
 			int t = n->inputs[i], p = t >= 0 && t != stop ? c->prod[t] : -1;
 			if (p >= 0 && nm < LUT_NODES && !in_set(mem, nm, p) && ew_ok(c, p))
 				mem[nm++] = p;
 		}
 	}
+	return nm;
+}
+
+static int ew_grow(cc *c, int r, int stop, int *mem, int *x)
+{
+	const loom_graph *g = c->g;
+	int nm = ew_closure(c, r, stop, mem);
 	for (int q = 1; q < nm;) {
 		int t = g->nodes[mem[q]].outputs[0], reads = 0;
 		for (int k = 0; k < nm; k++)
@@ -451,22 +459,13 @@ static int ew_grow(cc *c, int r, int stop, int *mem, int *x)
 static int ew_region(cc *c, int r, int *mem, int *x)
 {
 	int all[LUT_NODES], cand[LUT_NODES * 8 + 1], nc = 0, best = 0, m2[LUT_NODES], x2;
-	int na = ew_grow(c, r, -1, all, &x2);
-	if (na >= 2) {
-		memcpy(mem, all, sizeof(int) * (size_t)na);
-		*x = x2;
-		best = na;
-	}
-	/* the nodes before the pruning and the leaf check: grow without them */
-	int nu = 0;
-	all[nu++] = r;
-	for (int q = 0; q < nu; q++)
+	int na = ew_closure(c, r, -1, all);
+	cand[nc++] = -1; /* no stop: as far as the nodes allow */
+	for (int q = 0; q < na; q++)
 		for (int i = 0; i < c->g->nodes[all[q]].ninputs; i++) {
-			int t = c->g->nodes[all[q]].inputs[i], p = t >= 0 ? c->prod[t] : -1;
+			int t = c->g->nodes[all[q]].inputs[i];
 			if (t >= 0 && !c->g->tensors[t].is_const && !in_set(cand, nc, t))
 				cand[nc++] = t;
-			if (p >= 0 && nu < LUT_NODES && !in_set(all, nu, p) && ew_ok(c, p))
-				all[nu++] = p;
 		}
 	for (int k = 0; k < nc; k++) {
 		int n2 = ew_grow(c, r, cand[k], m2, &x2);
