@@ -22,13 +22,15 @@ for c in $cases; do
 	[ -f "$DIR/$c/model.onnx" ] || missing="$missing $c"
 done
 [ -z "$missing" ] || "$PY" scripts/export_models.py --out "$DIR" --only $missing >&2
+# the array's MACs a cycle, from the configuration file
+macs_cycle=$(awk -F= '$1 ~ /^ *array_(rows|cols) *$/ { p = (p ? p : 1) * $2 } END { print p }' configs/default.cfg)
 echo "## Other networks (default config, C model)"
 echo
 echo "Measured on $(date -u +%Y-%m-%d) (\`sh scripts/bench_field.sh\`, section 13 of \`make bench\`; load"
 echo "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')). torchvision networks that no test names (scripts/export_models.py's"
 echo "BENCH_ARCHS: seeded random weights, BatchNorm recalibrated, a photograph crop; calibrated on 8 other"
 echo "crops). **NPU/CPU**: nodes on the NPU (fused ones included) and on the CPU. **Utilization**: the"
-echo "model's MACs / (C-model cycles x 256). **Cosine**: the int8 output against PyTorch's float32 output"
+echo "model's MACs / (C-model cycles x $macs_cycle). **Cosine**: the int8 output against PyTorch's float32 output"
 echo "(segmentation: over every pixel's class logits)."
 echo
 echo "| network | opset | NPU/CPU nodes | layers (jobs) | GMACs | estimated cycles | C-model cycles | utilization | cosine | max abs error (of max abs) |"
@@ -41,9 +43,9 @@ for c in $cases; do
 		continue
 	fi
 	"$LOOM" run "$tmp/m.loom" --backend cmodel --data "$m/test_data_set_0" --check >"$tmp/r.txt" 2>&1 || true
-	"$PY" - "$tmp" "$c" <<'EOPY'
+	"$PY" - "$tmp" "$c" "$macs_cycle" <<'EOPY'
 import json, re, sys
-tmp, c = sys.argv[1], sys.argv[2]
+tmp, c, per = sys.argv[1], sys.argv[2], int(sys.argv[3])
 r = json.load(open(f"{tmp}/r.json"))
 run = open(f"{tmp}/r.txt").read()
 cyc = re.search(r"(\d+) device cycles per run", run)
@@ -51,7 +53,7 @@ cos = re.search(r"max abs error ([\d.e+-]+) \(reference max \|x\| ([\d.e+-]+)\),
 jobs = re.search(r"(\d+) NPU jobs", run)
 macs = r["macs_npu"] + r["macs_cpu"]
 cy = int(cyc.group(1)) if cyc else 0
-util = "%.1f%%" % (100.0 * r["macs_npu"] / (cy * 256)) if cy else "?"
+util = "%.1f%%" % (100.0 * r["macs_npu"] / (cy * per)) if cy else "?"
 name, opset = c.rsplit("_opset", 1)
 print("| %s | %s | %d/%d | %d (%s) | %.2f | %d | %s | %s | %s | %s |" % (
     name, opset, r["nodes_npu"], r["nodes_cpu"], r["layers"], jobs.group(1) if jobs else "?",
