@@ -112,11 +112,15 @@ static inline uint64_t row_beats(const loom_timing *t, uint64_t a, uint64_t n)
 
 /* ------------------------------------------------------------------ calendars */
 
+/* the ring starts at the channel's lo: ch_advance moves lo on an empty
+ * channel too, so a device whose clock is far from 0 (a long-lived C model:
+ * many jobs, many inferences) starts with a short ring rather than one
+ * that reaches back to cycle 0 */
 static int ch_init(loom_tchan *c)
 {
 	c->nbits = 1u << 16;
 	c->w = calloc(c->nbits / 64, sizeof *c->w);
-	c->lo = c->hi = 0;
+	c->hi = c->lo;
 	return c->w ? 0 : -1;
 }
 
@@ -159,8 +163,12 @@ static int ch_grow(loom_tchan *c, uint64_t u)
 /* the cycles before p are past */
 static void ch_advance(loom_tchan *c, uint64_t p)
 {
-	if (!c->w || p <= c->lo)
+	if (p <= c->lo)
 		return;
+	if (!c->w) {
+		c->lo = c->hi = p;
+		return;
+	}
 	uint64_t e = p < c->hi ? p : c->hi;
 	if (e > c->lo && e - c->lo >= c->nbits)
 		memset(c->w, 0, c->nbits / 8);

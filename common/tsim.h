@@ -231,6 +231,12 @@ uint64_t loom_tdma_cdone(const loom_tdma *d);
  * MARK's record. LOOM_TDMA_NEVER when out of memory or the program
  * deadlocks. */
 uint64_t loom_tsim_run(const loom_timing *t, const loom_insn *in, size_t n, uint64_t *marks, size_t nmarks);
+/* the same program started in cycle start on idle engines (the engines'
+ * state as loom_tdma_idle leaves it): its end and marks are the cycles of
+ * loom_tsim_run plus start, and the calendars' memory does not depend on
+ * start (test_tsim checks both) */
+uint64_t loom_tsim_run_at(const loom_timing *t, uint64_t start, const loom_insn *in, size_t n, uint64_t *marks,
+			  size_t nmarks);
 
 #ifdef __cplusplus
 }

@@ -216,6 +216,12 @@ static uint64_t ts_next(const tsim *s, uint64_t now)
 
 uint64_t loom_tsim_run(const loom_timing *t, const loom_insn *in, size_t n, uint64_t *marks, size_t nmarks)
 {
+	return loom_tsim_run_at(t, 0, in, n, marks, nmarks);
+}
+
+uint64_t loom_tsim_run_at(const loom_timing *t, uint64_t start, const loom_insn *in, size_t n, uint64_t *marks,
+			  size_t nmarks)
+{
 	tsim *s = calloc(1, sizeof *s);
 	if (!s || loom_tdma_init(&s->d, t)) {
 		free(s);
@@ -224,10 +230,12 @@ uint64_t loom_tsim_run(const loom_timing *t, const loom_insn *in, size_t n, uint
 	s->in = in;
 	s->n = n;
 	size_t nm = 0;
-	uint64_t now = 0, ret = LOOM_TDMA_NEVER;
+	uint64_t now = start, ret = LOOM_TDMA_NEVER;
+	if (start)
+		loom_tdma_idle(&s->d, start); /* as the C model starts a job (cm_timing.c) */
 	for (;;) {
 		/* DMA work of earlier cycles; a fetch goes out before this cycle's bursts */
-		if (now)
+		if (now > start)
 			loom_tdma_advance(&s->d, now - 1);
 		int moved = 0;
 		for (int e = 0; e < NQ; e++)
