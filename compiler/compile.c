@@ -397,6 +397,7 @@ static int simplify(cc *c, loom_pass_stats *st)
 		rep->dead_removed = st->dead_removed;
 		rep->bn_folded = st->bn_folded;
 		rep->convs_trimmed = st->convs_trimmed;
+		rep->muls_folded = st->muls_folded;
 	}
 	return 0;
 }

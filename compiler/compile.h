@@ -92,6 +92,7 @@ typedef struct loom_compile_report {
 	int nodes_onnx;          /* before simplification */
 	int folded, identities_removed, dead_removed, bn_folded;
 	int convs_trimmed;       /* Conv kernels trimmed of taps that read only padding */
+	int muls_folded;         /* Mul by a constant scale folded into the weights before it */
 	int qdq_pairs;           /* QuantizeLinear/DequantizeLinear pairs whose scales were kept */
 	int calib_samples;
 	int calib_random;        /* calibrated on random inputs */

@@ -67,7 +67,9 @@ static const struct lowering {
 			       "[1,C,H,W] -> [1,G,C/G,H,W] -> back"}},
 	[LOOM_NPU_ALIAS] = {lower_alias,
 			    {NULL, "an alias (no work); into a Gemm or MatMul: folded into its weight rows",
-			     "the same NHWC bytes before and after (e.g. [1,C,1,1] -> [1,C]), input on the device"}},
+			     "the same NHWC bytes before and after (e.g. [1,C,1,1] -> [1,C]), input on the device; "
+			     "Transpose: an [N,C,H,W] image to [N,H,W,C] in the row layout or back (perm (0,2,3,1), "
+			     "(0,3,1,2); rank 3: (0,2,1))"}},
 	[LOOM_NPU_SLICE] = {lower_slice,
 			    {NULL, "POOL 1x1 copy",
 			     "[1,C,H,W] along channels, constant starts and axes, step 1, start at a multiple of 4 "

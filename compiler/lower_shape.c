@@ -1,7 +1,9 @@
 /* lower_shape.c - lowering of data movement (compile_internal.h): Concat
  * and Slice along channels (POOL 1x1 copies), and layout-only nodes
  * (Flatten, Reshape, Squeeze, Unsqueeze) as aliases of their input's
- * device image. */
+ * device image, and the Transposes that move channels last or back
+ * (an [N,C,H,W] image and its [N,H,W,C] in the row layout are the same
+ * bytes: ConvNeXt's and the vision transformers' NCHW <-> NHWC). */
 #include "compiler/compile_internal.h"
 
 #include <stdlib.h>
@@ -127,6 +129,58 @@ const char *lower_slice(cc *c, int ni)
 	return copy_layer(c, ni, in, out, (uint32_t)start, (uint32_t)y->dims[1]);
 }
 
+/* the alias of out to in, whose device images are the same bytes, out in
+ * the row layout or not; NULL or why not */
+static const char *alias_from(cc *c, int in)
+{
+	if (!c->lo.on_dev[in] && !c->lo.on_host[in])
+		return "input not available";
+	if (!c->lo.on_dev[in]) /* nothing gained: keep it on the CPU */
+		return "input is on the host";
+	return NULL;
+}
+
+static const char *alias_to(cc *c, int in, int out, int out_rows)
+{
+	if (c->g->tensors[out].dtype != LOOM_DT_FLOAT)
+		return "not float";
+	const char *r = alias_from(c, in);
+	if (r || (r = dev_tensor(c, in)))
+		return r;
+	int root = c->lo.alias[in] >= 0 ? c->lo.alias[in] : in;
+	c->lo.alias[out] = root;
+	quant_copy(c, out, in);
+	c->m->mt[out] = c->m->mt[in];
+	c->m->mt[out].rows = out_rows;
+	return NULL;
+}
+
+/* Transpose of rank 3 or 4 that moves the channels last (perm (0,2,1) or
+ * (0,2,3,1)) of an image, or first ((0,2,1) or (0,3,1,2)) of a row-layout
+ * tensor: the image [N,C,H,W] is h = N*H, w = W, c = C, and so is
+ * [N,H,W,C] in rows (the rank-3 [N,C,L] and [N,L,C] likewise) */
+static const char *lower_transpose(cc *c, int in, int out, const loom_node *n)
+{
+	const loom_tensor *x = &c->g->tensors[in];
+	int np = 0, r = x->rank;
+	const int64_t *perm = loom_attr_ints(n, "perm", &np);
+	static const int64_t last3[] = {0, 2, 1}, last4[] = {0, 2, 3, 1}, first4[] = {0, 3, 1, 2};
+	int in_rows = row_major(c, in);
+	const int64_t *want = r == 3 ? last3 : in_rows ? first4 : last4;
+	const char *why = alias_from(c, in); /* the input's layout is known */
+	if (why)
+		return why;
+	if ((r != 3 && r != 4) || !perm || np != r || memcmp(perm, want, sizeof *perm * (size_t)r))
+		return "not a move of the channels between an image and the row layout (perm (0,2,3,1), (0,3,1,2) "
+		       "or (0,2,1) of rank 3 or 4)";
+	uint32_t h1, w1, c1, h2, w2, c2;
+	if ((in_rows ? rows_geom(c, in, &h1, &w1, &c1) : cc_geom(c, in, &h1, &w1, &c1)) ||
+	    (in_rows ? cc_geom(c, out, &h2, &w2, &c2) : rows_geom(c, out, &h2, &w2, &c2)) || h1 != h2 || w1 != w2 ||
+	    c1 != c2)
+		return "no NHWC image for this shape";
+	return alias_to(c, in, out, !in_rows);
+}
+
 /* ---- layout-only nodes: an alias when the device image is the same ---- */
 const char *lower_alias(cc *c, int ni)
 {
@@ -135,6 +189,8 @@ const char *lower_alias(cc *c, int ni)
 	uint32_t h1, w1, c1, h2, w2, c2;
 	if (c->g->tensors[in].is_const)
 		return "constant input";
+	if (!strcmp(n->op_type, "Transpose"))
+		return lower_transpose(c, in, out, n);
 	/* the same bytes: both row-major (rank <= 2 or rows) or both images with
 	 * the same geometry, or a single pixel per row (e.g. [1,C,1,1] -> [1,C]) */
 	int in_rows = row_major(c, in), out_rank = c->g->tensors[out].rank;
@@ -156,19 +212,5 @@ const char *lower_alias(cc *c, int ni)
 		}
 		return "changes the NHWC byte order";
 	}
-	if (c->g->tensors[out].dtype != LOOM_DT_FLOAT)
-		return "not float";
-	if (!c->lo.on_dev[in] && !c->lo.on_host[in])
-		return "input not available";
-	if (!c->lo.on_dev[in]) /* nothing gained: keep it on the CPU */
-		return "input is on the host";
-	const char *r = dev_tensor(c, in);
-	if (r)
-		return r;
-	int root = c->lo.alias[in] >= 0 ? c->lo.alias[in] : in;
-	c->lo.alias[out] = root;
-	quant_copy(c, out, in);
-	c->m->mt[out] = c->m->mt[in];
-	c->m->mt[out].rows = in_rows && out_rank >= 3;
-	return NULL;
+	return alias_to(c, in, out, in_rows && out_rank >= 3);
 }

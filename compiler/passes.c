@@ -317,6 +317,39 @@ static int bn_params(loom_graph *g, const loom_node *bn, int64_t C, double *s, d
 	return 0;
 }
 
+/* The per-channel scale s, mean and beta (the fold makes (x - mean) * s +
+ * beta) of node bi for C channels along axis ax of its producer's output
+ * of rank r: a BatchNormalization (channels on axis 1), or a Mul by a
+ * constant that is a scalar or varies along one axis only (mean = beta =
+ * 0: layer scale, a folded normalization's gamma). perm: the Transpose
+ * between the producer and the Mul (output axis a is its input's perm[a]),
+ * NULL none. 0, or 1 when it cannot be folded. */
+static int scale_params(loom_graph *g, int bi, const int64_t *perm, int r, int ax, int64_t C, double *s, double *mean,
+			double *beta)
+{
+	const loom_node *n = &g->nodes[bi];
+	if (is_op(n, "BatchNormalization"))
+		return perm || ax != 1 ? 1 : bn_params(g, n, C, s, mean, beta);
+	const loom_tensor *k = const_float(g, n, g->tensors[n->inputs[1]].is_const ? 1 : 0);
+	if (!k || k->rank > r)
+		return 1;
+	int kax = -1; /* the Mul's output axis along which k varies */
+	for (int d = 0; d < k->rank; d++)
+		if (k->dims[d] != 1) {
+			if (kax >= 0)
+				return 1;
+			kax = r - k->rank + d;
+		}
+	int64_t nk = loom_tensor_numel(k);
+	if (nk != 1 && (nk != C || (perm ? perm[kax] : kax) != ax))
+		return 1;
+	for (int64_t c = 0; c < C; c++) {
+		s[c] = ((const float *)k->data)[nk == 1 ? 0 : c];
+		mean[c] = beta[c] = 0;
+	}
+	return 0;
+}
+
 /* Set input i of node ni to tensor t, growing its input array if needed. */
 static int set_input(loom_graph *g, int ni, int i, int t)
 {
@@ -335,16 +368,16 @@ static int set_input(loom_graph *g, int ni, int i, int t)
 }
 
 /* Fold BN node bi into Conv node ci. 0 folded, 1 not foldable, -1 error. */
-static int fold_into_conv(loom_graph *g, int ci, int bi, char *err, size_t errlen)
+static int fold_into_conv(loom_graph *g, int ci, int bi, const int64_t *perm, char *err, size_t errlen)
 {
 	const loom_node *c = &g->nodes[ci], *bn = &g->nodes[bi];
-	const loom_tensor *w = const_float(g, c, 1), *b = NULL;
+	const loom_tensor *w = const_float(g, c, 1), *b = NULL, *y = loom_node_out(g, c, 0);
 	double *s, *mean, *beta;
 	float *nw, *nb;
 	int64_t M, per;
 	int rc = 1, wt, bt;
 	char base[400];
-	if (!w || w->rank < 3)
+	if (!w || w->rank < 3 || !y)
 		return 1;
 	if (c->ninputs > 2 && c->inputs[2] >= 0) {
 		b = const_float(g, c, 2);
@@ -359,13 +392,13 @@ static int fold_into_conv(loom_graph *g, int ci, int bi, char *err, size_t errle
 	nw = malloc(loom_tensor_bytes(w) ? loom_tensor_bytes(w) : 1);
 	nb = malloc(sizeof(float) * (size_t)M);
 	if (!s || !nw || !nb) {
-		rc = fail(err, errlen, "node '%s' (BatchNormalization): out of memory folding into '%s'", bn->name,
+		rc = fail(err, errlen, "node '%s' (%s): out of memory folding into '%s'", bn->name, bn->op_type,
 			  c->name);
 		goto out;
 	}
 	mean = s + M;
 	beta = s + 2 * M;
-	if (bn_params(g, bn, M, s, mean, beta))
+	if (scale_params(g, bi, perm, y->rank, 1, M, s, mean, beta))
 		goto out;
 	for (int64_t m = 0; m < M; m++) {
 		const float *src = (const float *)w->data + m * per;
@@ -385,8 +418,8 @@ static int fold_into_conv(loom_graph *g, int ci, int bi, char *err, size_t errle
 		bt = wt < 0 ? -1 : add_const_float(g, base, 1, bd, nb);
 	}
 	if (wt < 0 || bt < 0 || set_input(g, ci, 1, wt) || set_input(g, ci, 2, bt)) {
-		rc = fail(err, errlen, "node '%s' (BatchNormalization): out of memory folding into '%s'",
-			  g->nodes[bi].name, g->nodes[ci].name);
+		rc = fail(err, errlen, "node '%s' (%s): out of memory folding into '%s'",
+			  g->nodes[bi].name, g->nodes[bi].op_type, g->nodes[ci].name);
 		goto out;
 	}
 	rc = 0;
@@ -398,7 +431,7 @@ out:
 }
 
 /* Fold BN node bi into Gemm node ci (output [N, M], channel = column). */
-static int fold_into_gemm(loom_graph *g, int ci, int bi, char *err, size_t errlen)
+static int fold_into_gemm(loom_graph *g, int ci, int bi, const int64_t *perm, char *err, size_t errlen)
 {
 	const loom_node *c = &g->nodes[ci], *bn = &g->nodes[bi];
 	const loom_tensor *w = const_float(g, c, 1), *b = NULL, *y = loom_node_out(g, c, 0);
@@ -426,13 +459,13 @@ static int fold_into_gemm(loom_graph *g, int ci, int bi, char *err, size_t errle
 	nw = malloc(sizeof(float) * (size_t)(M * K > 0 ? M * K : 1));
 	nb = malloc(sizeof(float) * (size_t)M);
 	if (!s || !nw || !nb) {
-		rc = fail(err, errlen, "node '%s' (BatchNormalization): out of memory folding into '%s'", bn->name,
+		rc = fail(err, errlen, "node '%s' (%s): out of memory folding into '%s'", bn->name, bn->op_type,
 			  c->name);
 		goto out;
 	}
 	mean = s + M;
 	beta = s + 2 * M;
-	if (bn_params(g, bn, bn_c, s, mean, beta))
+	if (scale_params(g, bi, perm, 2, 1, bn_c, s, mean, beta))
 		goto out;
 	for (int64_t r = 0; r < w->dims[0]; r++)
 		for (int64_t q = 0; q < w->dims[1]; q++) {
@@ -452,8 +485,8 @@ static int fold_into_gemm(loom_graph *g, int ci, int bi, char *err, size_t errle
 		bt = wt < 0 ? -1 : add_const_float(g, base, 1, bd, nb);
 	}
 	if (wt < 0 || bt < 0 || set_input(g, ci, 1, wt) || set_input(g, ci, 2, bt)) {
-		rc = fail(err, errlen, "node '%s' (BatchNormalization): out of memory folding into '%s'",
-			  g->nodes[bi].name, g->nodes[ci].name);
+		rc = fail(err, errlen, "node '%s' (%s): out of memory folding into '%s'",
+			  g->nodes[bi].name, g->nodes[bi].op_type, g->nodes[ci].name);
 		goto out;
 	}
 	/* beta now applies to C' already scaled */
@@ -468,10 +501,10 @@ out:
 	return rc;
 }
 
-/* Fold BN node bi into Add node ai = MatMul(x, W const [K, M]) + bias (const,
- * [M], [1, M] or a scalar) whose rank-2 output [N, M] has channel = column;
- * the MatMul's output must feed only the Add. */
-static int fold_into_matmul_add(loom_graph *g, int ai, int bi, char *err, size_t errlen)
+/* Fold BN or Mul node bi into Add node ai = MatMul(x, W const [K, M]) +
+ * bias (const, [M], [1, M] or a scalar) whose output [..., M] has channel =
+ * its last axis; the MatMul's output must feed only the Add. */
+static int fold_into_matmul_add(loom_graph *g, int ai, int bi, const int64_t *perm, char *err, size_t errlen)
 {
 	const loom_node *a = &g->nodes[ai], *bn = &g->nodes[bi];
 	const loom_tensor *y = loom_node_out(g, a, 0), *b, *w;
@@ -481,7 +514,7 @@ static int fold_into_matmul_add(loom_graph *g, int ai, int bi, char *err, size_t
 	int64_t M, K;
 	int rc = 1, wt, bt, mi, bslot, slot = 0;
 	char base[400];
-	if (a->ninputs != 2 || a->noutputs != 1 || a->inputs[0] < 0 || a->inputs[1] < 0 || !y || y->rank != 2)
+	if (a->ninputs != 2 || a->noutputs != 1 || a->inputs[0] < 0 || a->inputs[1] < 0 || !y || y->rank < 2)
 		return 1;
 	bslot = g->tensors[a->inputs[1]].is_const ? 1 : 0;
 	b = const_float(g, a, bslot);
@@ -496,20 +529,20 @@ static int fold_into_matmul_add(loom_graph *g, int ai, int bi, char *err, size_t
 		return 1;
 	K = w->dims[0];
 	M = w->dims[1];
-	if (M <= 0 || y->dims[1] != M ||
+	if (M <= 0 || y->dims[y->rank - 1] != M ||
 	    !(loom_tensor_numel(b) == 1 || (loom_tensor_numel(b) == M && b->dims[b->rank - 1] == M)))
 		return 1;
 	s = calloc((size_t)M * 3, sizeof *s);
 	nw = malloc(sizeof(float) * (size_t)(M * K > 0 ? M * K : 1));
 	nb = malloc(sizeof(float) * (size_t)M);
 	if (!s || !nw || !nb) {
-		rc = fail(err, errlen, "node '%s' (BatchNormalization): out of memory folding into '%s'", bn->name,
+		rc = fail(err, errlen, "node '%s' (%s): out of memory folding into '%s'", bn->name, bn->op_type,
 			  a->name);
 		goto out;
 	}
 	mean = s + M;
 	beta = s + 2 * M;
-	if (bn_params(g, bn, M, s, mean, beta))
+	if (scale_params(g, bi, perm, y->rank, y->rank - 1, M, s, mean, beta))
 		goto out;
 	for (int64_t k = 0; k < K; k++)
 		for (int64_t m = 0; m < M; m++)
@@ -527,8 +560,8 @@ static int fold_into_matmul_add(loom_graph *g, int ai, int bi, char *err, size_t
 		bt = wt < 0 ? -1 : add_const_float(g, base, 1, bd, nb);
 	}
 	if (wt < 0 || bt < 0) {
-		rc = fail(err, errlen, "node '%s' (BatchNormalization): out of memory folding into '%s'",
-			  g->nodes[bi].name, g->nodes[ai].name);
+		rc = fail(err, errlen, "node '%s' (%s): out of memory folding into '%s'",
+			  g->nodes[bi].name, g->nodes[bi].op_type, g->nodes[ai].name);
 		goto out;
 	}
 	g->nodes[mi].inputs[1] = wt;
@@ -541,30 +574,64 @@ out:
 	return rc;
 }
 
+/* the folding's scale node: a BatchNormalization, or a Mul of one
+ * activation by a constant that keeps its shape; its activation input
+ * (*x), or -1 */
+static int scale_node(loom_graph *g, const loom_node *n, int *x)
+{
+	*x = -1;
+	if (is_op(n, "BatchNormalization")) {
+		if (n->ninputs >= 5 && n->noutputs >= 1 && n->outputs[0] >= 0)
+			*x = n->inputs[0];
+		return *x >= 0;
+	}
+	if (!is_op(n, "Mul") || n->ninputs != 2 || n->noutputs != 1 || n->inputs[0] < 0 || n->inputs[1] < 0 ||
+	    n->outputs[0] < 0 || g->tensors[n->inputs[0]].is_const == g->tensors[n->inputs[1]].is_const)
+		return 0;
+	int xi = g->tensors[n->inputs[0]].is_const ? n->inputs[1] : n->inputs[0];
+	const loom_tensor *a = &g->tensors[xi], *y = &g->tensors[n->outputs[0]];
+	if (a->rank != y->rank || memcmp(a->dims, y->dims, sizeof(int64_t) * (size_t)a->rank))
+		return 0;
+	*x = xi;
+	return 1;
+}
+
+/* BatchNormalization, and Mul by a per-channel or scalar constant, folded
+ * into the Conv, Gemm or MatMul + Add before it, also through a Transpose
+ * between them for a Mul (ConvNeXt's layer scale: Linear -> Transpose ->
+ * Mul): the producer's weights and bias are scaled, the Transpose writes
+ * the Mul's output. */
 int loom_pass_fold_batchnorm(loom_graph *g, loom_pass_stats *st, char *err, size_t errlen)
 {
 	char *dead = calloc((size_t)g->nnodes + 1, 1);
-	int removed;
+	int removed, muls = 0;
 	if (!dead)
 		return fail(err, errlen, "BatchNormalization folding: out of memory");
 	for (int i = 0; i < g->nnodes; i++) {
 		const loom_node *bn = &g->nodes[i];
-		int x, y, p, slot = 0, rc;
-		if (!is_op(bn, "BatchNormalization") || bn->ninputs < 5 || bn->noutputs < 1)
+		int x, y, p, tp = -1, slot = 0, rc, np = 0;
+		const int64_t *perm = NULL;
+		if (!scale_node(g, bn, &x) || sole_consumer(g, x) != i)
 			continue;
-		x = bn->inputs[0];
 		y = bn->outputs[0];
-		if (x < 0 || y < 0 || sole_consumer(g, x) != i)
-			continue;
 		p = producer(g, x, &slot);
+		if (p >= 0 && !dead[p] && is_op(bn, "Mul") && is_op(&g->nodes[p], "Transpose")) {
+			const loom_node *t = &g->nodes[p];
+			perm = loom_attr_ints(t, "perm", &np);
+			if (!perm || np != g->tensors[x].rank || t->ninputs != 1 || t->inputs[0] < 0 ||
+			    sole_consumer(g, t->inputs[0]) != p)
+				continue;
+			tp = p;
+			p = producer(g, t->inputs[0], &slot);
+		}
 		if (p < 0 || dead[p] || slot != 0 || g->nodes[p].noutputs != 1)
 			continue;
 		if (is_op(&g->nodes[p], "Conv"))
-			rc = fold_into_conv(g, p, i, err, errlen);
+			rc = fold_into_conv(g, p, i, perm, err, errlen);
 		else if (is_op(&g->nodes[p], "Gemm"))
-			rc = fold_into_gemm(g, p, i, err, errlen);
+			rc = fold_into_gemm(g, p, i, perm, err, errlen);
 		else if (is_op(&g->nodes[p], "Add"))
-			rc = fold_into_matmul_add(g, p, i, err, errlen);
+			rc = fold_into_matmul_add(g, p, i, perm, err, errlen);
 		else
 			continue;
 		if (rc < 0) {
@@ -573,14 +640,18 @@ int loom_pass_fold_batchnorm(loom_graph *g, loom_pass_stats *st, char *err, size
 		}
 		if (rc)
 			continue;
-		/* the Conv / Gemm writes the BN's output now */
-		g->nodes[p].outputs[0] = y;
+		/* the Conv / Gemm / Add (or the Transpose after it) writes the
+		 * folded node's output now */
+		g->nodes[tp >= 0 ? tp : p].outputs[0] = y;
 		dead[i] = 1;
+		muls += is_op(bn, "Mul");
 	}
 	removed = remove_nodes(g, dead);
 	free(dead);
-	if (st)
-		st->bn_folded += removed;
+	if (st) {
+		st->bn_folded += removed - muls;
+		st->muls_folded += muls;
+	}
 	return 0;
 }
 

@@ -45,6 +45,7 @@ typedef struct loom_pass_stats {
 	int identities_kept;     /* kept to preserve a graph output name */
 	int dead_removed;        /* nodes whose outputs reached no graph output */
 	int bn_folded;           /* BatchNormalization nodes folded away */
+	int muls_folded;         /* Mul by a constant scale folded into the weights before it */
 	int convs_trimmed;       /* Conv kernels trimmed of taps that read only padding */
 	loom_fusion *fusions;    /* owned */
 	int nfusions;

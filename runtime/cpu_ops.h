@@ -42,7 +42,7 @@ enum loom_npu_family {
 	LOOM_NPU_POOL,       /* MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool */
 	LOOM_NPU_CONCAT,     /* Concat */
 	LOOM_NPU_RESHAPE,    /* Reshape: rank 5 a channel shuffle, otherwise an alias */
-	LOOM_NPU_ALIAS,      /* Flatten, Squeeze, Unsqueeze: the input's data */
+	LOOM_NPU_ALIAS,      /* Flatten, Squeeze, Unsqueeze, Transpose (image <-> rows): the input's data */
 	LOOM_NPU_SLICE,      /* Slice */
 	LOOM_NPU_BN,         /* BatchNormalization */
 	LOOM_NPU_PAD,        /* Pad */

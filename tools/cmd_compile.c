@@ -247,9 +247,9 @@ static void report_table(FILE *f, const loom_model *m, const loom_compile_report
 	uint64_t macs = r->macs_npu + r->macs_cpu;
 	double cpu_share = macs ? 100.0 * r->macs_cpu / macs : 0;
 	fprintf(f, "\nnodes: %d in the ONNX graph, %d after simplification (%d folded, %d Identity/Dropout, "
-		   "%d dead, %d BatchNorm folded, %d Conv kernels trimmed)\n",
+		   "%d dead, %d BatchNorm folded, %d Mul folded, %d Conv kernels trimmed)\n",
 		r->nodes_onnx, r->nnodes, r->folded, r->identities_removed, r->dead_removed, r->bn_folded,
-		r->convs_trimmed);
+		r->muls_folded, r->convs_trimmed);
 	fprintf(f, "placement: %d nodes on the NPU (incl. fused), %d on the CPU (%.1f%% of nodes); "
 		   "MACs %" PRIu64 " on the NPU, %" PRIu64 " on the CPU (%.2f%%)\n",
 		r->nodes_npu, r->nodes_cpu, r->nnodes ? 100.0 * r->nodes_cpu / r->nnodes : 0.0, r->macs_npu,

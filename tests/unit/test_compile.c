@@ -761,6 +761,78 @@ static void test_ew_region(void)
 	}
 }
 
+/* ------------------------------------------------------------------ channels last and back */
+
+/* x [1,16,6,6] (rank 3: [1,16,12]) -> Conv c1 (1x1) -> Transpose t1 (channels
+ * last) -> MatMul mm (W [16,24]) -> Add ab -> Transpose t2 (channels first)
+ * -> Mul ls (a per-channel layer scale [24,1,1] / [24,1]) -> Conv c2 (1x1,
+ * 24 -> 16) -> y: ConvNeXt's block order */
+static loom_graph *build_tr(int rank)
+{
+	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
+	const int64_t *xd = rank == 4 ? D(1, 16, 6, 6) : D(1, 16, 12);
+	int x = oc_add_input(g, "x", FL, rank, xd, NULL);
+	int w1 = gconst(g, "w1", rank, rank == 4 ? D(16, 16, 1, 1) : D(16, 16, 1), 31, 0.3f);
+	int w2 = gconst(g, "w2", rank, rank == 4 ? D(16, 24, 1, 1) : D(16, 24, 1), 32, 0.3f);
+	int wm = gconst(g, "wm", 2, D(16, 24), 33, 0.3f), bm = gconst(g, "bm", 1, D(24), 34, 0.2f);
+	int k = gconst(g, "k", rank - 1, rank == 4 ? D(24, 1, 1) : D(24, 1), 35, 1.0f);
+	int c1 = gval(g, "c1"), t1 = gval(g, "t1"), mm = gval(g, "mmo"), ab = gval(g, "abo"), t2 = gval(g, "t2"),
+	    ls = gval(g, "lso"), y = gval(g, "y");
+	gnode(g, "Conv", "c1", (const int[]){x, w1}, 2, c1);
+	OC_MUST(loom_node_set_attr_ints(gnode(g, "Transpose", "t1", &c1, 1, t1), "perm",
+					rank == 4 ? D(0, 2, 3, 1) : D(0, 2, 1), rank));
+	gnode(g, "MatMul", "mm", (const int[]){t1, wm}, 2, mm);
+	gnode(g, "Add", "ab", (const int[]){mm, bm}, 2, ab);
+	OC_MUST(loom_node_set_attr_ints(gnode(g, "Transpose", "t2", &ab, 1, t2), "perm",
+					rank == 4 ? D(0, 3, 1, 2) : D(0, 2, 1), rank));
+	gnode(g, "Mul", "ls", (const int[]){t2, k}, 2, ls);
+	gnode(g, "Conv", "c2", (const int[]){ls, w2}, 2, y);
+	OC_MUST(loom_graph_add_output(g, y));
+	return g;
+}
+
+/* both Transposes aliases of the same device bytes (an image and its
+ * channels-last row layout), the layer scale folded into the MatMul's
+ * weights: three layers, all on the NPU, on the C model within 4 int8
+ * steps of the float graph, for rank 4 and rank 3 */
+static void test_transpose_rows(void)
+{
+	char fw[4200];
+	snprintf(fw, sizeof fw, "%s/build/firmware/loom_fw.elf", loom_root_dir());
+	for (int rank = 4; rank >= 3; rank--) {
+		char L[96], err[1024] = "", kinds[256];
+		snprintf(L, sizeof L, "channels last and back, rank %d", rank);
+		int n = rank == 4 ? NE : 16 * 12;
+		float x[NE], want[NE];
+		fill(x, (size_t)n, 36, 1.0f);
+		loom_tensor cin = {.name = "x", .dtype = FL, .rank = rank, .data = x};
+		memcpy(cin.dims, rank == 4 ? D(1, 16, 6, 6) : D(1, 16, 12), sizeof(int64_t) * (size_t)rank);
+		loom_compile_opts o = {.calib_inputs = &cin, .calib_ninputs = 1};
+		loom_compile_report rep;
+		memset(&rep, 0, sizeof rep);
+		loom_model *m;
+		int rc = compile(build_tr(rank), "default", &o, &m, &rep, err, sizeof err);
+		if (!CHECK(!rc, "%s: compiles%s%s", L, rc ? ": " : "", rc ? err : ""))
+			continue;
+		layer_kinds(m, kinds, sizeof kinds);
+		CHECK(!strcmp(kinds, "conv gemm conv") && rep.muls_folded == 1 && !node_rep(&rep, "ls"),
+		      "%s: layers '%s' (conv gemm conv), %d Mul folded", L, kinds, rep.muls_folded);
+		check_node(&rep, L, "t1", LOOM_WHERE_FUSED, "alias of c1");
+		check_node(&rep, L, "t2", LOOM_WHERE_FUSED, "alias of abo");
+		loom_compile_report_free(&rep);
+		loom_graph *ref = build_tr(rank);
+		rc = loom_tensor_set_data(&ref->tensors[tensor_named(ref, "x")], x, sizeof(float) * (size_t)n) ||
+		     loom_ref_run(ref, err, sizeof err);
+		if (CHECK(!rc, "%s: float reference run%s%s", L, rc ? ": " : "", rc ? err : "") && oc_file_exists(fw)) {
+			memcpy(want, ref->tensors[ref->outputs[0]].data, sizeof(float) * (size_t)n);
+			run_model(L, m, fw, x, n, want, n);
+		} else {
+			loom_model_free(m);
+		}
+		loom_graph_free(ref);
+	}
+}
+
 /* ------------------------------------------------------------------ grouped convolutions */
 
 /* x [1,cin,6,6] -> Conv gconv (cin -> cout, groups grp, 3x3, pads 1, bias) -> Relu -> y */
@@ -1128,6 +1200,7 @@ int main(void)
 	test_resadd();
 	test_ew_region();
 	test_grouped();
+	test_transpose_rows();
 	test_run();
 	return check_report();
 }

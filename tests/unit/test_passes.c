@@ -8,7 +8,12 @@
  * constant folding, Identity / Dropout removal (graph outputs kept by name,
  * training-mode Dropout and used masks kept), dead-node elimination,
  * BatchNormalization folding into Conv (with / without bias, grouped), Gemm
- * (transB 0 / 1, alpha, beta, C) and MatMul + Add, Conv kernels trimmed
+ * (transB 0 / 1, alpha, beta, C) and MatMul + Add, Mul by a constant
+ * scale folded the same way (per channel into a Conv, scalar into a Gemm,
+ * per channel through a Transpose into a rank-4 MatMul + Add as
+ * ConvNeXt's layer scale; a scale along a spatial axis, a Mul of two
+ * activations and a Mul whose producer has another reader left alone),
+ * Conv kernels trimmed
  * of taps that read only padding (2-D with dilation 24 on 14x14, one
  * dimension with stride 2, 1-D with SAME_UPPER; an ordinary Conv left
  * alone), the fusion table, and
@@ -507,6 +512,84 @@ static void test_bn_matmul(void)
 	}
 }
 
+/* Mul by a constant folded into the producer before it:
+ *  0: Conv (x [1,2,3,3], W [3,2,2,2], B) -> Mul k [3,1,1]: folded;
+ *  1: Gemm (x [2,3], W [3,4], C) -> Mul scalar k first: folded;
+ *  2: MatMul (x [1,2,3,3] [..., K=3], W [3,4]) -> Add [4] -> Transpose
+ *     (0,3,1,2) -> Mul k [4,1,1] (ConvNeXt's layer scale): folded, the
+ *     Transpose writes y;
+ *  3: as 0 with k [1,1,2] (along W, not channels): not folded;
+ *  4: as 0 with k an activation (a graph input): not folded;
+ *  5: as 0 with the Conv's output a graph output too: not folded. */
+static int mul_variant;
+static loom_graph *build_mul_fold(void)
+{
+	loom_graph *g = gnew(13);
+	float xv[18], wv[24];
+	for (int i = 0; i < 18; i++)
+		xv[i] = (float)((i * 7) % 11) * 0.25f - 1.0f;
+	for (int i = 0; i < 24; i++)
+		wv[i] = (float)((i * 5) % 9) * 0.125f - 0.5f;
+	int m = gval(g, "m"), y = gval(g, "y"), k;
+	if (mul_variant == 1) {
+		int x = ginput(g, "x", FL, 2, D(2, 3), xv);
+		int w = gconst(g, "W", 2, D(3, 4), wv), c = gconst(g, "C", 1, D(4), F(0.1f, -0.2f, 0.3f, 0));
+		k = gconst(g, "k", 0, NULL, F(-1.5f));
+		gnode(g, "Gemm", "gemm", IN(x, w, c), OUT(m));
+		gnode(g, "Mul", "mul", IN(k, m), OUT(y));
+	} else if (mul_variant == 2) {
+		int x = ginput(g, "x", FL, 4, D(1, 2, 3, 3), xv);
+		int w = gconst(g, "W", 2, D(3, 4), wv), b = gconst(g, "bias", 1, D(4), F(0.1f, -0.2f, 0.3f, 0));
+		int a = gval(g, "a"), t = gval(g, "t");
+		k = gconst(g, "k", 3, D(4, 1, 1), F(0.5f, 2, -1, 1e-3f));
+		gnode(g, "MatMul", "mm", IN(x, w), OUT(m));
+		gnode(g, "Add", "add", IN(m, b), OUT(a));
+		attr_ints(gnode(g, "Transpose", "tr", IN(a), OUT(t)), "perm", 4, D(0, 3, 1, 2));
+		gnode(g, "Mul", "mul", IN(t, k), OUT(y));
+	} else {
+		int x = ginput(g, "x", FL, 4, D(1, 2, 3, 3), xv);
+		int w = gconst(g, "W", 4, D(3, 2, 2, 2), wv), b = gconst(g, "B", 1, D(3), F(0.1f, -0.2f, 0.3f));
+		k = mul_variant == 3   ? gconst(g, "k", 3, D(1, 1, 2), F(0.5f, 2))
+		    : mul_variant == 4 ? ginput(g, "k", FL, 3, D(3, 1, 1), F(0.5f, 2, -1))
+				       : gconst(g, "k", 3, D(3, 1, 1), F(0.5f, 2, -1));
+		gnode(g, "Conv", "conv", IN(x, w, b), OUT(m));
+		gnode(g, "Mul", "mul", IN(m, k), OUT(y));
+		if (mul_variant == 5)
+			goutput(g, m);
+	}
+	goutput(g, y);
+	return g;
+}
+
+static void test_mul_fold(void)
+{
+	static const char *const names[] = {"mul-fold conv (per channel)",       "mul-fold gemm (scalar first)",
+					    "mul-fold matmul+add -> transpose -> mul", "mul-fold conv (along W: kept)",
+					    "mul-fold conv (activation scale: kept)", "mul-fold conv (output read twice: kept)"};
+	for (mul_variant = 0; mul_variant < 6; mul_variant++) {
+		loom_graph *g = build_mul_fold();
+		loom_pass_stats st = {0};
+		char err[512];
+		int n0 = g->nnodes, want = mul_variant < 3;
+		int rc = loom_pass_fold_constants(g, &st, err, sizeof err) || /* shapes inferred */
+			 loom_pass_fold_batchnorm(g, &st, err, sizeof err);
+		CHECK(!rc, "%s: pass runs%s%s", names[mul_variant], rc ? ": " : "", rc ? err : "");
+		const loom_node *last = g->nnodes ? &g->nodes[g->nnodes - 1] : NULL;
+		if (!rc && want)
+			CHECK(g->nnodes == n0 - 1 && !node_named(g, "mul") && st.muls_folded == 1 && st.bn_folded == 0 &&
+				      last && !strcmp(tname(g, last->outputs[0]), "y"),
+			      "%s: the Mul is gone, %s writes y (%d -> %d nodes)", names[mul_variant],
+			      last ? last->op_type : "?", n0, g->nnodes);
+		else if (!rc)
+			CHECK(g->nnodes == n0 && node_named(g, "mul") && st.muls_folded == 0, "%s: the Mul stays (%d nodes)",
+			      names[mul_variant], g->nnodes);
+		loom_pass_stats_free(&st);
+		loom_graph_free(g);
+		if (mul_variant != 4)
+			check_same(build_mul_fold, names[mul_variant], NULL);
+	}
+}
+
 /* x [2,3] -> MatMul m1 -> Add bias -> Clip -> Gemm gm -> LeakyRelu ->
  * Add ad (+ z) -> Relu rf -> MatMul m2 -> y; x4 -> Conv cv -> Relu -> q;
  * x4 -> Conv cv2 -> p2 (graph output too) -> Relu -> q2 */
@@ -919,6 +1002,7 @@ int main(int argc, char **argv)
 	test_bn_conv();
 	test_bn_gemm();
 	test_bn_matmul();
+	test_mul_fold();
 	test_fuse();
 	test_trim();
 	test_pipeline();
