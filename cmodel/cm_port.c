@@ -1,7 +1,9 @@
 /* cm_port.c - the C model's DRAM port (loom_cmodel_set_port, include/loom/hw.h):
  * the transfers a LOAD or a STORE makes through the port, row by row as
- * the DMA engines read and write them. Used only when a port is set (the
- * SystemC module, systemc/); the cmodel backend never calls into this file.
+ * the DMA engines read and write them. Used when a port is set (the
+ * SystemC module, systemc/) or a bus-error range is (loom_hw_opts.
+ * bus_err_*: then with no port, only to find the transfers that meet the
+ * range); otherwise the cmodel backend never calls into this file.
  *
  * A LOAD reads each row's whole beats (as the RTL's load engine does, and
  * as DRAM_RD_BYTES counts them); rows whose beats meet are merged into one

@@ -48,6 +48,11 @@
  *     (the MARK/FINISH, or the instruction that does not fit its queue);
  *     ERR_INFO = 0xffff. (Contract.)
  *   - TOKEN_OVERFLOW: ERR_PC = the pushing instruction, ERR_INFO = 0xffff.
+ *   - BUS_ERROR (a transfer answered with an error by the port, or meeting
+ *     the injected range of loom_hw_opts.bus_err_*): a fetch fails at its
+ *     decode; a LOAD, STORE or MARK, whose effect is applied as usual, when
+ *     it completes (before its pushes); ERR_PC = that instruction, ERR_INFO
+ *     = 0xffff. (Contract: the RTL's engines report it with their done.)
  *   - On an error the fetcher stops, instructions still waiting in queues are
  *     dropped (not run), instructions already started finish, then
  *     STATUS.ERROR, IRQ_STATUS.ERROR and ERR_* are set. The first error wins.
