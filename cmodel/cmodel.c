@@ -48,6 +48,11 @@
  *     (the MARK/FINISH, or the instruction that does not fit its queue);
  *     ERR_INFO = 0xffff. (Contract.)
  *   - TOKEN_OVERFLOW: ERR_PC = the pushing instruction, ERR_INFO = 0xffff.
+ *   - BUS_ERROR (a transfer answered with an error by the port, or meeting
+ *     the injected range of loom_hw_opts.bus_err_*): a fetch fails at its
+ *     decode; a LOAD, STORE or MARK, whose effect is applied as usual, when
+ *     it completes (before its pushes); ERR_PC = that instruction, ERR_INFO
+ *     = 0xffff. (Contract: the RTL's engines report it with their done.)
  *   - On an error the fetcher stops, instructions still waiting in queues are
  *     dropped (not run), instructions already started finish, then
  *     STATUS.ERROR, IRQ_STATUS.ERROR and ERR_* are set. The first error wins.
@@ -92,6 +97,7 @@ struct slot {
 	uint32_t pc;
 	uint32_t fi;   /* its fetch, for the timing (cm_timing.c) */
 	uint64_t vis;  /* in a queue: the cycle it is visible to its engine */
+	int berr;      /* a transfer of its fetch, LOAD, STORE or MARK was a bus error */
 };
 
 struct queue {
@@ -153,6 +159,11 @@ struct cmodel {
 	 * rising edge, not on its level (loom_cmodel_advance) */
 	loom_cmodel_port port;
 	int has_port;
+	/* the injected bus-error range (loom_hw_opts.bus_err_*) in whole beats,
+	 * berr_hi == berr_lo: none; bus: has_port or a range, the engines'
+	 * transfers are looked at (cm_port.c) */
+	uint64_t berr_lo, berr_hi;
+	int bus;
 };
 
 /* Tokens popped (w0 bits 8, 9) and pushed (w0 bits 10, 11) per queue. */
@@ -173,16 +184,21 @@ static void set_err(struct cmodel *m, const char *fmt, ...)
 
 /* ---- the DRAM port (loom_cmodel_set_port, cm_port.c) ---- */
 
-static void port_span(struct cmodel *m, unsigned kind, int write, uint64_t a, uint64_t n)
+/* 1: a bus error (the port's answer or the injected range; never for the
+ * control core, whose window does not see bus errors: docs/ISA.md) */
+static int port_span(struct cmodel *m, unsigned kind, int write, uint64_t a, uint64_t n)
 {
-	cm_port_xfer x = {&m->port, kind, write, m->now, m->B};
-	cm_port_span(&x, m->dram, m->dram_bytes, a, n);
+	int core = kind == LOOM_CMODEL_PORT_CORE;
+	cm_port_xfer x = {m->has_port ? &m->port : NULL, kind, write, m->now, m->B, core ? 0 : m->berr_lo,
+			  core ? 0 : m->berr_hi};
+	return cm_port_span(&x, m->dram, m->dram_bytes, a, n) && !core;
 }
 
-/* a LOAD's reads before its effect, a STORE's writes after it */
-static void port_rows(struct cmodel *m, const loom_insn *in, int store)
+/* a LOAD's reads before its effect, a STORE's writes after it; 1: a bus error */
+static int port_rows(struct cmodel *m, const loom_insn *in, int store)
 {
-	cm_port_xfer x = {&m->port, store ? LOOM_CMODEL_PORT_STORE : LOOM_CMODEL_PORT_LOAD, store, m->now, m->B};
+	cm_port_xfer x = {m->has_port ? &m->port : NULL, store ? LOOM_CMODEL_PORT_STORE : LOOM_CMODEL_PORT_LOAD,
+			  store, m->now, m->B, m->berr_lo, m->berr_hi};
 	cm_rows r;
 	/* SOURCE 3's N3 is its residual step and STRIDE3 an SP line: one plane */
 	int res = store && F(STORE, SOURCE) == LOOM_MEM_ACC_RESADD;
@@ -192,7 +208,7 @@ static void port_rows(struct cmodel *m, const loom_insn *in, int store)
 	else
 		r = (cm_rows){F(LOAD, DRAM_ADDR), 4u * F(LOAD, ROW_WORDS), F(LOAD, N1), F(LOAD, N2),
 			      F(LOAD, N3), F(LOAD, STRIDE1), F(LOAD, STRIDE2), F(LOAD, STRIDE3)};
-	cm_port_rows(&x, m->dram, m->dram_bytes, &r);
+	return cm_port_rows(&x, m->dram, m->dram_bytes, &r);
 }
 
 /* ---- event model ---- */
@@ -243,16 +259,22 @@ static uint64_t eng_end(struct cmodel *m, int i)
 	return d == LOOM_TDMA_NEVER ? d : d + 1;
 }
 
+/* an instruction whose transfers met a bus error ends the run with
+ * BUS_ERROR when it completes (when the RTL's engine has drained its
+ * bursts and seen every response), before its pushes */
 static void complete(struct cmodel *m, int i)
 {
 	struct engine *e = &m->e[i];
 	uint32_t w0 = e->cur[0].in.w[0];
 	uint32_t pc = e->cur[0].pc;
+	int berr = e->cur[0].berr;
 	e->cur[0] = e->cur[1];
 	e->n--;
 	if (i != E_COMPUTE)
 		cm_tm_retire(&m->td, i, m->now);
 	m->ctr[LOOM_CTR_INSNS]++;
+	if (berr)
+		fail(m, LOOM_ERR_BUS_ERROR, pc, LOOM_INFO_NONE);
 	for (int k = 0; k < 2; k++) {
 		int t = push_tok[i][k];
 		if (t >= 0 && (w0 >> (10 + k) & 1) && ++m->tok[t] > LOOM_TOKEN_MAX)
@@ -289,8 +311,7 @@ static int try_start(struct cmodel *m, int i)
 	loom_insn_events(m->R, m->C, &cur->in, m->evt);
 	switch (i) {
 	case E_LOAD:
-		if (m->has_port)
-			port_rows(m, &cur->in, 0);
+		cur->berr = m->bus && port_rows(m, &cur->in, 0);
 		m->ctr[LOOM_CTR_DRAM_RD_BYTES] += cm_load(&m->dp, &cur->in);
 		cm_tm_accept(&m->td, LOOM_TDMA_LOAD, m->now, &cur->in, cur->fi, 0);
 		break;
@@ -302,8 +323,7 @@ static int try_start(struct cmodel *m, int i)
 		break;
 	default:
 		m->ctr[LOOM_CTR_DRAM_WR_BYTES] += cm_store(&m->dp, &cur->in);
-		if (m->has_port)
-			port_rows(m, &cur->in, 1);
+		cur->berr = m->bus && port_rows(m, &cur->in, 1);
 		cm_tm_accept(&m->td, LOOM_TDMA_STORE, m->now, &cur->in, cur->fi, 0);
 		break;
 	}
@@ -342,8 +362,7 @@ static void issue_fetch(struct cmodel *m)
 		return;
 	}
 	uint64_t beats = loom_fetch_beats(&m->tm);
-	if (m->has_port)
-		port_span(m, LOOM_CMODEL_PORT_FETCH, 0, m->pc & ~(uint64_t)(m->B - 1), beats * m->B);
+	m->held.berr = m->bus && port_span(m, LOOM_CMODEL_PORT_FETCH, 0, m->pc & ~(uint64_t)(m->B - 1), beats * m->B);
 	for (int k = 0; k < LOOM_INSN_WORDS; k++)
 		m->held.in.w[k] = get_le32(m->dram + m->pc + 4 * k);
 	m->held.pc = m->pc;
@@ -357,6 +376,11 @@ static void decode(struct cmodel *m)
 {
 	uint32_t field;
 	unsigned cause;
+	/* a fetch answered with a bus error is not decoded */
+	if (m->held.berr) {
+		fail(m, LOOM_ERR_BUS_ERROR, m->held.pc, LOOM_INFO_NONE);
+		return;
+	}
 	/* a replayed job's instruction passed the same checks when it was recorded */
 	if (!cm_tm_checked(&m->td, m->held.fi, &cause, &field)) {
 		cause = loom_insn_check_win(&m->hw.cfg, &m->win, &m->held.in, &field);
@@ -390,8 +414,7 @@ static void write_mark(struct cmodel *m)
 	}
 	for (unsigned k = 1 + LOOM_CTR_COUNT; k < LOOM_MARK_BYTES / 4; k++)
 		put_le32(d + 4 * k, 0);
-	if (m->has_port)
-		port_span(m, LOOM_CMODEL_PORT_MARK, 1, a, LOOM_MARK_BYTES);
+	m->held.berr = m->bus && port_span(m, LOOM_CMODEL_PORT_MARK, 1, a, LOOM_MARK_BYTES);
 	uint64_t beats = loom_row_beats(&m->tm, a, LOOM_MARK_BYTES);
 	m->ctr[LOOM_CTR_DRAM_WR_BYTES] += beats * m->B;
 	cm_tm_accept(&m->td, LOOM_TDMA_STORE, m->now, in, m->held.fi, 1);
@@ -444,6 +467,8 @@ static void process(struct cmodel *m)
 		m->pc += LOOM_INSN_BYTES;
 		m->fst = F_ISSUE;
 		m->fend = m->now + 1;
+		if (m->held.berr)
+			fail(m, LOOM_ERR_BUS_ERROR, m->held.pc, LOOM_INFO_NONE);
 	}
 	int changed = 1;
 	while (changed && !m->draining) {
@@ -1040,6 +1065,7 @@ int loom_cmodel_set_port(loom_hw *hw, const loom_cmodel_port *port)
 		m->port = *port;
 		m->td.memo = 0;
 	}
+	m->bus = m->has_port || m->berr_hi > m->berr_lo;
 	return 0;
 }
 
@@ -1119,6 +1145,16 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	if (cm_tm_init(&m->td, &m->tm, memo))
 		goto oom;
 	m->dram_bytes = cfg->dram_bytes;
+	if (opts && opts->bus_err_size && opts->bus_err_base < m->dram_bytes) {
+		/* whole beats, as the rtl backend's tb_dram answers them; no memo
+		 * (its recordings do not know the range) */
+		uint64_t e = opts->bus_err_size > m->dram_bytes - opts->bus_err_base ? m->dram_bytes
+										   : opts->bus_err_base + opts->bus_err_size;
+		m->berr_lo = opts->bus_err_base & ~(uint64_t)(m->B - 1);
+		m->berr_hi = (e + m->B - 1) & ~(uint64_t)(m->B - 1);
+		m->bus = 1;
+		m->td.memo = 0;
+	}
 	m->dram = calloc(1, (size_t)cfg->dram_bytes);
 	m->sp = calloc(cfg->sp_lines, cfg->sp_line_bytes);
 	m->acc = calloc(cfg->acc_lines, (size_t)4 * cfg->array_cols);

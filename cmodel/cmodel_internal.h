@@ -198,13 +198,18 @@ uint64_t cm_tm_cdone(cm_tm *x);
 /* ------------------------------------------------------------ DRAM port */
 
 /* one kind of transfer through the port (loom_cmodel_set_port): who, read
- * or write, the model's cycle, the beat (reads cover whole beats) */
+ * or write, the model's cycle, the beat (reads cover whole beats); port
+ * NULL: no port (only the error range is looked at). [err_lo, err_hi): the
+ * injected bus-error range (loom_hw_opts.bus_err_*), rounded out to whole
+ * beats; a transfer that meets it, or one the port answers with non-zero,
+ * is a bus error (docs/ISA.md, BUS_ERROR) */
 typedef struct cm_port_xfer {
 	const loom_cmodel_port *port;
 	unsigned kind;
 	int write;
 	uint64_t cycle;
 	uint32_t beat;
+	uint64_t err_lo, err_hi;
 } cm_port_xfer;
 
 /* the rows of a LOAD or a STORE: n1 x n2 x n3 rows of n0 bytes at
@@ -213,9 +218,10 @@ typedef struct cm_rows {
 	uint64_t base, n0, n1, n2, n3, s1, s2, s3;
 } cm_rows;
 
-/* the rows through the port (reads before, writes after the data path) */
-void cm_port_rows(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, const cm_rows *r);
-/* n bytes at a through the port */
-void cm_port_span(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, uint64_t a, uint64_t n);
+/* the rows through the port (reads before, writes after the data path);
+ * every transfer is made, 1 if any of them was a bus error, else 0 */
+int cm_port_rows(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, const cm_rows *r);
+/* n bytes at a through the port; 1 on a bus error, else 0 */
+int cm_port_span(const cm_port_xfer *x, uint8_t *dram, uint64_t dram_bytes, uint64_t a, uint64_t n);
 
 #endif

@@ -4,8 +4,10 @@
 // head to its engine when the dependency tokens it pops are available
 // (decoupled access-execute, docs/ISA.md "Dependency tokens"). MARK and
 // FINISH are barriers: MARK goes to the store engine once everything before
-// it has retired. Errors (decode, token overflow, deadlock) and host aborts
-// stop dispatch, let the engines drain the bus, then end the run.
+// it has retired. Errors (decode, token overflow, deadlock, a bus error:
+// an error response to a fetch beat, or a LOAD, STORE or MARK whose done
+// pulse comes with its engine's derr) and host aborts stop dispatch, let
+// the engines drain the bus, then end the run.
 //
 // Written for simulation speed as well: the fetcher's next state is worked
 // out inside its clocked block (the register file's start/abort strobes,
@@ -41,12 +43,14 @@ module npu_ctrl (
   input  logic         r_valid_i,
   input  logic [npu_pkg::BeatW-1:0] r_data_i,
   input  logic         r_last_i,
+  input  logic         r_err_i,      // RRESP of the fetch beat is an error
   // engines
   output logic         abort_o,
   output logic         ld_valid_o,
   output logic [255:0] ld_insn_o,
   input  logic         ld_ready_i,
   input  logic         ld_done_i,
+  input  logic         ld_derr_i,    // with ld_done_i: the LOAD had a bus error
   input  logic         ld_busy_i,
   output logic         cp_valid_o,
   output logic [255:0] cp_insn_o,
@@ -57,6 +61,7 @@ module npu_ctrl (
   output logic [255:0] st_insn_o,
   input  logic         st_ready_i,
   input  logic         st_done_i,
+  input  logic         st_derr_i,    // with st_done_i: the STORE or MARK had a bus error
   input  logic         st_busy_i
 );
   localparam int unsigned B      = npu_pkg::DramBeatBytes;
@@ -73,6 +78,7 @@ module npu_ctrl (
   logic [255:0] insn_q;
   logic [$clog2(NBeats+1)-1:0] beat_q;
   logic        fetch_out_q;            // a fetch burst is on the bus
+  logic        ferr_q;                 // a beat of this fetch had an error response
   logic [1:0]  end_kind_q;             // 0 finish, 1 error, 2 abort
   logic [7:0]  cause_q;
   logic [31:0] epc_q;
@@ -266,6 +272,7 @@ module npu_ctrl (
       pc_q        <= '0;
       beat_q      <= '0;
       fetch_out_q <= 1'b0;
+      ferr_q      <= 1'b0;
       end_kind_q  <= '0;
       cause_q     <= '0;
       epc_q       <= '0;
@@ -350,7 +357,15 @@ module npu_ctrl (
           end
         end
         FsData: begin
-          if (r_valid_i && r_last_i) state_q <= FsCheck;
+          // a fetch with a bus error is not decoded (docs/ISA.md)
+          if (r_valid_i && r_last_i) begin
+            if (ferr_q || r_err_i) begin
+              cause_q <= npu_pkg::ErrBusError; epc_q <= pc_q; info_q <= npu_pkg::FNone;
+              end_kind_q <= 2'd1; state_q <= FsDrain;
+            end else begin
+              state_q <= FsCheck;
+            end
+          end
         end
         FsCheck: begin
           state_q <= FsDecode;  // the decoder checks insn_q at this edge
@@ -392,6 +407,12 @@ module npu_ctrl (
       if (running) begin
         if (abort_i) begin
           end_kind_q <= 2'd2; state_q <= FsDrain;
+        end else if (ld_done_i && ld_derr_i) begin
+          cause_q <= npu_pkg::ErrBusError; epc_q <= ld_pc_q; info_q <= npu_pkg::FNone;
+          end_kind_q <= 2'd1; state_q <= FsDrain;
+        end else if (st_done_i && st_derr_i) begin
+          cause_q <= npu_pkg::ErrBusError; epc_q <= st_pc_q; info_q <= npu_pkg::FNone;
+          end_kind_q <= 2'd1; state_q <= FsDrain;
         end else if (ovf) begin
           cause_q <= npu_pkg::ErrTokenOverflow; epc_q <= ovf_pc; info_q <= npu_pkg::FNone;
           end_kind_q <= 2'd1; state_q <= FsDrain;
@@ -404,6 +425,8 @@ module npu_ctrl (
       else if (r_valid_i && r_last_i) fetch_out_q <= 1'b0;
       if (ar_valid_o && ar_ready_i) beat_q <= '0;
       else if (r_valid_i) beat_q <= beat_q + 1'b1;
+      if (ar_valid_o && ar_ready_i) ferr_q <= 1'b0;
+      else if (r_valid_i && r_err_i) ferr_q <= 1'b1;
     end
   end
 

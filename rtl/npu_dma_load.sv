@@ -42,6 +42,11 @@
 // note are r_data_i -> line extraction -> output FIFO, and sp_gnt_i /
 // ar_ready_i -> FIFO pointers.
 //
+// Bus errors: a beat whose RRESP is an error (r_err_i) still moves as any
+// other (its data is written); the instruction it belongs to is marked
+// (rerr_q, then the flag of the instruction's last output entry) and its
+// done_o pulse comes with derr_o (docs/ISA.md, BUS_ERROR).
+//
 // abort_i (a pulse or a level) aborts every instruction held: the walker
 // stops and the open burst is dropped; an AR already presented stays until
 // accepted (AXI); every beat of the bursts in flight is taken and dropped;
@@ -55,6 +60,7 @@ module npu_dma_load (
   input  logic [255:0]                         insn_i,
   output logic                                 insn_ready_o,
   output logic                                 done_o,
+  output logic                                 derr_o,    // with done_o: a beat had an error response
   output logic                                 busy_o,
   input  logic                                 abort_i,
   // AXI4-style read master (responses in order)
@@ -66,6 +72,7 @@ module npu_dma_load (
   output logic                                 r_ready_o,
   input  logic [npu_pkg::BeatW-1:0]            r_data_i,
   input  logic                                 r_last_i,
+  input  logic                                 r_err_i,   // RRESP is SLVERR or DECERR
   // scratchpad write client
   output logic                                 sp_req_o,
   output logic                                 sp_we_o,
@@ -104,7 +111,7 @@ module npu_dma_load (
   // FIFO entries are stored as plain vectors: Yosys 0.23 keeps only bit 0
   // of each element of an unpacked array of a packed struct
   localparam int unsigned DescW     = 4 + PadW + WOffW + BIdxW + NlW;  // bits of desc_t
-  localparam int unsigned OFlagW    = 3;                               // bits of oflag_t
+  localparam int unsigned OFlagW    = 4;                               // bits of oflag_t
 
   typedef struct packed {
     logic             tag;    // slot of the instruction
@@ -121,6 +128,7 @@ module npu_dma_load (
     logic wr;                 // 0: marker, writes nothing
     logic acc;                // ACC line (else SP)
     logic last;               // the instruction's last entry
+    logic err;                // last: a beat of the instruction had an error response
   } oflag_t;
 
   // ----------------------------------------------------- instruction slots
@@ -132,7 +140,8 @@ module npu_dma_load (
   logic [1:0]          npend_q, npend_d;      // held, walker not started
   logic                aslot_q, aslot_d;      // slot of the next accepted one
   logic                abort_q, abort_d;
-  logic                done_q, done_d;
+  logic                done_q, done_d, derr_q;
+  logic                rerr_q;                // a beat of the writer's instruction had an error
   logic                done_evt, drained;
 
   assign li           = insn_i;
@@ -140,6 +149,7 @@ module npu_dma_load (
   assign accept       = insn_valid_i && insn_ready_o;
   assign busy_o       = (nheld_q != 2'd0);
   assign done_o       = done_q;
+  assign derr_o       = derr_q;
 
   always_ff @(posedge clk_i) begin
     if (accept && !aslot_q) begin
@@ -449,6 +459,7 @@ module npu_dma_load (
     out_flag_new.wr   = 1'b1;
     out_flag_new.acc  = is_acc_h;
     out_flag_new.last = 1'b0;
+    out_flag_new.err  = rerr_q || (r_hs && r_err_i);
 
     if (pads_rem && !out_full) begin
       // pad lines of the head descriptor, one per cycle
@@ -562,6 +573,8 @@ module npu_dma_load (
       wslot_q    <= 1'b0;
       abort_q    <= 1'b0;
       done_q     <= 1'b0;
+      derr_q     <= 1'b0;
+      rerr_q     <= 1'b0;
       wact_q     <= 1'b0;
       walk_q     <= 1'b0;
       ob_valid_q <= 1'b0;
@@ -584,6 +597,11 @@ module npu_dma_load (
       wslot_q    <= wslot_d;
       abort_q    <= abort_d;
       done_q     <= done_d;
+      derr_q     <= done_d && oh.err;
+      // the error mark of the instruction the writer is on: cleared when its
+      // last entry (which takes it) is pushed, and by an abort
+      if (abort_q || (out_push && out_flag_new.last)) rerr_q <= 1'b0;
+      else if (r_hs && r_err_i)                       rerr_q <= 1'b1;
       wact_q     <= wact_d;
       walk_q     <= walk_d;
       ob_valid_q <= ob_valid_d;

@@ -52,6 +52,10 @@
 // is held whose record has not been read yet, insn_ready_o is low (one
 // record register).
 //
+// Bus errors: a B response with an error (b_err_i) marks the instruction it
+// belongs to (berr_q, per slot); that instruction's done_o pulse comes with
+// derr_o (docs/ISA.md, BUS_ERROR). Its other rows are written as usual.
+//
 // abort_i (pulse or level) aborts every instruction held: no new row fires;
 // queued AWs that were never presented are dropped, a presented AW stays
 // until accepted (AXI) and gets its W beats; rows without an accepted AW are
@@ -72,6 +76,7 @@ module npu_dma_store #(
   input  logic [255:0]                          insn_i,
   output logic                                  insn_ready_o,
   output logic                                  done_o,
+  output logic                                  derr_o,    // with done_o: a B response was an error
   output logic                                  busy_o,
   input  logic                                  abort_i,
   // AXI4-style write master
@@ -85,6 +90,7 @@ module npu_dma_store #(
   output logic [npu_pkg::DramBeatBytes-1:0]     w_strb_o,
   output logic                                  w_last_o,
   input  logic                                  b_valid_i,
+  input  logic                                  b_err_i,   // BRESP is SLVERR or DECERR
   output logic                                  b_ready_o,
   // scratchpad read client
   output logic                                  sp_req_o,
@@ -171,7 +177,8 @@ module npu_dma_store #(
   logic [2*BCntW-1:0]   bcnt_q, bcnt_n, bcnt_d; // per slot s, bits [s*BCntW +: BCntW]:
                                                // rows fired whose B is not back
   logic                 abort_q, abort_d;
-  logic                 done_q, done_d;
+  logic                 done_q, done_d, derr_q;
+  logic [1:0]           berr_q;                // per slot: a B response of it was an error
   logic                 done_evt, drained, b_hs, b_other;
 
   assign mi           = insn_i;
@@ -180,6 +187,7 @@ module npu_dma_store #(
   assign accept       = insn_valid_i && insn_ready_o;
   assign busy_o       = (nheld_q != 2'd0);
   assign done_o       = done_q;
+  assign derr_o       = derr_q;
 
   // ---------------------------------------------------------- front end
   fstate_e              fstate_q, fstate_d;
@@ -644,6 +652,8 @@ module npu_dma_store #(
       fslot_q    <= 1'b0;
       abort_q    <= 1'b0;
       done_q     <= 1'b0;
+      derr_q     <= 1'b0;
+      berr_q     <= '0;
       prm_cnt_q  <= '0;
       prm_rd_q   <= 1'b0;
       walk_q     <= 1'b0;
@@ -673,6 +683,16 @@ module npu_dma_store #(
       fslot_q    <= fslot_d;
       abort_q    <= abort_d;
       done_q     <= done_d;
+      begin : b_berr
+        // a B response belongs to slot hslot ^ b_other (as in bcnt_n); the
+        // done instruction takes its slot's mark, which is then cleared
+        logic [1:0] be;
+        be = berr_q;
+        if (b_hs && b_err_i) be[hslot_q ^ b_other] = 1'b1;
+        derr_q <= done_d && be[hslot_q];
+        if (done_d) be[hslot_q] = 1'b0;
+        berr_q <= drained ? 2'b00 : be;
+      end
       prm_cnt_q  <= prm_cnt_d;
       prm_rd_q   <= prm_rd_d;
       walk_q     <= walk_d;

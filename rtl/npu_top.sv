@@ -7,6 +7,9 @@
 // and MARK records on the write channel). The control core reaches DRAM
 // through the same master: single-beat reads (AXI id 2) and single-beat
 // writes, which take the write channel only while the store engine is idle.
+// An error response (RRESP, BRESP SLVERR or DECERR: bit 1) to a fetch beat,
+// a LOAD's beat or a STORE's or MARK's burst ends the run with BUS_ERROR
+// (npu_ctrl, docs/ISA.md); the control core's accesses ignore the response.
 // The host's MMIO goes to the tensor engine's registers below 0x100 and to
 // the core's block above; the core reaches the engine's registers when the
 // host does not.
@@ -31,6 +34,7 @@ module npu_top (
   input  logic [npu_pkg::BeatW-1:0]         r_data_i,
   input  logic [1:0]                        r_id_i,
   input  logic                              r_last_i,
+  input  logic [1:0]                        r_resp_i,
   output logic                              aw_valid_o,
   input  logic                              aw_ready_i,
   output logic [31:0]                       aw_addr_o,
@@ -41,6 +45,7 @@ module npu_top (
   output logic [npu_pkg::DramBeatBytes-1:0] w_strb_o,
   output logic                              w_last_o,
   input  logic                              b_valid_i,
+  input  logic [1:0]                        b_resp_i,
   output logic                              b_ready_o
 );
   localparam int unsigned R = npu_pkg::ArrayRows;
@@ -62,7 +67,9 @@ module npu_top (
   logic [1:0]  ev_sp_rd, ev_sp_wr, ev_acc_rd, ev_acc_wr;
   logic        ev_vec_fold, ev_vec_rq;
   logic [1:0]  ev_st_rq;
-  logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done;
+  logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done, ld_derr, st_derr;
+  logic        resp_unused;
+  assign resp_unused = r_resp_i[0] ^ b_resp_i[0];  // OKAY/EXOKAY, SLVERR/DECERR: bit 1 tells an error
 
   // ---------------------------------------------------------------- control core
   logic        h_eng, h_cc;                      // host MMIO to the engine / the core block
@@ -273,11 +280,13 @@ module npu_top (
     .r_valid_i   (r_valid_i && r_id_i == 2'd0),
     .r_data_i    (r_data_i),
     .r_last_i    (r_last_i),
+    .r_err_i     (r_resp_i[1]),
     .abort_o     (eng_abort),
     .ld_valid_o  (ld_valid),
     .ld_insn_o   (ld_insn),
     .ld_ready_i  (ld_ready),
     .ld_done_i   (ld_done),
+    .ld_derr_i   (ld_derr),
     .ld_busy_i   (ld_busy),
     .cp_valid_o  (cp_valid),
     .cp_insn_o   (cp_insn),
@@ -288,6 +297,7 @@ module npu_top (
     .st_insn_o   (st_insn),
     .st_ready_i  (st_ready),
     .st_done_i   (st_done),
+    .st_derr_i   (st_derr),
     .st_busy_i   (st_busy)
   );
 
@@ -371,6 +381,7 @@ module npu_top (
     .insn_i       (ld_insn),
     .insn_ready_o (ld_ready),
     .done_o       (ld_done),
+    .derr_o       (ld_derr),
     .busy_o       (ld_busy),
     .abort_i      (eng_abort),
     .ar_valid_o   (l_ar_valid),
@@ -381,6 +392,7 @@ module npu_top (
     .r_ready_o    (l_r_ready),
     .r_data_i     (r_data_i),
     .r_last_i     (r_last_i),
+    .r_err_i      (r_resp_i[1]),
     .sp_req_o     (sld_req),
     .sp_we_o      (sld_we),
     .sp_addr_o    (sld_addr),
@@ -455,6 +467,7 @@ module npu_top (
     .insn_i         (st_insn),
     .insn_ready_o   (st_ready),
     .done_o         (st_done),
+    .derr_o         (st_derr),
     .busy_o         (st_busy),
     .abort_i        (eng_abort),
     .aw_valid_o     (st_aw_valid),
@@ -467,6 +480,7 @@ module npu_top (
     .w_strb_o       (st_w_strb),
     .w_last_o       (st_w_last),
     .b_valid_i      (st_b_valid),
+    .b_err_i        (b_resp_i[1]),
     .b_ready_o      (st_b_ready),
     .sp_req_o       (sst_req),
     .sp_addr_o      (sst_addr),

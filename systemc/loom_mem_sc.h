@@ -9,8 +9,12 @@
  * transfer. Reads and writes, with byte enables (honoured, the pattern
  * repeated over the data); a streaming width below the length, an address
  * range past the end, or a command other than read, write and ignore get
- * the base protocol's error responses. DMI to the whole array (read and
- * write) when allowed (dmi = true); debug transport always. */
+ * the base protocol's error responses. An error range (err_size > 0: a
+ * test's bus fault, loom_hw_opts.bus_err_*) answers every read or write
+ * that touches it with err_status (TLM_GENERIC_ERROR_RESPONSE unless set)
+ * and moves nothing. DMI to the whole array (read and write) when allowed
+ * (dmi = true) and no error range is set; debug transport always (it
+ * ignores the error range: the host's copies). */
 #ifndef LOOM_MEM_SC_H
 #define LOOM_MEM_SC_H
 
@@ -27,6 +31,8 @@ struct memory_params {
 	uint32_t latency = 40;         /* cycles from request to the first byte */
 	uint32_t bytes_per_cycle = 16; /* bandwidth */
 	bool dmi = true;               /* grant DMI */
+	uint64_t err_base = 0, err_size = 0; /* the error range, [err_base, err_base + err_size) */
+	tlm::tlm_response_status err_status = tlm::TLM_GENERIC_ERROR_RESPONSE;
 };
 
 class memory : public sc_core::sc_module {
@@ -42,6 +48,10 @@ public:
 	 * (invalidate_direct_mem_ptr over the whole array) */
 	void invalidate_dmi();
 	uint64_t size() const { return m_size; }
+	/* answer [base, base + size) with status from now on (size 0: no
+	 * range); withdraws every DMI pointer, DMI is not granted while set */
+	void set_error_range(uint64_t base, uint64_t size,
+			     tlm::tlm_response_status status = tlm::TLM_GENERIC_ERROR_RESPONSE);
 
 private:
 	uint8_t *m_mem;            /* zeroed pages, touched when used */

@@ -24,8 +24,11 @@
  * rtl backend's. A burst's bytes move through the socket when its first
  * read beat is taken, or when its last write beat is; the delay the memory
  * annotates is not used, and the memory's b_transport is called from the
- * module's clock thread. An error response to a burst reads zeros and
- * drops the write (counted in traffic().errors).
+ * module's clock thread. An error response to a burst (counted in
+ * traffic().errors; a read burst's bytes then read as zeros) is the
+ * burst's RRESP on every beat, or its BRESP, SLVERR: the fetch, LOAD,
+ * STORE or MARK it belongs to ends the run with BUS_ERROR (docs/ISA.md,
+ * "Bus errors"); the control core's accesses ignore it.
  *
  * A register read is served at the caller's time (after waiting out the
  * caller's delay), without a clock edge, as the rtl backend's MMIO read;

@@ -34,7 +34,11 @@
  * used: the C model's own DRAM timing (latency and bandwidth, npu_params)
  * already decides when the engines finish; the reference platform gives its
  * memory the same two numbers. DMI is asked for when the memory allows it
- * and used for every access it covers; invalidate_direct_mem_ptr drops it. */
+ * and used for every access it covers; invalidate_direct_mem_ptr drops it.
+ * A transaction answered with an error response is counted in
+ * traffic().errors and is the C model port's error: the fetch, LOAD, STORE
+ * or MARK it belongs to ends the run with BUS_ERROR (docs/ISA.md, "Bus
+ * errors"); for the control core's window it is ignored. */
 #ifndef LOOM_NPU_SC_H
 #define LOOM_NPU_SC_H
 

@@ -1,6 +1,6 @@
 // memory.cpp - the TLM-2.0 memory of loom_mem_sc.h (the reference virtual
 // platform's device DRAM): latency, bandwidth, byte enables, DMI, debug
-// transport, the base protocol's error responses.
+// transport, the base protocol's error responses, an error range.
 #include "loom_mem_sc.h"
 
 #include <cstdlib>
@@ -66,6 +66,10 @@ void memory::b_transport(int, tlm::tlm_generic_payload &t, sc_time &delay)
 		t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
 		return;
 	}
+	if (m_p.err_size && t.get_address() < m_p.err_base + m_p.err_size && t.get_address() + n > m_p.err_base) {
+		t.set_response_status(m_p.err_status);
+		return;
+	}
 	if (!copy(t)) {
 		t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
 		return;
@@ -76,7 +80,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &t, sc_time &delay)
 	uint64_t beats = (n + m_p.bytes_per_cycle - 1) / m_p.bytes_per_cycle;
 	m_free = start + static_cast<double>(beats) * m_p.clock;
 	delay = m_free + static_cast<double>(m_p.latency) * m_p.clock - sc_time_stamp();
-	t.set_dmi_allowed(m_p.dmi);
+	t.set_dmi_allowed(m_p.dmi && !m_p.err_size);
 	t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -84,13 +88,22 @@ bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &, tlm::tlm_dmi &d
 {
 	dmi.set_start_address(0);
 	dmi.set_end_address(m_size - 1);
-	if (!m_p.dmi)
+	if (!m_p.dmi || m_p.err_size)
 		return false;
 	dmi.set_dmi_ptr(m_mem);
 	dmi.allow_read_write();
 	dmi.set_read_latency(static_cast<double>(m_p.latency) * m_p.clock);
 	dmi.set_write_latency(static_cast<double>(m_p.latency) * m_p.clock);
 	return true;
+}
+
+void memory::set_error_range(uint64_t base, uint64_t size, tlm::tlm_response_status status)
+{
+	m_p.err_base = base;
+	m_p.err_size = size;
+	m_p.err_status = status;
+	if (size)
+		invalidate_dmi();
 }
 
 void memory::invalidate_dmi()

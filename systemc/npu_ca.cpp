@@ -3,8 +3,11 @@
 // verilator_tb/sim.cpp runs it) clocked by a SystemC thread, its MMIO port
 // behind the register socket, and tb_dram's data calls (DPI-C) turned into
 // one TLM transaction per AXI burst on the DRAM socket; the bursts' address
-// and length come from verilator_tb/tb_dram_tap.sv. Built with the model of
-// one configuration (Makefile: systemc-rtl).
+// and length come from verilator_tb/tb_dram_tap.sv. An error response to a
+// burst's transaction answers every beat of a read burst (RRESP) or the
+// write burst (BRESP) with SLVERR, and the NPU ends the run with BUS_ERROR
+// (docs/ISA.md). Built with the model of one configuration (Makefile:
+// systemc-rtl).
 // the verilated model first: verilated.h takes the simulation time from
 // SystemC when SystemC's headers come before it (this module keeps its own)
 #include "Vtb_top.h"
@@ -45,6 +48,7 @@ struct npu_ca::impl {
 	std::deque<burst> rq, wq;             // bursts accepted, not yet moved
 	std::vector<uint8_t> rbuf, wbuf, wbe;
 	uint32_t rnext = 0, rleft = 0;        // the read burst being served: next beat address, beats left
+	bool rerr = false;                    // its transaction had an error response
 	uint32_t waddr = 0, wgot = 0, wbeats = 0;
 	tlm::tlm_generic_payload trans;
 	npu_ca_traffic traffic;
@@ -80,15 +84,16 @@ struct npu_ca::impl {
 		return v;
 	}
 	// one burst through the socket: n bytes at DRAM address a; the part
-	// past the end of DRAM is not moved (reads zeros, as in the rtl backend)
-	void transport(tlm::tlm_command cmd, uint32_t a, uint8_t *d, uint8_t *be, uint32_t n)
+	// past the end of DRAM is not moved (reads zeros, as in the rtl backend).
+	// true: an error response (a read's bytes are zeros)
+	bool transport(tlm::tlm_command cmd, uint32_t a, uint8_t *d, uint8_t *be, uint32_t n)
 	{
 		uint32_t in = a >= dram_bytes ? 0 : (uint32_t)(dram_bytes - a < n ? dram_bytes - a : n);
 		in -= in % kBeat;
 		if (cmd == tlm::TLM_READ_COMMAND)
 			memset(d + in, 0, n - in);
 		if (!in)
-			return;
+			return false;
 		tlm::tlm_generic_payload &t = trans;
 		t.set_command(cmd);
 		t.set_address(self->m_p.dram_base + a);
@@ -105,13 +110,15 @@ struct npu_ca::impl {
 			traffic.errors++;
 			if (cmd == tlm::TLM_READ_COMMAND)
 				memset(d, 0, in);
+			return true;
 		}
+		return false;
 	}
 	void burst_accepted(bool write, uint32_t addr, uint32_t len)
 	{
 		(write ? wq : rq).push_back(burst{addr, len + 1});
 	}
-	void read_beat(uint64_t addr, uint8_t *data)
+	bool read_beat(uint64_t addr, uint8_t *data)
 	{
 		if (!rleft || addr != rnext) {
 			burst b{(uint32_t)addr, 1};
@@ -125,7 +132,7 @@ struct npu_ca::impl {
 				b = burst{(uint32_t)addr, 1};
 			}
 			rbuf.resize((size_t)b.beats * kBeat);
-			transport(tlm::TLM_READ_COMMAND, b.addr, rbuf.data(), nullptr, b.beats * kBeat);
+			rerr = transport(tlm::TLM_READ_COMMAND, b.addr, rbuf.data(), nullptr, b.beats * kBeat);
 			traffic.read_bursts++;
 			traffic.read_bytes += (uint64_t)b.beats * kBeat;
 			rnext = b.addr;
@@ -134,8 +141,10 @@ struct npu_ca::impl {
 		memcpy(data, rbuf.data() + (rbuf.size() - (size_t)rleft * kBeat), kBeat);
 		rnext += kBeat;
 		rleft--;
+		return rerr;
 	}
-	void write_beat(uint64_t addr, const uint8_t *data, const svBitVecVal *strb)
+	// true on the last beat of a burst whose transaction had an error response
+	bool write_beat(uint64_t addr, const uint8_t *data, const svBitVecVal *strb)
 	{
 		if (!wbeats) {
 			burst b{(uint32_t)addr, 1};
@@ -156,12 +165,14 @@ struct npu_ca::impl {
 		memcpy(wbuf.data() + o, data, kBeat);
 		for (unsigned i = 0; i < kBeat; i++)
 			wbe[o + i] = ((strb[i / 32] >> (i % 32)) & 1u) ? TLM_BYTE_ENABLED : TLM_BYTE_DISABLED;
+		bool bad = false;
 		if (++wgot == wbeats) {
-			transport(tlm::TLM_WRITE_COMMAND, waddr, wbuf.data(), wbe.data(), wbeats * kBeat);
+			bad = transport(tlm::TLM_WRITE_COMMAND, waddr, wbuf.data(), wbe.data(), wbeats * kBeat);
 			traffic.write_bursts++;
 			traffic.write_bytes += (uint64_t)wbeats * kBeat;
 			wbeats = 0;
 		}
+		return bad;
 	}
 };
 
@@ -293,13 +304,14 @@ void tb_dram_burst(unsigned long long h, svBit write, unsigned addr, unsigned le
 	reinterpret_cast<loom_sc::npu_ca::impl *>(h)->burst_accepted(write != 0, addr, len);
 }
 
-void tb_dram_read(unsigned long long h, unsigned long long addr, svBitVecVal *data)
+svBit tb_dram_read(unsigned long long h, unsigned long long addr, svBitVecVal *data)
 {
-	reinterpret_cast<loom_sc::npu_ca::impl *>(h)->read_beat(addr, reinterpret_cast<uint8_t *>(data));
+	return reinterpret_cast<loom_sc::npu_ca::impl *>(h)->read_beat(addr, reinterpret_cast<uint8_t *>(data));
 }
 
-void tb_dram_write(unsigned long long h, unsigned long long addr, const svBitVecVal *data, const svBitVecVal *strb)
+svBit tb_dram_write(unsigned long long h, unsigned long long addr, const svBitVecVal *data, const svBitVecVal *strb)
 {
-	reinterpret_cast<loom_sc::npu_ca::impl *>(h)->write_beat(addr, reinterpret_cast<const uint8_t *>(data), strb);
+	return reinterpret_cast<loom_sc::npu_ca::impl *>(h)->write_beat(addr, reinterpret_cast<const uint8_t *>(data),
+									 strb);
 }
 }

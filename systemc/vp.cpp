@@ -17,7 +17,8 @@
 //   npu    loom_sc::npu_lt (loom_npu_sc.h): the NPU on the C model; or
 //          loom_sc::npu_ca (loom_npu_ca_sc.h): the NPU's verilated RTL
 //   dram   loom_sc::memory (loom_mem_sc.h) with the DRAM latency and
-//          bandwidth of the configuration or of loom_hw_opts
+//          bandwidth of the configuration or of loom_hw_opts, and its
+//          bus-error range (TLM_GENERIC_ERROR_RESPONSE)
 //   irq    the sc_signal<bool> between them.
 // libloom runs outside the simulation: each call posts its request to the
 // host thread and runs the kernel (sc_start) until the host thread has
@@ -360,6 +361,8 @@ extern "C" __attribute__((visibility("default"))) loom_hw *VP_OPEN(const loom_hw
 		mp.clock = clock;
 		mp.latency = opts->dram_latency ? opts->dram_latency : cfg->dram_latency;
 		mp.bytes_per_cycle = opts->dram_bw ? opts->dram_bw : cfg->dram_bw;
+		mp.err_base = opts->bus_err_base;
+		mp.err_size = opts->bus_err_size;
 		loom_sc::npu_params np;
 		np.clock = clock;
 		np.dram_latency = mp.latency;

@@ -211,7 +211,8 @@ suite asan-sweep-cli $stub_area "$B/bin/loom-san" sweep "$B/models/digits_cnn_op
 suite asan-sweep-rtl $stub_area "$B/bin/loom-san" sweep "$B/models/digits_cnn_opset13/model.onnx" --dram-latency 40,80 --rtl \
 	--jobs 1 --no-plots -o "$swd/r"
 rm -rf "$swd"
-# hardware-access layer, configurations, run bound, waveforms (both backends)
+# hardware-access layer, configurations, run bound, waveforms, bus errors at a fetch,
+# LOAD, STORE and MARK with the RTL against the C model (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
 # libloom: ELF validation and calls without firmware; the protocol suite
 # against a stand-in firmware (tests/driver/stub_fw), then against the real
@@ -227,7 +228,8 @@ suite asan-selftest-cmodel "$B/bin/loom-san" selftest --backend cmodel --hw defa
 # models whose outputs are byte-identical to the C model's
 # the module on its own (tests/systemc/test_npu_sc.cpp): register protocol errors,
 # a program's bytes, the DRAM socket's bytes = the DRAM counters, the interrupt at
-# START + CYCLES with DMI and without, on quanta of 1000 and 100000 cycles
+# START + CYCLES with DMI and without, on quanta of 1000 and 100000 cycles; the
+# memory's error range and a LOAD's and a STORE's BUS_ERROR
 suite systemc-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc"
 suite systemc-module-quantum env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/tests/test_npu_sc" 100000
 # docs/SYSTEMC.md's sc_main builds against build/systemc/libloom_npu_sc.a and runs as the page says
@@ -253,7 +255,8 @@ suite run-same-outputs-systemc env OTHER=systemc sh tests/models/same_outputs.sh
 # small's 8-byte beats) with the same bytes, every counter and every run's
 # cycles as on the rtl backend
 # the module on its own (tests/systemc/test_npu_ca.cpp): register protocol errors,
-# whole bursts as transactions adding up to the DRAM counters, a memory error
+# whole bursts as transactions adding up to the DRAM counters, a LOAD's and a STORE's
+# burst answered with an error: BUS_ERROR at that instruction, then a good run
 suite systemc-rtl-module env SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$B/hw/default/test_npu_ca"
 suite selftest-systemc-rtl-default "$LOOM" selftest --backend systemc-rtl --hw default
 suite run-same-outputs-systemc-rtl env OTHER=systemc-rtl sh tests/models/same_outputs.sh "$LOOM" "$B/models" \

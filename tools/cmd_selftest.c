@@ -10,6 +10,10 @@
  *             than its watchdog, an invalid descriptor): each bad job gets
  *             its own completion with the right cause, every good job's
  *             output is correct
+ *   buserr    a device whose DRAM answers a range with error responses
+ *             (loom_hw_opts.bus_err_*): jobs whose LOAD, STORE or
+ *             instruction fetch meets it complete ENGINE_ERROR BUS_ERROR
+ *             at that instruction, the good job after them runs correctly
  *   hang      LOOM_JOB_F_TEST_HANG: loom_wait times out, loom_reset, the
  *             jobs in flight come back LOST, the next job succeeds
  *   firmware  bad ELF files (truncated, wrong class, machine, type, entry,
@@ -81,11 +85,11 @@ static uint64_t rnd(uint64_t *x)
 
 /* ---- device and programs ---- */
 
-static loom_dev *dev_open(st *s, const char *what)
+static loom_dev *dev_open_opts(st *s, const char *what, const loom_hw_opts *ho)
 {
 	loom_dev *d = NULL;
 	char err[512];
-	loom_open_opts oo = {.backend = s->o.backend, .hw = s->o.hw};
+	loom_open_opts oo = {.backend = s->o.backend, .hw = s->o.hw, .hw_opts = ho};
 	int rc = loom_open(&oo, &d, err, sizeof err);
 	if (rc) {
 		check(s, 0, "%s: open %s/%s: %s - %s", what, s->o.backend, s->o.hw, loom_strerror(rc), err);
@@ -98,6 +102,11 @@ static loom_dev *dev_open(st *s, const char *what)
 		return NULL;
 	}
 	return d;
+}
+
+static loom_dev *dev_open(st *s, const char *what)
+{
+	return dev_open_opts(s, what, NULL);
 }
 
 static int dev_boot(st *s, loom_dev *d, uint32_t entries, const char *what)
@@ -530,6 +539,73 @@ static void t_mixed(st *s)
 	loom_close(d);
 }
 
+/* ---- bus errors ---- */
+
+/* A buffer at BUSERR_AT that the device's DRAM answers with error
+ * responses; copy jobs of 8 lines whose LOAD reads it, whose STORE writes
+ * it, whose instructions are in it; then a good copy job. All in flight
+ * at once: each completes on its own, in order. */
+#define BUSERR_AT 0x400000u
+#define BUSERR_SIZE 0x1000u
+static void t_buserr(st *s)
+{
+	enum { B_LOAD, B_STORE, B_FETCH, B_GOOD, B_N };
+	static const char *const name[B_N] = {"LOAD reads", "STORE writes", "instructions fetched from",
+					      "the good job after them"};
+	loom_hw_opts ho = {.bus_err_base = BUSERR_AT, .bus_err_size = BUSERR_SIZE};
+	loom_dev *d = dev_open_opts(s, "buserr", &ho);
+	if (!d || dev_boot(s, d, 8, "buserr")) {
+		loom_close(d);
+		return;
+	}
+	const loom_hwcfg *c = loom_dev_config(d);
+	copy_job j[B_N];
+	memset(j, 0, sizeof j);
+	loom_bo *bad = NULL;
+	uint64_t seed = 0xb05e, id[B_N] = {0};
+	int rc = loom_bo_alloc_at(d, BUSERR_AT, BUSERR_SIZE, &bad);
+	for (int k = 0; !rc && k < B_N; k++) {
+		rc = copy_prep(d, &j[k], 8, &seed);
+		if (rc || k == B_GOOD)
+			continue;
+		loom_insn p[4];
+		build_copy(c, k == B_LOAD ? BUSERR_AT : loom_bo_addr(j[k].in),
+			   k == B_STORE ? BUSERR_AT : loom_bo_addr(j[k].out), 8, p);
+		rc = k == B_FETCH ? loom_bo_write(bad, 0, p, sizeof p) : loom_bo_write(j[k].code, 0, p, sizeof p);
+	}
+	for (int k = 0; !rc && k < B_N; k++) {
+		loom_job_desc jd = copy_desc(&j[k]);
+		if (k != B_GOOD)
+			rc = loom_job_add_window(&jd, bad);
+		if (k == B_FETCH)
+			jd.insn_addr = BUSERR_AT;
+		if (!rc)
+			rc = loom_submit(d, &jd, LOOM_SUBMIT_WAIT, &id[k]);
+	}
+	check(s, rc == LOOM_OK, "buserr: a buffer at 0x%x answered with bus errors, %d jobs submitted: %s", BUSERR_AT,
+	      B_N, rc ? loom_errmsg(d) : "ok");
+	for (int k = 0; !rc && k < B_N; k++) {
+		loom_result r;
+		int wrc = loom_wait(d, id[k], 100000000, &r);
+		uint64_t pc = k == B_FETCH ? BUSERR_AT : loom_bo_addr(j[k].code) + (k == B_STORE ? 2 * LOOM_INSN_BYTES : 0);
+		print_result(s, name[k], &r);
+		if (k == B_GOOD)
+			check(s, !wrc && r.status == LOOM_JOB_OK && copy_ok(&j[k]),
+			      "buserr: %s: %s, output bytes %s", name[k], wrc ? loom_errmsg(d) : loom_job_status_name(r.status),
+			      copy_ok(&j[k]) ? "correct" : "WRONG");
+		else
+			check(s, !wrc && r.status == LOOM_JOB_ENGINE_ERROR && r.err_cause == LOOM_ERR_BUS_ERROR &&
+					 r.err_pc == pc && r.err_info == LOOM_INFO_NONE,
+			      "buserr: a job whose %s the buffer: %s %s at %#x info %#x (want ENGINE_ERROR BUS_ERROR at %#" PRIx64 ")",
+			      name[k], wrc ? loom_errmsg(d) : loom_job_status_name(r.status), loom_err_name(r.err_cause),
+			      r.err_pc, r.err_info, pc);
+	}
+	for (int k = 0; k < B_N; k++)
+		copy_free(&j[k]);
+	loom_bo_free(bad);
+	loom_close(d);
+}
+
 /* ---- hang and reset ---- */
 
 static void t_hang(st *s)
@@ -957,7 +1033,7 @@ static int read_fw(st *s)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: loom selftest --backend rtl|cmodel|systemc|systemc-rtl [--hw CONFIG] [--fw ELF] [--only GROUP] [-v]\n"
-		   "  the driver/firmware protocol suite through libloom; groups: boot wrap mixed hang firmware\n"
+		   "  the driver/firmware protocol suite through libloom; groups: boot wrap mixed buserr hang firmware\n"
 		   "  calls threads. --fw defaults to build/firmware/loom_fw.elf. Ends with \"N passed, M failed\".\n");
 }
 
@@ -999,7 +1075,7 @@ int cmd_selftest(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(st *);
-	} groups[] = {{"boot", t_boot},         {"wrap", t_wrap},   {"mixed", t_mixed},    {"hang", t_hang},
+	} groups[] = {{"boot", t_boot},         {"wrap", t_wrap},   {"mixed", t_mixed},    {"buserr", t_buserr}, {"hang", t_hang},
 		      {"firmware", t_firmware}, {"calls", t_calls}, {"threads", t_threads}};
 	const size_t ngroups = sizeof groups / sizeof groups[0];
 	size_t known = 0;

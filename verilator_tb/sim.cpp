@@ -6,7 +6,9 @@
 // VerilatedContext, so several can live in one process. It does reset,
 // clocking (inputs change on the falling edge), the MMIO bridge, the cycle
 // bound of run(), and FST waveforms on demand for a window of cycles. The
-// DRAM bytes live here and are read/written by tb_dram.sv through DPI-C.
+// DRAM bytes live here and are read/written by tb_dram.sv through DPI-C,
+// which answers the beats that touch the bus-error range of the options
+// (loom_hw_opts.bus_err_*) with an error response.
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +40,7 @@ struct Sim {
 	uint8_t *dram = nullptr;
 	uint64_t dram_bytes = 0;
 	uint64_t cycles = 0;
+	uint64_t berr_lo = 0, berr_hi = 0;  // bus-error range, [lo, hi)
 #if VM_TRACE
 	std::unique_ptr<VerilatedFstC> tfp;
 #endif
@@ -156,6 +159,10 @@ loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *er
 	s->hw.cfg = *cfg;
 	s->hw.backend = "rtl";
 	s->dram_bytes = cfg->dram_bytes;
+	if (opts && opts->bus_err_size) {
+		s->berr_lo = opts->bus_err_base;
+		s->berr_hi = opts->bus_err_base + opts->bus_err_size;
+	}
 	s->dram = static_cast<uint8_t *>(calloc(1, cfg->dram_bytes + kBeat));
 	if (!s->dram) {
 		snprintf(err, errlen, "cannot allocate %llu bytes of simulated DRAM",
@@ -202,25 +209,28 @@ loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *er
 }
 
 // DPI-C: one beat of the simulated DRAM (tb_dram.sv); addresses past the end
-// read as zero and are not written (the NPU's range checks prevent them)
-void tb_dram_read(unsigned long long h, unsigned long long addr, svBitVecVal *data)
+// read as zero and are not written (the NPU's range checks prevent them).
+// 1: the beat touches the bus-error range (its data still moves).
+svBit tb_dram_read(unsigned long long h, unsigned long long addr, svBitVecVal *data)
 {
 	Sim *s = reinterpret_cast<Sim *>(h);
 	if (addr + kBeat <= s->dram_bytes)
 		memcpy(data, s->dram + addr, kBeat);
 	else
 		memset(data, 0, kBeat);
+	return addr < s->berr_hi && addr + kBeat > s->berr_lo;
 }
 
-void tb_dram_write(unsigned long long h, unsigned long long addr, const svBitVecVal *data,
-		   const svBitVecVal *strb)
+svBit tb_dram_write(unsigned long long h, unsigned long long addr, const svBitVecVal *data,
+		    const svBitVecVal *strb)
 {
 	Sim *s = reinterpret_cast<Sim *>(h);
 	if (addr + kBeat > s->dram_bytes)
-		return;
+		return 0;
 	const uint8_t *d = reinterpret_cast<const uint8_t *>(data);
 	for (unsigned i = 0; i < kBeat; i++)
 		if ((strb[i / 32] >> (i % 32)) & 1u)
 			s->dram[addr + i] = d[i];
+	return addr < s->berr_hi && addr + kBeat > s->berr_lo;
 }
 }

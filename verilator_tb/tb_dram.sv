@@ -5,6 +5,9 @@
 // C++ (sim.cpp) and are reached through DPI-C, one call per beat, so no
 // per-cycle work is done in C++; with nothing queued a cycle costs a
 // simulator a few compares (the credit is full, every update is skipped).
+// Each data call returns whether the beat is answered with an error (the
+// harness's bus-error range, loom_hw_opts.bus_err_*, or the SystemC
+// memory's error response): RRESP of that beat, BRESP of its burst SLVERR.
 module tb_dram (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -21,6 +24,7 @@ module tb_dram (
   output logic [npu_pkg::BeatW-1:0]     r_data_o,
   output logic [1:0]                    r_id_o,
   output logic                          r_last_o,
+  output logic [1:0]                    r_resp_o,
   input  logic                          aw_valid_i,
   output logic                          aw_ready_o,
   input  logic [31:0]                   aw_addr_i,
@@ -31,15 +35,17 @@ module tb_dram (
   input  logic [npu_pkg::DramBeatBytes-1:0] w_strb_i,
   input  logic                          w_last_i,
   output logic                          b_valid_o,
+  output logic [1:0]                    b_resp_o,
   input  logic                          b_ready_i
 );
   localparam int unsigned B = npu_pkg::DramBeatBytes;
   localparam int unsigned Depth = 64;
   localparam int unsigned PW = $clog2(Depth);
 
-  import "DPI-C" function void tb_dram_read(input longint unsigned h, input longint unsigned addr,
-                                            output bit [npu_pkg::BeatW-1:0] data);
-  import "DPI-C" function void tb_dram_write(input longint unsigned h, input longint unsigned addr,
+  // 1: the beat is answered with an error response
+  import "DPI-C" function bit tb_dram_read(input longint unsigned h, input longint unsigned addr,
+                                           output bit [npu_pkg::BeatW-1:0] data);
+  import "DPI-C" function bit tb_dram_write(input longint unsigned h, input longint unsigned addr,
                                              input bit [npu_pkg::BeatW-1:0] data,
                                              input bit [npu_pkg::DramBeatBytes-1:0] strb);
 
@@ -54,7 +60,7 @@ module tb_dram (
   logic [PW:0]     rq_cnt_q;
   logic [PW-1:0]   rq_rd_q, rq_wr_q;
   logic [7:0]      rbeat_q;
-  logic            r_valid_q, r_last_q;
+  logic            r_valid_q, r_last_q, r_err_q;
   logic [1:0]      r_id_q;
   logic [npu_pkg::BeatW-1:0] r_data_q;
 
@@ -63,7 +69,9 @@ module tb_dram (
   logic [PW:0]     wq_cnt_q;
   logic [PW-1:0]   wq_rd_q, wq_wr_q;
   logic [7:0]      wbeat_q;
+  logic            werr_q;             // a beat of the burst on W had an error
   longint unsigned bq_due [Depth];
+  logic            bq_err [Depth];
   logic [PW:0]     bq_cnt_q;
   logic [PW-1:0]   bq_rd_q, bq_wr_q;
 
@@ -92,6 +100,8 @@ module tb_dram (
   assign r_data_o = r_data_q;
   assign r_id_o = r_id_q;
   assign r_last_o = r_last_q;
+  assign r_resp_o = {r_err_q, 1'b0};
+  assign b_resp_o = {b_valid_o && bq_err[bq_rd_q], 1'b0};
 
   // bursts end on w_last; the length is not needed
   logic unused_aw_len;
@@ -106,10 +116,13 @@ module tb_dram (
       bq_cnt_q <= '0; bq_rd_q <= '0; bq_wr_q <= '0;
       r_valid_q <= 1'b0;
       r_last_q <= 1'b0;
+      r_err_q <= 1'b0;
+      werr_q <= 1'b0;
       r_id_q <= '0;
     end else begin
       int unsigned c;
       logic [npu_pkg::BeatW-1:0] beat;  // the DPI call's output, then a nonblocking write
+      logic berr;
       now_q <= now_q + 1;
       if (credit_q != 2 * B || rd_take || w_hs) begin
         c = credit_q + bw_i - (rd_take ? B : 0) - (w_hs ? B : 0);
@@ -127,8 +140,9 @@ module tb_dram (
         // argument is a blocking write, which the NPU's flops that sample
         // r_data_o on this same edge would race with (verilated without
         // --trace-fst, the model ran a one-FINISH program into ILLEGAL_OPCODE)
-        tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, beat);
+        berr = tb_dram_read(handle_i, longint'(rq_addr[rq_rd_q]) + longint'(rbeat_q) * B, beat);
         r_data_q  <= beat;
+        r_err_q   <= berr;
         r_valid_q <= 1'b1;
         r_id_q    <= rq_id[rq_rd_q];
         r_last_q  <= (rbeat_q == rq_len[rq_rd_q]);
@@ -148,14 +162,17 @@ module tb_dram (
         wq_wr_q <= wq_wr_q + 1'b1;
       end
       if (w_hs) begin
-        tb_dram_write(handle_i, longint'(wq_addr[wq_rd_q]) + longint'(wbeat_q) * B, w_data_i, w_strb_i);
+        berr = tb_dram_write(handle_i, longint'(wq_addr[wq_rd_q]) + longint'(wbeat_q) * B, w_data_i, w_strb_i);
         if (w_last_i) begin
           wbeat_q <= '0;
+          werr_q  <= 1'b0;
           wq_rd_q <= wq_rd_q + 1'b1;
           bq_due[bq_wr_q] <= now_q + longint'(latency_i);
+          bq_err[bq_wr_q] <= werr_q || berr;
           bq_wr_q <= bq_wr_q + 1'b1;
         end else begin
           wbeat_q <= wbeat_q + 1'b1;
+          if (berr) werr_q <= 1'b1;
         end
       end
       if (aw_hs || wlast_hs) wq_cnt_q <= wq_cnt_q + (PW+1)'(aw_hs) - (PW+1)'(wlast_hs);

@@ -17,7 +17,7 @@ module tb_top (
   logic                          ar_valid, ar_ready, r_valid, r_ready, r_last;
   logic [31:0]                   ar_addr, aw_addr;
   logic [7:0]                    ar_len, aw_len;
-  logic [1:0]                    ar_id, r_id;
+  logic [1:0]                    ar_id, r_id, r_resp, b_resp;
   logic [npu_pkg::BeatW-1:0]     r_data, w_data;
   logic                          aw_valid, aw_ready, w_valid, w_ready, w_last, b_valid, b_ready;
   logic [npu_pkg::DramBeatBytes-1:0] w_strb;
@@ -41,6 +41,7 @@ module tb_top (
     .r_data_i     (r_data),
     .r_id_i       (r_id),
     .r_last_i     (r_last),
+    .r_resp_i     (r_resp),
     .aw_valid_o   (aw_valid),
     .aw_ready_i   (aw_ready),
     .aw_addr_o    (aw_addr),
@@ -51,6 +52,7 @@ module tb_top (
     .w_strb_o     (w_strb),
     .w_last_o     (w_last),
     .b_valid_i    (b_valid),
+    .b_resp_i     (b_resp),
     .b_ready_o    (b_ready)
   );
 
@@ -70,6 +72,7 @@ module tb_top (
     .r_data_o   (r_data),
     .r_id_o     (r_id),
     .r_last_o   (r_last),
+    .r_resp_o   (r_resp),
     .aw_valid_i (aw_valid),
     .aw_ready_o (aw_ready),
     .aw_addr_i  (aw_addr),
@@ -80,6 +83,7 @@ module tb_top (
     .w_strb_i   (w_strb),
     .w_last_i   (w_last),
     .b_valid_o  (b_valid),
+    .b_resp_o   (b_resp),
     .b_ready_i  (b_ready)
   );
 endmodule

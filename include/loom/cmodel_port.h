@@ -26,7 +26,10 @@ extern "C" {
  * (and those of MARK records and STOREs with whole beats to DRAM_WR_BYTES).
  * cycle is the model's cycle of the access (an instruction's accesses are
  * at its start, when its effect is applied); kind is a LOOM_CMODEL_PORT_*.
- * The return value is not used yet (0: done). A port turns the timing memo
+ * The return value: 0 done, non-zero an error response (the bytes of a
+ * read are then undefined): the fetch, LOAD, STORE or MARK it belongs to
+ * ends the run with BUS_ERROR (docs/ISA.md); for the control core's window
+ * it is ignored. A port turns the timing memo
  * off (it compares the program's bytes in the array at START). Without a
  * port (the cmodel backend) nothing of this runs. 0, or -1 when hw is not
  * the C model. */

@@ -27,6 +27,14 @@ typedef struct loom_hw_opts {
 	uint64_t wave_from;      /* first cycle dumped */
 	uint64_t wave_to;        /* last cycle dumped; 0: to the end */
 	uint32_t cmodel_flags;   /* cmodel only: LOOM_CMODEL_* below; 0: as the environment says */
+	/* Bus-error injection (tests): every DRAM beat of the NPU's own
+	 * accesses - instruction fetch, LOAD, STORE, MARK record - that touches
+	 * [bus_err_base, bus_err_base + bus_err_size) is answered with an error
+	 * response (rtl: tb_dram's RRESP/BRESP SLVERR; cmodel: the same beats;
+	 * systemc, systemc-rtl: the platform's memory answers
+	 * TLM_GENERIC_ERROR_RESPONSE on the range). The run ends with
+	 * BUS_ERROR (docs/ISA.md). 0 size: none. */
+	uint64_t bus_err_base, bus_err_size;
 } loom_hw_opts;
 
 /* The C model's data path and timing memo (cmodel/cm_exec.c,

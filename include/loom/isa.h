@@ -10,7 +10,7 @@
 #include "loom/regs.h" /* registers, counters, CTRL/STATUS/IRQ bits, LOOM_INSN_BYTES */
 
 #define LOOM_ISA_MAJOR 1
-#define LOOM_ISA_MINOR 1
+#define LOOM_ISA_MINOR 2
 #define LOOM_ID_VALUE 0x4c4f4f4du
 #define LOOM_INSN_WORDS 8
 #define LOOM_MARK_BYTES 64u

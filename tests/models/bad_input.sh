@@ -86,7 +86,7 @@ n=$(grep -c "bound by position" "$out/stderr")
 
 # ---- option values
 run "$LOOM" selftest --backend cmodel --only TYPO
-expect "selftest --only TYPO" 2 "--only TYPO: unknown group" "boot wrap mixed hang firmware calls threads"
+expect "selftest --only TYPO" 2 "--only TYPO: unknown group" "boot wrap mixed buserr hang firmware calls threads"
 grep -q "passed" "$out/stdout" && bad "selftest --only TYPO ran something" || ok "selftest --only TYPO runs nothing"
 run "$LOOM" compile "$m/model.onnx" -o "$out/x.loom" --calib-method msee
 expect "compile --calib-method msee" 2 "--calib-method msee" "minmax, percentile, mse or entropy"

@@ -13,8 +13,11 @@
 //     read add up to DRAM_RD_BYTES and those written to DRAM_WR_BYTES; the
 //     interrupt rises on a clock edge (mid-period) and cycle() counts the
 //     edges of simulation time;
-//   - a memory that answers reads of one beat with an error: the module
-//     counts the error response, reads zeros there, and the run finishes.
+//   - bus errors: a memory that answers the read of one beat of the LOAD
+//     with an error: the module counts the error response and the run ends
+//     with STATUS ERROR, ERR_CAUSE BUS_ERROR, ERR_PC the LOAD; one that
+//     answers a write burst of the STORE with an error: BUS_ERROR at the
+//     STORE; then, without errors, the same program copies its bytes again.
 // Built per configuration with the module (Makefile: systemc-rtl); ends with
 // "N passed, M failed" (tests/unit/check.h).
 #include <cstdio>
@@ -49,7 +52,8 @@ struct probe : sc_module {
 		bool be;
 	};
 	std::vector<rec> log;
-	uint64_t fail_addr = ~0ull; // reads covering it get TLM_ADDRESS_ERROR_RESPONSE
+	uint64_t fail_addr = ~0ull;  // reads covering it get TLM_ADDRESS_ERROR_RESPONSE
+	uint64_t fail_waddr = ~0ull; // writes covering it get TLM_GENERIC_ERROR_RESPONSE
 
 	explicit probe(sc_module_name n) : sc_module(n), in("in"), out("out")
 	{
@@ -63,12 +67,16 @@ struct probe : sc_module {
 			t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
 			return;
 		}
+		if (t.is_write() && fail_waddr >= t.get_address() && fail_waddr < t.get_address() + t.get_data_length()) {
+			t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+			return;
+		}
 		out->b_transport(t, delay);
 	}
 };
 
 struct result {
-	uint32_t status = 0, cause = 0, cycles = 0, rd = 0, wr = 0;
+	uint32_t status = 0, cause = 0, pc = 0, cycles = 0, rd = 0, wr = 0;
 	uint64_t irq_ps = 0, edges = 0;
 	bool copied = false;
 	size_t first = 0, last = 0; // the probe's log entries of this run
@@ -82,7 +90,7 @@ struct tester : sc_module {
 	loom_sc::npu_ca *npu;
 	probe *pr;
 	const loom_hwcfg &cfg;
-	result res, bad;
+	result res, bad, bad_st, after;
 	sc_time clk = sc_time(1, SC_NS);
 
 	SC_HAS_PROCESS(tester);
@@ -159,6 +167,7 @@ struct tester : sc_module {
 		r.last = pr->log.size();
 		r.status = rd(LOOM_REG_STATUS);
 		r.cause = rd(LOOM_REG_ERR_CAUSE);
+		r.pc = rd(LOOM_REG_ERR_PC);
 		r.cycles = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_CYCLES);
 		r.rd = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_RD_BYTES);
 		r.wr = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_WR_BYTES);
@@ -181,6 +190,14 @@ struct tester : sc_module {
 		pr->fail_addr = IN + 9 * cfg.dram_beat_bytes;
 		run(PROG, bad);
 		bad.copied = !memcmp(mem->data() + IN, mem->data() + OUT, R * lines);
+		// a write burst of the STORE failed, then no failures
+		pr->fail_addr = ~0ull;
+		pr->fail_waddr = OUT + 9 * cfg.dram_beat_bytes;
+		run(PROG, bad_st);
+		pr->fail_waddr = ~0ull;
+		memset(mem->data() + OUT, 0xee, R * lines);
+		run(PROG, after);
+		after.copied = !memcmp(mem->data() + IN, mem->data() + OUT, R * lines);
 		sc_stop();
 	}
 };
@@ -236,10 +253,20 @@ int sc_main(int, char *[])
 	CHECK(r.edges == 5 + (r.irq_ps + 500) / 1000, "cycle() %llu = 5 reset edges + the edges up to %llu ps",
 	      (unsigned long long)r.edges, (unsigned long long)r.irq_ps);
 	const result &b = host.bad;
-	CHECK(npu.traffic().errors == 1, "the memory's error response counted once (%llu)",
+	CHECK(npu.traffic().errors == 2, "the memory's two error responses counted (%llu)",
 	      (unsigned long long)npu.traffic().errors);
-	CHECK(b.status == LOOM_STATUS_DONE && !b.copied && b.cycles == r.cycles,
-	      "with the error: the run finishes (STATUS 0x%x) in the same %u cycles, the failed burst read as zeros",
-	      b.status, b.cycles);
+	CHECK(b.status == LOOM_STATUS_ERROR && b.cause == LOOM_ERR_BUS_ERROR && b.pc == PROG && !b.copied,
+	      "a LOAD beat answered with an error: STATUS 0x%x, %s at 0x%x (want BUS_ERROR at the LOAD, 0x%llx), "
+	      "nothing stored",
+	      b.status, loom_err_name(b.cause), b.pc, (unsigned long long)PROG);
+	const result &bs = host.bad_st;
+	CHECK(bs.status == LOOM_STATUS_ERROR && bs.cause == LOOM_ERR_BUS_ERROR && bs.pc == PROG + 2 * LOOM_INSN_BYTES,
+	      "a STORE burst answered with an error: STATUS 0x%x, %s at 0x%x (want BUS_ERROR at the STORE, 0x%llx)",
+	      bs.status, loom_err_name(bs.cause), bs.pc, (unsigned long long)(PROG + 2 * LOOM_INSN_BYTES));
+	const result &af = host.after;
+	CHECK(af.status == LOOM_STATUS_DONE && af.copied && af.cycles == r.cycles,
+	      "then without errors: the program completes (STATUS 0x%x) with the right bytes in the same %u cycles "
+	      "as the first run (%u)",
+	      af.status, af.cycles, r.cycles);
 	return check_report();
 }

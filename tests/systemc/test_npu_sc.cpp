@@ -15,7 +15,12 @@
 //   - the same on a memory that refuses DMI (every access a b_transport):
 //     the same bytes, counters and interrupt time;
 //   - a program with rows smaller than a beat (reads cover whole beats),
-//     after the memory withdrew DMI (b_transport again, then DMI again).
+//     after the memory withdrew DMI (b_transport again, then DMI again);
+//   - bus errors: the memory's error range answers TLM_GENERIC_ERROR_RESPONSE
+//     (and grants no DMI); the copy program whose LOAD reads it, then one
+//     whose STORE writes it, end with STATUS ERROR, ERR_CAUSE BUS_ERROR at
+//     that instruction; with the range removed the copy program runs again
+//     and its bytes are right.
 // argv[1]: the global quantum in cycles (default 1000): the interrupt's time
 // must not depend on it. Ends with "N passed, M failed" (tests/unit/check.h).
 #include <cstdio>
@@ -41,7 +46,7 @@ int finished; // testers done (the last one stops the simulation)
 const uint64_t IN = 0x1000, OUT = 0x2000, MARKA = 0x3000, PROG = 0x4000, PROG2 = 0x5000, OUT2 = 0x6000;
 
 struct result {
-	uint32_t status = 0, cause = 0, cycles = 0, rd = 0, wr = 0;
+	uint32_t status = 0, cause = 0, pc = 0, cycles = 0, rd = 0, wr = 0;
 	uint64_t start = 0, irq_at = 0;
 	loom_sc::npu_traffic traffic;
 	bool copied = false;
@@ -55,7 +60,8 @@ struct tester : sc_module {
 	loom_sc::npu_lt *npu;
 	const loom_hwcfg &cfg;
 	bool protocol;     // check the register protocol too
-	result res, res2;
+	result res, res2, res_ld, res_st, res_after;
+	uint32_t pc_ld = 0, pc_st = 0;
 	sc_time clk = sc_time(1, SC_NS);
 
 	SC_HAS_PROCESS(tester);
@@ -142,6 +148,17 @@ struct tester : sc_module {
 		CHECK(r == tlm::TLM_ADDRESS_ERROR_RESPONSE, "memory: a read past the end: %s", resp_name(r));
 		r = mem_access(tlm::TLM_IGNORE_COMMAND, a, d, 8, 8, nullptr, 0, delay);
 		CHECK(r == tlm::TLM_OK_RESPONSE, "memory: an ignore command: %s", resp_name(r));
+		mem->set_error_range(a + 4, 4);
+		memset(d, 0x55, sizeof d);
+		r = mem_access(tlm::TLM_READ_COMMAND, a, d, 8, 8, nullptr, 0, delay);
+		tlm::tlm_response_status r2 = mem_access(tlm::TLM_WRITE_COMMAND, a + 4, d, 4, 4, nullptr, 0, delay);
+		tlm::tlm_response_status r3 = mem_access(tlm::TLM_READ_COMMAND, a, d, 4, 4, nullptr, 0, delay);
+		CHECK(r == tlm::TLM_GENERIC_ERROR_RESPONSE && r2 == tlm::TLM_GENERIC_ERROR_RESPONSE &&
+			      r3 == tlm::TLM_OK_RESPONSE && m[4] != 0x55,
+		      "memory: an error range of 4 bytes: a read and a write touching it %s, %s (nothing written), "
+		      "a read beside it %s",
+		      resp_name(r), resp_name(r2), resp_name(r3));
+		mem->set_error_range(0, 0);
 		wait(delay);
 	}
 
@@ -167,6 +184,7 @@ struct tester : sc_module {
 		r.irq_at = sc_time_stamp().value() / clk.value();
 		r.status = rd(LOOM_REG_STATUS);
 		r.cause = rd(LOOM_REG_ERR_CAUSE);
+		r.pc = rd(LOOM_REG_ERR_PC);
 		r.cycles = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_CYCLES);
 		r.rd = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_RD_BYTES);
 		r.wr = rd(LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_WR_BYTES);
@@ -177,6 +195,30 @@ struct tester : sc_module {
 		}
 		r.traffic.dmi_accesses -= t0.dmi_accesses;
 		wr(LOOM_REG_IRQ_STATUS, LOOM_IRQ_DONE | LOOM_IRQ_ERROR);
+	}
+
+	// The copy program with its LOAD, then its STORE, in the memory's error
+	// range (no DMI while it is set); then without the range
+	void bus_errors()
+	{
+		const uint32_t R = cfg.array_rows, lines = 37;
+		const uint64_t BAD = 0x8000, PROG3 = 0x9000;
+		loom_insn p[5];
+		mem->set_error_range(BAD, 0x1000);
+		copy_program(p, R, lines, (uint32_t)BAD, (uint32_t)OUT, (uint32_t)MARKA);
+		put_prog(PROG3, p, 5);
+		pc_ld = (uint32_t)PROG3;
+		run(PROG3, res_ld);
+		copy_program(p, R, lines, (uint32_t)IN, (uint32_t)BAD, (uint32_t)MARKA);
+		put_prog(PROG3, p, 5);
+		pc_st = (uint32_t)PROG3 + 2 * LOOM_INSN_BYTES;
+		run(PROG3, res_st);
+		mem->set_error_range(0, 0);
+		memset(mem->data() + OUT, 0, R * lines);
+		copy_program(p, R, lines, (uint32_t)IN, (uint32_t)OUT, (uint32_t)MARKA);
+		put_prog(PROG3, p, 5);
+		run(PROG3, res_after);
+		res_after.copied = !memcmp(mem->data() + IN, mem->data() + OUT, R * lines);
 	}
 
 	void main()
@@ -227,6 +269,8 @@ struct tester : sc_module {
 				ok = ok && !memcmp(mem->data() + OUT2 + 4 * (9 * y + x),
 						   mem->data() + IN + 4 + y * (12 * 9 + 8) + 12 * x, 4);
 		res2.copied = ok;
+		if (protocol)
+			bus_errors();
 		if (++finished == 2)
 			sc_stop();
 	}
@@ -324,6 +368,19 @@ int sc_main(int argc, char *argv[])
 		n1 += t1.transactions[k];
 	CHECK(n1 - t1.dmi_accesses == 1, "DMI kept: one b_transport (the first access) in the first run, %llu",
 	      (unsigned long long)(n1 - t1.dmi_accesses));
+	const tester &h = a.host;
+	CHECK(h.res_ld.status == LOOM_STATUS_ERROR && h.res_ld.cause == LOOM_ERR_BUS_ERROR && h.res_ld.pc == h.pc_ld &&
+		      h.res_ld.traffic.errors > 0,
+	      "bus error: a LOAD from the memory's error range: STATUS 0x%x, %s at 0x%x (want BUS_ERROR at 0x%x), %llu "
+	      "error responses",
+	      h.res_ld.status, loom_err_name(h.res_ld.cause), h.res_ld.pc, h.pc_ld,
+	      (unsigned long long)h.res_ld.traffic.errors);
+	CHECK(h.res_st.status == LOOM_STATUS_ERROR && h.res_st.cause == LOOM_ERR_BUS_ERROR && h.res_st.pc == h.pc_st,
+	      "bus error: a STORE into the memory's error range: STATUS 0x%x, %s at 0x%x (want BUS_ERROR at 0x%x)",
+	      h.res_st.status, loom_err_name(h.res_st.cause), h.res_st.pc, h.pc_st);
+	CHECK(h.res_after.status == LOOM_STATUS_DONE && h.res_after.copied,
+	      "bus error: then, without the error range, the copy program completes with the right bytes (STATUS 0x%x)",
+	      h.res_after.status);
 	CHECK(a.host.res2.traffic.bytes[LOOM_CMODEL_PORT_STORE] == 27 * 4,
 	      "sub-beat rows: the STORE writes its 108 bytes, contiguous rows merged (%llu transactions)",
 	      (unsigned long long)a.host.res2.traffic.transactions[LOOM_CMODEL_PORT_STORE]);

@@ -2,8 +2,11 @@
  * configuration handling: configuration read-back registers, host DRAM
  * range errors, the run bound (a program longer than the bound ends with a
  * clear timeout, is aborted, and the next program runs), FST waveforms on
- * demand with a cycle window (rtl), and configurations that must be refused
- * with a message naming the parameter.
+ * demand with a cycle window (rtl), configurations that must be refused
+ * with a message naming the parameter, and bus errors (loom_hw_opts.
+ * bus_err_*): a fetch, LOAD, STORE or MARK that meets the error range ends
+ * with BUS_ERROR at that instruction, the RTL and the C model with the same
+ * ERR_*, INSNS and DRAM byte counters, and the next program runs.
  * Usage: test_hw [--hw CONFIG]; ends with "N passed, M failed". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +122,106 @@ static void window_tests(loom_hw *hw, const char *be)
 	loom_hw_mmio_write(hw, LOOM_REG_WIN_CTRL, 0);
 	rc = loom_hw_exec(hw, 0x2000, 10000000, &r);
 	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE, "%s: windows disabled: completes", be);
+}
+
+/* Bus errors: every DRAM beat in [BE_BASE, BE_BASE + BE_SIZE) is answered
+ * with an error response. A copy program (LOAD of BE_LINES lines, ELTWISE
+ * handshake, STORE, MARK, FINISH; long enough that the fetcher waits at the
+ * MARK when the LOAD ends, so the counters do not depend on timing) with
+ * one of its accesses in the range. */
+#define BE_BASE 0x80000u
+#define BE_SIZE 0x1000u
+#define BE_LINES 1024u
+enum { BE_LOAD, BE_STORE, BE_MARK, BE_FETCH, BE_NONE, BE_CASES };
+static const char *const be_case[BE_CASES] = {"LOAD", "STORE", "MARK", "fetch", "none"};
+typedef struct be_res {
+	uint32_t status, cause, pc, info, insns, rd, wr;
+	uint32_t out_sum; /* a checksum of the STORE's output region */
+} be_res;
+
+static void copy_prog(loom_hw *hw, const loom_hwcfg *c, uint64_t at, uint32_t in, uint32_t out, uint32_t mark)
+{
+	loom_insn p[5];
+	uint32_t R = c->array_rows;
+	memset(p, 0, sizeof p);
+	SET(p[0], ANY_OPCODE, LOOM_OP_LOAD);
+	SET(p[0], LOAD_ROW_WORDS, R / 4);
+	SET(p[0], LOAD_DRAM_ADDR, in);
+	SET(p[0], LOAD_STRIDE1, R);
+	SET(p[0], LOAD_N1, BE_LINES);
+	SET(p[0], LOAD_N2, 1);
+	SET(p[0], LOAD_N3, 1);
+	SET(p[0], LOAD_PUSH_NEXT, 1);
+	SET(p[1], ANY_OPCODE, LOOM_OP_ELTWISE);
+	SET(p[1], ELTWISE_POP_PREV, 1);
+	SET(p[1], ELTWISE_PUSH_NEXT, 1);
+	SET(p[2], ANY_OPCODE, LOOM_OP_STORE);
+	SET(p[2], STORE_POP_PREV, 1);
+	SET(p[2], STORE_SOURCE, LOOM_MEM_SP);
+	SET(p[2], STORE_ROW_WORDS, R / 4);
+	SET(p[2], STORE_DRAM_ADDR, out);
+	SET(p[2], STORE_STRIDE1, R);
+	SET(p[2], STORE_N1, BE_LINES);
+	SET(p[2], STORE_N2, 1);
+	SET(p[2], STORE_N3, 1);
+	SET(p[3], ANY_OPCODE, LOOM_OP_MARK);
+	SET(p[3], MARK_DRAM_ADDR, mark);
+	SET(p[3], MARK_MARK_ID, 5);
+	SET(p[4], ANY_OPCODE, LOOM_OP_FINISH);
+	loom_hw_dram_write(hw, at, p, sizeof p);
+}
+
+static void bus_tests(const char *be, const loom_hwcfg *c, be_res res[BE_CASES])
+{
+	char err[512];
+	loom_hw_opts o = {.bus_err_base = BE_BASE, .bus_err_size = BE_SIZE};
+	loom_hw *hw = loom_hw_open(be, c, &o, err, sizeof err);
+	CHECK(hw != NULL, "%s %s: open with a bus-error range (%s)", be, c->name, hw ? "ok" : err);
+	if (!hw)
+		return;
+	const uint32_t n = BE_LINES * c->array_rows;
+	uint8_t *data = malloc(n), *back = malloc(n);
+	for (uint32_t i = 0; i < n; i++)
+		data[i] = (uint8_t)(i * 29 + 7);
+	const uint32_t in = 0x100000, out = 0x140000, mark = 0x180000, prog = 0x1000;
+	loom_hw_dram_write(hw, in, data, n);
+	loom_hw_dram_write(hw, BE_BASE - n / 2, data, n);
+	for (int k = 0; k < BE_CASES; k++) {
+		/* the LOAD's rows and the STORE's rows straddle the range */
+		uint32_t at = k == BE_FETCH ? BE_BASE + 0x100 : prog;
+		copy_prog(hw, c, at, k == BE_LOAD ? BE_BASE - n / 2 : in, k == BE_STORE ? BE_BASE - n / 2 : out,
+			  k == BE_MARK ? BE_BASE + 0x40 : mark);
+		loom_hw_result r;
+		int rc = loom_hw_exec(hw, at, 50000000, &r);
+		be_res *x = &res[k];
+		x->status = r.status;
+		x->cause = r.cause;
+		x->pc = r.pc;
+		x->info = r.info;
+		x->insns = loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_INSNS);
+		x->rd = loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_RD_BYTES);
+		x->wr = loom_hw_mmio_read(hw, LOOM_REG_CTR_BASE + 4 * LOOM_CTR_DRAM_WR_BYTES);
+		loom_hw_dram_read(hw, k == BE_STORE ? BE_BASE - n / 2 : out, back, n);
+		x->out_sum = 0;
+		for (uint32_t i = 0; i < n; i++)
+			x->out_sum = x->out_sum * 31 + back[i];
+		static const uint32_t want_pc[BE_CASES] = {0, 0x40, 0x60, 0x100, 0};
+		if (k == BE_NONE) {
+			CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE && !memcmp(back, data, n),
+			      "%s: after the bus errors a copy program completes with the right bytes (status 0x%x, %s)",
+			      be, r.status, loom_err_name(r.cause));
+		} else {
+			uint32_t pc = (k == BE_FETCH ? BE_BASE : prog) + want_pc[k];
+			CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_ERROR && r.cause == LOOM_ERR_BUS_ERROR &&
+				      r.pc == pc && r.info == LOOM_INFO_NONE,
+			      "%s: a %s that meets the bus-error range: status 0x%x, %s at 0x%x (want BUS_ERROR at 0x%x), "
+			      "info 0x%x",
+			      be, be_case[k], r.status, loom_err_name(r.cause), r.pc, pc, r.info);
+		}
+	}
+	free(data);
+	free(back);
+	loom_hw_close(hw);
 }
 
 static void backend_tests(const char *be, const loom_hwcfg *c)
@@ -253,6 +356,18 @@ int main(int argc, char **argv)
 	config_tests();
 	backend_tests("cmodel", &c);
 	backend_tests("rtl", &c);
+	be_res bc[BE_CASES], br[BE_CASES];
+	memset(bc, 0xff, sizeof bc);
+	memset(br, 0, sizeof br);
+	bus_tests("cmodel", &c, bc);
+	bus_tests("rtl", &c, br);
+	for (int k = 0; k < BE_CASES; k++)
+		CHECK(!memcmp(&bc[k], &br[k], sizeof bc[k]),
+		      "bus error at the %s: rtl and cmodel agree: status %x/%x cause %u/%u pc 0x%x/0x%x info 0x%x/0x%x "
+		      "INSNS %u/%u DRAM_RD_BYTES %u/%u DRAM_WR_BYTES %u/%u output 0x%08x/0x%08x",
+		      be_case[k], br[k].status, bc[k].status, br[k].cause, bc[k].cause, br[k].pc, bc[k].pc, br[k].info,
+		      bc[k].info, br[k].insns, bc[k].insns, br[k].rd, bc[k].rd, br[k].wr, bc[k].wr, br[k].out_sum,
+		      bc[k].out_sum);
 	wave_tests(&c);
 	return check_report();
 }
