@@ -213,7 +213,7 @@ module npu_vector (
   assign grp_left = gsize_q - t_q;
   assign row_left = {1'b0, ow_last_q} - {1'b0, ox_q} + 25'd1;
   assign seg      = !reuse_q ? TW'(1) : (row_left < 25'(grp_left)) ? TW'(row_left) : grp_left;
-  assign span     = IW'(mc - MCW'(1)) * IW'(dwr_q);
+  assign span     = (IW'(mc) - IW'(1)) * IW'(dwr_q);
   assign seg_end  = i_q + IW'(1) == IW'(seg) + span;
   assign t0       = IW'(t_q) + i_q;
   assign group_tap_end = seg_end && (t_q + seg == gsize_q);
