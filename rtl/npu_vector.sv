@@ -25,11 +25,23 @@
 // group's last tap, and before a plane's parameter lines, for the previous
 // group's finish to be over (one group in the finish at a time; the
 // parameters are the finish's).
+// DWCONV with SW = 1 reuses its input lines along kx (ISA 1.2): a "tap"
+// above is then a pass of mc = min(M, taps left in the kernel row) taps,
+// M = VecMacs multipliers per lane; the pass reads its mc weight lines
+// (w_q[m]), then per segment of the group (its positions in one output
+// row, seg of them) the seg + (mc-1)*DW consecutive lines from the
+// segment's first position's tap (ky, kx), and folds line i into position
+// i - m*DW of the segment with tap m, for each m where that is one of the
+// segment's (tap 0 into the first line of a position: its first fold in
+// the first pass, its last fold in the last pass comes from tap mc-1).
+// The int32 sum is the same in any order, so the results are those of one
+// line per tap and position (the other ops, and SW > 1: mc = seg = 1).
 // MAX pooling and LUT use the requant lanes as an identity (multiplier
 // 2^31-1 and shift 0 return any int8 unchanged), LUT then translates the
 // byte through the table. Cycle cost per group of g positions: 1 +
-// taps * (g + [DWCONV]) when nothing waits (common/timing.c has the
-// exact count).
+// taps * (g + [DWCONV]) when nothing waits, with reuse 1 + KH * the sum
+// over a row's passes of (mc + g + segments * (mc-1)*DW) (common/timing.c
+// has the exact counts).
 //
 // Addressing uses adders only: the position walker keeps (oy, ox) and the
 // SP address of the position's tap-(0,0) line; a tap adds
