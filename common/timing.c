@@ -20,7 +20,10 @@
  *     ELTWISE   planes PLANES, P = PLANE_LINES, taps 2, w 0
  *     POOL      planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 0
  *     DWCONV    planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 1,
- *               + LOOM_DW_PARAM_LINES per plane
+ *               + LOOM_DW_PARAM_LINES per plane; with SW = 1 (input
+ *               reuse) loom_cyc_dw: per group and kernel row, passes of
+ *               up to LOOM_VEC_MACS taps, mc weight lines and per output
+ *               row of the group (s positions) s + (mc - 1) * DW lines
  *     LUT       one plane, P = LINES, taps 1, w 0, + ceil(256 / R) table lines
  *     ELTWISE or LUT of no lines: 1
  *   MARK record write          lat + xfer(beats of the 64-byte record * B)
