@@ -14,7 +14,12 @@
  *           (ELTWISE: A and B), DWCONV one weight line per tap and group and
  *           LOOM_DW_PARAM_LINES parameter lines, LUT its table once; one
  *           line written per position, its R values requantized (MAX pooling
- *           and LUT use the requantization lanes as an identity).
+ *           and LUT use the requantization lanes as an identity). A DWCONV
+ *           with SW = 1 reads each kernel row of a group in passes of up to
+ *           LOOM_VEC_MACS taps: per output row of the group (segment of s
+ *           positions) s + (mc - 1) * DW lines for a pass of mc taps, each
+ *           line folded by up to mc taps (VEC_LINES stays one per tap and
+ *           position: it counts products).
  * A plane with no positions, or zero planes, reads nothing. */
 #include "common/events.h"
 
@@ -77,10 +82,22 @@ void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[L
 		add_vec(ev, R, G(POOL, NCB), G(POOL, OUT_H) * G(POOL, OUT_W), G(POOL, KH) * G(POOL, KW), 0);
 		break;
 	case LOOM_OP_DWCONV: {
-		uint64_t ncb = G(DWCONV, NCB), P = G(DWCONV, OUT_H) * G(DWCONV, OUT_W);
-		uint64_t taps = G(DWCONV, KH) * G(DWCONV, KW);
+		uint64_t ncb = G(DWCONV, NCB), ow = G(DWCONV, OUT_W), P = G(DWCONV, OUT_H) * ow;
+		uint64_t kh = G(DWCONV, KH), kw = G(DWCONV, KW), taps = kh * kw;
 		uint64_t groups = (P + LOOM_VEC_GROUP - 1) / LOOM_VEC_GROUP;
 		add_vec(ev, R, ncb, P, taps, P ? ncb * (LOOM_DW_PARAM_LINES + groups * taps) : 0);
+		if (!P || !ncb || G(DWCONV, SW) != 1)
+			break;
+		/* input reuse: per group and kernel row, ceil(KW / LOOM_VEC_MACS)
+		 * passes read their g lines of each tap once, plus (mc - 1) * DW
+		 * more per output row (segment) of the group: one fewer line per
+		 * position and further tap of a pass */
+		uint64_t passes = (kw + LOOM_VEC_MACS - 1) / LOOM_VEC_MACS, segs = 0;
+		for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
+			uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;
+			segs += (p0 + g - 1) / ow - p0 / ow + 1;
+		}
+		ev[LOOM_EVT_SP_RD] -= ncb * kh * (P * (kw - passes) - segs * G(DWCONV, DW) * (kw - passes));
 		break;
 	}
 	case LOOM_OP_LUT: {

@@ -20,7 +20,10 @@
  *     ELTWISE   planes PLANES, P = PLANE_LINES, taps 2, w 0
  *     POOL      planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 0
  *     DWCONV    planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 1,
- *               + LOOM_DW_PARAM_LINES per plane
+ *               + LOOM_DW_PARAM_LINES per plane; with SW = 1 (input
+ *               reuse) loom_cyc_dw: per group and kernel row, passes of
+ *               up to LOOM_VEC_MACS taps, mc weight lines and per output
+ *               row of the group (s positions) s + (mc - 1) * DW lines
  *     LUT       one plane, P = LINES, taps 1, w 0, + ceil(256 / R) table lines
  *     ELTWISE or LUT of no lines: 1
  *   MARK record write          lat + xfer(beats of the 64-byte record * B)
@@ -161,6 +164,74 @@ double loom_cyc_vec(double planes, double P, double taps, double w, double per_p
 	return f.L + f.fg + 7;
 }
 
+/* DWCONV with input reuse (SW = 1): the finish of the last group (fg
+ * lines, line t leaving the lanes in fire[t], the next last pass or
+ * parameters from foff on) */
+typedef struct dw_fin {
+	double fire[LOOM_VEC_GROUP], foff;
+	uint64_t fg;
+} dw_fin;
+
+/* a group of g positions from position p0 of its plane whose SGroup is in
+ * cycle c, read as common/tsim.c's vr_step does (passes of up to
+ * LOOM_VEC_MACS taps of a kernel row, one segment per output row): the
+ * cycle of the state after its last read */
+static double dw_group(dw_fin *f, double c, uint64_t p0, uint64_t g, uint64_t ow, uint64_t kh, uint64_t kw,
+		       uint64_t dw)
+{
+	double x = c + 1, L = 0, rdy[LOOM_VEC_GROUP];
+	uint64_t taps = kh * kw;
+	for (uint64_t tp = 0; tp < taps;) {
+		uint64_t mc = kw - tp % kw < LOOM_VEC_MACS ? kw - tp % kw : LOOM_VEC_MACS, span = (mc - 1) * dw;
+		int last = tp + mc == taps;
+		x += (double)mc; /* the pass's weight lines */
+		for (uint64_t t = 0, sl; t < g; t += sl) {
+			sl = g - t < ow - (p0 + t) % ow ? g - t : ow - (p0 + t) % ow;
+			for (uint64_t i = 0; i < sl + span; i++, x++) {
+				if (last && !t && !i) {
+					if (f->fg)
+						x = dmax(x, f->foff);
+					L = x;
+				} else if (!tp && !last && i < sl && t + i < f->fg) {
+					x = dmax(x, f->fire[t + i] + 1);
+				}
+				if (last && i >= span)
+					rdy[t + i - span] = x + 3;
+			}
+		}
+		tp += mc;
+	}
+	for (uint64_t k = 0; k < g; k++)
+		f->fire[k] = dmax(rdy[k], k ? f->fire[k - 1] + 1 : L + 1);
+	f->fg = g;
+	f->foff = f->fire[g - 1] + 1;
+	return x;
+}
+
+/* a plane of DWCONV whose SPlane is in cycle s: the next plane's SPlane */
+static double dw_plane(dw_fin *f, double s, uint64_t P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+{
+	double c = (f->fg ? dmax(s + 1, f->foff) : s + 1) + LOOM_DW_PARAM_LINES;
+	for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP)
+		c = dw_group(f, c, p0, P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP, ow, kh, kw, dw);
+	return c;
+}
+
+double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+{
+	uint64_t P = oh * ow;
+	if (!planes || !P)
+		return (double)planes * (1 + LOOM_DW_PARAM_LINES) + LOOM_VEC_FIXED;
+	/* the first plane, the second (the same as every later one), then the
+	 * last line written 4 cycles after it leaves the lanes, done a cycle
+	 * later */
+	dw_fin f = {{0}, 0, 0};
+	double s = dw_plane(&f, 2, P, ow, kh, kw, dw), D = 0;
+	if (planes > 1)
+		D = dw_plane(&f, s, P, ow, kh, kw, dw) - s;
+	return f.foff + (double)(planes > 2 ? planes - 2 : 0) * D + 4;
+}
+
 /* LOAD and STORE: beats over every row, padding lines of a LOAD */
 static uint64_t dma_insn(const loom_timing *t, const loom_insn *in, int st)
 {
@@ -200,6 +271,9 @@ uint64_t loom_insn_cycles(const loom_timing *t, const loom_insn *in)
 		return (uint64_t)loom_cyc_vec(G(POOL, NCB), (double)G(POOL, OUT_H) * G(POOL, OUT_W),
 					      (double)G(POOL, KH) * G(POOL, KW), 0, 0);
 	case LOOM_OP_DWCONV:
+		if (G(DWCONV, SW) == 1)
+			return (uint64_t)loom_cyc_dw(G(DWCONV, NCB), G(DWCONV, OUT_H), G(DWCONV, OUT_W), G(DWCONV, KH),
+						     G(DWCONV, KW), G(DWCONV, DW));
 		return (uint64_t)loom_cyc_vec(G(DWCONV, NCB), (double)G(DWCONV, OUT_H) * G(DWCONV, OUT_W),
 					      (double)G(DWCONV, KH) * G(DWCONV, KW), 1, LOOM_DW_PARAM_LINES);
 	case LOOM_OP_LUT: {
@@ -344,13 +418,32 @@ double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
 	return total;
 }
 
+/* loom_cyc_dw for `planes` (an average) planes of P positions in rows of
+ * ow (DW 1): exact up to 512 positions a plane, else a plane of r rows
+ * and one of 2r (r rows about 256 positions) extrapolated per row, so that
+ * a planner's estimate loops over at most 1024 positions */
+static double est_dw(double planes, double P, uint64_t ow, uint64_t kh, uint64_t kw)
+{
+	double rows = dmax(1, P / (double)ow);
+	uint64_t r1 = rows * (double)ow <= 512 ? (uint64_t)ceil(rows) : (uint64_t)ceil(256.0 / (double)ow);
+	double c1 = loom_cyc_dw(1, r1, ow, kh, kw, 1), d1 = loom_cyc_dw(2, r1, ow, kh, kw, 1) - c1;
+	if (rows * (double)ow <= 512)
+		return c1 + (planes - 1) * d1;
+	double c2 = loom_cyc_dw(1, 2 * r1, ow, kh, kw, 1), d2 = loom_cyc_dw(2, 2 * r1, ow, kh, kw, 1) - c2;
+	double row = (d2 - d1) / (double)r1;
+	return c1 + (rows - (double)r1) * row + (planes - 1) * (d1 + (rows - (double)r1) * row);
+}
+
 /* One vector-unit instruction over `planes` channel blocks of P output
  * lines each (loom_insn_cycles' formulas, over averages). */
 static double vec_comp(const loom_vec_est *e, double planes, double P)
 {
 	switch (e->opcode) {
 	case LOOM_OP_POOL: return loom_cyc_vec(planes, P, e->kk, 0, 0) + 2;
-	case LOOM_OP_DWCONV: return loom_cyc_vec(planes, P, e->kk, 1, LOOM_DW_PARAM_LINES) + 2;
+	case LOOM_OP_DWCONV:
+		if (e->sw == 1 && e->kw && e->ow)
+			return est_dw(planes, P, e->ow, e->kk / e->kw, e->kw) + 2;
+		return loom_cyc_vec(planes, P, e->kk, 1, LOOM_DW_PARAM_LINES) + 2;
 	case LOOM_OP_ELTWISE: return loom_cyc_vec(planes, P, 2, 0, 0) + 2;
 	default: return loom_cyc_vec(1, planes * P, 1, 0, 0) + e->const_lines + 2;
 	}

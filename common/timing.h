@@ -71,6 +71,12 @@ double loom_cyc_matmul(const loom_timing *t, double folds, double P);
  * for the previous group's finish, a plane per_plane more (DWCONV's
  * parameter lines); exact when no bank is contended. */
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane);
+/* DWCONV with SW = 1 (input reuse): per group and kernel row, passes of
+ * up to LOOM_VEC_MACS taps read their mc weight lines and, per output row
+ * of the group (a segment of s positions), s + (mc - 1) * DW lines; exact
+ * when no bank is contended (a loop over one plane's groups, the second
+ * plane repeated). */
+double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw);
 /* The duration of one instruction from its fields, as the C model runs it
  * (LOAD / STORE walk their rows for the beats; an instruction that only
  * moves tokens costs 1). */

@@ -54,8 +54,11 @@
  *   vector unit (npu_vector) an instruction taken in cycle a issues its first
  *                      read in a + 2 (LUT: the table, DWCONV: a plane's
  *                      parameters, then per group each tap's weight and
- *                      lines), one per cycle, each read holding its bank in
- *                      the cycle after its issue; a group's finish is
+ *                      lines; a DWCONV with SW = 1 per pass of up to
+ *                      LOOM_VEC_MACS taps of a kernel row their weights,
+ *                      then per output row of the group s + (mc - 1) * DW
+ *                      lines, vr_step), one per cycle, each read holding its
+ *                      bank in the cycle after its issue; a group's finish is
  *                      handed over when its last tap starts: position t's
  *                      line leaves the lanes 3 cycles after its last-tap
  *                      read at the earliest, one per cycle, while the
@@ -849,10 +852,31 @@ static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 
 enum { VR_PLANE, VR_PARAM, VR_GROUP, VR_WGT, VR_TAP, VR_END };
 
+/* the taps of the pass from tap tp: with reuse up to LOOM_VEC_MACS of its
+ * kernel row, else one */
+static uint64_t vr_pass(const loom_tvec *v)
+{
+	uint64_t left = v->kw - v->tp % v->kw;
+	return v->reuse ? (left < LOOM_VEC_MACS ? left : LOOM_VEC_MACS) : 1;
+}
+
+/* the positions of the segment from position t of the group: with reuse
+ * up to the end of its output row, else one */
+static uint64_t vr_seg(const loom_tvec *v)
+{
+	uint64_t left = v->g - v->t, row = v->ow - (v->p0 + v->t) % v->ow;
+	return v->reuse ? (left < row ? left : row) : 1;
+}
+
 /* the vector unit's read sequencer, one state (one cycle, or the cycles it
  * waits in it) at a time; 0 when it must wait for a fire not yet known
  * (that fire comes after the next line written, so every read before it
- * is known: the reads of the cycles up to it are marked) or has ended */
+ * is known: the reads of the cycles up to it are marked) or has ended.
+ * A pass (mc taps from tp: one tap, or with reuse up to LOOM_VEC_MACS
+ * taps kx of one kernel row) reads its mc weight lines (DWCONV), then per
+ * segment of the group (one position, or with reuse the positions in one
+ * output row) sl + (mc - 1) * DW lines: line i goes to position i - m*DW
+ * of the segment with tap m of the pass, where that is one of its sl. */
 static int vr_step(loom_tdma *d)
 {
 	loom_tvec *v = &d->vs;
@@ -873,13 +897,15 @@ static int vr_step(loom_tdma *d)
 		return 1;
 	case VR_GROUP:
 		v->g = v->P - v->p0 < LOOM_VEC_GROUP ? v->P - v->p0 : LOOM_VEC_GROUP;
-		v->tp = v->t = 0;
+		v->tp = v->t = v->i = 0;
+		v->mc = vr_pass(v), v->sl = vr_seg(v);
 		v->rc++;
 		v->rs = v->dwc ? VR_WGT : VR_TAP;
 		return 1;
 	case VR_WGT:
-		sp_mark(d, 0, v->wgt + v->cb * v->taps + v->tp, x + 1, x + 2);
-		v->rc++;
+		for (uint64_t j = 0; j < v->mc; j++)
+			sp_mark(d, 0, v->wgt + v->cb * v->taps + v->tp + j, x + 1 + j, x + 2 + j);
+		v->rc += v->mc;
 		v->rs = VR_TAP;
 		return 1;
 	case VR_TAP:
@@ -887,33 +913,43 @@ static int vr_step(loom_tdma *d)
 	default:
 		return 0;
 	}
-	int last = v->tp + 1 == v->taps;
-	if (last && !v->t) {
-		/* the last tap starts after the last group's finish: this one's */
+	int last = v->tp + v->mc == v->taps;
+	uint64_t span = (v->mc - 1) * v->dwl, t0 = v->t + v->i;
+	if (last && !v->t && !v->i) {
+		/* the last pass starts after the last group's finish: this one's */
 		if (v->foff == LOOM_TDMA_NEVER)
 			return 0;
 		x = umax(x, v->foff);
 		v->fg = v->g, v->fdst = v->dst + v->cb * v->cbout + v->p0, v->fh = x;
 		v->nready = v->fi = 0;
 		v->foff = LOOM_TDMA_NEVER;
-	} else if (!v->tp && !last && v->t < v->fg) {
-		/* the first tap overwrites acc[t] after the finish took it */
-		if (v->t >= v->fi)
+	} else if (!v->tp && !last && v->i < v->sl && t0 < v->fg) {
+		/* the first pass overwrites acc[t] (tap 0 of the pass) after the
+		 * finish took it */
+		if (t0 >= v->fi)
 			return 0;
-		x = umax(x, v->fire[v->t] + 1);
+		x = umax(x, v->fire[t0] + 1);
 	}
 	uint64_t p = v->p0 + v->t;
 	uint64_t off = v->tp / v->kw * v->dhl + v->tp % v->kw * v->dwl;
 	if (v->op == LOOM_OP_ELTWISE)
 		off = v->tp ? v->bstep : 0;
-	sp_mark(d, 0, v->src + v->cb * v->cbin + p / v->ow * v->sh + p % v->ow * v->sw + off, x + 1, x + 2);
-	if (last)
-		v->rdy[v->t] = x + 3, v->nready++;
+	sp_mark(d, 0, v->src + v->cb * v->cbin + p / v->ow * v->sh + p % v->ow * v->sw + off + v->i, x + 1, x + 2);
+	if (last && v->i >= span)
+		v->rdy[v->t + v->i - span] = x + 3, v->nready++;
 	v->rc = x + 1;
-	if (++v->t < v->g)
+	if (++v->i < v->sl + span)
 		return 1;
+	v->i = 0;
+	v->t += v->sl;
+	if (v->t < v->g) {
+		v->sl = vr_seg(v);
+		return 1;
+	}
 	v->t = 0;
-	if (++v->tp < v->taps) {
+	v->tp += v->mc;
+	if (v->tp < v->taps) {
+		v->mc = vr_pass(v), v->sl = vr_seg(v);
 		v->rs = v->dwc ? VR_WGT : VR_TAP;
 		return 1;
 	}
@@ -1010,6 +1046,7 @@ static uint64_t vec_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 		v->wgt = G(DWCONV, WGT), v->par = G(DWCONV, PARAM), v->dwc = 1;
 		v->cbin = (uint64_t)G(DWCONV, IN_W) * G(DWCONV, IN_H), v->cbout = v->P, v->sw = G(DWCONV, SW);
 		v->sh = G(DWCONV, SH) * G(DWCONV, IN_W), v->dwl = G(DWCONV, DW), v->dhl = G(DWCONV, DH) * G(DWCONV, IN_W);
+		v->reuse = v->sw == 1;
 		break;
 	default:
 		v->planes = G(LUT, LINES) ? 1 : 0, v->P = G(LUT, LINES), v->ow = v->P;

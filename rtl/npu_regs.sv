@@ -43,7 +43,7 @@ module npu_regs (
   input  logic [1:0]   sp_wr_i,      // scratchpad lines written (0..2)
   input  logic [1:0]   acc_rd_i,     // accumulator lines read (0..2)
   input  logic [1:0]   acc_wr_i,     // accumulator lines written (0..2)
-  input  logic         vec_line_i,   // a line folded into the vector unit's lanes
+  input  logic [$clog2(npu_pkg::VecMacs+1)-1:0] vec_line_i,  // products (line x tap) into the vector unit's lanes
   input  logic         rq_vec_i,     // a line into the vector unit's R requant lanes
   input  logic [1:0]   rq_st_i,      // rows times C values into the store's requant lanes (0..2)
   output logic [32*npu_pkg::NumCtrs-1:0] ctr_o

@@ -65,7 +65,8 @@ module npu_top (
   logic [32*npu_pkg::NumCtrs-1:0] ctrs;
   // energy events (regs.def LOOM_EVT), counted where the access happens
   logic [1:0]  ev_sp_rd, ev_sp_wr, ev_acc_rd, ev_acc_wr;
-  logic        ev_vec_fold, ev_vec_rq;
+  logic [$clog2(npu_pkg::VecMacs+1)-1:0] ev_vec_fold;
+  logic        ev_vec_rq;
   logic [1:0]  ev_st_rq;
   logic        ld_busy, cp_busy, st_busy, ld_done, cp_done, st_done, ld_derr, st_derr;
   logic        resp_unused;

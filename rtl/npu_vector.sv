@@ -25,11 +25,23 @@
 // group's last tap, and before a plane's parameter lines, for the previous
 // group's finish to be over (one group in the finish at a time; the
 // parameters are the finish's).
+// DWCONV with SW = 1 reuses its input lines along kx (ISA 1.2): a "tap"
+// above is then a pass of mc = min(M, taps left in the kernel row) taps,
+// M = VecMacs multipliers per lane; the pass reads its mc weight lines
+// (w_q[m]), then per segment of the group (its positions in one output
+// row, seg of them) the seg + (mc-1)*DW consecutive lines from the
+// segment's first position's tap (ky, kx), and folds line i into position
+// i - m*DW of the segment with tap m, for each m where that is one of the
+// segment's (tap 0 into the first line of a position: its first fold in
+// the first pass, its last fold in the last pass comes from tap mc-1).
+// The int32 sum is the same in any order, so the results are those of one
+// line per tap and position (the other ops, and SW > 1: mc = seg = 1).
 // MAX pooling and LUT use the requant lanes as an identity (multiplier
 // 2^31-1 and shift 0 return any int8 unchanged), LUT then translates the
 // byte through the table. Cycle cost per group of g positions: 1 +
-// taps * (g + [DWCONV]) when nothing waits (common/timing.c has the
-// exact count).
+// taps * (g + [DWCONV]) when nothing waits, with reuse 1 + KH * the sum
+// over a row's passes of (mc + g + segments * (mc-1)*DW) (common/timing.c
+// has the exact counts).
 //
 // Addressing uses adders only: the position walker keeps (oy, ox) and the
 // SP address of the position's tap-(0,0) line; a tap adds
@@ -69,7 +81,7 @@ module npu_vector (
   output logic [8*npu_pkg::SpLineBytes-1:0] wr_wdata_o,
   input  logic                              wr_gnt_i,
   // energy events: a line folded into the lanes, a line into the requant lanes
-  output logic                              fold_o,
+  output logic [$clog2(npu_pkg::VecMacs+1)-1:0] fold_o,  // products (lines times taps)
   output logic                              rq_line_o
 );
   localparam int unsigned R        = npu_pkg::ArrayRows;
@@ -77,6 +89,9 @@ module npu_vector (
   localparam int unsigned T        = npu_pkg::VecGroup;
   localparam int unsigned TW       = $clog2(T + 1);
   localparam int unsigned TIW      = $clog2(T);   // index of acc_q
+  localparam int unsigned M        = npu_pkg::VecMacs;  // multipliers per lane
+  localparam int unsigned MCW      = $clog2(M + 1);
+  localparam int unsigned IW       = $clog2(2 * T + (M - 1) * 15 + 1);  // line of a segment
   localparam int unsigned JW       = 7;            // table / parameter line counter
   localparam int unsigned TabIW    = $clog2(LutLines * R);
   localparam int unsigned LutLines = (npu_pkg::LutEntries + R - 1) / R;
@@ -85,7 +100,7 @@ module npu_vector (
   localparam int unsigned OW       = $clog2(OutDepth);
   localparam int unsigned DW8      = 8 * R;
 
-  if (AW > 24 || R % 4 != 0 || npu_pkg::SpLineBytes != R || T < 2 || LutLines > 2**JW) begin : g_bad_cfg
+  if (AW > 24 || R % 4 != 0 || npu_pkg::SpLineBytes != R || T < 2 || LutLines > 2**JW || M < 1 || M > 7) begin : g_bad_cfg
     $fatal(1, "npu_vector: unsupported configuration");
   end
 
@@ -119,6 +134,8 @@ module npu_vector (
   logic [23:0]   ow_last_q;
   logic [15:0]   ncb_q;
   logic [7:0]    kw_last_q, kh_last_q;
+  logic          reuse_q;   // DWCONV with SW = 1: passes of up to M taps kx
+  logic [3:0]    dwr_q;     // its DW
   logic [PW-1:0] cb_out_q;
   logic [1:0]    bmode_q;
   logic [7:0]    za_q, zb_q, zo_q, lo_q, hi_q;
@@ -138,7 +155,9 @@ module npu_vector (
   logic [23:0]   ox_q;
   logic [11:0]   oy_q;
   logic [AW-1:0] row_q, pos_q;
-  logic [TW-1:0] t_q;
+  logic [TW-1:0] t_q;      // the position (reuse: the segment's first)
+  logic [IW-1:0] i_q;      // reuse: the line of the segment
+  logic [JW-1:0] wj_q;     // the pass's weight line
   // tap
   logic [7:0]    kx_q, ky_q;
   logic [AW-1:0] tap_off_q, kyoff_q, wtap_q;
@@ -155,14 +174,16 @@ module npu_vector (
   logic          rd_req_q;
   logic [AW-1:0] rd_addr_q;
   tag_e          rd_tag_q, ret_tag_q;
-  logic [TW-1:0] rd_t_q, ret_t_q;
+  logic [TW-1:0] rd_t_q, ret_t_q, rd_seg_q, ret_seg_q;
+  logic [IW-1:0] rd_i_q, ret_i_q;
+  logic [MCW-1:0] rd_mc_q, ret_mc_q;
   logic          rd_first_q, ret_first_q, rd_b_q, ret_b_q, rd_last_q, ret_last_q;
   logic [JW-1:0] rd_j_q, ret_j_q;
   logic          ret_v_q;
 
   // per-position lanes, parameters, weights, table
   logic [32*R-1:0] acc_q [T];
-  logic [DW8-1:0]  w_q;
+  logic [DW8-1:0]  w_q [M];
   logic [32*R-1:0] bias_q, pmult_q;
   logic [DW8-1:0]  pshift_q;
   logic [7:0]      table_q [LutLines * R];
@@ -190,15 +211,34 @@ module npu_vector (
   assign out_room  = (OW+1)'(ob_cnt_q) + (OW+1)'(p0_q) + (OW+1)'(p1_q) + (OW+1)'(p2_q)
                      < (OW+1)'(OutDepth);
   assign fin_fire  = fin_on_q && ft_q < fcnt_q && out_room && state_q != SAbort;
-  assign group_tap_end = (t_q + 1'b1 == gsize_q);
-  assign taps_end      = kx_q == kw_last_q && ky_q == kh_last_q;
-  // (b): the last tap starts when the previous group's finish is over
-  assign hand_stall  = taps_end && t_q == '0 && fin_on_q;
-  // (a): acc_q[t] is overwritten by the first tap only after the finish took it
-  assign first_stall = tap_first_q && !taps_end && fin_on_q && t_q < fg_q && ft_q <= t_q;
+  // a pass: mc taps kx of one kernel row (one tap unless reuse); a segment:
+  // seg positions of one output row (one position unless reuse), read as
+  // seg + span lines, line i going to position i - m*DW with tap m
+  logic [MCW-1:0] mc;
+  logic [8:0]     kw_left;
+  logic [TW-1:0]  seg, grp_left;
+  logic [24:0]    row_left;
+  logic [IW-1:0]  span, t0;
+  logic           seg_end;
+  assign kw_left  = {1'b0, kw_last_q} - {1'b0, kx_q} + 9'd1;
+  assign mc       = !reuse_q ? MCW'(1) : (kw_left > 9'(M)) ? MCW'(M) : MCW'(kw_left);
+  assign grp_left = gsize_q - t_q;
+  assign row_left = {1'b0, ow_last_q} - {1'b0, ox_q} + 25'd1;
+  assign seg      = !reuse_q ? TW'(1) : (row_left < 25'(grp_left)) ? TW'(row_left) : grp_left;
+  assign span     = (IW'(mc) - IW'(1)) * IW'(dwr_q);
+  assign seg_end  = i_q + IW'(1) == IW'(seg) + span;
+  assign t0       = IW'(t_q) + i_q;
+  assign group_tap_end = seg_end && (t_q + seg == gsize_q);
+  assign taps_end      = 9'(kx_q) + 9'(mc) - 9'd1 == 9'(kw_last_q) && ky_q == kh_last_q;
+  // (b): the last pass starts when the previous group's finish is over
+  assign hand_stall  = taps_end && t_q == '0 && i_q == '0 && fin_on_q;
+  // (a): acc_q[t] is overwritten by the first pass (its tap 0) only after
+  // the finish took it
+  assign first_stall = tap_first_q && !taps_end && fin_on_q && i_q < IW'(seg)
+                       && t0 < IW'(fg_q) && IW'(ft_q) <= t0;
   assign tap_go      = can_issue && !hand_stall && !first_stall;
   assign param_go    = can_issue && !fin_on_q;
-  assign handover    = state_q == STap && tap_go && taps_end && t_q == '0;
+  assign handover    = state_q == STap && tap_go && taps_end && t_q == '0 && i_q == '0;
   assign last_ret    = ret_v_q && ret_tag_q == TgData && ret_last_q && state_q != SAbort;
 
   // the position after the walker's
@@ -219,12 +259,36 @@ module npu_vector (
     end
   end
 
-  // the data line of the walker's position for the current tap
+  // the position after the walker's segment
+  logic [23:0]   sx_ox;
+  logic [11:0]   sx_oy;
+  logic [AW-1:0] sx_row, sx_pos;
+  always_comb begin
+    if (!reuse_q || row_left == 25'(seg)) begin
+      sx_ox  = nx_ox;  // reuse: the segment ends its row, as the walker's position
+      sx_oy  = nx_oy;
+      sx_row = nx_row;
+      sx_pos = nx_pos;
+      if (reuse_q) begin
+        sx_ox  = '0;
+        sx_oy  = oy_q + 12'd1;
+        sx_row = row_q + sh_step_q;
+        sx_pos = row_q + sh_step_q;
+      end
+    end else begin
+      sx_ox  = ox_q + 24'(seg);
+      sx_oy  = oy_q;
+      sx_row = row_q;
+      sx_pos = pos_q + AW'(seg);
+    end
+  end
+
+  // the data line of the walker's position (segment line) for the current tap
   logic [AW-1:0] data_addr;
   logic is_elt;
   assign is_elt    = kind_q == KAdd || kind_q == KMul;
   assign data_addr = (is_elt && !tap_first_q && bmode_q != 2'd0)
-                     ? cb_b_q : pos_q + tap_off_q;
+                     ? cb_b_q : pos_q + tap_off_q + AW'(i_q);
 
   logic [PW-1:0] gsize_full;
   assign gsize_full = (gs_left_q > PW'(T)) ? PW'(T) : gs_left_q;
@@ -259,7 +323,7 @@ module npu_vector (
         SGroup: state_q <= (kind_q == KDw) ? SWgt : STap;
         SWgt: if (can_issue) begin
           rd_req_q <= 1'b1;
-          state_q  <= STap;
+          if (wj_q + JW'(1) == JW'(mc)) state_q <= STap;
         end
         STap: if (tap_go) begin
           rd_req_q <= 1'b1;
@@ -299,6 +363,7 @@ module npu_vector (
     logic [4:0]    n_shift;
     logic [3:0]    n_dil_h;
     logic [7:0]    n_sh;
+    logic          n_reuse;
     unique case (state_q)
       SIdle: if (insn_valid_i) begin
         n_kind  = KLut;
@@ -309,6 +374,7 @@ module npu_vector (
         n_za = '0; n_zb = '0; n_zo = '0; n_lo = 8'h80; n_hi = 8'h7f;
         n_ma = '0; n_mb = '0; n_mult = 32'h7fff_ffff; n_shift = '0;
         n_dw = AW'(1);
+        n_reuse = 1'b0;
         unique case (insn_i[7:0])
           npu_pkg::OpEltwise: begin
             n_kind  = ie.func[0] ? KMul : KAdd;
@@ -339,6 +405,7 @@ module npu_vector (
             n_kw    = 8'(id.kw); n_kh = 8'(id.kh); n_sw = AW'(id.sw); n_sh = 8'(id.sh);
             n_dil_h = id.dh; n_dw = AW'(id.dw);
             n_za = id.zp_in; n_zo = id.zp_out; n_lo = id.clip_lo; n_hi = id.clip_hi;
+            n_reuse = id.sw == 1;
           end
           default: begin  // LUT
             n_kind  = KLut;
@@ -352,6 +419,8 @@ module npu_vector (
         n_sh_step = AW'(n_sh) * AW'(n_in_w);
         n_dh_step = AW'(n_dil_h) * AW'(n_in_w);
         kind_q    <= n_kind;
+        reuse_q   <= n_reuse;
+        dwr_q     <= id.dw;
         sw_q      <= n_sw;
         dw_q      <= n_dw;
         sh_step_q <= n_sh_step;
@@ -400,6 +469,8 @@ module npu_vector (
         row_q       <= gs_row_q;
         pos_q       <= gs_pos_q;
         t_q         <= '0;
+        i_q         <= '0;
+        wj_q        <= '0;
         kx_q        <= '0;
         ky_q        <= '0;
         tap_off_q   <= '0;
@@ -410,38 +481,49 @@ module npu_vector (
       SWgt: if (can_issue) begin
         rd_addr_q <= wtap_q;
         rd_tag_q  <= TgWgt;
+        rd_j_q    <= wj_q;
         wtap_q    <= wtap_q + AW'(1);
+        wj_q      <= wj_q + JW'(1);
       end
       STap: if (tap_go) begin
         rd_addr_q  <= data_addr;
         rd_tag_q   <= TgData;
         rd_t_q     <= t_q;
+        rd_i_q     <= i_q;
+        rd_seg_q   <= seg;
+        rd_mc_q    <= mc;
         rd_first_q <= tap_first_q;
-        rd_last_q  <= taps_end;
+        rd_last_q  <= taps_end && i_q >= span;
         rd_b_q     <= kx_q[0] && is_elt;
-        if (!group_tap_end) begin
-          // next position of the group
-          t_q   <= t_q + 1'b1;
-          ox_q  <= nx_ox;
-          oy_q  <= nx_oy;
-          row_q <= nx_row;
-          pos_q <= nx_pos;
+        if (!seg_end) begin
+          // next line of the segment
+          i_q <= i_q + IW'(1);
+        end else if (!group_tap_end) begin
+          // next position (segment) of the group
+          i_q   <= '0;
+          t_q   <= t_q + seg;
+          ox_q  <= sx_ox;
+          oy_q  <= sx_oy;
+          row_q <= sx_row;
+          pos_q <= sx_pos;
         end else if (!taps_end) begin
-          // next tap: back to the group's first position
+          // next pass: back to the group's first position
+          i_q         <= '0;
+          wj_q        <= '0;
           t_q         <= '0;
           ox_q        <= gs_ox_q;
           oy_q        <= gs_oy_q;
           row_q       <= gs_row_q;
           pos_q       <= gs_pos_q;
           tap_first_q <= 1'b0;
-          if (kx_q == kw_last_q) begin
+          if (9'(kx_q) + 9'(mc) - 9'd1 == 9'(kw_last_q)) begin
             kx_q      <= '0;
             ky_q      <= ky_q + 8'd1;
             kyoff_q   <= kyoff_q + dh_step_q;
             tap_off_q <= kyoff_q + dh_step_q;
           end else begin
-            kx_q      <= kx_q + 8'd1;
-            tap_off_q <= tap_off_q + dw_q;
+            kx_q      <= kx_q + 8'(mc);
+            tap_off_q <= tap_off_q + (reuse_q ? AW'(span) + AW'(dwr_q) : dw_q);
           end
         end else if (gs_left_q == PW'(gsize_q)) begin
           // last read of the plane's last group: the next plane
@@ -459,10 +541,10 @@ module npu_vector (
           gs_left_q <= cb_out_q;
         end else begin
           // last read of the group: the next group starts after its last position
-          gs_ox_q   <= nx_ox;
-          gs_oy_q   <= nx_oy;
-          gs_row_q  <= nx_row;
-          gs_pos_q  <= nx_pos;
+          gs_ox_q   <= sx_ox;
+          gs_oy_q   <= sx_oy;
+          gs_row_q  <= sx_row;
+          gs_pos_q  <= sx_pos;
           gs_dst_q  <= gs_dst_q + AW'(gsize_q);
           gs_left_q <= gs_left_q - PW'(gsize_q);
         end
@@ -481,7 +563,23 @@ module npu_vector (
     end
   end
 
-  assign fold_o    = ret_v_q && state_q != SAbort && ret_tag_q == TgData;
+  // the multipliers a returning data line feeds: tap m of the pass adds it to
+  // position i - m*DW of the segment, when that is one of the segment's
+  logic [M-1:0]   fv;
+  logic [TIW-1:0] ftgt [M];
+  always_comb begin
+    for (int m = 0; m < M; m++) begin
+      logic [IW-1:0] off;
+      off     = IW'(m) * IW'(dwr_q);
+      fv[m]   = ret_v_q && state_q != SAbort && ret_tag_q == TgData && MCW'(m) < ret_mc_q
+                && ret_i_q >= off && ret_i_q - off < IW'(ret_seg_q);
+      ftgt[m] = TIW'(IW'(ret_t_q) + ret_i_q - off);
+    end
+  end
+  always_comb begin
+    fold_o = '0;
+    for (int m = 0; m < M; m++) fold_o = fold_o + MCW'(fv[m]);
+  end
   assign rq_line_o = p0_q;
 
   assign rd_req_o     = rd_req_q;
@@ -496,6 +594,9 @@ module npu_vector (
     if (rd_fire) begin
       ret_tag_q   <= rd_tag_q;
       ret_t_q     <= rd_t_q;
+      ret_i_q     <= rd_i_q;
+      ret_seg_q   <= rd_seg_q;
+      ret_mc_q    <= rd_mc_q;
       ret_first_q <= rd_first_q;
       ret_last_q  <= rd_last_q;
       ret_b_q     <= rd_b_q;
@@ -527,19 +628,35 @@ module npu_vector (
     else                   fold_lane = v;  // LUT: the byte itself
   endfunction
 
+  // a further multiplier of a DWCONV lane (tap m > 0 of a pass): the
+  // product of two int8 differences fits 17 bits
+  function automatic logic [31:0] dw_lane(logic [31:0] o, logic [7:0] b, logic [7:0] w,
+                                          logic [7:0] za);
+    logic signed [8:0]  d;
+    logic signed [16:0] pr;
+    d  = $signed({b[7], b}) - $signed({za[7], za});
+    pr = d * $signed(w);
+    dw_lane = o + {{15{pr[16]}}, pr};
+  endfunction
+
   always_ff @(posedge clk_i) begin
     logic [32*R-1:0] ov, nv;
     if (ret_v_q && state_q != SAbort) begin
       unique case (ret_tag_q)
         TgData: begin
-          ov = acc_q[ret_t_q[TIW-1:0]];
-          for (int r = 0; r < R; r++)
-            nv[32*r +: 32] = fold_lane(kind_q, ret_first_q, ret_b_q, ov[32*r +: 32],
-                                       rd_rdata_i[8*r +: 8], w_q[8*r +: 8],
-                                       za_q, zb_q, ma_q, mb_q);
-          acc_q[ret_t_q[TIW-1:0]] <= nv;
+          for (int m = 0; m < M; m++) begin
+            if (fv[m]) begin
+              ov = acc_q[ftgt[m]];
+              for (int r = 0; r < R; r++)
+                nv[32*r +: 32] = (m == 0)
+                  ? fold_lane(kind_q, ret_first_q, ret_b_q, ov[32*r +: 32],
+                              rd_rdata_i[8*r +: 8], w_q[0][8*r +: 8], za_q, zb_q, ma_q, mb_q)
+                  : dw_lane(ov[32*r +: 32], rd_rdata_i[8*r +: 8], w_q[m][8*r +: 8], za_q);
+              acc_q[ftgt[m]] <= nv;
+            end
+          end
         end
-        TgWgt: w_q <= rd_rdata_i;
+        TgWgt: for (int m = 0; m < M; m++) if (ret_j_q == JW'(m)) w_q[m] <= rd_rdata_i;
         TgParam: begin
           if (ret_j_q < JW'(4))       bias_q[ret_j_q[1:0] * DW8 +: DW8] <= rd_rdata_i;
           else if (ret_j_q < JW'(8))  pmult_q[ret_j_q[1:0] * DW8 +: DW8] <= rd_rdata_i;
@@ -650,8 +767,7 @@ module npu_vector (
 
   // lane valids equal p2_q by construction (all lanes share fin_fire)
   logic unused;
-  assign unused = ^{lane_v, ie, ip, id, il, ret_t_q[TW-1:TIW],
-                    gsize_full[PW-1:TW], pshift_q};
+  assign unused = ^{lane_v, ie, ip, id, il, gsize_full[PW-1:TW], pshift_q};
 
 `ifndef SYNTHESIS
   // checks from the first edge after reset (a flop: rst_ni stays asynchronous)

@@ -28,6 +28,14 @@
  * (timing only, not results), SP lines of a DWCONV parameter block, LUT
  * entries. */
 #define LOOM_VEC_GROUP 16
+/* Multipliers per lane of the vector unit: a DWCONV with SW = 1 folds each
+ * input line it reads into up to LOOM_VEC_MACS output positions, one per
+ * tap kx of a pass of up to LOOM_VEC_MACS taps of a kernel row (docs/ISA.md
+ * "Vector unit"; 1 is the unit before ISA 1.2). Timing and SP_RD only, not
+ * results. */
+#ifndef LOOM_VEC_MACS
+#define LOOM_VEC_MACS 3
+#endif
 #define LOOM_DW_PARAM_LINES 9
 #define LOOM_LUT_ENTRIES 256
 

@@ -164,6 +164,84 @@ static uint64_t vec_cyc(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w, 
 	return L + fg + 7 + 1;
 }
 
+/* The cycles of a DWCONV with SW = 1 (input reuse, docs/ISA.md "Vector
+ * unit"), as a plain loop over every read of npu_vector.sv's sequencer when
+ * no bank is contended: per group an SGroup cycle, then per pass (mc =
+ * min(LOOM_VEC_MACS, taps left in the kernel row)) mc weight lines, then
+ * per segment (the group's positions in one output row, s of them) s +
+ * (mc - 1) * DW line reads, line i folding into position i - m*DW with tap
+ * m. The last pass starts after the previous group's last line left the
+ * lanes (fire + 1) and hands the finish over; its read completing position
+ * t makes t ready 3 cycles later; a first-pass read of line i < s waits
+ * for the previous finish's line t + i to have left the lanes. */
+static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+{
+	uint64_t x = 2, P = oh * ow, fg = 0, fire[LOOM_VEC_GROUP], rdy[LOOM_VEC_GROUP], last_fire = 0;
+	for (uint64_t pl = 0; pl < planes; pl++) {
+		x++; /* SPlane */
+		if (fg && x < last_fire + 1)
+			x = last_fire + 1;
+		x += 9; /* parameters */
+		for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
+			uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP, L = 0;
+			x++; /* SGroup */
+			for (uint64_t ky = 0; ky < kh; ky++)
+				for (uint64_t kx = 0; kx < kw;) {
+					uint64_t mc = kw - kx < LOOM_VEC_MACS ? kw - kx : LOOM_VEC_MACS;
+					int first = !ky && !kx, last = ky + 1 == kh && kx + mc == kw;
+					x += mc;
+					for (uint64_t t = 0; t < g;) {
+						uint64_t s = ow - (p0 + t) % ow;
+						if (s > g - t)
+							s = g - t;
+						for (uint64_t i = 0; i < s + (mc - 1) * dw; i++, x++) {
+							if (last && !t && !i) {
+								if (fg && x < last_fire + 1)
+									x = last_fire + 1;
+								L = x;
+							} else if (first && !last && i < s && t + i < fg && x < fire[t + i] + 1) {
+								x = fire[t + i] + 1;
+							}
+							if (last && i >= (mc - 1) * dw)
+								rdy[t + i - (mc - 1) * dw] = x + 3;
+						}
+						t += s;
+					}
+					kx += mc;
+				}
+			for (uint64_t k = 0; k < g; k++) {
+				uint64_t f = k ? fire[k - 1] + 1 : L + 1;
+				fire[k] = rdy[k] > f ? rdy[k] : f;
+			}
+			fg = g;
+			last_fire = fire[g - 1];
+		}
+	}
+	return last_fire + 5 + 1;
+}
+
+/* The lines a DWCONV with SW = 1 reads per plane, as dw_cyc walks them */
+static uint64_t dw_reads(uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+{
+	uint64_t n = 9, P = oh * ow;
+	for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
+		uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;
+		for (uint64_t ky = 0; ky < kh; ky++)
+			for (uint64_t kx = 0; kx < kw;) {
+				uint64_t mc = kw - kx < LOOM_VEC_MACS ? kw - kx : LOOM_VEC_MACS;
+				n += mc;
+				for (uint64_t t = 0; t < g;) {
+					uint64_t s = ow - (p0 + t) % ow;
+					s = s > g - t ? g - t : s;
+					n += s + (mc - 1) * dw;
+					t += s;
+				}
+				kx += mc;
+			}
+	}
+	return n;
+}
+
 /* The energy events of vec_run around vector instructions over `planes`
  * planes of P positions with `taps` taps, in groups of LOOM_VEC_GROUP: the
  * LOADs write 2L lines and the STORE reads L; each tap of each position
@@ -785,9 +863,22 @@ static void test_vec_dwconv(struct t *t, const struct win *dw0)
 	}
 	CHECK(special_ok, "%s: %s: test data has s > 0 in lane 0, s < 0 in lane 1", n, what);
 	lines_eq(t, got, exp, 0, L, what);
-	uint64_t ec = vec_cyc(w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9, 0);
-	vec_evt(t, what, L, w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9 * w.ncb);
-	vec_cycles(t, what, &o, 1, busy, ec);
+	if (w.sw == 1) { /* input reuse */
+		uint64_t ec = dw_cyc(w.ncb, w.oh, w.ow, w.kh, w.kw, w.dw);
+		uint64_t e[LOOM_EVT_COUNT] = {0};
+		e[LOOM_EVT_SP_WR] = 2 * (uint64_t)L + w.ncb * w.oh * w.ow;
+		e[LOOM_EVT_SP_RD] = L + w.ncb * dw_reads(w.oh, w.ow, w.kh, w.kw, w.dw);
+		e[LOOM_EVT_VEC_LINES] = (uint64_t)w.ncb * w.oh * w.ow * w.kh * w.kw;
+		e[LOOM_EVT_RQ_VALUES] = (uint64_t)w.ncb * w.oh * w.ow * R;
+		evt_eq(t, what, e);
+		vec_cycles(t, what, &o, 1, busy, ec);
+		double c = loom_cyc_dw(w.ncb, w.oh, w.ow, w.kh, w.kw, w.dw);
+		CHECK((uint64_t)c + 1 == ec, "%s: %s: loom_cyc_dw %.0f + 1 == %llu", n, what, c, (unsigned long long)ec);
+	} else {
+		uint64_t ec = vec_cyc(w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9, 0);
+		vec_evt(t, what, L, w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9 * w.ncb);
+		vec_cycles(t, what, &o, 1, busy, ec);
+	}
 	free(img);
 	free(got);
 	free(exp);
@@ -914,6 +1005,9 @@ void test_vec(struct t *t)
 	test_vec_dwconv(t, &dw1);
 	test_vec_dwconv(t, &dw2);
 	test_vec_dwconv(t, &dw3);
+	/* SW 1, DW 2, KW 5 (passes of 3 and 2 taps), rows of 9 in groups of 16 */
+	struct win dw4 = {0, 400, 17, 4, 9, 3, 3, 5, 2, 1, 1, 2, 1, 1, -2, -128, 127, 0, 0, 0, 300, 350};
+	test_vec_dwconv(t, &dw4);
 	test_vec_lut(t);
 	test_vec_tokens(t);
 }
