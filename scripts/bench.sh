@@ -905,8 +905,10 @@ vec_mp=$(vec_row maxpool "maxpool 112x112x64 -> 56x56x64, 3x3, stride 2, pad 1 |
 vec_add=$(vec_row add "add 56x56x64 + 56x56x64, different scales | output elements")
 # the vector unit's bounds by rtl/npu_vector.sv's formula (g = 16 lines a
 # group, 1 + taps * (g + w) cycles: the finish runs beside the next
-# group's reads), and the share of them this run reached
-vb_dw=$(awk 'BEGIN{printf "%.0f", 100*9*16/(1+9*17)}')
+# group's reads; a 3x3 dwconv with input reuse: 1 + 3 * (3 + g + 2)
+# cycles for 9 * g MACs on 3 multipliers a lane), and the share of them
+# this run reached
+vb_dw=$(awk 'BEGIN{printf "%.0f", 100*9*16/(3*(1+3*(3+16+2)))}')
 vb_mp=$(awk 'BEGIN{printf "%.0f", 100*9*16/(1+9*16)}')
 vb_add=$(awk 'BEGIN{printf "%.0f", 100*16/(1+2*16)}')
 of_bound() { # of_bound LAYER BOUND: the RTL's lane utilization as a share of the bound

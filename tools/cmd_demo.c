@@ -16,7 +16,8 @@
  *   vec: the three vector layers; all: every layer (about 2 s on the RTL).
  * Utilization: tensor engine, MAC utilization = MACs / (cycles * R * C);
  * vector unit, lane utilization = useful lane operations / (cycles * R)
- * (R = array rows = vector lanes): DWCONV multiply-accumulates, POOL window
+ * (R = array rows = vector lanes; a dwconv's: / (cycles * R *
+ * LOOM_VEC_MACS), the multipliers of its input reuse): DWCONV multiply-accumulates, POOL window
  * elements, ELTWISE output elements. Both count every cycle from START to
  * FINISH, DMA included.
  * Exit status 1 on a mismatch or a failed run. */
@@ -237,10 +238,12 @@ static int run_vec_layer(loom_hw *hw, const char *title, const loom_vec_params *
 	uint64_t ops = (uint64_t)npx * c * (p->kind == LOOM_VEC_ELTWISE ? 1 : kk);
 	const char *what = p->kind == LOOM_VEC_DWCONV ? "MACs" : p->kind == LOOM_VEC_POOL ? "window elements"
 											  : "output elements";
-	unsigned R = cfg->array_rows;
-	printf("  cycles %llu%s  %s %llu  lane utilization %.1f%% (%s / (cycles * %u lanes))\n",
+	/* a dwconv's peak: LOOM_VEC_MACS multipliers a lane (input reuse) */
+	unsigned R = cfg->array_rows, mul = p->kind == LOOM_VEC_DWCONV ? LOOM_VEC_MACS : 1;
+	printf("  cycles %llu%s  %s %llu  lane utilization %.1f%% (%s / (cycles * %u %s))\n",
 	       (unsigned long long)cycles, strcmp(hw->backend, "rtl") ? " (C model estimate)" : "", what,
-	       (unsigned long long)ops, 100.0 * (double)ops / ((double)cycles * R), what, R);
+	       (unsigned long long)ops, 100.0 * (double)ops / ((double)cycles * R * mul), what, R * mul,
+	       mul > 1 ? "multipliers" : "lanes");
 	printf("  DRAM read %u bytes, written %u bytes, bank conflicts %u\n", rd, wr, bank);
 	printf("  wall %.3f s: %.1f M simulated %s/s, %.3f M cycles/s\n", wall, ops / wall / 1e6, what,
 	       cycles / wall / 1e6);
@@ -285,8 +288,9 @@ static void demo_usage(FILE *f)
 		   "  Utilization counts every cycle from START to FINISH, DMA included:\n"
 		   "    tensor engine: MAC utilization = MACs / (cycles * R * C), R x C the array\n"
 		   "    vector unit:   lane utilization = useful lane operations / (cycles * R), R = array rows\n"
-		   "                   = vector lanes; operations: dwconv multiply-accumulates, maxpool window\n"
-		   "                   elements (padding included), add output elements\n"
+		   "                   = vector lanes (dwconv: cycles * R * the lane's multipliers); operations:\n"
+		   "                   dwconv multiply-accumulates, maxpool window elements (padding included),\n"
+		   "                   add output elements\n"
 		   "  --backend cmodel, systemc: cycles are the C model's estimate\n"
 		   "  --wave FILE.fst [--wave-from A] [--wave-to B]  FST waveform of cycles A..B (rtl only)\n");
 }
