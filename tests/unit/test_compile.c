@@ -956,14 +956,22 @@ static void test_threads(void)
 
 /* ------------------------------------------------------------------ the plan memo */
 
-/* conv (GEMM as 1x1) shapes: h, w, cin, cout, k, stride, raw */
-static const uint32_t mconv[][7] = {
-	{56, 56, 64, 64, 3, 1, 0}, {14, 14, 256, 1024, 1, 1, 0}, {28, 28, 128, 128, 3, 2, 0}, {1, 1, 512, 1000, 1, 1, 1},
+/* conv (GEMM as 1x1) shapes: h, w, cin, cout, k, stride, raw, a fused
+ * residual add (where the configuration allows one) */
+static const uint32_t mconv[][8] = {
+	{56, 56, 64, 64, 3, 1, 0, 0}, {14, 14, 256, 1024, 1, 1, 0, 1}, {28, 28, 128, 128, 3, 2, 0, 0},
+	{1, 1, 512, 1000, 1, 1, 1, 0},
 };
 
-static void mconv_params(int s, int v, loom_conv_params *p)
+static void mconv_params(const loom_hwcfg *cfg, int s, int v, loom_conv_params *p)
 {
 	loom_conv_init(p);
+	/* the residual add's values differ too (ResNet's blocks) */
+	p->res = mconv[s][7] && cfg->array_cols <= cfg->array_rows;
+	p->res_add = (loom_eltadd_param){.mult = v ? 1 << 30 : 1 << 29, .mult_a = (int16_t)(v ? 1000 : 16384),
+					 .mult_b = (int16_t)(v ? 16384 : 900), .zp_a = (int8_t)(v ? 3 : -7),
+					 .zp_b = (int8_t)(v ? -100 : 20), .zp_out = (int8_t)(v ? 5 : -128),
+					 .lo = (int8_t)(v ? 5 : -128), .hi = 127, .shift = (uint8_t)(v ? 14 : 15)};
 	p->h = mconv[s][0], p->w = mconv[s][1], p->cin = mconv[s][2], p->cout = mconv[s][3];
 	p->kh = p->kw = mconv[s][4], p->sh = p->sw = mconv[s][5], p->raw = (int)mconv[s][6];
 	p->pad_top = p->pad_bottom = p->pad_left = p->pad_right = mconv[s][4] / 2;
@@ -1007,11 +1015,11 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	loom_vec_params v;
 	int ok = 1, sizes = 1;
 	for (int s = 0; s < NC; s++) {
-		mconv_params(s, 0, &c);
+		mconv_params(cfg, s, 0, &c);
 		memset(&cref[s], 0, sizeof cref[s]);
 		ok &= !loom_conv_plan_make(cfg, &c, &cref[s], err, sizeof err);
 		for (int k = 0; k < 2; k++) {
-			mconv_params(s, k, &c);
+			mconv_params(cfg, s, k, &c);
 			memset(&cp[s][k], 0, sizeof cp[s][k]);
 			ok &= !loom_plan_memo_conv(m, cfg, &c, &cp[s][k], err, sizeof err);
 			sizes &= cp[s][k].in_bytes == cref[s].in_bytes && cp[s][k].out_bytes == cref[s].out_bytes &&
@@ -1038,7 +1046,7 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	}
 	CHECK(sizes, "%s: the sizes are the plan's at once", L);
 	/* est_first asked for the first conv and vector shapes */
-	mconv_params(0, 1, &c);
+	mconv_params(cfg, 0, 1, &c);
 	mvec_params(0, 1, &v);
 	loom_plan_memo_want_first(m, &c, NULL);
 	loom_plan_memo_want_first(m, NULL, &v);
@@ -1046,7 +1054,7 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	int same = 1;
 	for (int s = 0; s < NC; s++)
 		for (int k = 0; k < 2; k++) {
-			mconv_params(s, k, &c);
+			mconv_params(cfg, s, k, &c);
 			memset(&cp[s][k], 0, sizeof cp[s][k]);
 			loom_plan_memo_conv(m, cfg, &c, &cp[s][k], err, sizeof err);
 			loom_conv_plan want = cref[s];
@@ -1070,7 +1078,7 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	      " from the memo, %" PRIu64 " programs timed, %d flat)",
 	      L, NC + NV, misses, hits, timed, flat);
 	/* a hit still checks the values */
-	mconv_params(1, 0, &c);
+	mconv_params(cfg, 1, 0, &c);
 	c.clip_lo = 10, c.clip_hi = -10;
 	mvec_params(1, 0, &v);
 	v.clip_lo = 10, v.clip_hi = -10;
@@ -1099,7 +1107,7 @@ static void test_plan_memo(void)
 		loom_vec_params v;
 		loom_conv_plan cp;
 		loom_vec_plan vp;
-		mconv_params(2, 0, &c);
+		mconv_params(&cfg, 2, 0, &c);
 		mvec_params(1, 0, &v);
 		memset(&cp, 0, sizeof cp);
 		memset(&vp, 0, sizeof vp);
