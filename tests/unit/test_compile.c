@@ -53,11 +53,15 @@
  *   - the plan memo (compiler/npu/memo.c), immediate and deferred on 1 and
  *     3 threads: for conv, GEMM and vector layers on two configurations,
  *     two layers of a shape with other values (zero points, clip bounds,
- *     multipliers) get loom_conv_plan_make's / loom_vec_plan_make's plan
+ *     multipliers, a fused residual add's parameters) get loom_conv_plan_make's / loom_vec_plan_make's plan
  *     (est_first 0, or the same when asked for), the second from the memo;
  *     elementwise layers and tables may take their flat view; before the
  *     deferred timing the sizes in bytes are already the plan's; a bad
  *     clip range is refused on a hit; loom_*_plan_first give est_first;
+ *   - per-channel weight quantization (quant_channels, two at a time):
+ *     channels of 1..9 weights, quotients of exactly k + 1/2, the max|w|
+ *     of either sign and zeros, each int8 weight lround(w / (max|w| /
+ *     127)) element by element;
  *   - the compiled models (all on the NPU, and with --keep-float) run on
  *     the C model through the runtime (runtime/exec.h: a libloom device
  *     booted with build/firmware/loom_fw.elf; skipped when the firmware is
@@ -68,6 +72,7 @@
  * exit status 1 on any failure. */
 #include "compiler/calib.h"
 #include "compiler/compile.h"
+#include "compiler/compile_internal.h"
 #include "compiler/npu/npu.h"
 #include "compiler/onnx.h"
 #include "ir/model.h"
@@ -1120,6 +1125,43 @@ static void test_plan_memo(void)
 	}
 }
 
+/* ------------------------------------------------------------------ weight quantization */
+
+static void test_quant_channels(void)
+{
+	enum { CO = 9, PER = 9 };
+	float w[CO * PER];
+	int8_t wq[CO * PER];
+	int32_t bq[CO], mult[CO], shift[CO];
+	uint32_t seed = 99;
+	int bad = 0, cases = 0;
+	for (int per = 1; per <= PER; per++) {
+		for (int i = 0; i < CO * per; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			int k = (int)(seed >> 8) % 255 - 127;
+			/* quarter steps of max|w| / 127 (exact halves among them), zeros */
+			w[i] = (seed >> 4) % 7 == 0 ? 0.0f : (float)k * 0.25f * 0.03125f;
+		}
+		for (int co = 0; co < CO; co++) /* each channel's max|w|, either sign */
+			w[co * per + co % per] = co % 2 ? 127 * 0.03125f : -127 * 0.03125f;
+		const char *r = quant_channels(0.5, 1.0, w, CO, per, per, 1, NULL, wq, bq, mult, shift, NULL);
+		for (int co = 0; !r && co < CO; co++) {
+			double amax = 0;
+			for (int k = 0; k < per; k++)
+				amax = fmax(amax, fabs(w[co * per + k]));
+			for (int k = 0; k < per; k++) {
+				long want = lround(w[co * per + k] / (amax / 127.0));
+				want = want < -127 ? -127 : want > 127 ? 127 : want;
+				bad += wq[co * per + k] != want;
+				cases++;
+			}
+		}
+		bad += r != NULL;
+	}
+	CHECK(!bad, "quant_channels: %d weights in channels of 1..%d as lround(w / (max|w| / 127)) one by one", cases,
+	      PER);
+}
+
 int main(void)
 {
 	check_init(CHECK_SKIPS);
@@ -1133,6 +1175,7 @@ int main(void)
 	test_broken();
 	test_threads();
 	test_plan_memo();
+	test_quant_channels();
 	test_resadd();
 	test_ew_region();
 	test_grouped();
