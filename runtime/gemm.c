@@ -24,12 +24,6 @@
  * number of threads or on scheduling (it does depend on FMA: a CPU with
  * AVX2+FMA rounds differently from one without).
  *
- * A narrow C (a convolution's 7 x 7 or 14 x 14 image: N = 49 in tiles of
- * 16 columns wastes 15 of every 64 lanes) is computed as its transpose,
- * C^T = op(B)^T op(A)^T, in a buffer holding C^T, when that fills the
- * micro-tiles at least 5% better: the same sums in the same order (the
- * products' factors swap, which rounds the same), so the same bits.
- *
  * If the pack buffers cannot be allocated, a plain triple loop does the
  * work. No global state. */
 #include "cpu_internal.h"
@@ -344,8 +338,7 @@ static int gemm_threads(int64_t M, int64_t N, int64_t K, int max_threads)
 	return ncpu > GEMM_MAXTHR ? GEMM_MAXTHR : (int)ncpu;
 }
 
-/* the product on up to max_threads threads */
-static void gemm_run(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads)
 {
 	struct gemm_job job = {ta, tb, 0, M, N, K, lda, ldb, ldc, A, B, C};
@@ -354,6 +347,8 @@ static void gemm_run(int ta, int tb, int64_t M, int64_t N, int64_t K, const floa
 	int started[GEMM_MAXTHR] = {0};
 	int nt, by_cols;
 	int64_t units, per;
+	if (M <= 0 || N <= 0 || K <= 0)
+		return;
 	job.fma = have_fma();
 	nt = gemm_threads(M, N, K, max_threads);
 	/* Split by columns when op(A) is the smaller operand: each thread then
@@ -396,31 +391,4 @@ static void gemm_run(int ta, int tb, int64_t M, int64_t N, int64_t K, const floa
 		else if (part[t].M > 0 && part[t].N > 0)
 			gemm_serial(&part[t]);
 	}
-}
-
-/* the micro-tiles' lanes a rows x cols product fills, padding included */
-static int64_t gemm_lanes(int64_t rows, int64_t cols)
-{
-	return round_up(rows, GEMM_MR) * round_up(cols, GEMM_NR);
-}
-
-void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads)
-{
-	if (M <= 0 || N <= 0 || K <= 0)
-		return;
-	float *T = gemm_lanes(N, M) * 20 < gemm_lanes(M, N) * 19 ? alloc_floats(N * M) : NULL;
-	if (!T) {
-		gemm_run(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, max_threads);
-		return;
-	}
-	/* C^T (N x M) = op(B)^T op(A)^T: op(B)^T is B read the other way (!tb) */
-	for (int64_t i = 0; i < M; i++)
-		for (int64_t j = 0; j < N; j++)
-			T[j * M + i] = C[i * ldc + j];
-	gemm_run(!tb, !ta, N, M, K, B, ldb, A, lda, T, M, max_threads);
-	for (int64_t i = 0; i < M; i++)
-		for (int64_t j = 0; j < N; j++)
-			C[i * ldc + j] = T[j * M + i];
-	free(T);
 }
