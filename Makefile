@@ -80,6 +80,7 @@ UNIT_TESTS += test_compile
 UNIT_TESTS += test_exec_req
 UNIT_TESTS += test_sweep
 UNIT_TESTS += test_area
+UNIT_TESTS += test_gemm
 HW_TEST    := $(BUILD)/tests/test_hw
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_directed
@@ -329,6 +330,12 @@ TSIM_CACHE_TEST := $(BUILD)/tests/test_tsim_cache
 $(TSIM_CACHE_TEST): tests/unit/test_tsim.c common/tsim.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DLOOM_TSIM_CHECK_CACHE -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
+# test_gemm again with the portable micro-kernel whatever the CPU (gemm.c
+# compiled into the test with LOOM_GEMM_GENERIC)
+GEMM_GENERIC_TEST := $(BUILD)/tests/test_gemm_generic
+$(GEMM_GENERIC_TEST): tests/unit/test_gemm.c runtime/gemm.c $(CHECK_O) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DLOOM_GEMM_GENERIC -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # loom_model_dump is part of loom objdump (tools/objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o
@@ -408,7 +415,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
+tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(GEMM_GENERIC_TEST) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
              $(CLUSTER_SETUP)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for c in default small; do $(MAKE) --no-print-directory systemc-rtl HW=$$c || exit 1; done

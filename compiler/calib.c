@@ -138,21 +138,77 @@ static void rebin(calib_tensor *s, double nr)
 	s->range = nr;
 }
 
-/* min, max and the count of finite values of x[0..n): 0, or -1 when there
- * is none. The common case (no infinity) is one branch-free pass over x
- * that the compiler vectorizes: a NaN fails both compares and is skipped,
- * and counted apart; an infinity (seen as a min or max of +-inf) makes a
- * second, element-wise pass. */
-static int finite_minmax(const float *x, int64_t n, float *pmn, float *pmx, uint64_t *pcnt)
+/* x[0..n) in 8 lanes (two 4-float vectors, GCC vector extensions: SSE2
+ * on x86-64): each lane's min and max as the element-wise loop keeps them
+ * (v < mn ? v : mn: a NaN fails both compares and is skipped) and its
+ * count of NaNs */
+typedef float calib_v4 __attribute__((vector_size(16)));
+typedef int32_t calib_i4 __attribute__((vector_size(16)));
+
+static inline calib_v4 pick(calib_i4 m, calib_v4 a, calib_v4 b)
 {
-	float mn = INFINITY, mx = -INFINITY;
-	int64_t nan = 0;
-	for (int64_t i = 0; i < n; i++) {
+	return (calib_v4)((m & (calib_i4)a) | (~m & (calib_i4)b));
+}
+
+static void lanes_minmax(const float *x, int64_t n, float *pmn, float *pmx, int64_t *pnan)
+{
+	const float inf = INFINITY;
+	calib_v4 mn0 = {inf, inf, inf, inf}, mx0 = -mn0, mn1 = mn0, mx1 = mx0;
+	int64_t nan = 0, i = 0;
+	while (i + 8 <= n) {
+		/* int32 NaN counts, at most 2^24 per lane at a time */
+		int64_t e = n - (n - i) % 8, lim = i + ((int64_t)8 << 24);
+		calib_i4 c0 = {0}, c1 = {0};
+		for (e = e < lim ? e : lim; i < e; i += 8) {
+			calib_v4 v0, v1;
+			memcpy(&v0, x + i, sizeof v0);
+			memcpy(&v1, x + i + 4, sizeof v1);
+			mn0 = pick(v0 < mn0, v0, mn0);
+			mx0 = pick(v0 > mx0, v0, mx0);
+			mn1 = pick(v1 < mn1, v1, mn1);
+			mx1 = pick(v1 > mx1, v1, mx1);
+			c0 -= v0 != v0;
+			c1 -= v1 != v1;
+		}
+		for (int l = 0; l < 4; l++)
+			nan += (int64_t)c0[l] + c1[l];
+	}
+	float m0 = inf, m1 = -inf;
+	for (int l = 0; l < 4; l++) {
+		m0 = mn0[l] < m0 ? mn0[l] : m0;
+		m0 = mn1[l] < m0 ? mn1[l] : m0;
+		m1 = mx0[l] > m1 ? mx0[l] : m1;
+		m1 = mx1[l] > m1 ? mx1[l] : m1;
+	}
+	for (; i < n; i++) {
 		float v = x[i];
-		mn = v < mn ? v : mn;
-		mx = v > mx ? v : mx;
+		m0 = v < m0 ? v : m0;
+		m1 = v > m1 ? v : m1;
 		nan += v != v;
 	}
+	*pmn = m0, *pmx = m1, *pnan = nan;
+}
+
+/* the first zero of x[0..n) (a min or max of 0 found lane by lane: the
+ * element-wise loop keeps the sign of the first zero it meets) */
+static float first_zero(const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (x[i] == 0.0f)
+			return x[i];
+	return 0.0f;
+}
+
+/* min, max and the count of finite values of x[0..n): 0, or -1 when there
+ * is none; the values of the element-wise loop (the first of equal values,
+ * so a zero's sign too). The common case (no infinity) is one branch-free
+ * pass over x (lanes_minmax); an infinity (seen as a min or max of +-inf)
+ * makes a second, element-wise pass. */
+static int finite_minmax(const float *x, int64_t n, float *pmn, float *pmx, uint64_t *pcnt)
+{
+	float mn, mx;
+	int64_t nan;
+	lanes_minmax(x, n, &mn, &mx, &nan);
 	uint64_t cnt = (uint64_t)(n - nan);
 	if (isinf(mn) || isinf(mx)) { /* an infinity, or nothing but NaN */
 		mn = INFINITY, mx = -INFINITY, cnt = 0;
@@ -164,6 +220,11 @@ static int finite_minmax(const float *x, int64_t n, float *pmn, float *pmx, uint
 			mx = v > mx ? v : mx;
 			cnt++;
 		}
+	} else {
+		if (mn == 0.0f)
+			mn = first_zero(x, n);
+		if (mx == 0.0f)
+			mx = first_zero(x, n);
 	}
 	*pmn = mn, *pmx = mx, *pcnt = cnt;
 	return cnt ? 0 : -1;

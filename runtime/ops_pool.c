@@ -2,7 +2,9 @@
  * runtime/ops.def): MaxPool (with Indices), AveragePool (ceil_mode,
  * count_include_pad), GlobalAveragePool and GlobalMaxPool, over 1 to 3
  * spatial dims with the geometry of runtime/ops_conv.c (loom_cpu_geo_fwd).
- * Float32; MaxPool takes int8/uint8/double through a float copy.
+ * Float32; MaxPool takes int8/uint8/double through a float copy. MaxPool
+ * without indices and dilations has a loop of its own with the window's
+ * bounds worked out once per output (maxpool_plane; the same values).
  *
  * Errors: "node 'NAME' (OP, opset N): problem" (loom_cpu_fail). No global
  * state. */
@@ -43,6 +45,45 @@ int loom_cpu_pool_infer(KARGS)
 	return 0;
 }
 
+/* [lo, hi): the taps k < K of a window from s (dilation 1) inside [0, in) */
+static void tap_range(int64_t s, int64_t K, int64_t in, int64_t *lo, int64_t *hi)
+{
+	*lo = s < 0 ? -s : 0;
+	*hi = in - s < K ? in - s : K;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* MaxPool of one plane without indices, dilation 1: the general loop's
+ * values (its taps in the same order, the first inside the image taken
+ * whatever it is, then any greater one: a NaN or a zero's sign as it
+ * leaves them), without its per-tap bounds checks */
+static void maxpool_plane(const struct loom_cpu_geo *p, const float *xc, float *yc)
+{
+	for (int64_t o0 = 0; o0 < p->out[0]; o0++)
+		for (int64_t o1 = 0; o1 < p->out[1]; o1++) {
+			int64_t s0 = o0 * p->s[0] - p->pb[0], s1 = o1 * p->s[1] - p->pb[1], a0, b0, a1, b1;
+			tap_range(s0, p->k[0], p->in[0], &a0, &b0);
+			tap_range(s1, p->k[1], p->in[1], &a1, &b1);
+			for (int64_t o2 = 0; o2 < p->out[2]; o2++) {
+				int64_t s2 = o2 * p->s[2] - p->pb[2], a2, b2;
+				tap_range(s2, p->k[2], p->in[2], &a2, &b2);
+				float best = -INFINITY;
+				int first = 1;
+				for (int64_t k0 = a0; k0 < b0; k0++)
+					for (int64_t k1 = a1; k1 < b1; k1++) {
+						int64_t row = ((s0 + k0) * p->in[1] + s1 + k1) * p->in[2] + s2;
+						for (int64_t k2 = a2; k2 < b2; k2++) {
+							if (first || xc[row + k2] > best)
+								best = xc[row + k2];
+							first = 0;
+						}
+					}
+				yc[(o0 * p->out[1] + o1) * p->out[2] + o2] = best;
+			}
+		}
+}
+
 int loom_cpu_pool_run(KARGS)
 {
 	const loom_tensor *x = IN(0);
@@ -76,6 +117,10 @@ int loom_cpu_pool_run(KARGS)
 	for (int64_t pl = 0; pl < planes; pl++) {
 		const float *xc = xp + pl * p.invol;
 		float *yc = yp + pl * p.outvol;
+		if (maxp && !ind && p.d[0] == 1 && p.d[1] == 1 && p.d[2] == 1) {
+			maxpool_plane(&p, xc, yc);
+			continue;
+		}
 		for (int64_t o0 = 0; o0 < p.out[0]; o0++)
 			for (int64_t o1 = 0; o1 < p.out[1]; o1++)
 				for (int64_t o2 = 0; o2 < p.out[2]; o2++) {

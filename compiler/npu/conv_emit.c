@@ -526,18 +526,26 @@ static int pack(const loom_hwcfg *cfg, const loom_conv_params *p, const int8_t *
 	for (uint32_t ob = 0; ob < L.nob; ob++)
 		for (uint32_t cb = 0; cb < L.ncb; cb++)
 			for (uint32_t kk = 0; kk < L.kk; kk++)
-				for (uint32_t c = 0; c < C; c++)
-					for (uint32_t r = 0; r < R; r++) {
-						uint32_t co = ob * C + c, ci = cb * R + r, k = kk;
-						if (L.xpack) { /* line (ky, g): pixels g*T.. of row ky */
-							uint32_t kx = kk % L.x.k * L.xpack + r / L.pstride;
-							ci = r % L.pstride;
-							k = kx < p->kw ? kk / L.x.k * p->kw + kx : KK;
-						}
-						wbuf[o++] = co < L.cout && ci < L.cin && k < KK
-								    ? (uint8_t)w[co * s_co + k * s_kk + ci * s_ci]
-								    : 0;
+				for (uint32_t c = 0; c < C; c++, o += R) {
+					uint32_t co = ob * C + c;
+					if (!L.xpack) { /* a line: channels cb*R.. of tap kk */
+						uint32_t nv = co < L.cout && kk < KK ? L.cin - cb * R : 0;
+						nv = nv < R ? nv : R;
+						const int8_t *src = w + co * s_co + kk * s_kk + cb * R * s_ci;
+						for (uint32_t r = 0; r < nv; r++)
+							wbuf[o + r] = (uint8_t)src[r * s_ci];
+						memset(wbuf + o + nv, 0, R - nv);
+						continue;
 					}
+					for (uint32_t r = 0; r < R; r++) {
+						/* line (ky, g): pixels g*T.. of row ky */
+						uint32_t kx = kk % L.x.k * L.xpack + r / L.pstride, ci = r % L.pstride;
+						uint32_t k = kx < p->kw ? kk / L.x.k * p->kw + kx : KK;
+						wbuf[o + r] = co < L.cout && ci < L.cin && k < KK
+								      ? (uint8_t)w[co * s_co + k * s_kk + ci * s_ci]
+								      : 0;
+					}
+				}
 	if (L.raw)
 		return 0;
 	if (!bias || !mult || !shift)

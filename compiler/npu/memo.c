@@ -9,7 +9,9 @@
  * points, clip bounds, requantization multipliers and shifts) only fill
  * instruction fields (LOAD PAD_VALUE, STORE ZERO_POINT / CLIP_*, the
  * vector instructions' ZP_* / CLIP_* / MULT* / SHIFT) that neither the
- * timing model (common/timing.c, common/tsim.c) nor the planners read; the
+ * timing model (common/timing.c, common/tsim.c) nor the planners read, and
+ * a fused residual add's (loom_conv_params.res_add) only the parameter
+ * lines in DRAM (ResNet's blocks differ in them alone); the
  * checks that do read them (clip_lo <= clip_hi, shift and multiplier
  * ranges) run on every call, hit or not. A hint bypasses the memo.
  *
@@ -98,6 +100,7 @@ static void conv_key(const loom_conv_params *p, uint32_t *k)
 	loom_conv_params q;
 	memcpy(&q, p, sizeof q);
 	q.in_zp = q.out_zp = q.clip_lo = q.clip_hi = 0;
+	memset(&q.res_add, 0, sizeof q.res_add);
 	q.hints = NULL;
 	memset(k, 0, KEY_WORDS * sizeof *k);
 	memcpy(k + 1, &q, sizeof q);

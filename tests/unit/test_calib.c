@@ -9,7 +9,8 @@
  * mean images; reuse rules; method names), histogram rebinning over
  * observations of growing range (equal to a histogram built in one go over
  * the final range; NaN / Inf not counted; zeros seen before any nonzero
- * value), per-channel weight scales (axes 0, 1, -1, a zero channel, bad
+ * value), min / max / count of odd lengths with NaN, Inf and signed zeros
+ * as the element-wise loop gives them, per-channel weight scales (axes 0, 1, -1, a zero channel, bad
  * arguments).
  * Part 2: --calib DIR enumeration: Debian's ONNX case
  * test_conv_with_strides_padding (one test_data_set; then a calibration
@@ -591,6 +592,69 @@ static void test_model(const char *models)
 	loom_graph_free(g);
 }
 
+/* the element-wise statistics of x[0..n): min / max of the finite values
+ * (the first of equal ones: a zero's sign), their count */
+static uint64_t ref_minmax(const float *x, int64_t n, float *mn, float *mx)
+{
+	uint64_t cnt = 0;
+	*mn = INFINITY, *mx = -INFINITY;
+	for (int64_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			continue;
+		*mn = x[i] < *mn ? x[i] : *mn;
+		*mx = x[i] > *mx ? x[i] : *mx;
+		cnt++;
+	}
+	return cnt;
+}
+
+/* min / max / count of one observation (taken 8 lanes at a time) against
+ * the element-wise loop: every length 1..40, NaNs, infinities, +0 / -0 in
+ * either order (the sign of the first zero kept), all-NaN */
+static void test_lanes(void)
+{
+	enum { MAXN = 40, CASES = 7 };
+	float x[MAXN];
+	uint32_t seed = 777;
+	int bad = 0, runs = 0;
+	for (int n = 1; n <= MAXN; n++)
+		for (int k = 0; k < CASES; k++) {
+			relu_graph r = relu_new(n);
+			loom_calib *c = OC_MUSTP(loom_calib_new(r.g, LOOM_CALIB_MINMAX, 0));
+			for (int i = 0; i < n; i++) {
+				float v = (float)lcg(&seed) / (float)(1u << 24) * 2.0f - 1.0f;
+				uint32_t pick = lcg(&seed) % 16;
+				x[i] = k == 0 ? v
+				       : k == 1 ? (pick < 3 ? NAN : v)                      /* NaNs */
+				       : k == 2 ? (pick == 0 ? INFINITY : pick == 1 ? -INFINITY : v)
+				       : k == 3 ? (pick < 8 ? 0.0f : -0.0f)                 /* zeros only */
+				       : k == 4 ? (pick < 4 ? 0.0f : pick < 8 ? -0.0f : fabsf(v)) /* min 0 */
+				       : k == 5 ? (pick < 4 ? 0.0f : pick < 8 ? -0.0f : -fabsf(v)) /* max 0 */
+						: NAN;
+			}
+			float mn, mx, smin = 0, smax = 0;
+			uint64_t cnt = ref_minmax(x, n, &mn, &mx), count = 0;
+			if (feed(&r, c, x, n)) {
+				bad++;
+			} else if (!cnt) {
+				bad += loom_calib_stats(c, r.x, &smin, &smax, &count, NULL, NULL) != -1;
+			} else {
+				int rc = loom_calib_stats(c, r.x, &smin, &smax, &count, NULL, NULL);
+				if (rc || count != cnt || smin != mn || smax != mx || signbit(smin) != signbit(mn) ||
+				    signbit(smax) != signbit(mx)) {
+					if (!bad)
+						printf("  n %d case %d: [%g, %g] %llu, element-wise [%g, %g] %llu\n", n, k,
+						       smin, smax, (unsigned long long)count, mn, mx, (unsigned long long)cnt);
+					bad++;
+				}
+			}
+			runs++;
+			loom_calib_free(c);
+			loom_graph_free(r.g);
+		}
+	CHECK(!bad, "lanes: min / max / count (zero signs too) as the element-wise loop in %d observations", runs);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(CHECK_SKIPS);
@@ -604,6 +668,7 @@ int main(int argc, char **argv)
 	test_outlier();
 	test_keep();
 	test_rebin();
+	test_lanes();
 	test_weight_scales();
 	test_dir_conv();
 	test_dir_temp();

@@ -53,11 +53,15 @@
  *   - the plan memo (compiler/npu/memo.c), immediate and deferred on 1 and
  *     3 threads: for conv, GEMM and vector layers on two configurations,
  *     two layers of a shape with other values (zero points, clip bounds,
- *     multipliers) get loom_conv_plan_make's / loom_vec_plan_make's plan
+ *     multipliers, a fused residual add's parameters) get loom_conv_plan_make's / loom_vec_plan_make's plan
  *     (est_first 0, or the same when asked for), the second from the memo;
  *     elementwise layers and tables may take their flat view; before the
  *     deferred timing the sizes in bytes are already the plan's; a bad
  *     clip range is refused on a hit; loom_*_plan_first give est_first;
+ *   - per-channel weight quantization (quant_channels, two at a time):
+ *     channels of 1..9 weights, quotients of exactly k + 1/2, the max|w|
+ *     of either sign and zeros, each int8 weight lround(w / (max|w| /
+ *     127)) element by element;
  *   - the compiled models (all on the NPU, and with --keep-float) run on
  *     the C model through the runtime (runtime/exec.h: a libloom device
  *     booted with build/firmware/loom_fw.elf; skipped when the firmware is
@@ -68,6 +72,7 @@
  * exit status 1 on any failure. */
 #include "compiler/calib.h"
 #include "compiler/compile.h"
+#include "compiler/compile_internal.h"
 #include "compiler/npu/npu.h"
 #include "compiler/onnx.h"
 #include "ir/model.h"
@@ -1028,14 +1033,22 @@ static void test_threads(void)
 
 /* ------------------------------------------------------------------ the plan memo */
 
-/* conv (GEMM as 1x1) shapes: h, w, cin, cout, k, stride, raw */
-static const uint32_t mconv[][7] = {
-	{56, 56, 64, 64, 3, 1, 0}, {14, 14, 256, 1024, 1, 1, 0}, {28, 28, 128, 128, 3, 2, 0}, {1, 1, 512, 1000, 1, 1, 1},
+/* conv (GEMM as 1x1) shapes: h, w, cin, cout, k, stride, raw, a fused
+ * residual add (where the configuration allows one) */
+static const uint32_t mconv[][8] = {
+	{56, 56, 64, 64, 3, 1, 0, 0}, {14, 14, 256, 1024, 1, 1, 0, 1}, {28, 28, 128, 128, 3, 2, 0, 0},
+	{1, 1, 512, 1000, 1, 1, 1, 0},
 };
 
-static void mconv_params(int s, int v, loom_conv_params *p)
+static void mconv_params(const loom_hwcfg *cfg, int s, int v, loom_conv_params *p)
 {
 	loom_conv_init(p);
+	/* the residual add's values differ too (ResNet's blocks) */
+	p->res = mconv[s][7] && cfg->array_cols <= cfg->array_rows;
+	p->res_add = (loom_eltadd_param){.mult = v ? 1 << 30 : 1 << 29, .mult_a = (int16_t)(v ? 1000 : 16384),
+					 .mult_b = (int16_t)(v ? 16384 : 900), .zp_a = (int8_t)(v ? 3 : -7),
+					 .zp_b = (int8_t)(v ? -100 : 20), .zp_out = (int8_t)(v ? 5 : -128),
+					 .lo = (int8_t)(v ? 5 : -128), .hi = 127, .shift = (uint8_t)(v ? 14 : 15)};
 	p->h = mconv[s][0], p->w = mconv[s][1], p->cin = mconv[s][2], p->cout = mconv[s][3];
 	p->kh = p->kw = mconv[s][4], p->sh = p->sw = mconv[s][5], p->raw = (int)mconv[s][6];
 	p->pad_top = p->pad_bottom = p->pad_left = p->pad_right = mconv[s][4] / 2;
@@ -1079,11 +1092,11 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	loom_vec_params v;
 	int ok = 1, sizes = 1;
 	for (int s = 0; s < NC; s++) {
-		mconv_params(s, 0, &c);
+		mconv_params(cfg, s, 0, &c);
 		memset(&cref[s], 0, sizeof cref[s]);
 		ok &= !loom_conv_plan_make(cfg, &c, &cref[s], err, sizeof err);
 		for (int k = 0; k < 2; k++) {
-			mconv_params(s, k, &c);
+			mconv_params(cfg, s, k, &c);
 			memset(&cp[s][k], 0, sizeof cp[s][k]);
 			ok &= !loom_plan_memo_conv(m, cfg, &c, &cp[s][k], err, sizeof err);
 			sizes &= cp[s][k].in_bytes == cref[s].in_bytes && cp[s][k].out_bytes == cref[s].out_bytes &&
@@ -1110,7 +1123,7 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	}
 	CHECK(sizes, "%s: the sizes are the plan's at once", L);
 	/* est_first asked for the first conv and vector shapes */
-	mconv_params(0, 1, &c);
+	mconv_params(cfg, 0, 1, &c);
 	mvec_params(0, 1, &v);
 	loom_plan_memo_want_first(m, &c, NULL);
 	loom_plan_memo_want_first(m, NULL, &v);
@@ -1118,7 +1131,7 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	int same = 1;
 	for (int s = 0; s < NC; s++)
 		for (int k = 0; k < 2; k++) {
-			mconv_params(s, k, &c);
+			mconv_params(cfg, s, k, &c);
 			memset(&cp[s][k], 0, sizeof cp[s][k]);
 			loom_plan_memo_conv(m, cfg, &c, &cp[s][k], err, sizeof err);
 			loom_conv_plan want = cref[s];
@@ -1142,7 +1155,7 @@ static void memo_case(const loom_hwcfg *cfg, int mode)
 	      " from the memo, %" PRIu64 " programs timed, %d flat)",
 	      L, NC + NV, misses, hits, timed, flat);
 	/* a hit still checks the values */
-	mconv_params(1, 0, &c);
+	mconv_params(cfg, 1, 0, &c);
 	c.clip_lo = 10, c.clip_hi = -10;
 	mvec_params(1, 0, &v);
 	v.clip_lo = 10, v.clip_hi = -10;
@@ -1171,7 +1184,7 @@ static void test_plan_memo(void)
 		loom_vec_params v;
 		loom_conv_plan cp;
 		loom_vec_plan vp;
-		mconv_params(2, 0, &c);
+		mconv_params(&cfg, 2, 0, &c);
 		mvec_params(1, 0, &v);
 		memset(&cp, 0, sizeof cp);
 		memset(&vp, 0, sizeof vp);
@@ -1182,6 +1195,43 @@ static void test_plan_memo(void)
 		      "memo (%s): loom_conv_plan_first %" PRIu64 ", loom_vec_plan_first %" PRIu64 ": est_first %" PRIu64
 		      ", %" PRIu64, specs[i], f1, f2, cp.est_first, vp.est_first);
 	}
+}
+
+/* ------------------------------------------------------------------ weight quantization */
+
+static void test_quant_channels(void)
+{
+	enum { CO = 9, PER = 9 };
+	float w[CO * PER];
+	int8_t wq[CO * PER];
+	int32_t bq[CO], mult[CO], shift[CO];
+	uint32_t seed = 99;
+	int bad = 0, cases = 0;
+	for (int per = 1; per <= PER; per++) {
+		for (int i = 0; i < CO * per; i++) {
+			seed = seed * 1664525u + 1013904223u;
+			int k = (int)(seed >> 8) % 255 - 127;
+			/* quarter steps of max|w| / 127 (exact halves among them), zeros */
+			w[i] = (seed >> 4) % 7 == 0 ? 0.0f : (float)k * 0.25f * 0.03125f;
+		}
+		for (int co = 0; co < CO; co++) /* each channel's max|w|, either sign */
+			w[co * per + co % per] = co % 2 ? 127 * 0.03125f : -127 * 0.03125f;
+		const char *r = quant_channels(0.5, 1.0, w, CO, per, per, 1, NULL, wq, bq, mult, shift, NULL);
+		for (int co = 0; !r && co < CO; co++) {
+			double amax = 0;
+			for (int k = 0; k < per; k++)
+				amax = fmax(amax, fabs(w[co * per + k]));
+			for (int k = 0; k < per; k++) {
+				long want = lround(w[co * per + k] / (amax / 127.0));
+				want = want < -127 ? -127 : want > 127 ? 127 : want;
+				bad += wq[co * per + k] != want;
+				cases++;
+			}
+		}
+		bad += r != NULL;
+	}
+	CHECK(!bad, "quant_channels: %d weights in channels of 1..%d as lround(w / (max|w| / 127)) one by one", cases,
+	      PER);
 }
 
 int main(void)
@@ -1197,6 +1247,7 @@ int main(void)
 	test_broken();
 	test_threads();
 	test_plan_memo();
+	test_quant_channels();
 	test_resadd();
 	test_ew_region();
 	test_grouped();

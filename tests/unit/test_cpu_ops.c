@@ -12,7 +12,8 @@
  * dilations, pads and auto_pad in 1-D, 2-D and 3-D; ConvTranspose; Gemm;
  * MatMul's batch broadcasting and 1-D cases; Gemm and MatMul of odd sizes
  * (1x1x1 to 300x257x191, every transpose) against a double-precision sum;
- * pooling with ceil_mode, count_include_pad and MaxPool's Indices; the
+ * pooling with ceil_mode, count_include_pad and MaxPool's Indices (and
+ * MaxPool's loop without them bit for bit against the general one); the
  * normalizations; the activations; broadcasting arithmetic in float and
  * int64; comparisons, logic, Where, Clip before and after opset 11; the
  * variadic Max/Min/Sum/Mean; Dropout).
@@ -584,6 +585,38 @@ static void test_gemm_sizes(void)
 			gemm_size(sizes[s][0], sizes[s][1], sizes[s][2], t & 1, t >> 1, 0);
 		gemm_size(sizes[s][0], sizes[s][1], sizes[s][2], 0, 0, 1);
 	}
+}
+
+/* MaxPool's own loop (no Indices output) against the general one (with
+ * Indices): the same bits on data with NaNs and zeros of both signs, with
+ * pads, strides and windows that hang over the edges */
+static void test_maxpool_fast(void)
+{
+	enum { C = 3, H = 9, W = 11 };
+	float x[C * H * W];
+	uint32_t s = 4242;
+	for (int i = 0; i < C * H * W; i++) {
+		s = s * 1664525u + 1013904223u;
+		uint32_t k = (s >> 8) % 16;
+		x[i] = k == 0 ? NAN : k < 4 ? 0.0f : k < 7 ? -0.0f : (float)((int)(s >> 12) % 9 - 4);
+	}
+	const float *y[2] = {NULL, NULL};
+	loom_graph *gs[2];
+	for (int withind = 0; withind < 2; withind++) {
+		loom_graph *g = gs[withind] = gnew(13);
+		int in = ginput(g, "x", FL, 4, D(1, C, H, W), x);
+		loom_node *n = gnode(g, "MaxPool", "t", (int[]){in}, 1, 1 + withind);
+		attr_ints(n, "kernel_shape", 2, I64(3, 2));
+		attr_ints(n, "strides", 2, I64(2, 3));
+		attr_ints(n, "pads", 4, I64(1, 1, 2, 1));
+		if (!grun(g, withind ? "MaxPool with Indices (the general loop)" : "MaxPool (its own loop)"))
+			y[withind] = g->tensors[n->outputs[0]].data;
+	}
+	const loom_tensor *t = y[0] ? &gs[0]->tensors[gs[0]->nodes[0].outputs[0]] : NULL;
+	CHECK(y[0] && y[1] && !memcmp(y[0], y[1], (size_t)loom_tensor_numel(t) * sizeof(float)),
+	      "MaxPool 3x2 stride 2x3 pads 1,1,2,1 with NaN and +-0: its own loop's bits are the general loop's");
+	loom_graph_free(gs[0]);
+	loom_graph_free(gs[1]);
 }
 
 static void test_pool(void)
@@ -1296,6 +1329,7 @@ int main(int argc, char **argv)
 	test_gemm_matmul();
 	test_gemm_sizes();
 	test_pool();
+	test_maxpool_fast();
 	test_norm();
 	test_unary();
 	test_clip();
