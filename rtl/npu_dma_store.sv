@@ -361,7 +361,8 @@ module npu_dma_store #(
 
   // ---------------------------------------------------------- read return
   localparam int unsigned ResL = (R < C) ? R : C;  // lanes with a residual byte
-  logic [C-1:0]       rq_valid, rq2_valid;
+  logic               rq_valid;
+  logic [C-1:0]       rq2_valid;
   logic [8*C-1:0]     rq_q, rq2_q;           // lane c in bits [8c +: 8]
   logic [8*ResL-1:0]  r0_q, r1_q, r2_q;      // SOURCE 3: the residual, beside lanes 1st stage
 
@@ -374,22 +375,28 @@ module npu_dma_store #(
     if (rd3_q) r2_q <= r1_q;
   end
 
+  // the C requant lanes (SOURCE 2, and SOURCE 3's first step): one
+  // npu_requant of C lanes
+  npu_requant #(.Lanes(C), .ShiftW(5)) u_requant (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .valid_i ((rd_vld_q && (src_q == SrcQnt) && !res_q) || rd2_q),
+    .acc_i   (acc_rdata_i),
+    .bias_i  (bias_q),
+    .mult_i  (mult_q),
+    .shift_i (shift_q),
+    .zp_i    (st_q.zero_point),
+    .lo_i    (st_q.clip_lo),
+    .hi_i    (st_q.clip_hi),
+    .valid_o (rq_valid),
+    .q_o     (rq_q)
+  );
+
+  // SOURCE 3: the C add lanes, one npu_requant each: a lane's sum x is its
+  // own signal, which a simulator folds into the lane's clocked block (in
+  // one C-lane vector it would be evaluated every cycle)
   for (genvar c = 0; c < C; c++) begin : g_lane
     logic [31:0] x;  // SOURCE 3: the ELTWISE ADD's sum of lane c (exact, < 2^26)
-    npu_requant u_requant (
-      .clk_i   (clk_i),
-      .rst_ni  (rst_ni),
-      .valid_i ((rd_vld_q && (src_q == SrcQnt) && !res_q) || rd2_q),
-      .acc_i   (acc_rdata_i[32*c +: 32]),
-      .bias_i  (bias_q[32*c +: 32]),
-      .mult_i  (mult_q[32*c +: 32]),
-      .shift_i ({27'd0, shift_q[5*c +: 5]}),
-      .zp_i    (st_q.zero_point),
-      .lo_i    (st_q.clip_lo),
-      .hi_i    (st_q.clip_hi),
-      .valid_o (rq_valid[c]),
-      .q_o     (rq_q[8*c +: 8])
-    );
     if (c < ResL) begin : g_res
       logic signed [31:0] da, db, ma, mb;
       assign da = $signed({{24{rq_q[8*c+7]}}, rq_q[8*c +: 8]}) - $signed({{24{ezpa_q[7]}}, ezpa_q});
@@ -400,14 +407,14 @@ module npu_dma_store #(
     end else begin : g_nores
       assign x = '0;                        // no residual byte: never stored (n0 <= R)
     end
-    npu_requant u_add (
+    npu_requant #(.ShiftW(5)) u_add (
       .clk_i   (clk_i),
       .rst_ni  (rst_ni),
-      .valid_i (rq_valid[0] && res_q),
+      .valid_i (rq_valid && res_q),
       .acc_i   (x),
       .bias_i  (32'd0),
       .mult_i  (emult_q),
-      .shift_i ({27'd0, esh_q}),
+      .shift_i (esh_q),
       .zp_i    (ezpo_q),
       .lo_i    (elo_q),
       .hi_i    (ehi_q),
@@ -419,7 +426,7 @@ module npu_dma_store #(
   always_comb begin
     unique case (src_q)
       SrcSp:   row_push = sp_rvalid_i;
-      SrcQnt:  row_push = res_q ? rq2_valid[0] : rq_valid[0];
+      SrcQnt:  row_push = res_q ? rq2_valid[0] : rq_valid;
       default: row_push = rd_vld_q;   // SrcAcc, SrcMark
     endcase
   end
@@ -777,10 +784,11 @@ module npu_dma_store #(
 `endif
 
   // the MARK view is read for MARK_ID only (the rest comes from the STORE
-  // view); all lanes' valid bits are equal, lane 0 is used; st_q keeps the
-  // fields read after the start (the others are taken from fi at the start)
+  // view); the add lanes' valid bits are equal, lane 0 is used; st_q keeps
+  // the fields read after the start (the others are taken from fi at the
+  // start)
   logic unused_bits;
-  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq_valid[C-1:1], rq2_valid[C-1:1],
+  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq2_valid[C-1:1],
                          st_q.n3, st_q.n2, st_q.n1, st_q.rsvd_88, st_q.mem_addr, st_q.dram_addr,
                          st_q.row_words, st_q.rsvd_14, st_q.source, st_q.rsvd_11,
                          st_q.push_prev, st_q.rsvd_9, st_q.pop_prev, st_q.opcode};

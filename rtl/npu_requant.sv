@@ -1,4 +1,5 @@
-// npu_requant.sv - one lane of the STORE requantization (docs/ISA.md):
+// npu_requant.sv - Lanes lanes of the STORE requantization (docs/ISA.md),
+// each lane:
 //
 //   q = clamp(rdivpot(srdhm(sat32(acc + bias), mult), shift & 31) + zp, lo, hi)
 //
@@ -7,30 +8,36 @@
 // z > hi gives hi, as the C code does; shift words above 31: only bits 4:0).
 //
 // Pipeline, no stall (a new input may enter every cycle, q_o/valid_o follow
-// 2 cycles later):
+// 2 cycles later), all lanes in step under one valid bit:
 //   stage 1  x = saturate_int32(acc + bias)                           -> x_q
 //   stage 2  p = int64(x) * int64(mult); srdhm rounding, rounding
 //            shift, + zp, clamp                                       -> q_q
 // All arithmetic sits inside the clocked blocks under the stage's valid
 // bit, so an idle lane costs a simulator nothing (the C-model-sized 64-bit
-// datapath of 16..64 lanes would otherwise be evaluated every cycle). Data
-// flops load only with a valid input (no reset: datapath); only the valid
-// bits are reset.
-module npu_requant (
-  input  logic        clk_i,
-  input  logic        rst_ni,
-  input  logic        valid_i,
-  input  logic [31:0] acc_i,    // int32 accumulator value
-  input  logic [31:0] bias_i,   // int32 per-channel bias
-  input  logic [31:0] mult_i,   // int32 multiplier (scale * 2^31)
-  input  logic [31:0] shift_i,  // right shift; only bits 4:0 are used
-  input  logic [7:0]  zp_i,     // int8 output zero point
-  input  logic [7:0]  lo_i,     // int8 clamp low
-  input  logic [7:0]  hi_i,     // int8 clamp high
-  output logic        valid_o,
-  output logic [7:0]  q_o       // int8 result
+// datapath of 16..64 lanes would otherwise be evaluated every cycle). The
+// lanes share the valid bits and the zero point and clamp registers: one
+// test of a valid bit a cycle for all lanes (a module per lane costs a
+// simulator its own tests and copies every cycle). Data flops load only with
+// a valid input (no reset: datapath); only the valid bits are reset.
+// Lane l's operands are bits [32l +: 32] (acc, bias, mult) and
+// [ShiftW*l +: ShiftW] (shift), its result bits [8l +: 8].
+module npu_requant #(
+  parameter int unsigned Lanes  = 1,
+  parameter int unsigned ShiftW = 32        // bits of each lane's shift (>= 5)
+) (
+  input  logic                    clk_i,
+  input  logic                    rst_ni,
+  input  logic                    valid_i,
+  input  logic [32*Lanes-1:0]     acc_i,    // int32 accumulator values
+  input  logic [32*Lanes-1:0]     bias_i,   // int32 per-channel biases
+  input  logic [32*Lanes-1:0]     mult_i,   // int32 multipliers (scale * 2^31)
+  input  logic [ShiftW*Lanes-1:0] shift_i,  // right shifts; only bits 4:0 are used
+  input  logic [7:0]              zp_i,     // int8 output zero point
+  input  logic [7:0]              lo_i,     // int8 clamp low
+  input  logic [7:0]              hi_i,     // int8 clamp high
+  output logic                    valid_o,
+  output logic [8*Lanes-1:0]      q_o       // int8 results
 );
-
   localparam logic [31:0] IntMin = 32'h8000_0000;
   localparam logic [31:0] IntMax = 32'h7fff_ffff;
 
@@ -72,10 +79,15 @@ module npu_requant (
     else if (z_hi || w > $signed({{2{hi[7]}}, hi})) finish = hi;
   endfunction
 
-  logic        v1_q, v2_q;
-  logic [31:0] x_q, mult1_q;
-  logic [4:0]  sh1_q;
-  logic [7:0]  zp1_q, lo1_q, hi1_q, q_q;
+  if (ShiftW < 5) begin : g_bad_shift
+    $error("npu_requant: ShiftW must be at least 5");
+  end
+
+  logic                v1_q, v2_q;
+  logic [32*Lanes-1:0] x_q, mult1_q;
+  logic [5*Lanes-1:0]  sh1_q;
+  logic [7:0]          zp1_q, lo1_q, hi1_q;
+  logic [8*Lanes-1:0]  q_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -89,21 +101,31 @@ module npu_requant (
 
   always_ff @(posedge clk_i) begin
     if (valid_i) begin
-      x_q     <= sat_add(acc_i, bias_i);
+      for (int unsigned l = 0; l < Lanes; l++) begin
+        x_q[32*l +: 32] <= sat_add(acc_i[32*l +: 32], bias_i[32*l +: 32]);
+        sh1_q[5*l +: 5] <= shift_i[ShiftW*l +: 5];
+      end
       mult1_q <= mult_i;
-      sh1_q   <= shift_i[4:0];
       zp1_q   <= zp_i;
       lo1_q   <= lo_i;
       hi1_q   <= hi_i;
     end
-    if (v1_q) q_q <= finish(x_q, mult1_q, sh1_q, zp1_q, lo1_q, hi1_q);
+    if (v1_q) begin
+      for (int unsigned l = 0; l < Lanes; l++)
+        q_q[8*l +: 8] <= finish(x_q[32*l +: 32], mult1_q[32*l +: 32], sh1_q[5*l +: 5], zp1_q, lo1_q, hi1_q);
+    end
   end
 
   assign valid_o = v2_q;
   assign q_o     = q_q;
 
   // shift words above 31 act as shift & 31 (docs/ISA.md)
-  logic unused_shift;
-  assign unused_shift = ^shift_i[31:5];
+  if (ShiftW > 5) begin : g_unused_shift
+    logic unused_shift;
+    always_comb begin
+      unused_shift = 1'b0;
+      for (int unsigned l = 0; l < Lanes; l++) unused_shift ^= ^shift_i[ShiftW*l+5 +: ShiftW-5];
+    end
+  end
 
 endmodule

@@ -192,7 +192,7 @@ module npu_vector (
   logic              fin_fire;
   logic              p0_q, p1_q, p2_q;     // lane inputs / stage 1 / stage 2 hold a line
   logic [AW-1:0]     fa0_q, fa1_q, fa2_q;  // its destination line
-  logic [R-1:0]      lane_v;
+  logic              lane_v;
   logic [DW8-1:0]    lane_q;
   logic [DW8-1:0]    ob_data_q [OutDepth];
   logic [AW-1:0]     ob_addr_q [OutDepth];
@@ -702,22 +702,20 @@ module npu_vector (
     end
   end
 
-  for (genvar r = 0; r < R; r++) begin : g_lane
-    npu_requant u_rq (
-      .clk_i   (clk_i),
-      .rst_ni  (rst_ni),
-      .valid_i (p0_q),
-      .acc_i   (f_acc_q[32*r +: 32]),
-      .bias_i  (f_bias_q[32*r +: 32]),
-      .mult_i  (f_mult_q[32*r +: 32]),
-      .shift_i ({24'd0, f_shift_q[8*r +: 8]}),
-      .zp_i    (f_zp_q),
-      .lo_i    (f_lo_q),
-      .hi_i    (f_hi_q),
-      .valid_o (lane_v[r]),
-      .q_o     (lane_q[8*r +: 8])
-    );
-  end
+  npu_requant #(.Lanes(R), .ShiftW(8)) u_rq (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .valid_i (p0_q),
+    .acc_i   (f_acc_q),
+    .bias_i  (f_bias_q),
+    .mult_i  (f_mult_q),
+    .shift_i (f_shift_q),
+    .zp_i    (f_zp_q),
+    .lo_i    (f_lo_q),
+    .hi_i    (f_hi_q),
+    .valid_o (lane_v),
+    .q_o     (lane_q)
+  );
 
   logic ob_push, ob_pop;
   assign ob_push = p2_q && state_q != SAbort;
@@ -765,7 +763,7 @@ module npu_vector (
   assign wr_addr_o  = ob_addr_q[ob_rp_q];
   assign wr_wdata_o = ob_data_q[ob_rp_q];
 
-  // lane valids equal p2_q by construction (all lanes share fin_fire)
+  // the lanes' valid equals p2_q by construction
   logic unused;
   assign unused = ^{lane_v, ie, ip, id, il, gsize_full[PW-1:TW], pshift_q};
 

@@ -2,7 +2,9 @@
 // MAC array (npu_array, only the PE grid) verilated with the same flags as
 // the whole NPU, streaming one activation line per cycle with a weight
 // column loaded every cycle, as in steady-state compute. Prints cycles per
-// second and simulated MACs per second.
+// second and simulated MACs per second. One evaluation per cycle, as in
+// sim.cpp (the rtl backend's harness): the inputs and the rising clock edge
+// together, then Verilator's previous clock value set low.
 // Usage: bench_array [cycles]
 #include <chrono>
 #include <cstdint>
@@ -11,12 +13,23 @@
 #include <memory>
 
 #include "Vnpu_array.h"
+#include "Vnpu_array___024root.h"
 #include "verilated.h"
 #include "loom_cfg.h"
 
 // wide ports are VlWide<N>, narrow ones plain integers
 template <std::size_t N> static void set_lo(VlWide<N> &w, uint32_t v) { w[0] = v; }
 template <typename T> static void set_lo(T &w, uint32_t v) { w = static_cast<T>(v); }
+
+// as in sim.cpp: false where this Verilator names the previous clock value
+// differently (then the falling edge is evaluated)
+template <typename Root>
+static auto clock_seen_low(Root *r, int) -> decltype(r->__Vtrigrprev__TOP__clk_i = 0, true)
+{
+	r->__Vtrigrprev__TOP__clk_i = 0;
+	return true;
+}
+template <typename Root> static bool clock_seen_low(Root *, long) { return false; }
 
 int main(int argc, char **argv)
 {
@@ -34,6 +47,8 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < n; i++) {
 		// inputs change on the falling edge
 		top->clk_i = 0;
+		if (!clock_seen_low(top->rootp, 0))
+			top->eval();
 		x = x * 1664525u + 1013904223u;
 		top->act_valid_i = 1;
 		top->act_sel_i = (i >> 10) & 1;
@@ -43,7 +58,6 @@ int main(int argc, char **argv)
 		top->wload_buf_i = !((i >> 10) & 1);
 		top->wload_col_i = i % LOOM_CFG_ARRAY_COLS;
 		set_lo(top->wload_data_i, x ^ 0x5a5a5a5au);
-		top->eval();
 		top->clk_i = 1;
 		top->eval();
 	}
