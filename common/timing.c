@@ -381,12 +381,14 @@ double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
 			ni * loom_fetch_beats(t)) * B / t->bw;
 	/* the load's SP writes wait for the compute engine's reads of their
 	 * bank: the streamed weights (written first) for the weight reads, and
+	 * (not with the weight regions in banks of their own, banks 4), and
 	 * for the activation reads when all is packed (banks 0) or on the steps
 	 * computing from buffer 0 (banks 2); the input chunk for the
 	 * activation reads when the buffers share banks (banks 0, 1) and for the
 	 * weight reads when its buffer shares the weights' banks */
 	double actrd = g * folds * P, wgtrd = g * folds * C;
-	double fw = (wgtrd + (e->banks == 0 ? actrd : e->banks == 2 ? 0.5 * actrd : 0)) / dmax(comp, 1);
+	double fw = ((e->banks == 4 ? 0 : wgtrd) + (e->banks == 0 ? actrd : e->banks == 2 ? 0.5 * actrd : 0)) /
+		    dmax(comp, 1);
 	double fin = ((e->banks <= 1 ? actrd : 0) + (e->banks == 0 ? wgtrd : e->banks == 2 ? 0.5 * wgtrd : 0)) /
 		     dmax(comp, 1);
 	double wr = 0, left = comp;

@@ -99,7 +99,8 @@ typedef struct loom_conv_est {
 	uint32_t nk, nky;         /* channel-block chunks, kernel-row chunks per tile */
 	uint32_t npass;           /* passes over the output-channel blocks */
 	uint32_t nslots;          /* accumulator slots */
-	int banks;                /* scratchpad arrangement: 3 weights and both input buffers in
+	int banks;                /* scratchpad arrangement: 4 as 3 and the two weight regions
+				   * in distinct banks too, 3 weights and both input buffers in
 				   * distinct banks, 2 buffer 0 with the weights, 1 the buffers
 				   * share banks, 0 all packed */
 	int wchunk;               /* weights streamed per step rather than resident */

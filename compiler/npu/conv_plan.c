@@ -174,7 +174,7 @@ static int cand_geo(const layer *L, const csizes *z, int a, int b, uint32_t kyc,
 /* what a candidate becomes on one configuration: its SP arrangement and
  * ACC slots */
 typedef struct cfit {
-	uint32_t act_sp[2], nwreg, plines, nslots, res_sp, nres;
+	uint32_t act_sp[2], wgt_sp1, nwreg, plines, nslots, res_sp, nres;
 	int banks, params_all, chained;
 } cfit;
 
@@ -223,8 +223,18 @@ static int cand_fit(const loom_hwcfg *cfg, unsigned lg, const layer *L, const cg
 		nwreg = wopts[o];
 		uint64_t wt = nwreg * wl;
 		uint64_t bw = (wt + BL - 1) >> lg, ba = (al + BL - 1) >> lg, bwa = (wt + al + BL - 1) >> lg;
+		uint64_t bw1 = (wl + BL - 1) >> lg;
 		found = 1;
-		if (bw + 2 * ba <= B) {
+		f->wgt_sp1 = (uint32_t)wl;
+		if (nwreg == 2 && 2 * bw1 + 2 * ba <= B) {
+			/* each weight region, buffer 0, buffer 1 in banks of its
+			 * own: the load writing one weight region never waits for
+			 * the array's reads of the other */
+			f->wgt_sp1 = (uint32_t)(bw1 * BL);
+			f->act_sp[0] = (uint32_t)(2 * bw1 * BL);
+			f->act_sp[1] = (uint32_t)((2 * bw1 + ba) * BL);
+			f->banks = 4;
+		} else if (bw + 2 * ba <= B) {
 			/* weights, buffer 0, buffer 1 in disjoint banks */
 			f->act_sp[0] = (uint32_t)(bw * BL);
 			f->act_sp[1] = (uint32_t)((bw + ba) * BL);
@@ -267,7 +277,7 @@ static void cand_plan(const cgeo *c, const cfit *f, loom_conv_plan *pl)
 	pl->banks = f->banks;
 	pl->nwreg = f->nwreg;
 	pl->wgt_sp[0] = 0;
-	pl->wgt_sp[1] = f->nwreg == 2 ? (uint32_t)c->wl : 0;
+	pl->wgt_sp[1] = f->nwreg == 2 ? f->wgt_sp1 : 0;
 	pl->wgt_lines = (uint32_t)c->wl;
 	pl->act_lines = (uint32_t)c->al;
 	pl->chained = f->chained;

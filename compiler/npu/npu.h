@@ -145,8 +145,9 @@ typedef struct loom_conv_plan {
 	int wchunk;               /* 1: weights streamed per step (double-buffered) */
 	int chained;              /* passes chained by tokens (0: MARK barrier between) */
 	int params_all;           /* every block's params resident in ACC at once */
-	int banks;                /* SP banks: 3 weights, buffer 0, buffer 1 disjoint; 2 buffer 0
-				     shares the weights' banks; 1 the buffers share; 0 all share */
+	int banks;                /* SP banks: 4 both weight regions, buffer 0, buffer 1 disjoint;
+				     3 weights, buffer 0, buffer 1 disjoint; 2 buffer 0 shares the
+				     weights' banks; 1 the buffers share; 0 all share */
 	uint32_t nslots;          /* ACC tile buffers (each th*tw lines) */
 	uint32_t nwreg;           /* weight regions: 2 when passes chain (next pass loads ahead) */
 	uint32_t wgt_sp[2], wgt_lines; /* SP weight region(s) */
