@@ -25,6 +25,40 @@ int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v)
 	return 0;
 }
 
+unsigned loom_copy_program(loom_insn p[5], uint32_t R, uint32_t lines, uint32_t in, uint32_t out, int mark,
+			   uint32_t mark_addr, uint32_t mark_id)
+{
+	unsigned n = mark ? 5 : 4;
+	memset(p, 0, n * sizeof *p);
+	loom_insn_set(&p[0], LOOM_F_ANY_OPCODE, LOOM_OP_LOAD);
+	loom_insn_set(&p[0], LOOM_F_LOAD_ROW_WORDS, R / 4);
+	loom_insn_set(&p[0], LOOM_F_LOAD_DRAM_ADDR, in);
+	loom_insn_set(&p[0], LOOM_F_LOAD_STRIDE1, R);
+	loom_insn_set(&p[0], LOOM_F_LOAD_N1, lines);
+	loom_insn_set(&p[0], LOOM_F_LOAD_N2, 1);
+	loom_insn_set(&p[0], LOOM_F_LOAD_N3, 1);
+	loom_insn_set(&p[0], LOOM_F_LOAD_PUSH_NEXT, 1);
+	loom_insn_set(&p[1], LOOM_F_ANY_OPCODE, LOOM_OP_ELTWISE);
+	loom_insn_set(&p[1], LOOM_F_ELTWISE_POP_PREV, 1);
+	loom_insn_set(&p[1], LOOM_F_ELTWISE_PUSH_NEXT, 1);
+	loom_insn_set(&p[2], LOOM_F_ANY_OPCODE, LOOM_OP_STORE);
+	loom_insn_set(&p[2], LOOM_F_STORE_POP_PREV, 1);
+	loom_insn_set(&p[2], LOOM_F_STORE_SOURCE, LOOM_MEM_SP);
+	loom_insn_set(&p[2], LOOM_F_STORE_ROW_WORDS, R / 4);
+	loom_insn_set(&p[2], LOOM_F_STORE_DRAM_ADDR, out);
+	loom_insn_set(&p[2], LOOM_F_STORE_STRIDE1, R);
+	loom_insn_set(&p[2], LOOM_F_STORE_N1, lines);
+	loom_insn_set(&p[2], LOOM_F_STORE_N2, 1);
+	loom_insn_set(&p[2], LOOM_F_STORE_N3, 1);
+	if (mark) {
+		loom_insn_set(&p[3], LOOM_F_ANY_OPCODE, LOOM_OP_MARK);
+		loom_insn_set(&p[3], LOOM_F_MARK_DRAM_ADDR, mark_addr);
+		loom_insn_set(&p[3], LOOM_F_MARK_MARK_ID, mark_id);
+	}
+	loom_insn_set(&p[n - 1], LOOM_F_ANY_OPCODE, LOOM_OP_FINISH);
+	return n;
+}
+
 const char *loom_op_name(unsigned opcode)
 {
 	switch (opcode) {

@@ -683,13 +683,41 @@ EOPY
 }
 # ---- 11. the SystemC module against the C model (a markdown section on stdout)
 SC_ROUNDS=${SC_ROUNDS:-3}
-# one loom run of $tmp/r18sc.loom: "simulation-seconds device-cycles cpu-seconds"
-sc_run() {
-	/usr/bin/time -f "cpu %U %S" "$LOOM" run "$tmp/r18sc.loom" --backend "$1" \
-		--data "$B/models/resnet18_opset13/test_data_set_0" > "$tmp/sc_run.txt" 2>&1
+# one loom run: "simulation-seconds device-cycles cpu-seconds"
+# (sc_run1 MODEL.loom DATA-DIR BACKEND [loom run options])
+sc_run1() {
+	f=$1 d=$2 be=$3
+	shift 3
+	/usr/bin/time -f "cpu %U %S" "$LOOM" run "$f" --backend "$be" --data "$d" "$@" > "$tmp/sc_run.txt" 2>&1
 	awk '/device cycles per run/ { for (i = 1; i <= NF; i++) { if ($i == "simulation") s = $(i + 1);
 	     if ($(i + 1) == "device" && $(i + 2) == "cycles") c = $i } }
 	     /^cpu / { u = $2 + $3 } END { printf "%s %s %.3f\n", s, c, u }' "$tmp/sc_run.txt"
+}
+# one run of $tmp/r18sc.loom (ResNet-18) on backend $1
+sc_run() { sc_run1 "$tmp/r18sc.loom" "$B/models/resnet18_opset13/test_data_set_0" "$1"; }
+# SC_ROUNDS rounds of RUN BASE, then RUN OTHER (sc_rounds RUN BASE OTHER
+# RATIOS CYCLES): a table row each (with CYCLES = 1 both device cycles);
+# the rounds' simulation and CPU ratios other / base into RATIOS, the
+# base's device cycles of the last round into base_cyc
+sc_rounds() {
+	run=$1 base=$2 other=$3 out=$4 cyc=$5
+	i=1
+	: > "$out"
+	while [ "$i" -le "$SC_ROUNDS" ]; do
+		set -- $($run "$base")
+		bs=$1 base_cyc=$2 bu=$3
+		set -- $($run "$other")
+		echo "$bs $bu $1 $3 $base_cyc $2" | awk -v i="$i" -v cyc="$cyc" -v out="$out" '{
+		     printf "| %d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |", i, $1, $2, $3, $4, $3 / $1, $4 / $2
+		     if (cyc) printf " %s / %s |", $5, $6
+		     printf "\n"; print $3 / $1, $4 / $2 >> out }'
+		i=$((i + 1))
+	done
+}
+# the median ratios of RATIOS (sc_medians RATIOS WHAT GOAL)
+sc_medians() {
+	sort -n -k1,1 "$1" | awk -v w="$2" '{ a[NR] = $1 } END { printf "\nMedian simulation ratio %s: %.2f", w, a[int((NR + 1) / 2)] }'
+	sort -n -k2,2 "$1" | awk -v g="$3" '{ a[NR] = $2 } END { printf "; median CPU ratio: %.2f. Goal: within %s.\n", a[int((NR + 1) / 2)], g }'
 }
 bench_systemc() {
 	m="$B/models/resnet18_opset13"
@@ -707,19 +735,10 @@ bench_systemc() {
 	echo
 	echo "| round | cmodel simulation | cmodel CPU | systemc simulation | systemc CPU | simulation ratio | CPU ratio |"
 	echo "|---|---|---|---|---|---|---|"
-	i=1
-	: > "$tmp/sc_ratios.txt"
-	while [ "$i" -le "$SC_ROUNDS" ]; do
-		set -- $(sc_run cmodel)
-		cs=$1 cc=$2 cu=$3
-		set -- $(LOOM_SYSTEMC_QUANTUM=100 sc_run systemc)
-		ss=$1 sy=$2 su=$3
-		echo "$cs $cu $ss $su" | awk -v i="$i" '{ printf "| %d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n", i, $1, $2, $3,
-		     $4, $3 / $1, $4 / $2; print $3 / $1, $4 / $2 >> "'"$tmp/sc_ratios.txt"'" }'
-		i=$((i + 1))
-	done
-	sort -n -k1,1 "$tmp/sc_ratios.txt" | awk '{ a[NR] = $1 } END { printf "\nMedian simulation ratio systemc / cmodel: %.2f", a[int((NR + 1) / 2)] }'
-	sort -n -k2,2 "$tmp/sc_ratios.txt" | awk '{ a[NR] = $2 } END { printf "; median CPU ratio: %.2f. Goal: within 2x.\n", a[int((NR + 1) / 2)] }'
+	unset LOOM_SYSTEMC_QUANTUM # the default quantum, 100 cycles
+	sc_rounds sc_run cmodel systemc "$tmp/sc_ratios.txt" 0
+	cc=$base_cyc
+	sc_medians "$tmp/sc_ratios.txt" "systemc / cmodel" 2x
 	echo
 	echo "The quantum (\`LOOM_SYSTEMC_QUANTUM\`, cycles): a host register access lands up to a quantum late while"
 	echo "the device runs. Device cycles as loom run reports them (the host's clock, from the job's submission to"
@@ -743,14 +762,10 @@ bench_systemc() {
 	echo '```'
 	bench_systemc_rtl
 }
-# one loom run of $tmp/dsc.loom (the digits CNN, SCR_REPEAT runs): as sc_run
+# one run of $tmp/dsc.loom (the digits CNN, SCR_REPEAT runs) on backend $1
 SCR_REPEAT=${SCR_REPEAT:-20}
 sc_rtl_run() {
-	/usr/bin/time -f "cpu %U %S" "$LOOM" run "$tmp/dsc.loom" --backend "$1" \
-		--data "$B/models/digits_cnn_opset13/test_data_set_0" --repeat "$SCR_REPEAT" > "$tmp/sc_run.txt" 2>&1
-	awk '/device cycles per run/ { for (i = 1; i <= NF; i++) { if ($i == "simulation") s = $(i + 1);
-	     if ($(i + 1) == "device" && $(i + 2) == "cycles") c = $i } }
-	     /^cpu / { u = $2 + $3 } END { printf "%s %s %.3f\n", s, c, u }' "$tmp/sc_run.txt"
+	sc_run1 "$tmp/dsc.loom" "$B/models/digits_cnn_opset13/test_data_set_0" "$1" --repeat "$SCR_REPEAT"
 }
 # the cycle-accurate module (systemc-rtl) against the rtl backend
 bench_systemc_rtl() {
@@ -768,19 +783,8 @@ bench_systemc_rtl() {
 	echo
 	echo "| round | rtl simulation | rtl CPU | systemc-rtl simulation | systemc-rtl CPU | simulation ratio | CPU ratio | device cycles rtl / systemc-rtl |"
 	echo "|---|---|---|---|---|---|---|---|"
-	i=1
-	: > "$tmp/scr_ratios.txt"
-	while [ "$i" -le "$SC_ROUNDS" ]; do
-		set -- $(sc_rtl_run rtl)
-		rs=$1 rc=$2 ru=$3
-		set -- $(sc_rtl_run systemc-rtl)
-		ss=$1 sy=$2 su=$3
-		echo "$rs $ru $ss $su $rc $sy" | awk -v i="$i" '{ printf "| %d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %s / %s |\n", i,
-		     $1, $2, $3, $4, $3 / $1, $4 / $2, $5, $6; print $3 / $1, $4 / $2 >> "'"$tmp/scr_ratios.txt"'" }'
-		i=$((i + 1))
-	done
-	sort -n -k1,1 "$tmp/scr_ratios.txt" | awk '{ a[NR] = $1 } END { printf "\nMedian simulation ratio systemc-rtl / rtl: %.2f", a[int((NR + 1) / 2)] }'
-	sort -n -k2,2 "$tmp/scr_ratios.txt" | awk '{ a[NR] = $2 } END { printf "; median CPU ratio: %.2f. Goal: within 1.3x.\n", a[int((NR + 1) / 2)] }'
+	sc_rounds sc_rtl_run rtl systemc-rtl "$tmp/scr_ratios.txt" 1
+	sc_medians "$tmp/scr_ratios.txt" "systemc-rtl / rtl" 1.3x
 	l1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	echo
 	echo "Load averages (1, 5, 15 min) before and after: $l0; $l1 on $(nproc 2>/dev/null || echo '?') cores."
@@ -905,10 +909,15 @@ vec_mp=$(vec_row maxpool "maxpool 112x112x64 -> 56x56x64, 3x3, stride 2, pad 1 |
 vec_add=$(vec_row add "add 56x56x64 + 56x56x64, different scales | output elements")
 # the vector unit's bounds by rtl/npu_vector.sv's formula (g = 16 lines a
 # group, 1 + taps * (g + w) cycles: the finish runs beside the next
-# group's reads; a 3x3 dwconv with input reuse: 1 + 3 * (3 + g + 2)
-# cycles for 9 * g MACs on 3 multipliers a lane), and the share of them
+# group's reads; a 3x3 dwconv with input reuse, m = LOOM_VEC_MACS
+# multipliers a lane: per kernel row, passes of mc <= m taps of mc + g +
+# (mc - 1) cycles, 1 + 3 * (3 + g + 2) with m = 3, for 9 * g MACs on m
+# multipliers a lane; g = the lanes, array_rows), and the share of them
 # this run reached
-vb_dw=$(awk 'BEGIN{printf "%.0f", 100*9*16/(3*(1+3*(3+16+2)))}')
+vmacs=$(sed -n 's/^#define LOOM_VEC_MACS \([0-9]*\).*/\1/p' include/loom/isa.h)
+vlanes=$(sed -n 's/^array_rows *= *\([0-9]*\).*/\1/p' configs/default.cfg)
+vb_dw=$(awk -v m="$vmacs" -v g="$vlanes" 'BEGIN{c = 1; for (ky = 0; ky < 3; ky++) for (k = 0; k < 3; k += m) {
+	mc = 3 - k < m ? 3 - k : m; c += mc + g + (mc - 1) }; printf "%.0f", 100*9*g/(m*c)}')
 vb_mp=$(awk 'BEGIN{printf "%.0f", 100*9*16/(1+9*16)}')
 vb_add=$(awk 'BEGIN{printf "%.0f", 100*16/(1+2*16)}')
 of_bound() { # of_bound LAYER BOUND: the RTL's lane utilization as a share of the bound

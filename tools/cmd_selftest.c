@@ -130,33 +130,6 @@ typedef struct copy_job {
 	uint64_t id;
 } copy_job;
 
-static void build_copy(const loom_hwcfg *c, uint64_t in, uint64_t out, uint32_t lines, loom_insn p[4])
-{
-	uint32_t R = c->array_rows;
-	memset(p, 0, 4 * sizeof *p);
-	SET(p[0], ANY_OPCODE, LOOM_OP_LOAD);
-	SET(p[0], LOAD_ROW_WORDS, R / 4);
-	SET(p[0], LOAD_DRAM_ADDR, (uint32_t)in);
-	SET(p[0], LOAD_STRIDE1, R);
-	SET(p[0], LOAD_N1, lines);
-	SET(p[0], LOAD_N2, 1);
-	SET(p[0], LOAD_N3, 1);
-	SET(p[0], LOAD_PUSH_NEXT, 1);
-	SET(p[1], ANY_OPCODE, LOOM_OP_ELTWISE);
-	SET(p[1], ELTWISE_POP_PREV, 1);
-	SET(p[1], ELTWISE_PUSH_NEXT, 1);
-	SET(p[2], ANY_OPCODE, LOOM_OP_STORE);
-	SET(p[2], STORE_POP_PREV, 1);
-	SET(p[2], STORE_SOURCE, LOOM_MEM_SP);
-	SET(p[2], STORE_ROW_WORDS, R / 4);
-	SET(p[2], STORE_DRAM_ADDR, (uint32_t)out);
-	SET(p[2], STORE_STRIDE1, R);
-	SET(p[2], STORE_N1, lines);
-	SET(p[2], STORE_N2, 1);
-	SET(p[2], STORE_N3, 1);
-	SET(p[3], ANY_OPCODE, LOOM_OP_FINISH);
-}
-
 static void copy_free(copy_job *j)
 {
 	loom_bo_free(j->code);
@@ -185,9 +158,10 @@ static int copy_prep(loom_dev *d, copy_job *j, uint32_t lines, uint64_t *seed)
 		for (uint32_t i = 0; i < j->bytes; i++)
 			j->data[i] = (uint8_t)rnd(seed);
 		memset(fill, 0xee, j->bytes);
-		loom_insn p[4];
-		build_copy(c, loom_bo_addr(j->in), loom_bo_addr(j->out), lines, p);
-		rc = loom_bo_write(j->code, 0, p, sizeof p);
+		loom_insn p[5];
+		unsigned n = loom_copy_program(p, c->array_rows, lines, (uint32_t)loom_bo_addr(j->in),
+					       (uint32_t)loom_bo_addr(j->out), 0, 0, 0);
+		rc = loom_bo_write(j->code, 0, p, n * sizeof *p);
 		if (!rc)
 			rc = loom_bo_write(j->in, 0, j->data, j->bytes);
 		if (!rc)
@@ -568,10 +542,11 @@ static void t_buserr(st *s)
 		rc = copy_prep(d, &j[k], 8, &seed);
 		if (rc || k == B_GOOD)
 			continue;
-		loom_insn p[4];
-		build_copy(c, k == B_LOAD ? BUSERR_AT : loom_bo_addr(j[k].in),
-			   k == B_STORE ? BUSERR_AT : loom_bo_addr(j[k].out), 8, p);
-		rc = k == B_FETCH ? loom_bo_write(bad, 0, p, sizeof p) : loom_bo_write(j[k].code, 0, p, sizeof p);
+		loom_insn p[5];
+		size_t n = loom_copy_program(p, c->array_rows, 8, k == B_LOAD ? BUSERR_AT : (uint32_t)loom_bo_addr(j[k].in),
+					     k == B_STORE ? BUSERR_AT : (uint32_t)loom_bo_addr(j[k].out), 0, 0, 0) *
+			   sizeof *p;
+		rc = k == B_FETCH ? loom_bo_write(bad, 0, p, n) : loom_bo_write(j[k].code, 0, p, n);
 	}
 	for (int k = 0; !rc && k < B_N; k++) {
 		loom_job_desc jd = copy_desc(&j[k]);

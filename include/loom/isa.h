@@ -98,6 +98,14 @@ static inline uint32_t loom_insn_get(const loom_insn *in, enum loom_field f)
 int loom_insn_set(loom_insn *in, enum loom_field f, uint32_t v);
 static inline unsigned loom_insn_opcode(const loom_insn *in) { return in->w[0] & 0xffu; }
 
+/* The smallest program that moves data through every engine, for
+ * self-tests and block tests: LOAD `lines` SP lines of R bytes from DRAM
+ * `in`, an ELTWISE that only passes the tokens on, STORE them to `out`,
+ * then (mark != 0) a MARK record to mark_addr with id mark_id, and FINISH.
+ * Fills p[0..n) and returns n (4, or 5 with the MARK). */
+unsigned loom_copy_program(loom_insn p[5], uint32_t R, uint32_t lines, uint32_t in, uint32_t out, int mark,
+			   uint32_t mark_addr, uint32_t mark_id);
+
 const char *loom_op_name(unsigned opcode);  /* NULL if not an opcode */
 int loom_op_queue(unsigned opcode);         /* enum loom_queue, -1 if none */
 const char *loom_err_name(unsigned code);   /* "DRAM_RANGE", "?" if unknown */

@@ -2,8 +2,9 @@
 // loosely-timed module, test_npu_ca.cpp for the cycle-accurate one) share:
 // a 32-bit register access through a TLM initiator socket (with a length
 // and byte enables of the caller's choosing, to provoke the base
-// protocol's error responses), a response status's name, and the copy
-// program both run.
+// protocol's error responses), a response status's name, the first
+// register checks both make (ID, HW_FINGERPRINT), and the copy program both
+// run.
 #ifndef LOOM_TESTS_SC_REGS_H
 #define LOOM_TESTS_SC_REGS_H
 
@@ -15,7 +16,10 @@
 #include <tlm>
 
 extern "C" {
+#include "loom/hwcfg.h"
 #include "loom/isa.h"
+#include "loom/regs.h"
+#include "tests/unit/check.h"
 }
 
 inline const char *resp_name(tlm::tlm_response_status r)
@@ -58,36 +62,26 @@ tlm::tlm_response_status reg_access(Socket &sock, tlm::tlm_command cmd, uint64_t
 	return t.get_response_status();
 }
 
+/* ID reads LOOM_ID_VALUE and HW_FINGERPRINT cfg's fingerprint, both with
+ * TLM_OK_RESPONSE (two checks) */
+template <class Socket>
+void check_id_regs(Socket &sock, const loom_hwcfg &cfg)
+{
+	uint32_t v = 0;
+	tlm::tlm_response_status r = reg_access(sock, tlm::TLM_READ_COMMAND, LOOM_REG_ID, v);
+	CHECK(r == tlm::TLM_OK_RESPONSE && v == LOOM_ID_VALUE, "regs: ID reads 0x%08x with %s", v, resp_name(r));
+	v = 0;
+	r = reg_access(sock, tlm::TLM_READ_COMMAND, LOOM_REG_HW_FINGERPRINT, v);
+	CHECK(r == tlm::TLM_OK_RESPONSE && v == cfg.fingerprint,
+	      "regs: HW_FINGERPRINT reads %08x, the configuration's %08x", v, cfg.fingerprint);
+}
+
 /* p[0..4]: LOAD lines rows of R bytes from DRAM in into SP, an ELTWISE
  * of no planes between them (the queue's handshake), STORE them to out, a
  * MARK (id 77) at mark, FINISH */
 inline void copy_program(loom_insn *p, uint32_t R, uint32_t lines, uint32_t in, uint32_t out, uint32_t mark)
 {
-	memset(p, 0, 5 * sizeof *p);
-	loom_insn_set(&p[0], LOOM_F_ANY_OPCODE, LOOM_OP_LOAD);
-	loom_insn_set(&p[0], LOOM_F_LOAD_ROW_WORDS, R / 4);
-	loom_insn_set(&p[0], LOOM_F_LOAD_DRAM_ADDR, in);
-	loom_insn_set(&p[0], LOOM_F_LOAD_STRIDE1, R);
-	loom_insn_set(&p[0], LOOM_F_LOAD_N1, lines);
-	loom_insn_set(&p[0], LOOM_F_LOAD_N2, 1);
-	loom_insn_set(&p[0], LOOM_F_LOAD_N3, 1);
-	loom_insn_set(&p[0], LOOM_F_LOAD_PUSH_NEXT, 1);
-	loom_insn_set(&p[1], LOOM_F_ANY_OPCODE, LOOM_OP_ELTWISE);
-	loom_insn_set(&p[1], LOOM_F_ELTWISE_POP_PREV, 1);
-	loom_insn_set(&p[1], LOOM_F_ELTWISE_PUSH_NEXT, 1);
-	loom_insn_set(&p[2], LOOM_F_ANY_OPCODE, LOOM_OP_STORE);
-	loom_insn_set(&p[2], LOOM_F_STORE_POP_PREV, 1);
-	loom_insn_set(&p[2], LOOM_F_STORE_SOURCE, LOOM_MEM_SP);
-	loom_insn_set(&p[2], LOOM_F_STORE_ROW_WORDS, R / 4);
-	loom_insn_set(&p[2], LOOM_F_STORE_DRAM_ADDR, out);
-	loom_insn_set(&p[2], LOOM_F_STORE_STRIDE1, R);
-	loom_insn_set(&p[2], LOOM_F_STORE_N1, lines);
-	loom_insn_set(&p[2], LOOM_F_STORE_N2, 1);
-	loom_insn_set(&p[2], LOOM_F_STORE_N3, 1);
-	loom_insn_set(&p[3], LOOM_F_ANY_OPCODE, LOOM_OP_MARK);
-	loom_insn_set(&p[3], LOOM_F_MARK_DRAM_ADDR, mark);
-	loom_insn_set(&p[3], LOOM_F_MARK_MARK_ID, 77);
-	loom_insn_set(&p[4], LOOM_F_ANY_OPCODE, LOOM_OP_FINISH);
+	loom_copy_program(p, R, lines, in, out, 1, mark, 77);
 }
 
 #endif

@@ -142,33 +142,7 @@ typedef struct be_res {
 static void copy_prog(loom_hw *hw, const loom_hwcfg *c, uint64_t at, uint32_t in, uint32_t out, uint32_t mark)
 {
 	loom_insn p[5];
-	uint32_t R = c->array_rows;
-	memset(p, 0, sizeof p);
-	SET(p[0], ANY_OPCODE, LOOM_OP_LOAD);
-	SET(p[0], LOAD_ROW_WORDS, R / 4);
-	SET(p[0], LOAD_DRAM_ADDR, in);
-	SET(p[0], LOAD_STRIDE1, R);
-	SET(p[0], LOAD_N1, BE_LINES);
-	SET(p[0], LOAD_N2, 1);
-	SET(p[0], LOAD_N3, 1);
-	SET(p[0], LOAD_PUSH_NEXT, 1);
-	SET(p[1], ANY_OPCODE, LOOM_OP_ELTWISE);
-	SET(p[1], ELTWISE_POP_PREV, 1);
-	SET(p[1], ELTWISE_PUSH_NEXT, 1);
-	SET(p[2], ANY_OPCODE, LOOM_OP_STORE);
-	SET(p[2], STORE_POP_PREV, 1);
-	SET(p[2], STORE_SOURCE, LOOM_MEM_SP);
-	SET(p[2], STORE_ROW_WORDS, R / 4);
-	SET(p[2], STORE_DRAM_ADDR, out);
-	SET(p[2], STORE_STRIDE1, R);
-	SET(p[2], STORE_N1, BE_LINES);
-	SET(p[2], STORE_N2, 1);
-	SET(p[2], STORE_N3, 1);
-	SET(p[3], ANY_OPCODE, LOOM_OP_MARK);
-	SET(p[3], MARK_DRAM_ADDR, mark);
-	SET(p[3], MARK_MARK_ID, 5);
-	SET(p[4], ANY_OPCODE, LOOM_OP_FINISH);
-	loom_hw_dram_write(hw, at, p, sizeof p);
+	loom_hw_dram_write(hw, at, p, loom_copy_program(p, c->array_rows, BE_LINES, in, out, 1, mark, 5) * sizeof *p);
 }
 
 static void bus_tests(const char *be, const loom_hwcfg *c, be_res res[BE_CASES])
