@@ -170,12 +170,47 @@ $(HWDIR)/npu_pkg.sv $(HWDIR)/loom_cfg.h &: $(HWCFG) $(GEN_HW)
 	@mkdir -p $(HWDIR)
 	$(GEN_HW) $(HWCFG) $(HWDIR)
 
-$(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h
+# Profile-guided optimisation (GCC's -fprofile-generate / -fprofile-use) of
+# the default configuration's model, the one `loom run --backend rtl` and the
+# benchmarks use: the model is built instrumented, runs a training workload
+# (every `loom demo` layer and `loom selftest` on the rtl backend: the array,
+# both DMA engines, the vector unit's kinds, the control core and its error
+# paths), then is compiled again with the profile. Same source, so the same
+# behaviour (the whole test suite runs on it); measured in
+# docs/PERFORMANCE.md ("Simulation speed"). Other configurations are built
+# once, without it (loom sweep and the tests build several); RTL_PGO=1 or 0
+# on the command line decides for any.
+RTL_PGO ?= $(if $(filter default,$(HW)),1,0)
+RTL_PGO_GEN := OPT_FAST="-O2 -fprofile-generate -fprofile-update=atomic" OPT_SLOW=-O0 \
+               OPT_GLOBAL="-O2 -fprofile-generate -fprofile-update=atomic" LDFLAGS="-shared -fprofile-generate"
+RTL_PGO_USE := OPT_FAST="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" OPT_SLOW=-O0 \
+               OPT_GLOBAL="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" LDFLAGS="-shared"
+
+$(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h \
+                         $(if $(filter 1,$(RTL_PGO)),| $(LOOM) $(FW_ELF))
+ifneq ($(RTL_PGO),1)
 	OBJCACHE=$(CCACHE) verilator $(VERILATOR_FLAGS) -Mdir $(HWDIR)/obj \
 	  -CFLAGS "$(VERILATOR_CFLAGS)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
 	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
 	cp $(HWDIR)/obj/libloom_rtl.so $@
+else
+	rm -f $(HWDIR)/obj/*.gcda
+	verilator $(filter-out --build,$(VERILATOR_FLAGS)) -Mdir $(HWDIR)/obj \
+	  -CFLAGS "$(VERILATOR_CFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
+	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
+	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
+	$(MAKE) -C $(HWDIR)/obj -f Vtb_top.mk $(RTL_PGO_GEN) OBJCACHE=$(CCACHE) >> $(HWDIR)/verilator.log 2>&1 \
+	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
+	cp $(HWDIR)/obj/libloom_rtl.so $@
+	{ env -u LOOM_REBUILD $(LOOM) demo --hw $(HWCFG) --backend rtl && \
+	  env -u LOOM_REBUILD $(LOOM) selftest --hw $(HWCFG) --backend rtl; } > $(HWDIR)/pgo-train.log 2>&1 \
+	  || { rm -f $@; tail -40 $(HWDIR)/pgo-train.log; exit 1; }
+	rm -f $(HWDIR)/obj/*.o $(HWDIR)/obj/*.a $(HWDIR)/obj/libloom_rtl.so
+	$(MAKE) -C $(HWDIR)/obj -f Vtb_top.mk $(RTL_PGO_USE) OBJCACHE=$(CCACHE) >> $(HWDIR)/verilator.log 2>&1 \
+	  || { rm -f $@; tail -40 $(HWDIR)/verilator.log; exit 1; }
+	cp $(HWDIR)/obj/libloom_rtl.so $@
+endif
 
 # ------------------------------------------------------------------ SystemC
 # The NPU as a SystemC TLM-2.0 module (systemc/, Debian's libsystemc-dev):
