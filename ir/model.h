@@ -42,7 +42,8 @@
 extern "C" {
 #endif
 
-#define LOOM_MODEL_VERSION 1
+/* 2: QUANT steps may write a padded image of another tensor (loom_step.dst) */
+#define LOOM_MODEL_VERSION 2
 #define LOOM_NPU_OP "loom.npu"     /* op type of a CPU-graph node lowered to the NPU */
 
 /* A tensor's device image; dev = 0 for tensors that never live on the device. */
@@ -102,6 +103,18 @@ typedef struct loom_step {
 	int tensor;              /* QUANT, DEQUANT */
 	uint32_t layer, nlayers; /* NPU */
 	uint64_t insn_addr;      /* NPU: DRAM address of the job's program */
+	/* QUANT into another tensor's image (-1: tensor's own): dst, a rank-4
+	 * image [N,C,H+pad[0]+pad[2],W+pad[1]+pad[3]] of tensor [N,C,H,W]
+	 * (same channels, scale and zero point), its interior tensor quantized,
+	 * its border of pad[0] rows on top, pad[1] pixels on the left, pad[2]
+	 * rows at the bottom and pad[3] on the right (per image) the byte fill;
+	 * the bytes past the channels are the zero point as in every image.
+	 * tensor then has no device image of its own (the compiler's padded
+	 * copy of an image stem's input, written by the host). dst = -1: pad
+	 * and fill 0. */
+	int dst;
+	uint32_t pad[4];         /* top, left, bottom, right */
+	int32_t fill;            /* -128..127 */
 } loom_step;
 
 typedef struct loom_model {
@@ -142,6 +155,12 @@ int loom_model_check_cfg(const loom_model *m, const loom_hwcfg *cfg, char *err, 
 /* Host float (ONNX order) <-> device int8 image of a tensor (ir/model.c). */
 void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img);
 void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst);
+/* The device tensor a QUANT or DEQUANT step writes or reads: s->dst when
+ * set, else s->tensor. */
+static inline int loom_step_dev(const loom_step *s) { return s->dst >= 0 ? s->dst : s->tensor; }
+/* A QUANT step's conversion: host tensor s->tensor (ONNX order, src) into
+ * the image of loom_step_dev(s), padded as s says (img: that image's bytes). */
+void loom_step_quantize(const loom_model *m, const loom_step *s, const float *src, int8_t *img);
 
 #ifdef __cplusplus
 }
