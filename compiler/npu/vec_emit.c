@@ -1,7 +1,8 @@
 /* vec_emit.c - the program builder of the vector-unit layers
  * (loom_build_vec): emits a planned layer's LOAD / vector / STORE program
  * with its tokens (the program shape is described in vec_plan.c), packs
- * its constants, stages it on a device for tests. */
+ * its constants (and reads a depthwise layer's back: loom_vec_unpack_dw),
+ * stages it on a device for tests. */
 #include "compiler/npu/npu_internal.h"
 
 #include <stdlib.h>

@@ -18,7 +18,9 @@
  *    missing), arena_no_reuse so that x.padded can be read back after the
  *    run: the image the host wrote is byte for byte the one the DWCONV copy
  *    wrote, y is bit-identical between host and copy, and within 4 int8
- *    steps of the float reference (loom_ref_run); batch 2 as well;
+ *    steps of the float reference (loom_ref_run); host's model as two
+ *    inference requests in flight (runtime/exec_req.c: the second in a
+ *    DRAM copy of its own) gives the plain run's y; batch 2 as well;
  *  - the .loom file: host's model written and read back keeps the step's
  *    dst, pads and fill; a bad fill, pads that do not give x.padded's
  *    geometry, a dst on an NPU step, a dst without a device image, and the
@@ -194,8 +196,33 @@ typedef struct run_out {
 	double step;      /* y's int8 step */
 } run_out;
 
-/* m run on the C model with input x: 0, or -1 (a failed check) */
-static int run(const char *L, const loom_model *m, const char *fw, const float *x, int64_t nb, run_out *o)
+/* two inference requests of ex's model in flight (runtime/exec_req.c: the
+ * second in a DRAM copy of its own), both on x: y as the plain run's o */
+static int run_reqs(const char *L, loom_exec *ex, const float *x, int64_t nb, const run_out *o)
+{
+	char err[2048] = "";
+	loom_exec_reqs *rq = NULL;
+	const loom_graph *g = loom_exec_model(ex)->graph;
+	int xt = tensor_named(g, "x"), yt = tensor_named(g, "y"), same = 0;
+	int rc = loom_exec_new_requests(ex, 2, &rq, err, sizeof err);
+	for (unsigned r = 0; r < 2 && !rc; r++)
+		rc = loom_tensor_set_data(loom_exec_req_tensor(rq, r, xt), x, (size_t)(nb * 3 * HW * HW) * sizeof *x) ||
+		     loom_exec_req_start(rq, r, err, sizeof err);
+	for (unsigned r = 0; r < 2 && !rc; r++)
+		rc = loom_exec_req_wait(rq, (int)r, NULL, err, sizeof err);
+	for (unsigned r = 0; r < 2 && !rc; r++) {
+		const loom_tensor *y = loom_exec_req_tensor(rq, r, yt);
+		same += y && y->data &&
+			!memcmp(y->data, o->y, (size_t)loom_tensor_numel(&g->tensors[yt]) * sizeof *o->y);
+	}
+	loom_exec_reqs_free(rq);
+	return CHECK(!rc && same == 2, "%s: two requests in flight: %d of 2 give the plain run's y%s%s", L, same,
+		     rc ? ": " : "", rc ? err : "") ? 0 : -1;
+}
+
+/* m run on the C model with input x (and, with reqs, as two requests
+ * too): 0, or -1 (a failed check) */
+static int run(const char *L, const loom_model *m, const char *fw, const float *x, int64_t nb, int reqs, run_out *o)
 {
 	char err[2048] = "";
 	loom_dev *dev = NULL;
@@ -223,6 +250,8 @@ static int run(const char *L, const loom_model *m, const char *fw, const float *
 	o->step = m->mt[y].scale;
 	ok = CHECK(!loom_bo_read(loom_exec_bo(ex), mp->addr - m->base, o->padded, o->npadded),
 		   "%s: x.padded read back", L);
+	if (ok && reqs)
+		ok = !run_reqs(L, ex, x, nb, o);
 out:
 	loom_exec_free(ex);
 	loom_close(dev);
@@ -363,8 +392,8 @@ static void test_stem(int64_t nb, const char *fw, const char *path)
 	memset(&h, 0, sizeof h);
 	memset(&c, 0, sizeof c);
 	snprintf(L, sizeof L, "batch %lld", (long long)nb);
-	if (CHECK(!rc, "%s: float reference%s%s", L, rc ? ": " : "", rc ? err : "") && !run(L, mh, fw, x, nb, &h) &&
-	    !run(L, mc, fw, x, nb, &c)) {
+	if (CHECK(!rc, "%s: float reference%s%s", L, rc ? ": " : "", rc ? err : "") && !run(L, mh, fw, x, nb, 1, &h) &&
+	    !run(L, mc, fw, x, nb, 0, &c)) {
 		size_t ny = (size_t)(nb * CO * OH * OH), diff = 0;
 		for (size_t i = 0; i < h.npadded && h.npadded == c.npadded; i++)
 			diff += h.padded[i] != c.padded[i];
