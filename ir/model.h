@@ -14,7 +14,9 @@
  *  - the layers: one NPU kernel each (conv, GEMM, pool, depthwise conv,
  *    elementwise, LUT), with the ONNX nodes it implements and its plan;
  *  - the steps, run in order: a CPU node, a quantization of a host float
- *    tensor into its device image, a dequantization back, or an NPU job (a
+ *    tensor into its device image (or into another tensor's image with a
+ *    border: an image stem's padded input, loom_step.dst), a
+ *    dequantization back, or an NPU job (a
  *    run of consecutive layers: one program in the instruction section);
  *  - the DRAM image, from base = const_base up to dram_end, in this order:
  *    [const_base, + const_bytes) weights, parameters and constant operands,
