@@ -77,6 +77,7 @@ UNIT_TESTS += test_passes
 UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
+UNIT_TESTS += test_compile_stem
 UNIT_TESTS += test_exec_req
 UNIT_TESTS += test_sweep
 UNIT_TESTS += test_area
@@ -352,7 +353,7 @@ $(BUILD)/tests/san_test_%: tests/unit/test_%.c $(CHECK_SAN_O) $(BUILD)/libloomco
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
 # the ONNX test-case helpers these unit tests share (tests/unit/onnx_case.h)
-ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib test_compile test_exec_req
+ONNX_CASE_USERS := test_cpu_ops test_cpu_shape test_passes test_calib test_compile test_compile_stem test_exec_req
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/%): $(BUILD)/obj/tests/unit/onnx_case.o
 $(ONNX_CASE_USERS:%=$(BUILD)/tests/san_%): $(BUILD)/san/tests/unit/onnx_case.o
 # test_cmodel is three files: the vector unit's tests in test_cmodel_vec.c,
@@ -383,7 +384,7 @@ $(BUILD)/tests/san_test_directed: tests/directed/test_directed.c $(CHECK_SAN_O) 
 
 # loom_compile as a library, the runtime's inference requests, loom sweep's evaluation;
 # they run what they compile through libloom (one link group, as the CLI)
-LIBLOOM_TESTS := test_compile test_exec_req test_sweep
+LIBLOOM_TESTS := test_compile test_compile_stem test_exec_req test_sweep
 $(LIBLOOM_TESTS:%=$(BUILD)/tests/%): $(BUILD)/tests/test_%: tests/unit/test_%.c $(CHECK_O) $(LIBLOOM) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)

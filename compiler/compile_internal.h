@@ -81,6 +81,9 @@ typedef struct cc {
 		loom_plan_memo *memo; /* the plans of the layers' shapes (compiler/npu/memo.c) */
 		struct xpad {
 			int node, t; /* a Conv whose input may be padded by a copy into t (prepare_xpack) */
+			int src;     /* -1, or the host tensor whose QUANT step writes t padded (conv_xpack) */
+			uint32_t pad[4]; /* then: loom_step.pad and fill */
+			int8_t fill;
 		} *xpads;
 		int nxpad;
 	} lo;
@@ -179,6 +182,8 @@ int finish_raw(cc *c);
  * the padded copy of their input (conv_xpack in lower_conv.c may use it);
  * before calibration, as it adds tensors. 0, or -1 out of memory. */
 int prepare_xpack(cc *c);
+/* the padded copy t that the host writes in a QUANT step (conv_xpack), or NULL */
+const struct xpad *host_xpad(const cc *c, int t);
 /* conv_core writing tensor `to` (-1: the node's output or its fused
  * activation's), the weights packed per loom_conv_params.xpack */
 const char *conv_layer(cc *c, int ni, int in, int to, int xpack, const float *w, const float *bias, int64_t cout,

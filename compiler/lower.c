@@ -229,6 +229,8 @@ int lower_all(cc *c)
 			int k0 = c->lo.lws[first].kind, k1 = c->lo.lws[c->lo.nlw - 1].kind;
 			if (k0 == k1 && k0 == LOOM_LAYER_CONV && c->lo.lws[first].cp.res)
 				cc_why(c, ni, LOOM_WHERE_NPU, "%s + add", loom_layer_kind_name(k0));
+			else if (k0 == k1 && host_xpad(c, c->lo.lws[first].in[0])) /* lower_conv.c conv_xpack */
+				cc_why(c, ni, LOOM_WHERE_NPU, "%s (input padded by the host)", loom_layer_kind_name(k0));
 			else if (k0 == k1)
 				cc_why(c, ni, LOOM_WHERE_NPU, "%s", loom_layer_kind_name(k0));
 			else /* a Conv as a padded copy and the packed CONV (lower_conv.c) */

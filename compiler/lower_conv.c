@@ -185,11 +185,62 @@ static void drop_try(cc *c, int first, int act, rawout *ro)
 	}
 }
 
+const struct xpad *host_xpad(const cc *c, int t)
+{
+	for (int i = 0; i < c->lo.nxpad; i++)
+		if (c->lo.xpads[i].t == t && c->lo.xpads[i].src >= 0)
+			return &c->lo.xpads[i];
+	return NULL;
+}
+
+/* in is a float tensor of the host (a graph input, a CPU node's output)
+ * that nothing but this Conv reads, not on the device yet: its QUANT step
+ * may write the padded copy instead of its own image */
+static int host_input(cc *c, int in)
+{
+	const loom_tensor *x = &c->g->tensors[in];
+	return c->lo.on_host[in] && !c->lo.on_dev[in] && !c->lo.is_cdev[in] && c->lo.alias[in] < 0 && !x->is_const &&
+	       c->ncons[in] == 1 && x->rank == 4 && !c->m->mt[in].rows;
+}
+
+/* The padded copy just built (layers [first, nlw): a 1x1 DWCONV per
+ * image) is exact: every int8 q of every channel comes out as q, and its
+ * border (LOAD's PAD_VALUE, the input zero point, through the same
+ * arithmetic: requant of 0) is one byte, *fill. 1, or 0. */
+static int copy_exact(cc *c, int first, int8_t *fill)
+{
+	for (int i = first; i < c->lo.nlw; i++) {
+		const lw *l = &c->lo.lws[i];
+		const loom_vec_params *p = &l->vp;
+		if (l->kind != LOOM_LAYER_DWCONV || p->kh != 1 || p->kw != 1)
+			return 0;
+		if (l->const_of >= 0) /* a further image's: the first one's constants */
+			continue;
+		for (uint32_t ch = 0; ch < p->c; ch++) {
+			int8_t wt;
+			int32_t b, mu, sh;
+			if (loom_vec_unpack_dw(c->cfg, p, l->cbuf, ch, 0, &wt, &b, &mu, &sh, c->err, c->errlen))
+				return 0;
+			int8_t f = loom_requant(0, b, mu, sh, p->out_zp, p->clip_lo, p->clip_hi);
+			if ((i > first || ch) && f != *fill)
+				return 0;
+			*fill = f;
+			for (int q = -128; q < 128; q++)
+				if (loom_requant((q - p->in_zp) * wt, b, mu, sh, p->out_zp, p->clip_lo, p->clip_hi) != q)
+					return 0;
+		}
+	}
+	return 1;
+}
+
 /* A convolution of few input channels with horizontal padding (an image
  * stem) as the padded copy of its input into tp (pad_layer) and the
  * convolution of that copy without padding, its kernel window packed into
  * the array's rows where the configuration allows; the plain convolution
- * if either cannot be built. */
+ * if either cannot be built. When the input comes from the host and only
+ * this Conv reads it (host_input) and the copy is exact (copy_exact), the
+ * copy is no layer: the input's QUANT step writes tp padded (ensure_dev in
+ * plan.c, loom_step.dst). */
 static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, const float *bias, int64_t cout,
 			      int64_t cpg, int64_t grp, const struct loom_cpu_geo *gp)
 {
@@ -199,6 +250,11 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 	rawout *ro = raw_of(c, out, act);
 	quant_copy(c, tp, in);
 	const char *r = pad_layer(c, ni, in, tp, geo.pb[1], geo.pe[1], geo.pb[2], geo.pe[2]);
+	int8_t fill = 0;
+	int host = !r && host_input(c, in) && copy_exact(c, first, &fill);
+	if (host)
+		while (c->lo.nlw > first)
+			drop_layer(c);
 	/* --bias-correction from the original input's mean and geometry (the
 	 * copy has no calibration of its own; its padding is the zeros the
 	 * original geometry counts) */
@@ -207,8 +263,17 @@ static const char *conv_xpack(cc *c, int ni, int in, int tp, const float *w, con
 	if (!r)
 		r = conv_layer(c, ni, tp, -1, 1, w, bfix ? bfix : bias, cout, cpg, grp, &geo);
 	free(bfix);
-	if (!r)
+	if (!r) {
+		if (host)
+			for (int i = 0; i < c->lo.nxpad; i++)
+				if (c->lo.xpads[i].node == ni) {
+					struct xpad *xp = &c->lo.xpads[i];
+					xp->src = in, xp->fill = fill;
+					xp->pad[0] = (uint32_t)gp->pb[1], xp->pad[1] = (uint32_t)gp->pb[2];
+					xp->pad[2] = (uint32_t)gp->pe[1], xp->pad[3] = (uint32_t)gp->pe[2];
+				}
 		return NULL;
+	}
 	drop_try(c, first, act, ro);
 	return conv_core(c, ni, in, w, bias, cout, cpg, grp, gp);
 }
@@ -280,7 +345,7 @@ int prepare_xpack(cc *c)
 		int t = loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, 4, dims, NULL, 1);
 		if (t < 0)
 			return -1;
-		c->lo.xpads[c->lo.nxpad++] = (struct xpad){ni, t};
+		c->lo.xpads[c->lo.nxpad++] = (struct xpad){.node = ni, .t = t, .src = -1};
 	}
 	return 0;
 }

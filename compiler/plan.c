@@ -17,7 +17,7 @@ int add_step(cc *c, int kind)
 	m->steps = p;
 	memset(&p[m->nsteps], 0, sizeof *p);
 	p[m->nsteps].kind = kind;
-	p[m->nsteps].node = p[m->nsteps].tensor = -1;
+	p[m->nsteps].node = p[m->nsteps].tensor = p[m->nsteps].dst = -1;
 	return (int)m->nsteps++;
 }
 
@@ -30,6 +30,8 @@ static void use(cc *c, int t)
 		c->pl.tlast[t] = c->pl.time;
 }
 
+/* t onto the device: a QUANT step of host tensor t, or of the host tensor
+ * whose padded copy t is (host_xpad: the step writes t's image padded) */
 static int ensure_dev(cc *c, int t)
 {
 	if (c->lo.on_dev[t] || c->lo.is_cdev[t])
@@ -37,7 +39,15 @@ static int ensure_dev(cc *c, int t)
 	int s = add_step(c, LOOM_STEP_QUANT);
 	if (s < 0)
 		return -1;
-	c->m->steps[s].tensor = t;
+	const struct xpad *xp = host_xpad(c, t);
+	loom_step *st = &c->m->steps[s];
+	st->tensor = t;
+	if (xp) {
+		st->tensor = xp->src;
+		st->dst = t;
+		memcpy(st->pad, xp->pad, sizeof st->pad);
+		st->fill = xp->fill;
+	}
 	c->m->mt[t].dev = 1;
 	c->lo.on_dev[t] = 1;
 	c->pl.tdef[t] = ++c->pl.time;

@@ -2,7 +2,8 @@
  * step kinds, the device image geometry of a tensor (loom_mt_geom), the
  * conversions between a tensor's host float form (ONNX order) and its
  * device int8 image (loom_mt_quantize / loom_mt_dequantize, used by the
- * compiler for constant operands and by the runtime), freeing. */
+ * compiler for constant operands and by the runtime; loom_step_quantize,
+ * a QUANT step's, into a padded image too), freeing. */
 #include "ir/model.h"
 
 #include <math.h>
@@ -22,24 +23,52 @@ static int64_t logical_index(const loom_tensor *t, const loom_mtensor *mt, uint3
 	return ((int64_t)y * mt->w + x) * mt->c + ch;
 }
 
+static int8_t quant1(float v, float inv, int32_t zp)
+{
+	float q = nearbyintf(v * inv) + (float)zp;
+	if (!(q >= -128.0f)) /* NaN too */
+		q = q != q ? (float)zp : -128.0f;
+	return (int8_t)(q > 127.0f ? 127 : (int)q);
+}
+
 void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img)
 {
 	float inv = 1.0f / mt->scale;
 	for (uint32_t y = 0; y < mt->h; y++)
 		for (uint32_t x = 0; x < mt->w; x++) {
 			int8_t *px = img + ((size_t)y * mt->w + x) * mt->stride;
-			for (uint32_t ch = 0; ch < mt->stride; ch++) {
-				if (ch >= mt->c) {
-					px[ch] = (int8_t)mt->zp;
-					continue;
-				}
-				float v = src[logical_index(t, mt, y, x, ch)];
-				float q = nearbyintf(v * inv) + (float)mt->zp;
-				if (!(q >= -128.0f)) /* NaN too */
-					q = q != q ? (float)mt->zp : -128.0f;
-				px[ch] = (int8_t)(q > 127.0f ? 127 : (int)q);
-			}
+			for (uint32_t ch = 0; ch < mt->stride; ch++)
+				px[ch] = ch < mt->c ? quant1(src[logical_index(t, mt, y, x, ch)], inv, mt->zp)
+						    : (int8_t)mt->zp;
 		}
+}
+
+void loom_step_quantize(const loom_model *m, const loom_step *s, const float *src, int8_t *img)
+{
+	const loom_tensor *t = &m->graph->tensors[s->tensor];
+	const loom_mtensor *mt = &m->mt[loom_step_dev(s)];
+	if (s->dst < 0) {
+		loom_mt_quantize(t, mt, src, img);
+		return;
+	}
+	/* [N,C,H,W] into image rows of N padded images (model_read checked the
+	 * geometry: mt->h = N * (H + pad[0] + pad[2]), mt->w = W + pad[1] + pad[3]) */
+	float inv = 1.0f / mt->scale;
+	uint32_t H = (uint32_t)t->dims[2], W = (uint32_t)t->dims[3], hp = H + s->pad[0] + s->pad[2];
+	for (uint32_t y = 0; y < mt->h; y++) {
+		uint32_t n = y / hp, yy = y % hp;
+		int row = yy >= s->pad[0] && yy - s->pad[0] < H;
+		for (uint32_t x = 0; x < mt->w; x++) {
+			int8_t *px = img + ((size_t)y * mt->w + x) * mt->stride;
+			int in = row && x >= s->pad[1] && x - s->pad[1] < W;
+			for (uint32_t ch = 0; ch < mt->stride; ch++)
+				px[ch] = ch >= mt->c ? (int8_t)mt->zp
+					 : !in	     ? (int8_t)s->fill
+						     : quant1(src[(((size_t)n * mt->c + ch) * H + yy - s->pad[0]) * W + x -
+								  s->pad[1]],
+							      inv, mt->zp);
+		}
+	}
 }
 
 void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst)

@@ -14,7 +14,9 @@
  *  - the layers: one NPU kernel each (conv, GEMM, pool, depthwise conv,
  *    elementwise, LUT), with the ONNX nodes it implements and its plan;
  *  - the steps, run in order: a CPU node, a quantization of a host float
- *    tensor into its device image, a dequantization back, or an NPU job (a
+ *    tensor into its device image (or into another tensor's image with a
+ *    border: an image stem's padded input, loom_step.dst), a
+ *    dequantization back, or an NPU job (a
  *    run of consecutive layers: one program in the instruction section);
  *  - the DRAM image, from base = const_base up to dram_end, in this order:
  *    [const_base, + const_bytes) weights, parameters and constant operands,
@@ -42,7 +44,8 @@
 extern "C" {
 #endif
 
-#define LOOM_MODEL_VERSION 1
+/* 2: QUANT steps may write a padded image of another tensor (loom_step.dst) */
+#define LOOM_MODEL_VERSION 2
 #define LOOM_NPU_OP "loom.npu"     /* op type of a CPU-graph node lowered to the NPU */
 
 /* A tensor's device image; dev = 0 for tensors that never live on the device. */
@@ -102,6 +105,18 @@ typedef struct loom_step {
 	int tensor;              /* QUANT, DEQUANT */
 	uint32_t layer, nlayers; /* NPU */
 	uint64_t insn_addr;      /* NPU: DRAM address of the job's program */
+	/* QUANT into another tensor's image (-1: tensor's own): dst, a rank-4
+	 * image [N,C,H+pad[0]+pad[2],W+pad[1]+pad[3]] of tensor [N,C,H,W]
+	 * (same channels, scale and zero point), its interior tensor quantized,
+	 * its border of pad[0] rows on top, pad[1] pixels on the left, pad[2]
+	 * rows at the bottom and pad[3] on the right (per image) the byte fill;
+	 * the bytes past the channels are the zero point as in every image.
+	 * tensor then has no device image of its own (the compiler's padded
+	 * copy of an image stem's input, written by the host). dst = -1: pad
+	 * and fill 0. */
+	int dst;
+	uint32_t pad[4];         /* top, left, bottom, right */
+	int32_t fill;            /* -128..127 */
 } loom_step;
 
 typedef struct loom_model {
@@ -142,6 +157,12 @@ int loom_model_check_cfg(const loom_model *m, const loom_hwcfg *cfg, char *err, 
 /* Host float (ONNX order) <-> device int8 image of a tensor (ir/model.c). */
 void loom_mt_quantize(const loom_tensor *t, const loom_mtensor *mt, const float *src, int8_t *img);
 void loom_mt_dequantize(const loom_tensor *t, const loom_mtensor *mt, const int8_t *img, float *dst);
+/* The device tensor a QUANT or DEQUANT step writes or reads: s->dst when
+ * set, else s->tensor. */
+static inline int loom_step_dev(const loom_step *s) { return s->dst >= 0 ? s->dst : s->tensor; }
+/* A QUANT step's conversion: host tensor s->tensor (ONNX order, src) into
+ * the image of loom_step_dev(s), padded as s says (img: that image's bytes). */
+void loom_step_quantize(const loom_model *m, const loom_step *s, const float *src, int8_t *img);
 
 #ifdef __cplusplus
 }

@@ -252,7 +252,7 @@ static int r_tensor(rd *r, rd *data, loom_tensor *t, const char *label)
 #define MIN_NODE_BYTES (3 * 4 + 4 + 4 + 4)
 #define MIN_ATTR_BYTES (4 + 4 + 1)
 #define LAYER_BYTES (4 + 4 + 4 * LOOM_LAYER_MAX_NODES + 3 * 4 + 3 * 4 + 3 * 8 + 4 * 4 + 2 * 8)
-#define STEP_BYTES (4 + 4 + 4 + 4 + 4 + 8)
+#define STEP_BYTES (4 + 4 + 4 + 4 + 4 + 8 + 4 + 4 * 4 + 4)
 
 static int r_mtensor(rd *r, loom_mtensor *mt)
 {
@@ -507,19 +507,60 @@ static int r_layers(rd *r, loom_model *m)
 	return r_end(r);
 }
 
+/* A QUANT step into tensor dst's padded image (loom_step.dst): dst a plain
+ * int8 image of the source's channels, scale and zero point, as high and
+ * wide as the source's images with the pads; the source none of its own. */
+static int r_step_dst(rd *r, const loom_model *m, const loom_step *s, uint32_t i)
+{
+	const loom_graph *g = m->graph;
+	if (s->dst < 0) {
+		if (s->dst != -1 || s->pad[0] || s->pad[1] || s->pad[2] || s->pad[3] || s->fill)
+			return rfail(r, "dst %" PRId32 ", pads %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32
+				     ", fill %" PRId32 ": expected -1, 0s and 0 (no padded image)",
+				     (int32_t)s->dst, s->pad[0], s->pad[1], s->pad[2], s->pad[3], (int32_t)s->fill);
+		return 0;
+	}
+	if (s->kind != LOOM_STEP_QUANT)
+		return rfail(r, "dst %d: only a QUANT step writes a padded image", s->dst);
+	if (s->dst >= g->ntensors || s->dst == s->tensor)
+		return rfail(r, "dst %d is outside 0..%d or the step's own tensor", s->dst, g->ntensors - 1);
+	const loom_tensor *t = &g->tensors[s->tensor];
+	const loom_mtensor *mt = &m->mt[s->dst], *ms = &m->mt[s->tensor];
+	rwhere(r, "step %" PRIu32 " (quant %.64s -> %.64s)", i, t->name, g->tensors[s->dst].name);
+	if (s->fill < -128 || s->fill > 127)
+		return rfail(r, "fill %" PRId32 " is not an int8", (int32_t)s->fill);
+	if (!mt->dev || mt->raw || mt->rows || ms->dev || t->rank != 4)
+		return rfail(r, "dst must be an int8 image and the source a rank-4 tensor with no device image");
+	uint64_t hp = (uint64_t)t->dims[2] + s->pad[0] + s->pad[2], wp = (uint64_t)t->dims[3] + s->pad[1] + s->pad[3];
+	if ((uint64_t)mt->c != (uint64_t)t->dims[1] || (uint64_t)mt->w != wp ||
+	    (uint64_t)mt->h != (uint64_t)t->dims[0] * hp)
+		return rfail(r, "dst image %" PRIu32 "x%" PRIu32 "x%" PRIu32 " is not [%" PRId64 ",%" PRId64 ",%" PRId64
+			     ",%" PRId64 "] with pads %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32,
+			     mt->h, mt->w, mt->c, t->dims[0], t->dims[1], t->dims[2], t->dims[3], s->pad[0], s->pad[1],
+			     s->pad[2], s->pad[3]);
+	if (mt->scale != ms->scale || mt->zp != ms->zp)
+		return rfail(r, "dst quantization (%g, %" PRId32 ") is not the source's (%g, %" PRId32 ")",
+			     (double)mt->scale, mt->zp, (double)ms->scale, ms->zp);
+	return 0;
+}
+
 static int r_step(rd *r, loom_model *m, loom_step *s, uint32_t i)
 {
 	uint32_t kind;
-	int32_t node, tensor;
+	int32_t node, tensor, dst, fill;
 	rwhere(r, "step %" PRIu32, i);
 	if (r_u32(r, &kind, "kind") || r_i32(r, &node, "node") || r_i32(r, &tensor, "tensor") ||
-	    r_u32(r, &s->layer, "layer") || r_u32(r, &s->nlayers, "nlayers") || r_u64(r, &s->insn_addr, "insn_addr"))
+	    r_u32(r, &s->layer, "layer") || r_u32(r, &s->nlayers, "nlayers") || r_u64(r, &s->insn_addr, "insn_addr") ||
+	    r_i32(r, &dst, "dst") || r_u32(r, &s->pad[0], "pad_top") || r_u32(r, &s->pad[1], "pad_left") ||
+	    r_u32(r, &s->pad[2], "pad_bottom") || r_u32(r, &s->pad[3], "pad_right") || r_i32(r, &fill, "fill"))
 		return -1;
 	if (!loom_step_kind_name((int)(kind > INT_MAX ? INT_MAX : kind)))
 		return rfail(r, "kind %" PRIu32 " is not a step kind", kind);
 	s->kind = (int)kind;
 	s->node = node;
 	s->tensor = tensor;
+	s->dst = dst;
+	s->fill = fill;
 	rwhere(r, "step %" PRIu32 " (%s)", i, loom_step_kind_name(s->kind));
 	const loom_graph *g = m->graph;
 	switch (s->kind) {
@@ -534,7 +575,7 @@ static int r_step(rd *r, loom_model *m, loom_step *s, uint32_t i)
 	case LOOM_STEP_DEQUANT:
 		if (tensor < 0 || tensor >= g->ntensors)
 			return rfail(r, "tensor %" PRId32 " is outside 0..%d", tensor, g->ntensors - 1);
-		if (!m->mt[tensor].dev)
+		if (dst < 0 && !m->mt[tensor].dev)
 			return rfail(r, "tensor %" PRId32 " (%.64s) has no device image", tensor, g->tensors[tensor].name);
 		break;
 	default: /* NPU */
@@ -547,7 +588,7 @@ static int r_step(rd *r, loom_model *m, loom_step *s, uint32_t i)
 				     s->insn_addr, m->ninsn, m->text_base);
 		break;
 	}
-	return 0;
+	return r_step_dst(r, m, s, i);
 }
 
 static int r_steps(rd *r, loom_model *m)

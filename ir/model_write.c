@@ -228,6 +228,10 @@ static void w_step(wbuf *b, const loom_step *s)
 	w_u32(b, s->layer);
 	w_u32(b, s->nlayers);
 	w_u64(b, s->insn_addr);
+	w_i32(b, s->dst);
+	for (int k = 0; k < 4; k++)
+		w_u32(b, s->pad[k]);
+	w_i32(b, s->fill);
 }
 
 /* One ELF note (4-byte aligned name and descriptor). */

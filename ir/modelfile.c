@@ -47,10 +47,13 @@
  *             est_cycles, dram_bytes, u32 tile_h, tile_w, tile_c, sp_bytes,
  *             u64 const_off, const_bytes
  *   steps     u32 n; per step: u32 kind, i32 node, i32 tensor, u32 layer,
- *             nlayers, u64 insn_addr
+ *             nlayers, u64 insn_addr, i32 dst, u32 pad[4], i32 fill (a
+ *             QUANT into a padded image, loom_step; -1, 0s, 0 otherwise)
  *
  * The notes (owner "Loom", types 0x4c4f0001..5) are readable text where
- * they can be ("key=value" lines): 1 the format version (u32), 2 the
+ * they can be ("key=value" lines): 1 the format version (u32,
+ * LOOM_MODEL_VERSION: 2 added the steps' dst, pad and fill; a file of
+ * another version is refused naming both), 2 the
  * configuration (config=NAME, fingerprint=0xHEX, then every parameter of
  * hwparams.def by name), 3 the compile options, 4 the source file name (3
  * and 4 absent for NULL), 5 the DRAM map (base, const_base, const_bytes,

@@ -243,13 +243,13 @@ int loom_exec_run(loom_exec *e, char *err, size_t errlen)
 			e->st.cpu_s += now_s() - t0;
 		} else if (st->kind == LOOM_STEP_QUANT || st->kind == LOOM_STEP_DEQUANT) {
 			loom_tensor *t = &g->tensors[st->tensor];
-			const loom_mtensor *mt = &m->mt[st->tensor];
+			const loom_mtensor *mt = &m->mt[loom_step_dev(st)];
 			size_t n = img_size(mt);
 			int rc;
 			if (st->kind == LOOM_STEP_QUANT) {
 				if (!t->data)
 					return fail(err, errlen, "step %u: tensor '%s' has no data to quantize", s, t->name);
-				loom_mt_quantize(t, mt, t->data, e->img);
+				loom_step_quantize(m, st, t->data, e->img);
 				rc = loom_bo_write(e->bo, mt->addr - m->base, e->img, n);
 			} else {
 				if (!t->data && !(t->cap = 0, t->data = calloc(1, loom_tensor_bytes(t) + 1)))

@@ -187,16 +187,16 @@ static int find_mine(loom_exec_reqs *rq, char *err, size_t errlen)
 		} else if (st->kind == LOOM_STEP_DEQUANT) {
 			rq->mine[st->tensor] = 1;
 		}
+		const loom_mtensor *mt = &m->mt[loom_step_dev(st)]; /* the image a (de)quantization moves */
 		if ((st->kind == LOOM_STEP_QUANT || st->kind == LOOM_STEP_DEQUANT) &&
-		    (m->mt[st->tensor].addr < m->arena_base ||
-		     m->mt[st->tensor].addr + img_size(&m->mt[st->tensor]) > m->mark_base))
+		    (mt->addr < m->arena_base || mt->addr + img_size(mt) > m->mark_base))
 			return fail(err, errlen,
 				    "step %u: tensor '%s' at 0x%llx is outside the activation arena: requests can not "
 				    "have copies of it",
-				    s, g->tensors[st->tensor].name, (unsigned long long)m->mt[st->tensor].addr);
+				    s, g->tensors[loom_step_dev(st)].name, (unsigned long long)mt->addr);
 		if (st->kind == LOOM_STEP_QUANT || st->kind == LOOM_STEP_DEQUANT)
-			if (img_size(&m->mt[st->tensor]) > rq->img_bytes)
-				rq->img_bytes = img_size(&m->mt[st->tensor]);
+			if (img_size(mt) > rq->img_bytes)
+				rq->img_bytes = img_size(mt);
 	}
 	return 0;
 }
@@ -371,7 +371,7 @@ static int step_conv(loom_exec_reqs *rq, unsigned r, uint32_t s, char *err, size
 	const loom_step *st = &m->steps[s];
 	struct req *q = &rq->r[r];
 	loom_tensor *t = &m->graph->tensors[st->tensor];
-	const loom_mtensor *mt = &m->mt[st->tensor];
+	const loom_mtensor *mt = &m->mt[loom_step_dev(st)];
 	loom_bo *bo = r ? q->bo : rq->ebo;
 	uint64_t off = mt->addr + q->reloc - q->bo_addr;
 	size_t n = img_size(mt);
@@ -379,7 +379,7 @@ static int step_conv(loom_exec_reqs *rq, unsigned r, uint32_t s, char *err, size
 	if (st->kind == LOOM_STEP_QUANT) {
 		if (!t->data)
 			return fail(err, errlen, "request %u: step %u: tensor '%s' has no data to quantize", r, s, t->name);
-		loom_mt_quantize(t, mt, t->data, rq->img);
+		loom_step_quantize(m, st, t->data, rq->img);
 		rc = loom_bo_write(bo, off, rq->img, n);
 	} else {
 		if (!t->data && !(t->cap = 0, t->data = calloc(1, loom_tensor_bytes(t) + 1)))

@@ -71,6 +71,9 @@ suite unit-modelfile "$B/tests/test_modelfile"
 suite unit-calib "$B/tests/test_calib"
 # loom_compile as a library: placement, steps, fallbacks, errors, a run on the C model
 suite unit-compile "$B/tests/test_compile"
+# an image stem's padded input written by the host's QUANT: no copy layer, the
+# same bytes as the copy, the new step fields in the .loom file
+suite unit-compile-stem "$B/tests/test_compile_stem"
 # the runtime's inference requests: K runs of one model in flight, against plain runs
 suite unit-exec-req "$B/tests/test_exec_req"
 # loom sweep's analytical answer against full compiles (calibration reuse, the
@@ -195,6 +198,7 @@ suite asan-passes "$B/tests/san_test_passes"
 suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
+suite asan-compile-stem "$B/tests/san_test_compile_stem"
 suite asan-exec-req "$B/tests/san_test_exec_req"
 suite asan-sweep "$B/tests/san_test_sweep" "$B/models"
 suite asan-area "$B/tests/san_test_area"

@@ -249,7 +249,10 @@ static int choose_methods(acc_ctx *a, const loom_model *m0, acc_score *best, too
 	for (int t = 0; t < g->ntensors; t++) {
 		const loom_tensor *x = &g->tensors[t];
 		float lo0, hi0;
-		if (x->is_const || !m0->mt[t].dev || loom_calib_range_by(a->cal, t, mt[t], pct, &lo0, &hi0))
+		int q = m0->mt[t].dev; /* quantized: a device image, or a QUANT into a padded one (loom_step.dst) */
+		for (uint32_t s = 0; s < m0->nsteps && !q; s++)
+			q = m0->steps[s].kind == LOOM_STEP_QUANT && m0->steps[s].tensor == t;
+		if (x->is_const || !q || loom_calib_range_by(a->cal, t, mt[t], pct, &lo0, &hi0))
 			continue;
 		int was = mt[t];
 		for (int meth = 0; meth < LOOM_CALIB_NMETHODS; meth++) {

@@ -137,7 +137,14 @@ static void dump_steps(const loom_model *m, FILE *f)
 				s->node >= 0 && m->graph && s->node < m->graph->nnodes ? m->graph->nodes[s->node].op_type : "?");
 			break;
 		case LOOM_STEP_QUANT:
-			fprintf(f, "quant   %s -> dev\n", tname(m, s->tensor));
+			if (s->dst >= 0)
+				fprintf(f,
+					"quant   %s -> dev %s (padded top %" PRIu32 " left %" PRIu32 " bottom %" PRIu32
+					" right %" PRIu32 ", border %" PRId32 ")\n",
+					tname(m, s->tensor), tname(m, s->dst), s->pad[0], s->pad[1], s->pad[2], s->pad[3],
+					s->fill);
+			else
+				fprintf(f, "quant   %s -> dev\n", tname(m, s->tensor));
 			break;
 		case LOOM_STEP_DEQUANT:
 			fprintf(f, "dequant %s -> host\n", tname(m, s->tensor));

@@ -361,6 +361,12 @@ int loom_emit_vec(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_plan
 int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t *w, const int32_t *bias,
 		  const int32_t *mult, const int32_t *shift, const int8_t *lut, uint8_t *buf, char *err,
 		  size_t errlen);
+/* One channel's DWCONV constants read back from buf as loom_vec_pack wrote
+ * them: the weight of tap (ky * kw + kx), the bias, mult and shift. 0, or
+ * -1 (not a DWCONV, the channel or tap outside the layer's). */
+int loom_vec_unpack_dw(const loom_hwcfg *cfg, const loom_vec_params *p, const uint8_t *buf, uint32_t ch,
+		       uint32_t tap, int8_t *w, int32_t *bias, int32_t *mult, int32_t *shift, char *err,
+		       size_t errlen);
 /* Stage a vector layer on hw like loom_layer_stage: DRAM from 0x1000 in
  * 64-byte steps (MARK record, input, b, constants, out_guard, output,
  * out_guard, program), build, finish, verify, write everything. */

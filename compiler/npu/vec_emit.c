@@ -1,7 +1,8 @@
 /* vec_emit.c - the program builder of the vector-unit layers
  * (loom_build_vec): emits a planned layer's LOAD / vector / STORE program
  * with its tokens (the program shape is described in vec_plan.c), packs
- * its constants, stages it on a device for tests. */
+ * its constants (and reads a depthwise layer's back: loom_vec_unpack_dw),
+ * stages it on a device for tests. */
 #include "compiler/npu/npu_internal.h"
 
 #include <stdlib.h>
@@ -388,6 +389,27 @@ int loom_vec_pack(const loom_hwcfg *cfg, const loom_vec_params *p, const int8_t 
 		}
 		o += (size_t)LOOM_DW_PARAM_LINES * R;
 	}
+	return 0;
+}
+
+int loom_vec_unpack_dw(const loom_hwcfg *cfg, const loom_vec_params *p, const uint8_t *buf, uint32_t ch,
+		       uint32_t tap, int8_t *w, int32_t *bias, int32_t *mult, int32_t *shift, char *err,
+		       size_t errlen)
+{
+	vlayer V;
+	if (npu_vlayer_check(cfg, p, &V, err, errlen))
+		return -1;
+	if (V.kind != LOOM_VEC_DWCONV || ch >= V.c || tap >= V.kk)
+		return npu_fail(err, errlen, "dwconv unpack: channel %u tap %u outside the layer's", ch, tap);
+	const uint32_t R = V.R, cb = ch / R, r = ch % R;
+	*w = (int8_t)buf[((size_t)cb * V.kk + tap) * R + r];
+	const uint8_t *blk = buf + (size_t)V.ncb * V.kk * R + (size_t)cb * LOOM_DW_PARAM_LINES * R;
+	uint32_t b = 0, m = 0;
+	for (int k = 0; k < 4; k++) {
+		b |= (uint32_t)blk[4 * r + k] << (8 * k);
+		m |= (uint32_t)blk[4 * R + 4 * r + k] << (8 * k);
+	}
+	*bias = (int32_t)b, *mult = (int32_t)m, *shift = blk[8 * R + r];
 	return 0;
 }
 

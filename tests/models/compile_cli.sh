@@ -35,15 +35,20 @@ for k in '"nodes": \[' '"where": "npu"' '"fused": "into' '"tile": \[' '"est_cycl
 	'"cpu_mac_share"' '"peak_device_bytes_no_reuse"'; do
 	grep -q "$k" "$out/sq.json" && ok "JSON has $k" || bad "JSON lacks $k"
 done
-# ResNet-18's 7x7/2 stem on 3 channels: a padded copy, then the CONV with
-# its kernel window packed into the array rows (14 SP lines per output, not
-# 49: under 1.2 M cycles where the unpacked form needs 112*112*49*4 = 2.46 M)
+# ResNet-18's 7x7/2 stem on 3 channels: the padded input (written by the
+# host's QUANT, as only the stem reads the graph input: no copy layer), then
+# the CONV with its kernel window packed into the array rows (14 SP lines
+# per output, not 49: under 1.2 M cycles where the unpacked form needs
+# 112*112*49*4 = 2.46 M)
 r18="$DIR/resnet18_opset13"
 check "compile resnet18 with a report" "$LOOM" compile "$r18/model.onnx" -o "$out/r18.loom" --calib "$r18/calib" \
 	--report "$out/r18.json"
 stem=$(grep '"name": "/conv1/Conv"' "$out/r18.json")
-echo "$stem" | grep -q '"lowering": "dwconv + conv"' && ok "resnet18's stem: padded copy + packed CONV" ||
-	bad "resnet18 stem lowering: $stem"
+echo "$stem" | grep -q '"lowering": "conv (input padded by the host)"' &&
+	ok "resnet18's stem: input padded by the host + packed CONV" || bad "resnet18 stem lowering: $stem"
+"$LOOM" objdump "$out/r18.loom" > "$out/r18.dump" 2>&1
+grep -q "quant   input -> dev input.padded (padded top 3 left 3 bottom 3 right 3, border" "$out/r18.dump" &&
+	ok "resnet18's input quantized into its padded image" || bad "no padded QUANT step: $(grep 'quant ' "$out/r18.dump")"
 cyc=$(echo "$stem" | sed -E 's/.*"est_cycles": ([0-9]+).*/\1/')
 [ -n "$cyc" ] && [ "$cyc" -lt 1200000 ] && ok "resnet18's stem estimate $cyc < 1.2 M cycles" || bad "stem estimate '$cyc'"
 # its residual Adds (and their Relu) are fused into the STORE of the Conv

@@ -11,7 +11,8 @@
  *    a configuration that differs only in dram_latency is accepted;
  *  - loom_mt_geom, loom_layer_kind_name, loom_model_dump's output;
  *  - invalid models (a field each: zp, stride, scale, address, insn range,
- *    step kind, tensor index, attribute type, dtype, region order, version,
+ *    step kind, tensor index, a step's dst, attribute type, dtype, region
+ *    order, version (a version 1 file, of before the steps' dst),
  *    fingerprint, e_machine) are refused with a message naming it;
  *  - corruption: the file truncated at every length and 2000 random byte
  *    flips (fixed seed), plus 300 flips inside .loom.tensors: every read
@@ -202,12 +203,12 @@ static loom_model *build_model(const loom_hwcfg *cfg)
 
 	m->nsteps = 5;
 	m->steps = xcalloc(5, sizeof *m->steps);
-	m->steps[0] = (loom_step){.kind = LOOM_STEP_QUANT, .node = -1, .tensor = T_X};
+	m->steps[0] = (loom_step){.kind = LOOM_STEP_QUANT, .node = -1, .tensor = T_X, .dst = -1};
 	m->steps[1] = (loom_step){.kind = LOOM_STEP_NPU, .node = -1, .tensor = -1, .layer = 0, .nlayers = 2,
-				  .insn_addr = TEXT};
-	m->steps[2] = (loom_step){.kind = LOOM_STEP_DEQUANT, .node = -1, .tensor = T_C2};
-	m->steps[3] = (loom_step){.kind = LOOM_STEP_CPU, .node = 2, .tensor = -1};
-	m->steps[4] = (loom_step){.kind = LOOM_STEP_CPU, .node = 3, .tensor = -1};
+				  .insn_addr = TEXT, .dst = -1};
+	m->steps[2] = (loom_step){.kind = LOOM_STEP_DEQUANT, .node = -1, .tensor = T_C2, .dst = -1};
+	m->steps[3] = (loom_step){.kind = LOOM_STEP_CPU, .node = 2, .tensor = -1, .dst = -1};
+	m->steps[4] = (loom_step){.kind = LOOM_STEP_CPU, .node = 3, .tensor = -1, .dst = -1};
 	return m;
 }
 
@@ -322,7 +323,8 @@ static int model_eq(const loom_model *a, const loom_model *b, char *why, size_t 
 	for (uint32_t i = 0; i < a->nsteps; i++) {
 		const loom_step *x = &a->steps[i], *y = &b->steps[i];
 		DIFF(x->kind != y->kind || x->node != y->node || x->tensor != y->tensor || x->layer != y->layer ||
-			     x->nlayers != y->nlayers || x->insn_addr != y->insn_addr,
+			     x->nlayers != y->nlayers || x->insn_addr != y->insn_addr || x->dst != y->dst ||
+			     memcmp(x->pad, y->pad, sizeof x->pad) || x->fill != y->fill,
 		     "step %u", i);
 	}
 	return 1;
@@ -430,7 +432,7 @@ static void test_dump(const loom_model *m)
 	loom_model_dump(m, f);
 	fclose(f);
 	static const char *want[] = {
-		"format version 1", "models/tiny.onnx", "--quant minmax", "default (fingerprint",
+		"format version 2", "models/tiny.onnx", "--quant minmax", "default (fingerprint",
 		"array_rows=16", "c1_out", "[1,8,4,4]", "4x4x8/8", "-128", "conv1", "eltwise", "12345 cycles",
 		"quant   x -> dev", "npu     job layers 0..1 @0x13080", "dequant c2_out -> host",
 		"cpu     Softmax_3 (Softmax)", "conv1:\n  00013080:  LOAD", "add1:\n  00013120:  LOAD",
@@ -458,6 +460,7 @@ static void mut_step_layers(loom_model *m) { m->steps[1].nlayers = 3; }
 static void mut_step_addr(loom_model *m) { m->steps[1].insn_addr = TEXT + 10 * 32; }
 static void mut_step_npu(loom_model *m) { m->steps[3].node = 0; }
 static void mut_step_quant(loom_model *m) { m->steps[0].tensor = T_Y; }
+static void mut_step_pad(loom_model *m) { m->steps[2].pad[1] = 1; }
 static void mut_node_input(loom_model *m) { m->graph->nodes[3].inputs[0] = 99; }
 static void mut_attr_type(loom_model *m) { m->graph->nodes[3].attrs[1].type = 5; }
 static void mut_dtype(loom_model *m) { m->graph->tensors[T_FLAT].dtype = 10; }
@@ -486,6 +489,7 @@ static void test_invalid(const loom_hwcfg *cfg, const char *path)
 		{mut_step_addr, "step 1 (npu): insn_addr 0x131c0"},
 		{mut_step_npu, "step 3 (cpu): node 0 (conv1) is lowered to the NPU"},
 		{mut_step_quant, "step 0 (quant): tensor 5 (y) has no device image"},
+		{mut_step_pad, "step 2 (dequant): dst -1, pads 0 1 0 0, fill 0: expected -1, 0s and 0"},
 		{mut_node_input, ".loom.graph: node 3 (Softmax_3): input[0] 99 is outside -1, 0..7"},
 		{mut_attr_type, "node 3 (Softmax_3): attribute 'alpha': attribute type 5"},
 		{mut_dtype, "tensor 4 (flat): dtype 10 (float16)"},
@@ -524,14 +528,14 @@ static void test_patches(const uint8_t *file, size_t len)
 		{18, 0xf3, "e_machine is 243"},
 		{4, ELFCLASS32, "ELFCLASS64"},
 		{5, ELFDATA2MSB, "little endian"},
-		{0, 0, "format version 2, this loom reads version 1"},
+		{0, 0, "format version 1, this loom reads version 2"}, /* a file of before the steps' dst */
 	};
 	for (size_t i = 0; i + sizeof vnote + 4 <= len; i++)
-		if (!memcmp(file + i, vnote, sizeof vnote)) {
+		if (!memcmp(file + i, vnote, sizeof vnote) && file[i + sizeof vnote] == LOOM_MODEL_VERSION) {
 			p[3].off = i + sizeof vnote;
-			p[3].val = 2;
+			p[3].val = 1;
 		}
-	CHECK(p[3].val == 2, "version note found in the file");
+	CHECK(p[3].val == 1 && LOOM_MODEL_VERSION == 2, "version note found in the file");
 	for (size_t i = 0; i < 4; i++) {
 		memcpy(b, file, len);
 		b[p[i].off] = p[i].val;
