@@ -373,9 +373,11 @@ double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
 	 * weights, the MATMULs, the STOREs on the last chunk */
 	double nld = 1 + (e->cin > R && dmod(e->cin, R) != 0 ? 1 : 0) + (e->wchunk ? 1 : 0);
 	double ni = nld + g + g / chk;
-	/* a fetch behind the load's burst backlog in the in-order DRAM */
+	/* a fetch behind the load's burst backlog in the in-order DRAM: at
+	 * most dma_outstanding bursts, and no more than a step's loads have */
 	double bpb = dmod(R, B) == 0 ? dmax(1, floor(16 / ceil(R / B))) * ceil(R / B) : ceil(R / B);
-	double backlog = dmax(0, t->outstanding * bpb * B / t->bw - lat);
+	double stepb = dmax(1, (lines + (e->wchunk ? wstep : 0)) * ceil(R / B) / bpb);
+	double backlog = dmax(0, dmin(t->outstanding, stepb) * bpb * B / t->bw - lat);
 	double ldbusy = ldin + ldw;
 	double beats = (lines * ceil(R / B) + (e->wchunk ? wstep : 0) * ceil(R / B) + g * P * ceil(rb / B) / chk +
 			ni * loom_fetch_beats(t)) * B / t->bw;
