@@ -15,13 +15,16 @@
  *           LOOM_DW_PARAM_LINES parameter lines, LUT its table once; one
  *           line written per position, its R values requantized (MAX pooling
  *           and LUT use the requantization lanes as an identity). A DWCONV
- *           with SW = 1 reads each kernel row of a group in passes of up to
+ *           reads each kernel row of a group in passes of up to
  *           LOOM_VEC_MACS taps: per output row of the group (segment of s
- *           positions) s + (mc - 1) * DW lines for a pass of mc taps, each
- *           line folded by up to mc taps (VEC_LINES stays one per tap and
- *           position: it counts products).
+ *           positions) loom_dw_seg_lines(s, mc, SW, DW) lines for a pass of
+ *           mc taps (the distinct columns its taps touch), each line folded
+ *           by up to mc taps (VEC_LINES stays one per tap and position: it
+ *           counts products).
  * A plane with no positions, or zero planes, reads nothing. */
 #include "common/events.h"
+
+#include "common/timing.h"
 
 #define G(op, f) ((uint64_t)loom_insn_get(in, LOOM_F_##op##_##f))
 
@@ -86,18 +89,25 @@ void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[L
 		uint64_t kh = G(DWCONV, KH), kw = G(DWCONV, KW), taps = kh * kw;
 		uint64_t groups = (P + LOOM_VEC_GROUP - 1) / LOOM_VEC_GROUP;
 		add_vec(ev, R, ncb, P, taps, P ? ncb * (LOOM_DW_PARAM_LINES + groups * taps) : 0);
-		if (!P || !ncb || G(DWCONV, SW) != 1)
+		if (!P || !ncb)
 			break;
-		/* input reuse: per group and kernel row, ceil(KW / LOOM_VEC_MACS)
-		 * passes read their g lines of each tap once, plus (mc - 1) * DW
-		 * more per output row (segment) of the group: one fewer line per
-		 * position and further tap of a pass */
-		uint64_t passes = (kw + LOOM_VEC_MACS - 1) / LOOM_VEC_MACS, segs = 0;
+		/* input reuse: per group, kernel row, pass of mc taps and segment
+		 * (the group's positions in one output row, s of them) the
+		 * segment's distinct columns instead of mc * s lines; a row has
+		 * passes of LOOM_VEC_MACS taps and one of the rest */
+		uint64_t sw = G(DWCONV, SW), dwl = G(DWCONV, DW), full = kw / LOOM_VEC_MACS, rest = kw % LOOM_VEC_MACS;
+		uint64_t lines[LOOM_VEC_GROUP + 1] = {0}, read = 0;
+		for (uint64_t s = 1; s <= LOOM_VEC_GROUP; s++)
+			lines[s] = full * loom_dw_seg_lines(s, LOOM_VEC_MACS, sw, dwl) +
+				   (rest ? loom_dw_seg_lines(s, rest, sw, dwl) : 0);
 		for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
 			uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;
-			segs += (p0 + g - 1) / ow - p0 / ow + 1;
+			for (uint64_t t = 0, s; t < g; t += s) {
+				s = g - t < ow - (p0 + t) % ow ? g - t : ow - (p0 + t) % ow;
+				read += lines[s];
+			}
 		}
-		ev[LOOM_EVT_SP_RD] -= ncb * kh * (P * (kw - passes) - segs * G(DWCONV, DW) * (kw - passes));
+		ev[LOOM_EVT_SP_RD] -= ncb * (kh * kw * P - kh * read);
 		break;
 	}
 	case LOOM_OP_LUT: {

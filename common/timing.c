@@ -20,10 +20,11 @@
  *     ELTWISE   planes PLANES, P = PLANE_LINES, taps 2, w 0
  *     POOL      planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 0
  *     DWCONV    planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 1,
- *               + LOOM_DW_PARAM_LINES per plane; with SW = 1 (input
- *               reuse) loom_cyc_dw: per group and kernel row, passes of
- *               up to LOOM_VEC_MACS taps, mc weight lines and per output
- *               row of the group (s positions) s + (mc - 1) * DW lines
+ *               + LOOM_DW_PARAM_LINES per plane; with its input reuse
+ *               loom_cyc_dw: per group and kernel row, passes of up to
+ *               LOOM_VEC_MACS taps, mc weight lines and per output row
+ *               of the group (s positions) the distinct columns
+ *               j * SW + m * DW (j < s, m < mc) its taps touch
  *     LUT       one plane, P = LINES, taps 1, w 0, + ceil(256 / R) table lines
  *     ELTWISE or LUT of no lines: 1
  *   MARK record write          lat + xfer(beats of the 64-byte record * B)
@@ -164,7 +165,18 @@ double loom_cyc_vec(double planes, double P, double taps, double w, double per_p
 	return f.L + f.fg + 7;
 }
 
-/* DWCONV with input reuse (SW = 1): the finish of the last group (fg
+uint64_t loom_dw_seg_lines(uint64_t s, uint64_t mc, uint64_t sw, uint64_t dw)
+{
+	loom_dw_seg q;
+	uint64_t n = 0, c;
+	unsigned mask;
+	loom_dw_init(&q, s, mc, sw, dw);
+	while ((mask = loom_dw_peek(&q, &c)))
+		loom_dw_adv(&q, mask), n++;
+	return n;
+}
+
+/* DWCONV with input reuse: the finish of the last group (fg
  * lines, line t leaving the lanes in fire[t], the next last pass or
  * parameters from foff on) */
 typedef struct dw_fin {
@@ -174,29 +186,33 @@ typedef struct dw_fin {
 
 /* a group of g positions from position p0 of its plane whose SGroup is in
  * cycle c, read as common/tsim.c's vr_step does (passes of up to
- * LOOM_VEC_MACS taps of a kernel row, one segment per output row): the
- * cycle of the state after its last read */
+ * LOOM_VEC_MACS taps of a kernel row, one segment per output row, its
+ * reads loom_dw_peek's): the cycle of the state after its last read */
 static double dw_group(dw_fin *f, double c, uint64_t p0, uint64_t g, uint64_t ow, uint64_t kh, uint64_t kw,
-		       uint64_t dw)
+		       uint64_t sw, uint64_t dw)
 {
 	double x = c + 1, L = 0, rdy[LOOM_VEC_GROUP];
-	uint64_t taps = kh * kw;
+	uint64_t taps = kh * kw, col;
 	for (uint64_t tp = 0; tp < taps;) {
-		uint64_t mc = kw - tp % kw < LOOM_VEC_MACS ? kw - tp % kw : LOOM_VEC_MACS, span = (mc - 1) * dw;
+		uint64_t mc = kw - tp % kw < LOOM_VEC_MACS ? kw - tp % kw : LOOM_VEC_MACS;
 		int last = tp + mc == taps;
 		x += (double)mc; /* the pass's weight lines */
 		for (uint64_t t = 0, sl; t < g; t += sl) {
 			sl = g - t < ow - (p0 + t) % ow ? g - t : ow - (p0 + t) % ow;
-			for (uint64_t i = 0; i < sl + span; i++, x++) {
-				if (last && !t && !i) {
+			loom_dw_seg q;
+			unsigned mask;
+			loom_dw_init(&q, sl, mc, sw, dw);
+			for (int first = 1; (mask = loom_dw_peek(&q, &col)); first = 0, x++) {
+				if (last && !t && first) {
 					if (f->fg)
 						x = dmax(x, f->foff);
 					L = x;
-				} else if (!tp && !last && i < sl && t + i < f->fg) {
-					x = dmax(x, f->fire[t + i] + 1);
+				} else if (!tp && !last && (mask & 1) && t + q.j[0] < f->fg) {
+					x = dmax(x, f->fire[t + q.j[0]] + 1);
 				}
-				if (last && i >= span)
-					rdy[t + i - span] = x + 3;
+				if (last && mask >> (mc - 1) & 1)
+					rdy[t + q.j[mc - 1]] = x + 3;
+				loom_dw_adv(&q, mask);
 			}
 		}
 		tp += mc;
@@ -209,15 +225,16 @@ static double dw_group(dw_fin *f, double c, uint64_t p0, uint64_t g, uint64_t ow
 }
 
 /* a plane of DWCONV whose SPlane is in cycle s: the next plane's SPlane */
-static double dw_plane(dw_fin *f, double s, uint64_t P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+static double dw_plane(dw_fin *f, double s, uint64_t P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
+		       uint64_t dw)
 {
 	double c = (f->fg ? dmax(s + 1, f->foff) : s + 1) + LOOM_DW_PARAM_LINES;
 	for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP)
-		c = dw_group(f, c, p0, P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP, ow, kh, kw, dw);
+		c = dw_group(f, c, p0, P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP, ow, kh, kw, sw, dw);
 	return c;
 }
 
-double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw)
 {
 	uint64_t P = oh * ow;
 	if (!planes || !P)
@@ -226,9 +243,9 @@ double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint6
 	 * last line written 4 cycles after it leaves the lanes, done a cycle
 	 * later */
 	dw_fin f = {{0}, 0, 0};
-	double s = dw_plane(&f, 2, P, ow, kh, kw, dw), D = 0;
+	double s = dw_plane(&f, 2, P, ow, kh, kw, sw, dw), D = 0;
 	if (planes > 1)
-		D = dw_plane(&f, s, P, ow, kh, kw, dw) - s;
+		D = dw_plane(&f, s, P, ow, kh, kw, sw, dw) - s;
 	return f.foff + (double)(planes > 2 ? planes - 2 : 0) * D + 4;
 }
 
@@ -271,11 +288,8 @@ uint64_t loom_insn_cycles(const loom_timing *t, const loom_insn *in)
 		return (uint64_t)loom_cyc_vec(G(POOL, NCB), (double)G(POOL, OUT_H) * G(POOL, OUT_W),
 					      (double)G(POOL, KH) * G(POOL, KW), 0, 0);
 	case LOOM_OP_DWCONV:
-		if (G(DWCONV, SW) == 1)
-			return (uint64_t)loom_cyc_dw(G(DWCONV, NCB), G(DWCONV, OUT_H), G(DWCONV, OUT_W), G(DWCONV, KH),
-						     G(DWCONV, KW), G(DWCONV, DW));
-		return (uint64_t)loom_cyc_vec(G(DWCONV, NCB), (double)G(DWCONV, OUT_H) * G(DWCONV, OUT_W),
-					      (double)G(DWCONV, KH) * G(DWCONV, KW), 1, LOOM_DW_PARAM_LINES);
+		return (uint64_t)loom_cyc_dw(G(DWCONV, NCB), G(DWCONV, OUT_H), G(DWCONV, OUT_W), G(DWCONV, KH),
+					     G(DWCONV, KW), G(DWCONV, SW), G(DWCONV, DW));
 	case LOOM_OP_LUT: {
 		uint64_t n = G(LUT, LINES), tl = (LOOM_LUT_ENTRIES + t->rows - 1) / t->rows;
 		return n ? (uint64_t)loom_cyc_vec(1, n, 1, 0, 0) + tl : LOOM_VEC_EMPTY;
@@ -426,14 +440,14 @@ double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
  * ow (DW 1): exact up to 512 positions a plane, else a plane of r rows
  * and one of 2r (r rows about 256 positions) extrapolated per row, so that
  * a planner's estimate loops over at most 1024 positions */
-static double est_dw(double planes, double P, uint64_t ow, uint64_t kh, uint64_t kw)
+static double est_dw(double planes, double P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw)
 {
 	double rows = dmax(1, P / (double)ow);
 	uint64_t r1 = rows * (double)ow <= 512 ? (uint64_t)ceil(rows) : (uint64_t)ceil(256.0 / (double)ow);
-	double c1 = loom_cyc_dw(1, r1, ow, kh, kw, 1), d1 = loom_cyc_dw(2, r1, ow, kh, kw, 1) - c1;
+	double c1 = loom_cyc_dw(1, r1, ow, kh, kw, sw, 1), d1 = loom_cyc_dw(2, r1, ow, kh, kw, sw, 1) - c1;
 	if (rows * (double)ow <= 512)
 		return c1 + (planes - 1) * d1;
-	double c2 = loom_cyc_dw(1, 2 * r1, ow, kh, kw, 1), d2 = loom_cyc_dw(2, 2 * r1, ow, kh, kw, 1) - c2;
+	double c2 = loom_cyc_dw(1, 2 * r1, ow, kh, kw, sw, 1), d2 = loom_cyc_dw(2, 2 * r1, ow, kh, kw, sw, 1) - c2;
 	double row = (d2 - d1) / (double)r1;
 	return c1 + (rows - (double)r1) * row + (planes - 1) * (d1 + (rows - (double)r1) * row);
 }
@@ -445,8 +459,8 @@ static double vec_comp(const loom_vec_est *e, double planes, double P)
 	switch (e->opcode) {
 	case LOOM_OP_POOL: return loom_cyc_vec(planes, P, e->kk, 0, 0) + 2;
 	case LOOM_OP_DWCONV:
-		if (e->sw == 1 && e->kw && e->ow)
-			return est_dw(planes, P, e->ow, e->kk / e->kw, e->kw) + 2;
+		if (e->sw && e->kw && e->ow)
+			return est_dw(planes, P, e->ow, e->kk / e->kw, e->kw, e->sw) + 2;
 		return loom_cyc_vec(planes, P, e->kk, 1, LOOM_DW_PARAM_LINES) + 2;
 	case LOOM_OP_ELTWISE: return loom_cyc_vec(planes, P, 2, 0, 0) + 2;
 	default: return loom_cyc_vec(1, planes * P, 1, 0, 0) + e->const_lines + 2;

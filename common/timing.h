@@ -71,12 +71,57 @@ double loom_cyc_matmul(const loom_timing *t, double folds, double P);
  * for the previous group's finish, a plane per_plane more (DWCONV's
  * parameter lines); exact when no bank is contended. */
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane);
-/* DWCONV with SW = 1 (input reuse): per group and kernel row, passes of
- * up to LOOM_VEC_MACS taps read their mc weight lines and, per output row
- * of the group (a segment of s positions), s + (mc - 1) * DW lines; exact
- * when no bank is contended (a loop over one plane's groups, the second
- * plane repeated). */
-double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw);
+/* DWCONV's input reuse (ISA 1.3, docs/ISA.md "Vector unit"): one pass of
+ * mc taps kx (at most LOOM_VEC_MACS) over a segment of s positions of one
+ * output row reads the distinct input columns j*sw + m*dw (j < s, m < mc,
+ * relative to the segment's first position and the pass's first tap) once
+ * each, in increasing order, and folds each into every (position j, tap m)
+ * pair it serves. A walker of those reads, as npu_vector's: tap m's next
+ * position j[m]; loom_dw_peek gives the next read's column and the taps it
+ * serves (bit m, position j[m]; 0 when the segment is done),
+ * loom_dw_adv moves past it. */
+typedef struct loom_dw_seg {
+	uint64_t s, mc, sw, dw, j[LOOM_VEC_MACS];
+} loom_dw_seg;
+
+static inline void loom_dw_init(loom_dw_seg *q, uint64_t s, uint64_t mc, uint64_t sw, uint64_t dw)
+{
+	q->s = s, q->mc = mc, q->sw = sw, q->dw = dw;
+	for (unsigned m = 0; m < LOOM_VEC_MACS; m++)
+		q->j[m] = 0;
+}
+
+static inline unsigned loom_dw_peek(const loom_dw_seg *q, uint64_t *col)
+{
+	uint64_t c = UINT64_MAX;
+	unsigned mask = 0;
+	for (unsigned m = 0; m < q->mc; m++) {
+		if (q->j[m] == q->s)
+			continue;
+		uint64_t cm = q->j[m] * q->sw + m * q->dw;
+		if (cm < c)
+			c = cm, mask = 0;
+		if (cm == c)
+			mask |= 1u << m;
+	}
+	*col = c;
+	return mask;
+}
+
+static inline void loom_dw_adv(loom_dw_seg *q, unsigned mask)
+{
+	for (unsigned m = 0; m < q->mc; m++)
+		q->j[m] += mask >> m & 1;
+}
+
+/* the reads of one such pass over one segment */
+uint64_t loom_dw_seg_lines(uint64_t s, uint64_t mc, uint64_t sw, uint64_t dw);
+/* DWCONV (input reuse): per group and kernel row, passes of up to
+ * LOOM_VEC_MACS taps read their mc weight lines and, per output row of the
+ * group (a segment of s positions), loom_dw_seg_lines lines; exact when no
+ * bank is contended (a loop over one plane's groups, the second plane
+ * repeated). */
+double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw);
 /* The duration of one instruction from its fields, as the C model runs it
  * (LOAD / STORE walk their rows for the beats; an instruction that only
  * moves tokens costs 1). */

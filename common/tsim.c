@@ -54,10 +54,10 @@
  *   vector unit (npu_vector) an instruction taken in cycle a issues its first
  *                      read in a + 2 (LUT: the table, DWCONV: a plane's
  *                      parameters, then per group each tap's weight and
- *                      lines; a DWCONV with SW = 1 per pass of up to
- *                      LOOM_VEC_MACS taps of a kernel row their weights,
- *                      then per output row of the group s + (mc - 1) * DW
- *                      lines, vr_step), one per cycle, each read holding its
+ *                      lines; a DWCONV per pass of up to LOOM_VEC_MACS
+ *                      taps of a kernel row their weights, then per output
+ *                      row of the group the distinct columns its taps
+ *                      touch, vr_step), one per cycle, each read holding its
  *                      bank in the cycle after its issue; a group's finish is
  *                      handed over when its last tap starts: position t's
  *                      line leaves the lanes 3 cycles after its last-tap
@@ -861,11 +861,14 @@ static uint64_t vr_pass(const loom_tvec *v)
 }
 
 /* the positions of the segment from position t of the group: with reuse
- * up to the end of its output row, else one */
-static uint64_t vr_seg(const loom_tvec *v)
+ * up to the end of its output row, else one; its reads' walker */
+static uint64_t vr_seg(loom_tvec *v)
 {
 	uint64_t left = v->g - v->t, row = v->ow - (v->p0 + v->t) % v->ow;
-	return v->reuse ? (left < row ? left : row) : 1;
+	uint64_t sl = v->reuse ? (left < row ? left : row) : 1;
+	loom_dw_init(&v->q, sl, v->mc, v->sw, v->dwl);
+	v->i = 0;
+	return sl;
 }
 
 /* the vector unit's read sequencer, one state (one cycle, or the cycles it
@@ -875,8 +878,9 @@ static uint64_t vr_seg(const loom_tvec *v)
  * A pass (mc taps from tp: one tap, or with reuse up to LOOM_VEC_MACS
  * taps kx of one kernel row) reads its mc weight lines (DWCONV), then per
  * segment of the group (one position, or with reuse the positions in one
- * output row) sl + (mc - 1) * DW lines: line i goes to position i - m*DW
- * of the segment with tap m of the pass, where that is one of its sl. */
+ * output row) the distinct columns j*SW + m*DW (j < sl, m < mc) in
+ * increasing order (loom_dw_peek), each folded into position j of the
+ * segment with tap m for every such pair. */
 static int vr_step(loom_tdma *d)
 {
 	loom_tvec *v = &d->vs;
@@ -897,7 +901,7 @@ static int vr_step(loom_tdma *d)
 		return 1;
 	case VR_GROUP:
 		v->g = v->P - v->p0 < LOOM_VEC_GROUP ? v->P - v->p0 : LOOM_VEC_GROUP;
-		v->tp = v->t = v->i = 0;
+		v->tp = v->t = 0;
 		v->mc = vr_pass(v), v->sl = vr_seg(v);
 		v->rc++;
 		v->rs = v->dwc ? VR_WGT : VR_TAP;
@@ -914,7 +918,9 @@ static int vr_step(loom_tdma *d)
 		return 0;
 	}
 	int last = v->tp + v->mc == v->taps;
-	uint64_t span = (v->mc - 1) * v->dwl, t0 = v->t + v->i;
+	uint64_t col;
+	unsigned mask = loom_dw_peek(&v->q, &col);
+	uint64_t t0 = v->t + v->q.j[0];
 	if (last && !v->t && !v->i) {
 		/* the last pass starts after the last group's finish: this one's */
 		if (v->foff == LOOM_TDMA_NEVER)
@@ -923,7 +929,7 @@ static int vr_step(loom_tdma *d)
 		v->fg = v->g, v->fdst = v->dst + v->cb * v->cbout + v->p0, v->fh = x;
 		v->nready = v->fi = 0;
 		v->foff = LOOM_TDMA_NEVER;
-	} else if (!v->tp && !last && v->i < v->sl && t0 < v->fg) {
+	} else if (!v->tp && !last && (mask & 1) && t0 < v->fg) {
 		/* the first pass overwrites acc[t] (tap 0 of the pass) after the
 		 * finish took it */
 		if (t0 >= v->fi)
@@ -934,13 +940,14 @@ static int vr_step(loom_tdma *d)
 	uint64_t off = v->tp / v->kw * v->dhl + v->tp % v->kw * v->dwl;
 	if (v->op == LOOM_OP_ELTWISE)
 		off = v->tp ? v->bstep : 0;
-	sp_mark(d, 0, v->src + v->cb * v->cbin + p / v->ow * v->sh + p % v->ow * v->sw + off + v->i, x + 1, x + 2);
-	if (last && v->i >= span)
-		v->rdy[v->t + v->i - span] = x + 3, v->nready++;
+	sp_mark(d, 0, v->src + v->cb * v->cbin + p / v->ow * v->sh + p % v->ow * v->sw + off + col, x + 1, x + 2);
+	if (last && mask >> (v->mc - 1) & 1)
+		v->rdy[v->t + v->q.j[v->mc - 1]] = x + 3, v->nready++;
 	v->rc = x + 1;
-	if (++v->i < v->sl + span)
+	v->i++;
+	loom_dw_adv(&v->q, mask);
+	if (loom_dw_peek(&v->q, &col))
 		return 1;
-	v->i = 0;
 	v->t += v->sl;
 	if (v->t < v->g) {
 		v->sl = vr_seg(v);
@@ -1046,7 +1053,7 @@ static uint64_t vec_sched(loom_tdma *d, uint64_t a, const loom_insn *in)
 		v->wgt = G(DWCONV, WGT), v->par = G(DWCONV, PARAM), v->dwc = 1;
 		v->cbin = (uint64_t)G(DWCONV, IN_W) * G(DWCONV, IN_H), v->cbout = v->P, v->sw = G(DWCONV, SW);
 		v->sh = G(DWCONV, SH) * G(DWCONV, IN_W), v->dwl = G(DWCONV, DW), v->dhl = G(DWCONV, DH) * G(DWCONV, IN_W);
-		v->reuse = v->sw == 1;
+		v->reuse = 1;
 		break;
 	default:
 		v->planes = G(LUT, LINES) ? 1 : 0, v->P = G(LUT, LINES), v->ow = v->P;

@@ -97,7 +97,7 @@ typedef struct loom_tvw {
 /* the vector unit's instruction (npu_vector's sequencer): its fields; the
  * reads (rs: the state npu_vector is in at cycle rc; plane cb, group of g
  * positions from p0, tap tp, position t; with reuse a pass of taps, a
- * row segment of positions and its line i); the finish of one group at a
+ * row segment of positions and its reads); the finish of one group at a
  * time (fg positions from dst line fdst, handed over in cycle fh, nready
  * of its last-tap reads issued, ready in rdy[t], fi fired in fire[t]; off
  * from cycle foff, NEVER while lines are left); lines fired (k) and
@@ -107,9 +107,11 @@ typedef struct loom_tvec {
 	unsigned op;
 	uint64_t planes, P, ow, taps, kw, src, dst, wgt, par, cbin, cbout, sw, sh, dwl, dhl, bstep;
 	uint64_t rc, cb, p0, g, tp, t;
-	/* DWCONV input reuse (SW = 1): a pass of mc taps from tap tp, its
-	 * segment (positions t.. of one output row, sl of them), line i */
+	/* DWCONV input reuse: a pass of mc taps from tap tp, its segment
+	 * (positions t.. of one output row, sl of them), i reads of it done,
+	 * the walker of its reads (one read of column 0 without reuse) */
 	uint64_t mc, sl, i;
+	loom_dw_seg q;
 	uint64_t fg, fdst, fh, nready, fi, foff;
 	uint64_t rdy[LOOM_VEC_GROUP], fire[LOOM_VEC_GROUP];
 	uint64_t k, nw;

@@ -25,23 +25,27 @@
 // group's last tap, and before a plane's parameter lines, for the previous
 // group's finish to be over (one group in the finish at a time; the
 // parameters are the finish's).
-// DWCONV with SW = 1 reuses its input lines along kx (ISA 1.2): a "tap"
-// above is then a pass of mc = min(M, taps left in the kernel row) taps,
-// M = VecMacs multipliers per lane; the pass reads its mc weight lines
-// (w_q[m]), then per segment of the group (its positions in one output
-// row, seg of them) the seg + (mc-1)*DW consecutive lines from the
-// segment's first position's tap (ky, kx), and folds line i into position
-// i - m*DW of the segment with tap m, for each m where that is one of the
-// segment's (tap 0 into the first line of a position: its first fold in
-// the first pass, its last fold in the last pass comes from tap mc-1).
-// The int32 sum is the same in any order, so the results are those of one
-// line per tap and position (the other ops, and SW > 1: mc = seg = 1).
+// DWCONV reuses its input lines along kx (ISA 1.2 with SW = 1, 1.3 every
+// SW): a "tap" above is then a pass of mc = min(M, taps left in the kernel
+// row) taps, M = VecMacs multipliers per lane; the pass reads its mc
+// weight lines (w_q[m]), then per segment of the group (its positions in
+// one output row, seg of them) the distinct columns j*SW + m*DW (j < seg,
+// m < mc) from the segment's first position's tap (ky, kx), in increasing
+// order, and folds each into position j with tap m for every such pair.
+// A cursor per tap m (jm_q, cm_q: its next position and column) walks
+// them: the read is the least column of the taps with positions left, and
+// every tap at that column takes it and moves on by SW (a merge of mc
+// arithmetic sequences; columns no pair has are never read). Tap 0 comes
+// first for every position (its first fold in the first pass), tap mc-1
+// last (its last fold in the last pass). The int32 sum is the same in any
+// order, so the results are those of one line per tap and position (the
+// other ops: mc = seg = 1).
 // MAX pooling and LUT use the requant lanes as an identity (multiplier
 // 2^31-1 and shift 0 return any int8 unchanged), LUT then translates the
 // byte through the table. Cycle cost per group of g positions: 1 +
-// taps * (g + [DWCONV]) when nothing waits, with reuse 1 + KH * the sum
-// over a row's passes of (mc + g + segments * (mc-1)*DW) (common/timing.c
-// has the exact counts).
+// taps * g when nothing waits, DWCONV 1 + KH * the sum over a row's passes
+// of (mc + the columns of each segment) (common/timing.c has the exact
+// counts).
 //
 // Addressing uses adders only: the position walker keeps (oy, ox) and the
 // SP address of the position's tap-(0,0) line; a tap adds
@@ -91,7 +95,7 @@ module npu_vector (
   localparam int unsigned TIW      = $clog2(T);   // index of acc_q
   localparam int unsigned M        = npu_pkg::VecMacs;  // multipliers per lane
   localparam int unsigned MCW      = $clog2(M + 1);
-  localparam int unsigned IW       = $clog2(2 * T + (M - 1) * 15 + 1);  // line of a segment
+  localparam int unsigned IW       = $clog2(T * 15 + (M - 1) * 15 + 1);  // column of a segment
   localparam int unsigned JW       = 7;            // table / parameter line counter
   localparam int unsigned TabIW    = $clog2(LutLines * R);
   localparam int unsigned LutLines = (npu_pkg::LutEntries + R - 1) / R;
@@ -134,8 +138,8 @@ module npu_vector (
   logic [23:0]   ow_last_q;
   logic [15:0]   ncb_q;
   logic [7:0]    kw_last_q, kh_last_q;
-  logic          reuse_q;   // DWCONV with SW = 1: passes of up to M taps kx
-  logic [3:0]    dwr_q;     // its DW
+  logic          reuse_q;   // DWCONV: passes of up to M taps kx
+  logic [3:0]    dwr_q, swr_q;  // its DW and SW
   logic [PW-1:0] cb_out_q;
   logic [1:0]    bmode_q;
   logic [7:0]    za_q, zb_q, zo_q, lo_q, hi_q;
@@ -156,7 +160,8 @@ module npu_vector (
   logic [11:0]   oy_q;
   logic [AW-1:0] row_q, pos_q;
   logic [TW-1:0] t_q;      // the position (reuse: the segment's first)
-  logic [IW-1:0] i_q;      // reuse: the line of the segment
+  logic [TW-1:0] jm_q [M]; // reuse: tap m's next position in the segment
+  logic [IW-1:0] cm_q [M]; // its column, jm_q[m]*SW + m*DW
   logic [JW-1:0] wj_q;     // the pass's weight line
   // tap
   logic [7:0]    kx_q, ky_q;
@@ -174,9 +179,8 @@ module npu_vector (
   logic          rd_req_q;
   logic [AW-1:0] rd_addr_q;
   tag_e          rd_tag_q, ret_tag_q;
-  logic [TW-1:0] rd_t_q, ret_t_q, rd_seg_q, ret_seg_q;
-  logic [IW-1:0] rd_i_q, ret_i_q;
-  logic [MCW-1:0] rd_mc_q, ret_mc_q;
+  logic [M-1:0]  rd_srv_q, ret_srv_q;       // the taps a data line feeds
+  logic [TIW-1:0] rd_tgt_q [M], ret_tgt_q [M];  // and their positions
   logic          rd_first_q, ret_first_q, rd_b_q, ret_b_q, rd_last_q, ret_last_q;
   logic [JW-1:0] rd_j_q, ret_j_q;
   logic          ret_v_q;
@@ -213,32 +217,52 @@ module npu_vector (
   assign fin_fire  = fin_on_q && ft_q < fcnt_q && out_room && state_q != SAbort;
   // a pass: mc taps kx of one kernel row (one tap unless reuse); a segment:
   // seg positions of one output row (one position unless reuse), read as
-  // seg + span lines, line i going to position i - m*DW with tap m
+  // its distinct columns j*SW + m*DW (j < seg, m < mc) in increasing order:
+  // the next read is the least column of the taps with positions left
+  // (act), it feeds every such tap at that column (srv)
   logic [MCW-1:0] mc;
   logic [8:0]     kw_left;
-  logic [TW-1:0]  seg, grp_left;
+  logic [TW-1:0]  seg, grp_left, t0;
   logic [24:0]    row_left;
-  logic [IW-1:0]  span, t0;
-  logic           seg_end;
+  logic [IW-1:0]  span, col, col0_end;
+  logic [M-1:0]   act, srv;
+  logic           seg_end, srv_last;
   assign kw_left  = {1'b0, kw_last_q} - {1'b0, kx_q} + 9'd1;
   assign mc       = !reuse_q ? MCW'(1) : (kw_left > 9'(M)) ? MCW'(M) : MCW'(kw_left);
   assign grp_left = gsize_q - t_q;
   assign row_left = {1'b0, ow_last_q} - {1'b0, ox_q} + 25'd1;
   assign seg      = !reuse_q ? TW'(1) : (row_left < 25'(grp_left)) ? TW'(row_left) : grp_left;
   assign span     = (IW'(mc) - IW'(1)) * IW'(dwr_q);
-  assign seg_end  = i_q + IW'(1) == IW'(seg) + span;
-  assign t0       = IW'(t_q) + i_q;
+  always_comb begin
+    col      = '1;
+    seg_end  = 1'b1;
+    srv_last = 1'b0;
+    for (int m = 0; m < M; m++) begin
+      act[m] = MCW'(m) < mc && jm_q[m] < seg;
+      if (act[m] && cm_q[m] < col) col = cm_q[m];
+    end
+    for (int m = 0; m < M; m++) begin
+      srv[m] = act[m] && cm_q[m] == col;
+      // the segment ends when this read leaves no tap a position
+      if (act[m] && !(srv[m] && jm_q[m] + TW'(1) == seg)) seg_end = 1'b0;
+      if (MCW'(m) + MCW'(1) == mc) srv_last = srv[m];
+    end
+  end
+  // tap 0's column after the segment: seg*SW, the step to the next one
+  assign col0_end = srv[0] ? cm_q[0] + IW'(swr_q) : cm_q[0];
+  assign t0       = t_q + jm_q[0];
   assign group_tap_end = seg_end && (t_q + seg == gsize_q);
   assign taps_end      = 9'(kx_q) + 9'(mc) - 9'd1 == 9'(kw_last_q) && ky_q == kh_last_q;
-  // (b): the last pass starts when the previous group's finish is over
-  assign hand_stall  = taps_end && t_q == '0 && i_q == '0 && fin_on_q;
+  // (b): the last pass starts when the previous group's finish is over (a
+  // segment's first read is tap 0's of its first position)
+  assign hand_stall  = taps_end && t_q == '0 && jm_q[0] == '0 && fin_on_q;
   // (a): acc_q[t] is overwritten by the first pass (its tap 0) only after
   // the finish took it
-  assign first_stall = tap_first_q && !taps_end && fin_on_q && i_q < IW'(seg)
-                       && t0 < IW'(fg_q) && IW'(ft_q) <= t0;
+  assign first_stall = tap_first_q && !taps_end && fin_on_q && srv[0]
+                       && t0 < fg_q && ft_q <= t0;
   assign tap_go      = can_issue && !hand_stall && !first_stall;
   assign param_go    = can_issue && !fin_on_q;
-  assign handover    = state_q == STap && tap_go && taps_end && t_q == '0 && i_q == '0;
+  assign handover    = state_q == STap && tap_go && taps_end && t_q == '0 && jm_q[0] == '0;
   assign last_ret    = ret_v_q && ret_tag_q == TgData && ret_last_q && state_q != SAbort;
 
   // the position after the walker's
@@ -279,7 +303,7 @@ module npu_vector (
       sx_ox  = ox_q + 24'(seg);
       sx_oy  = oy_q;
       sx_row = row_q;
-      sx_pos = pos_q + AW'(seg);
+      sx_pos = pos_q + AW'(col0_end);
     end
   end
 
@@ -288,7 +312,7 @@ module npu_vector (
   logic is_elt;
   assign is_elt    = kind_q == KAdd || kind_q == KMul;
   assign data_addr = (is_elt && !tap_first_q && bmode_q != 2'd0)
-                     ? cb_b_q : pos_q + tap_off_q + AW'(i_q);
+                     ? cb_b_q : pos_q + tap_off_q + AW'(col);
 
   logic [PW-1:0] gsize_full;
   assign gsize_full = (gs_left_q > PW'(T)) ? PW'(T) : gs_left_q;
@@ -405,7 +429,7 @@ module npu_vector (
             n_kw    = 8'(id.kw); n_kh = 8'(id.kh); n_sw = AW'(id.sw); n_sh = 8'(id.sh);
             n_dil_h = id.dh; n_dw = AW'(id.dw);
             n_za = id.zp_in; n_zo = id.zp_out; n_lo = id.clip_lo; n_hi = id.clip_hi;
-            n_reuse = id.sw == 1;
+            n_reuse = 1'b1;
           end
           default: begin  // LUT
             n_kind  = KLut;
@@ -421,6 +445,7 @@ module npu_vector (
         kind_q    <= n_kind;
         reuse_q   <= n_reuse;
         dwr_q     <= id.dw;
+        swr_q     <= id.sw;
         sw_q      <= n_sw;
         dw_q      <= n_dw;
         sh_step_q <= n_sh_step;
@@ -469,7 +494,10 @@ module npu_vector (
         row_q       <= gs_row_q;
         pos_q       <= gs_pos_q;
         t_q         <= '0;
-        i_q         <= '0;
+        for (int m = 0; m < M; m++) begin
+          jm_q[m] <= '0;
+          cm_q[m] <= IW'(m) * IW'(dwr_q);
+        end
         wj_q        <= '0;
         kx_q        <= '0;
         ky_q        <= '0;
@@ -488,19 +516,27 @@ module npu_vector (
       STap: if (tap_go) begin
         rd_addr_q  <= data_addr;
         rd_tag_q   <= TgData;
-        rd_t_q     <= t_q;
-        rd_i_q     <= i_q;
-        rd_seg_q   <= seg;
-        rd_mc_q    <= mc;
+        rd_srv_q   <= srv;
+        for (int m = 0; m < M; m++) rd_tgt_q[m] <= TIW'(t_q + jm_q[m]);
         rd_first_q <= tap_first_q;
-        rd_last_q  <= taps_end && i_q >= span;
+        rd_last_q  <= taps_end && srv_last;
         rd_b_q     <= kx_q[0] && is_elt;
+        for (int m = 0; m < M; m++) begin
+          if (!seg_end) begin
+            // next read of the segment: the taps it fed move on
+            if (srv[m]) begin
+              jm_q[m] <= jm_q[m] + TW'(1);
+              cm_q[m] <= cm_q[m] + IW'(swr_q);
+            end
+          end else begin
+            jm_q[m] <= '0;
+            cm_q[m] <= IW'(m) * IW'(dwr_q);
+          end
+        end
         if (!seg_end) begin
-          // next line of the segment
-          i_q <= i_q + IW'(1);
+          // next read of the segment (above)
         end else if (!group_tap_end) begin
           // next position (segment) of the group
-          i_q   <= '0;
           t_q   <= t_q + seg;
           ox_q  <= sx_ox;
           oy_q  <= sx_oy;
@@ -508,7 +544,6 @@ module npu_vector (
           pos_q <= sx_pos;
         end else if (!taps_end) begin
           // next pass: back to the group's first position
-          i_q         <= '0;
           wj_q        <= '0;
           t_q         <= '0;
           ox_q        <= gs_ox_q;
@@ -564,16 +599,13 @@ module npu_vector (
   end
 
   // the multipliers a returning data line feeds: tap m of the pass adds it to
-  // position i - m*DW of the segment, when that is one of the segment's
+  // the position its read recorded for it (ret_tgt_q[m]) when it served m
   logic [M-1:0]   fv;
   logic [TIW-1:0] ftgt [M];
   always_comb begin
     for (int m = 0; m < M; m++) begin
-      logic [IW-1:0] off;
-      off     = IW'(m) * IW'(dwr_q);
-      fv[m]   = ret_v_q && state_q != SAbort && ret_tag_q == TgData && MCW'(m) < ret_mc_q
-                && ret_i_q >= off && ret_i_q - off < IW'(ret_seg_q);
-      ftgt[m] = TIW'(IW'(ret_t_q) + ret_i_q - off);
+      fv[m]   = ret_v_q && state_q != SAbort && ret_tag_q == TgData && ret_srv_q[m];
+      ftgt[m] = ret_tgt_q[m];
     end
   end
   always_comb begin
@@ -593,10 +625,8 @@ module npu_vector (
   always_ff @(posedge clk_i) begin
     if (rd_fire) begin
       ret_tag_q   <= rd_tag_q;
-      ret_t_q     <= rd_t_q;
-      ret_i_q     <= rd_i_q;
-      ret_seg_q   <= rd_seg_q;
-      ret_mc_q    <= rd_mc_q;
+      ret_srv_q   <= rd_srv_q;
+      for (int m = 0; m < M; m++) ret_tgt_q[m] <= rd_tgt_q[m];
       ret_first_q <= rd_first_q;
       ret_last_q  <= rd_last_q;
       ret_b_q     <= rd_b_q;

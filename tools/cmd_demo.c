@@ -14,6 +14,9 @@
  *     maxpool  3x3 max pooling, stride 2, pad 1 on 112x112x64 (ResNet stem)
  *     add      residual add of two 56x56x64 tensors of different scales
  *   vec: the three vector layers; all: every layer (about 2 s on the RTL).
+ *   By name only (not in vec or all):
+ *     dwconv2  depthwise 3x3, stride 2, pad 1 on 112x112x96 -> 56x56x96
+ *              (MobileNetV2's features.2)
  * Utilization: tensor engine, MAC utilization = MACs / (cycles * R * C);
  * vector unit, lane utilization = useful lane operations / (cycles * R)
  * (R = array rows = vector lanes; a dwconv's: / (cycles * R *
@@ -267,7 +270,7 @@ out:
 }
 
 /* the layers of --layer */
-enum { L_CONV = 1, L_GEMM = 2, L_DWCONV = 4, L_MAXPOOL = 8, L_ADD = 16 };
+enum { L_CONV = 1, L_GEMM = 2, L_DWCONV = 4, L_MAXPOOL = 8, L_ADD = 16, L_DWCONV2 = 32 };
 #define L_VEC (L_DWCONV | L_MAXPOOL | L_ADD)
 #define L_ALL (L_CONV | L_GEMM | L_VEC)
 
@@ -285,6 +288,8 @@ static void demo_usage(FILE *f)
 		   "    add      vector unit: residual add of two 56x56x64 int8 tensors of different scales\n"
 		   "    vec      dwconv,maxpool,add\n"
 		   "    all      every layer above\n"
+		   "    dwconv2  vector unit: depthwise 3x3, stride 2, pad 1 on 112x112x96 -> 56x56x96\n"
+		   "             (MobileNetV2's features.2; only by name, not in vec or all)\n"
 		   "  Utilization counts every cycle from START to FINISH, DMA included:\n"
 		   "    tensor engine: MAC utilization = MACs / (cycles * R * C), R x C the array\n"
 		   "    vector unit:   lane utilization = useful lane operations / (cycles * R), R = array rows\n"
@@ -302,7 +307,7 @@ static unsigned parse_layers(const char *s)
 		const char *name;
 		unsigned set;
 	} names[] = {{"conv", L_CONV}, {"gemm", L_GEMM}, {"dwconv", L_DWCONV}, {"maxpool", L_MAXPOOL},
-		     {"add", L_ADD},   {"vec", L_VEC},   {"all", L_ALL}};
+		     {"add", L_ADD},   {"vec", L_VEC},   {"all", L_ALL},        {"dwconv2", L_DWCONV2}};
 	unsigned set = 0;
 	while (*s) {
 		size_t n = strcspn(s, ",");
@@ -406,6 +411,22 @@ int cmd_demo(int argc, char **argv)
 		v.clip_hi = 40;
 		fails += run_vec_layer(hw, "dwconv 56x56x128, depthwise 3x3, stride 1, pad 1, per-channel requant, ReLU6",
 				       &v, seed + 2);
+	}
+	if (layers & L_DWCONV2) {
+		/* the same quantization as dwconv, stride 2 */
+		loom_vec_params v;
+		loom_vec_init(&v, LOOM_VEC_DWCONV);
+		v.h = v.w = 112;
+		v.c = 96;
+		v.kh = v.kw = 3;
+		v.sh = v.sw = 2;
+		v.pad_top = v.pad_bottom = v.pad_left = v.pad_right = 1;
+		v.in_zp = -3;
+		v.out_zp = -60;
+		v.clip_lo = -60;
+		v.clip_hi = 40;
+		fails += run_vec_layer(hw, "dwconv2 112x112x96 -> 56x56x96, depthwise 3x3, stride 2, pad 1, per-channel "
+				       "requant, ReLU6", &v, seed + 5);
 	}
 	if (layers & L_MAXPOOL) {
 		loom_vec_params v;

@@ -10,7 +10,7 @@
 #include "loom/regs.h" /* registers, counters, CTRL/STATUS/IRQ bits, LOOM_INSN_BYTES */
 
 #define LOOM_ISA_MAJOR 1
-#define LOOM_ISA_MINOR 2
+#define LOOM_ISA_MINOR 3
 #define LOOM_ID_VALUE 0x4c4f4f4du
 #define LOOM_INSN_WORDS 8
 #define LOOM_MARK_BYTES 64u
@@ -28,11 +28,11 @@
  * (timing only, not results), SP lines of a DWCONV parameter block, LUT
  * entries. */
 #define LOOM_VEC_GROUP 16
-/* Multipliers per lane of the vector unit: a DWCONV with SW = 1 folds each
- * input line it reads into up to LOOM_VEC_MACS output positions, one per
- * tap kx of a pass of up to LOOM_VEC_MACS taps of a kernel row (docs/ISA.md
- * "Vector unit"; 1 is the unit before ISA 1.2). Timing and SP_RD only, not
- * results. */
+/* Multipliers per lane of the vector unit: a DWCONV folds each input line
+ * it reads into up to LOOM_VEC_MACS (position, tap) pairs, the taps kx of a
+ * pass of up to LOOM_VEC_MACS taps of a kernel row (docs/ISA.md "Vector
+ * unit": with SW = 1 since ISA 1.2, every SW since 1.3; 1 is the unit
+ * before ISA 1.2). Timing and SP_RD only, not results. */
 #ifndef LOOM_VEC_MACS
 #define LOOM_VEC_MACS 3
 #endif

@@ -164,17 +164,37 @@ static uint64_t vec_cyc(uint64_t planes, uint64_t P, uint64_t taps, uint64_t w, 
 	return L + fg + 7 + 1;
 }
 
-/* The cycles of a DWCONV with SW = 1 (input reuse, docs/ISA.md "Vector
- * unit"), as a plain loop over every read of npu_vector.sv's sequencer when
- * no bank is contended: per group an SGroup cycle, then per pass (mc =
+/* The (position, tap) pairs column c of a segment of s positions serves in
+ * a pass of mc taps (stride sw, dilation dw): a bit per tap m with
+ * c = j*sw + m*dw, j < s; *j0 and *jl the positions of tap 0 and tap
+ * mc - 1 where served. A brute-force check of every m, not the walker. */
+static unsigned dw_serves(uint64_t c, uint64_t s, uint64_t mc, uint64_t sw, uint64_t dw, uint64_t *j0, uint64_t *jl)
+{
+	unsigned mask = 0;
+	for (uint64_t m = 0; m < mc; m++)
+		if (c >= m * dw && (c - m * dw) % sw == 0 && (c - m * dw) / sw < s) {
+			mask |= 1u << m;
+			if (m == 0)
+				*j0 = c / sw;
+			if (m + 1 == mc)
+				*jl = (c - m * dw) / sw;
+		}
+	return mask;
+}
+
+/* The cycles of a DWCONV (input reuse, docs/ISA.md "Vector unit"), as a
+ * plain loop over every read of npu_vector.sv's sequencer when no bank is
+ * contended: per group an SGroup cycle, then per pass (mc =
  * min(LOOM_VEC_MACS, taps left in the kernel row)) mc weight lines, then
- * per segment (the group's positions in one output row, s of them) s +
- * (mc - 1) * DW line reads, line i folding into position i - m*DW with tap
- * m. The last pass starts after the previous group's last line left the
- * lanes (fire + 1) and hands the finish over; its read completing position
- * t makes t ready 3 cycles later; a first-pass read of line i < s waits
- * for the previous finish's line t + i to have left the lanes. */
-static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+ * per segment (the group's positions in one output row, s of them) one read
+ * per column from 0 to (s - 1)*SW + (mc - 1)*DW that serves some position j
+ * and tap m (column j*SW + m*DW), in increasing order. The last pass starts
+ * after the previous group's last line left the lanes (fire + 1) and hands
+ * the finish over; its read of tap mc - 1 at position j makes t + j ready 3
+ * cycles later; a first-pass read of tap 0 at position j waits for the
+ * previous finish's line t + j to have left the lanes. */
+static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
+		       uint64_t dw)
 {
 	uint64_t x = 2, P = oh * ow, fg = 0, fire[LOOM_VEC_GROUP], rdy[LOOM_VEC_GROUP], last_fire = 0;
 	for (uint64_t pl = 0; pl < planes; pl++) {
@@ -194,16 +214,22 @@ static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, u
 						uint64_t s = ow - (p0 + t) % ow;
 						if (s > g - t)
 							s = g - t;
-						for (uint64_t i = 0; i < s + (mc - 1) * dw; i++, x++) {
-							if (last && !t && !i) {
+						for (uint64_t c = 0; c <= (s - 1) * sw + (mc - 1) * dw; c++) {
+							uint64_t j0 = 0, jl = 0;
+							unsigned mask = dw_serves(c, s, mc, sw, dw, &j0, &jl);
+							if (!mask)
+								continue;
+							if (last && !t && !c) {
 								if (fg && x < last_fire + 1)
 									x = last_fire + 1;
 								L = x;
-							} else if (first && !last && i < s && t + i < fg && x < fire[t + i] + 1) {
-								x = fire[t + i] + 1;
+							} else if (first && !last && (mask & 1) && t + j0 < fg &&
+								   x < fire[t + j0] + 1) {
+								x = fire[t + j0] + 1;
 							}
-							if (last && i >= (mc - 1) * dw)
-								rdy[t + i - (mc - 1) * dw] = x + 3;
+							if (last && mask >> (mc - 1) & 1)
+								rdy[t + jl] = x + 3;
+							x++;
 						}
 						t += s;
 					}
@@ -220,8 +246,8 @@ static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, u
 	return last_fire + 5 + 1;
 }
 
-/* The lines a DWCONV with SW = 1 reads per plane, as dw_cyc walks them */
-static uint64_t dw_reads(uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t dw)
+/* The lines a DWCONV reads per plane, as dw_cyc walks them */
+static uint64_t dw_reads(uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw)
 {
 	uint64_t n = 9, P = oh * ow;
 	for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
@@ -233,7 +259,8 @@ static uint64_t dw_reads(uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uin
 				for (uint64_t t = 0; t < g;) {
 					uint64_t s = ow - (p0 + t) % ow;
 					s = s > g - t ? g - t : s;
-					n += s + (mc - 1) * dw;
+					for (uint64_t c = 0, j0, jl; c <= (s - 1) * sw + (mc - 1) * dw; c++)
+						n += dw_serves(c, s, mc, sw, dw, &j0, &jl) != 0;
 					t += s;
 				}
 				kx += mc;
@@ -863,22 +890,17 @@ static void test_vec_dwconv(struct t *t, const struct win *dw0)
 	}
 	CHECK(special_ok, "%s: %s: test data has s > 0 in lane 0, s < 0 in lane 1", n, what);
 	lines_eq(t, got, exp, 0, L, what);
-	if (w.sw == 1) { /* input reuse */
-		uint64_t ec = dw_cyc(w.ncb, w.oh, w.ow, w.kh, w.kw, w.dw);
-		uint64_t e[LOOM_EVT_COUNT] = {0};
-		e[LOOM_EVT_SP_WR] = 2 * (uint64_t)L + w.ncb * w.oh * w.ow;
-		e[LOOM_EVT_SP_RD] = L + w.ncb * dw_reads(w.oh, w.ow, w.kh, w.kw, w.dw);
-		e[LOOM_EVT_VEC_LINES] = (uint64_t)w.ncb * w.oh * w.ow * w.kh * w.kw;
-		e[LOOM_EVT_RQ_VALUES] = (uint64_t)w.ncb * w.oh * w.ow * R;
-		evt_eq(t, what, e);
-		vec_cycles(t, what, &o, 1, busy, ec);
-		double c = loom_cyc_dw(w.ncb, w.oh, w.ow, w.kh, w.kw, w.dw);
-		CHECK((uint64_t)c + 1 == ec, "%s: %s: loom_cyc_dw %.0f + 1 == %llu", n, what, c, (unsigned long long)ec);
-	} else {
-		uint64_t ec = vec_cyc(w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9, 0);
-		vec_evt(t, what, L, w.ncb, w.oh * w.ow, w.kh * w.kw, 1, 9 * w.ncb);
-		vec_cycles(t, what, &o, 1, busy, ec);
-	}
+	/* input reuse, every stride */
+	uint64_t ec = dw_cyc(w.ncb, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
+	uint64_t e[LOOM_EVT_COUNT] = {0};
+	e[LOOM_EVT_SP_WR] = 2 * (uint64_t)L + w.ncb * w.oh * w.ow;
+	e[LOOM_EVT_SP_RD] = L + w.ncb * dw_reads(w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
+	e[LOOM_EVT_VEC_LINES] = (uint64_t)w.ncb * w.oh * w.ow * w.kh * w.kw;
+	e[LOOM_EVT_RQ_VALUES] = (uint64_t)w.ncb * w.oh * w.ow * R;
+	evt_eq(t, what, e);
+	vec_cycles(t, what, &o, 1, busy, ec);
+	double c = loom_cyc_dw(w.ncb, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
+	CHECK((uint64_t)c + 1 == ec, "%s: %s: loom_cyc_dw %.0f + 1 == %llu", n, what, c, (unsigned long long)ec);
 	free(img);
 	free(got);
 	free(exp);
@@ -1008,6 +1030,17 @@ void test_vec(struct t *t)
 	/* SW 1, DW 2, KW 5 (passes of 3 and 2 taps), rows of 9 in groups of 16 */
 	struct win dw4 = {0, 400, 17, 4, 9, 3, 3, 5, 2, 1, 1, 2, 1, 1, -2, -128, 127, 0, 0, 0, 300, 350};
 	test_vec_dwconv(t, &dw4);
+	/* SW 2 and 3 (ISA 1.3): SW 2 DW 1 3x3, rows of 11 (an even column serves
+	 * two positions, an odd one one); SW 2 DW 2 KW 5 (odd columns serve
+	 * none); SW 3 DW 1 KW 4 (passes of 3 and 1 taps); SW 3 DW 2, 2 planes */
+	struct win dw5 = {0, 200, 23, 7, 11, 3, 1, 3, 3, 2, 2, 1, 1, -3, 2, -100, 110, 0, 0, 0, 170, 180};
+	struct win dw6 = {0, 220, 21, 4, 7, 3, 2, 5, 2, 2, 1, 2, 1, 1, -2, -128, 127, 0, 0, 0, 170, 200};
+	struct win dw7 = {0, 220, 19, 9, 6, 3, 1, 4, 3, 3, 3, 1, 1, 5, -4, -128, 127, 0, 0, 0, 180, 200};
+	struct win dw8 = {0, 170, 17, 4, 5, 4, 2, 3, 1, 3, 1, 2, 1, 0, 0, -128, 127, 0, 0, 0, 140, 150};
+	test_vec_dwconv(t, &dw5);
+	test_vec_dwconv(t, &dw6);
+	test_vec_dwconv(t, &dw7);
+	test_vec_dwconv(t, &dw8);
 	test_vec_lut(t);
 	test_vec_tokens(t);
 }
