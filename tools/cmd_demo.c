@@ -269,6 +269,23 @@ out:
 	return rc;
 }
 
+/* the demo's depthwise 3x3 (MobileNet's): an h x h x c input, pad 1, this
+ * stride; ReLU6 clips to [q(0), q(6)] = [out_zp, out_zp + 6 / scale] with
+ * an output scale of 6/100 */
+static void demo_dwconv(loom_vec_params *v, uint32_t h, uint32_t c, uint32_t stride)
+{
+	loom_vec_init(v, LOOM_VEC_DWCONV);
+	v->h = v->w = h;
+	v->c = c;
+	v->kh = v->kw = 3;
+	v->sh = v->sw = stride;
+	v->pad_top = v->pad_bottom = v->pad_left = v->pad_right = 1;
+	v->in_zp = -3;
+	v->out_zp = -60;
+	v->clip_lo = -60;
+	v->clip_hi = 40;
+}
+
 /* the layers of --layer */
 enum { L_CONV = 1, L_GEMM = 2, L_DWCONV = 4, L_MAXPOOL = 8, L_ADD = 16, L_DWCONV2 = 32 };
 #define L_VEC (L_DWCONV | L_MAXPOOL | L_ADD)
@@ -397,34 +414,14 @@ int cmd_demo(int argc, char **argv)
 		fails += run_layer(hw, "gemm 256x1024 * 1024x256", &c, &g, seed + 1);
 	}
 	if (layers & L_DWCONV) {
-		/* MobileNet: ReLU6 clips to [q(0), q(6)] = [out_zp, out_zp + 6 / scale]
-		 * with an output scale of 6/100 */
 		loom_vec_params v;
-		loom_vec_init(&v, LOOM_VEC_DWCONV);
-		v.h = v.w = 56;
-		v.c = 128;
-		v.kh = v.kw = 3;
-		v.pad_top = v.pad_bottom = v.pad_left = v.pad_right = 1;
-		v.in_zp = -3;
-		v.out_zp = -60;
-		v.clip_lo = -60;
-		v.clip_hi = 40;
+		demo_dwconv(&v, 56, 128, 1);
 		fails += run_vec_layer(hw, "dwconv 56x56x128, depthwise 3x3, stride 1, pad 1, per-channel requant, ReLU6",
 				       &v, seed + 2);
 	}
 	if (layers & L_DWCONV2) {
-		/* the same quantization as dwconv, stride 2 */
 		loom_vec_params v;
-		loom_vec_init(&v, LOOM_VEC_DWCONV);
-		v.h = v.w = 112;
-		v.c = 96;
-		v.kh = v.kw = 3;
-		v.sh = v.sw = 2;
-		v.pad_top = v.pad_bottom = v.pad_left = v.pad_right = 1;
-		v.in_zp = -3;
-		v.out_zp = -60;
-		v.clip_lo = -60;
-		v.clip_hi = 40;
+		demo_dwconv(&v, 112, 96, 2);
 		fails += run_vec_layer(hw, "dwconv2 112x112x96 -> 56x56x96, depthwise 3x3, stride 2, pad 1, per-channel "
 				       "requant, ReLU6", &v, seed + 5);
 	}

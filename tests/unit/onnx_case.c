@@ -43,6 +43,32 @@ char *oc_xstrdup(const char *s)
 	return oc_must_ptr(strdup(s), "strdup");
 }
 
+void oc_fill(float *v, size_t n, unsigned seed, float s)
+{
+	uint32_t x = 0x9e3779b9u * (seed + 1);
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1664525u + 1013904223u;
+		v[i] = s * ((float)(x >> 8) / 8388608.0f - 1.0f);
+	}
+}
+
+int oc_const(loom_graph *g, const char *name, int rank, const int64_t *dims, unsigned seed, float s)
+{
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	float *v = oc_xmalloc((size_t)n * sizeof *v);
+	oc_fill(v, (size_t)n, seed, s);
+	int t = OC_MUST(loom_graph_add_tensor(g, name, LOOM_DT_FLOAT, rank, dims, v, 1));
+	free(v);
+	return t;
+}
+
+int oc_value(loom_graph *g, const char *name)
+{
+	return OC_MUST(loom_graph_add_tensor(g, name, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0));
+}
+
 loom_graph *oc_graph_new(int64_t opset, const char *path)
 {
 	loom_graph *g = OC_MUSTP(loom_graph_new(opset, "test"));

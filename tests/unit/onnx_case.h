@@ -23,6 +23,13 @@ void *oc_must_ptr(void *p, const char *what);
 void *oc_xmalloc(size_t n);
 char *oc_xstrdup(const char *s);
 
+/* n deterministic values in about [-s, s] (a linear congruential walk from seed) */
+void oc_fill(float *v, size_t n, unsigned seed, float s);
+/* a new float constant tensor of these dims, oc_fill'ed (seed, s); returns its index */
+int oc_const(loom_graph *g, const char *name, int rank, const int64_t *dims, unsigned seed, float s);
+/* a node output (type and shape from inference); returns its index */
+int oc_value(loom_graph *g, const char *name);
+
 /* an empty graph "test" of this opset with this path (e.g. "(built by ...)") */
 loom_graph *oc_graph_new(int64_t opset, const char *path);
 /* a new graph input tensor; data (may be NULL) copied; returns its index */

@@ -103,34 +103,6 @@
 /* what build_net puts after fc, or breaks */
 enum tail { PLAIN, SOFTMAX, UNKNOWN_OP, BAD_WEIGHTS };
 
-/* n deterministic values in about [-s, s] */
-static void fill(float *v, size_t n, unsigned seed, float s)
-{
-	uint32_t x = 0x9e3779b9u * (seed + 1);
-	for (size_t i = 0; i < n; i++) {
-		x = x * 1664525u + 1013904223u;
-		v[i] = s * ((float)(x >> 8) / 8388608.0f - 1.0f);
-	}
-}
-
-static int gconst(loom_graph *g, const char *name, int rank, const int64_t *dims, unsigned seed, float s)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= dims[i];
-	float *v = oc_xmalloc((size_t)n * sizeof *v);
-	fill(v, (size_t)n, seed, s);
-	int t = OC_MUST(loom_graph_add_tensor(g, name, FL, rank, dims, v, 1));
-	free(v);
-	return t;
-}
-
-/* a node output (type and shape from inference) */
-static int gval(loom_graph *g, const char *name)
-{
-	return OC_MUST(loom_graph_add_tensor(g, name, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0));
-}
-
 static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *in, int nin, int out)
 {
 	int i = OC_MUST(loom_graph_add_node(g, op, name, in, nin, &out, 1));
@@ -144,12 +116,12 @@ static loom_graph *build_net(enum tail tail)
 {
 	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
 	int x = oc_add_input(g, "x", FL, 4, D(1, 3, 8, 8), NULL);
-	int w1 = gconst(g, "w1", 4, D(8, tail == BAD_WEIGHTS ? 4 : 3, 3, 3), 1, 0.4f);
-	int b1 = gconst(g, "b1", 1, D(8), 2, 0.1f);
-	int w2 = gconst(g, "w2", 2, D(NY, 128), 3, 0.2f);
-	int b2 = gconst(g, "b2", 1, D(NY), 4, 0.1f);
-	int c1 = gval(g, "c1"), r1 = gval(g, "r1"), p1 = gval(g, "p1"), f1 = gval(g, "f1");
-	int z = gval(g, tail == PLAIN ? "y" : "z");
+	int w1 = oc_const(g, "w1", 4, D(8, tail == BAD_WEIGHTS ? 4 : 3, 3, 3), 1, 0.4f);
+	int b1 = oc_const(g, "b1", 1, D(8), 2, 0.1f);
+	int w2 = oc_const(g, "w2", 2, D(NY, 128), 3, 0.2f);
+	int b2 = oc_const(g, "b2", 1, D(NY), 4, 0.1f);
+	int c1 = oc_value(g, "c1"), r1 = oc_value(g, "r1"), p1 = oc_value(g, "p1"), f1 = oc_value(g, "f1");
+	int z = oc_value(g, tail == PLAIN ? "y" : "z");
 	loom_node *n = gnode(g, "Conv", "conv1", (const int[]){x, w1, b1}, 3, c1);
 	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
 	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
@@ -161,7 +133,7 @@ static loom_graph *build_net(enum tail tail)
 	OC_MUST(loom_node_set_attr_int(gnode(g, "Gemm", "fc", (const int[]){f1, w2, b2}, 3, z), "transB", 1));
 	int y = z;
 	if (tail == SOFTMAX || tail == UNKNOWN_OP) {
-		y = gval(g, "y");
+		y = oc_value(g, "y");
 		gnode(g, tail == SOFTMAX ? "Softmax" : "FrobnicateTensor", tail == SOFTMAX ? "sm" : "frob", &z, 1, y);
 	}
 	OC_MUST(loom_graph_add_output(g, y));
@@ -621,9 +593,9 @@ static loom_graph *build_res(int b_out)
 {
 	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
 	int x = oc_add_input(g, "x", FL, 4, D(1, 16, 6, 6), NULL);
-	int wa = gconst(g, "wa", 4, D(16, 16, 3, 3), 6, 0.1f), ba = gconst(g, "ba", 1, D(16), 7, 0.1f);
-	int wb = gconst(g, "wb", 4, D(16, 16, 1, 1), 8, 0.3f), bb = gconst(g, "bb", 1, D(16), 9, 0.1f);
-	int a = gval(g, "a"), ra = gval(g, "ra"), b = gval(g, "b"), s = gval(g, "s"), y = gval(g, "y");
+	int wa = oc_const(g, "wa", 4, D(16, 16, 3, 3), 6, 0.1f), ba = oc_const(g, "ba", 1, D(16), 7, 0.1f);
+	int wb = oc_const(g, "wb", 4, D(16, 16, 1, 1), 8, 0.3f), bb = oc_const(g, "bb", 1, D(16), 9, 0.1f);
+	int a = oc_value(g, "a"), ra = oc_value(g, "ra"), b = oc_value(g, "b"), s = oc_value(g, "s"), y = oc_value(g, "y");
 	loom_node *n = gnode(g, "Conv", "ca", (const int[]){x, wa, ba}, 3, a);
 	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
 	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
@@ -681,13 +653,13 @@ static loom_graph *build_ew(int sig_out)
 {
 	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
 	int x = oc_add_input(g, "x", FL, 4, D(1, 16, 6, 6), NULL);
-	int w = gconst(g, "w", 4, D(16, 16, 3, 3), 11, 0.15f), b = gconst(g, "b", 1, D(16), 12, 0.2f);
+	int w = oc_const(g, "w", 4, D(16, 16, 3, 3), 11, 0.15f), b = oc_const(g, "b", 1, D(16), 12, 0.2f);
 	static const float kv[3] = {1.41421356f, 1.0f, 0.5f};
 	int k2 = OC_MUST(loom_graph_add_tensor(g, "sqrt2", FL, 1, D(1), &kv[0], 1));
 	int k1 = OC_MUST(loom_graph_add_tensor(g, "one", FL, 1, D(1), &kv[1], 1));
 	int kh = OC_MUST(loom_graph_add_tensor(g, "half", FL, 1, D(1), &kv[2], 1));
-	int c = gval(g, "c"), sg = gval(g, "sg"), sl = gval(g, "sl"), dv = gval(g, "dv"), ef = gval(g, "ef");
-	int a1 = gval(g, "a1"), gx = gval(g, "gxo"), y = gval(g, "y");
+	int c = oc_value(g, "c"), sg = oc_value(g, "sg"), sl = oc_value(g, "sl"), dv = oc_value(g, "dv"), ef = oc_value(g, "ef");
+	int a1 = oc_value(g, "a1"), gx = oc_value(g, "gxo"), y = oc_value(g, "y");
 	loom_node *n = gnode(g, "Conv", "conv", (const int[]){x, w, b}, 3, c);
 	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
 	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
@@ -717,7 +689,7 @@ static void test_ew_region(void)
 		const char *kinds;
 	} cs[] = {{NULL, 0, "conv lut"}, {NULL, 1, "conv lut eltwise lut"}, {"erf", 0, NULL}};
 	float x[NE], want[NE];
-	fill(x, NE, 13, 1.5f);
+	oc_fill(x, NE, 13, 1.5f);
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
 		char L[96], err[1024] = "", kinds[256];
 		snprintf(L, sizeof L, "elementwise regions%s%s%s", cs[i].sig_out ? ", sig a graph output" : "",
@@ -780,12 +752,12 @@ static loom_graph *build_tr(int rank)
 	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
 	const int64_t *xd = rank == 4 ? D(1, 16, 6, 6) : D(1, 16, 12);
 	int x = oc_add_input(g, "x", FL, rank, xd, NULL);
-	int w1 = gconst(g, "w1", rank, rank == 4 ? D(16, 16, 1, 1) : D(16, 16, 1), 31, 0.3f);
-	int w2 = gconst(g, "w2", rank, rank == 4 ? D(16, 24, 1, 1) : D(16, 24, 1), 32, 0.3f);
-	int wm = gconst(g, "wm", 2, D(16, 24), 33, 0.3f), bm = gconst(g, "bm", 1, D(24), 34, 0.2f);
-	int k = gconst(g, "k", rank - 1, rank == 4 ? D(24, 1, 1) : D(24, 1), 35, 1.0f);
-	int c1 = gval(g, "c1"), t1 = gval(g, "t1"), mm = gval(g, "mmo"), ab = gval(g, "abo"), t2 = gval(g, "t2"),
-	    ls = gval(g, "lso"), y = gval(g, "y");
+	int w1 = oc_const(g, "w1", rank, rank == 4 ? D(16, 16, 1, 1) : D(16, 16, 1), 31, 0.3f);
+	int w2 = oc_const(g, "w2", rank, rank == 4 ? D(16, 24, 1, 1) : D(16, 24, 1), 32, 0.3f);
+	int wm = oc_const(g, "wm", 2, D(16, 24), 33, 0.3f), bm = oc_const(g, "bm", 1, D(24), 34, 0.2f);
+	int k = oc_const(g, "k", rank - 1, rank == 4 ? D(24, 1, 1) : D(24, 1), 35, 1.0f);
+	int c1 = oc_value(g, "c1"), t1 = oc_value(g, "t1"), mm = oc_value(g, "mmo"), ab = oc_value(g, "abo"), t2 = oc_value(g, "t2"),
+	    ls = oc_value(g, "lso"), y = oc_value(g, "y");
 	gnode(g, "Conv", "c1", (const int[]){x, w1}, 2, c1);
 	OC_MUST(loom_node_set_attr_ints(gnode(g, "Transpose", "t1", &c1, 1, t1), "perm",
 					rank == 4 ? D(0, 2, 3, 1) : D(0, 2, 1), rank));
@@ -812,7 +784,7 @@ static void test_transpose_rows(void)
 		snprintf(L, sizeof L, "channels last and back, rank %d", rank);
 		int n = rank == 4 ? NE : 16 * 12;
 		float x[NE], want[NE];
-		fill(x, (size_t)n, 36, 1.0f);
+		oc_fill(x, (size_t)n, 36, 1.0f);
 		loom_tensor cin = {.name = "x", .dtype = FL, .rank = rank, .data = x};
 		memcpy(cin.dims, rank == 4 ? D(1, 16, 6, 6) : D(1, 16, 12), sizeof(int64_t) * (size_t)rank);
 		loom_compile_opts o = {.calib_inputs = &cin, .calib_ninputs = 1};
@@ -848,8 +820,8 @@ static loom_graph *build_grouped(int64_t cin, int64_t cout, int64_t grp)
 {
 	loom_graph *g = oc_graph_new(13, "(built by test_compile)");
 	int x = oc_add_input(g, "x", FL, 4, D(1, cin, 6, 6), NULL);
-	int w = gconst(g, "w", 4, D(cout, cin / grp, 3, 3), 21, 0.3f), b = gconst(g, "b", 1, D(cout), 22, 0.2f);
-	int c = gval(g, "c"), y = gval(g, "y");
+	int w = oc_const(g, "w", 4, D(cout, cin / grp, 3, 3), 21, 0.3f), b = oc_const(g, "b", 1, D(cout), 22, 0.2f);
+	int c = oc_value(g, "c"), y = oc_value(g, "y");
 	loom_node *n = gnode(g, "Conv", "gconv", (const int[]){x, w, b}, 3, c);
 	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
 	OC_MUST(loom_node_set_attr_ints(n, "pads", D(1, 1, 1, 1), 4));
@@ -880,7 +852,7 @@ static void test_grouped(void)
 			 (long long)cs[i].cout, (long long)cs[i].grp);
 		int nx = (int)(cs[i].cin * 36), ny = (int)(cs[i].cout * 36);
 		float *x = oc_xmalloc(sizeof(float) * (size_t)(nx + ny)), *want = x + nx;
-		fill(x, (size_t)nx, 23, 1.0f);
+		oc_fill(x, (size_t)nx, 23, 1.0f);
 		loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, cs[i].cin, 6, 6}, .data = x};
 		loom_compile_opts o = {.calib_inputs = &cin, .calib_ninputs = 1};
 		loom_compile_report rep;
@@ -922,7 +894,7 @@ static void test_run(void)
 		return;
 	}
 	float x[NX], want[NY];
-	fill(x, NX, 5, 1.0f);
+	oc_fill(x, NX, 5, 1.0f);
 	loom_graph *ref = build_net(PLAIN);
 	char err[1024] = "";
 	int xt = tensor_named(ref, "x");

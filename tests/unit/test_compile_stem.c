@@ -50,40 +50,13 @@
 #define CO 32 /* stem filters */
 #define OH 6  /* stem output height and width */
 
-/* n deterministic values in about [-s, s] */
-static void fill(float *v, size_t n, unsigned seed, float s)
-{
-	uint32_t x = 0x9e3779b9u * (seed + 1);
-	for (size_t i = 0; i < n; i++) {
-		x = x * 1664525u + 1013904223u;
-		v[i] = s * ((float)(x >> 8) / 8388608.0f - 1.0f);
-	}
-}
-
-static int gconst(loom_graph *g, const char *name, int rank, const int64_t *dims, unsigned seed, float s)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= dims[i];
-	float *v = oc_xmalloc((size_t)n * sizeof *v);
-	fill(v, (size_t)n, seed, s);
-	int t = OC_MUST(loom_graph_add_tensor(g, name, FL, rank, dims, v, 1));
-	free(v);
-	return t;
-}
-
-static int gval(loom_graph *g, const char *name)
-{
-	return OC_MUST(loom_graph_add_tensor(g, name, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0));
-}
-
 /* the graphs of the opening comment: copy adds the MaxPool of x */
 static loom_graph *build_stem(int64_t nb, int copy)
 {
 	loom_graph *g = oc_graph_new(13, "(built by test_compile_stem)");
 	int x = oc_add_input(g, "x", FL, 4, D(nb, 3, HW, HW), NULL);
-	int w = gconst(g, "w", 4, D(CO, 3, 3, 3), 1, 0.4f), b = gconst(g, "b", 1, D(CO), 2, 0.1f);
-	int c = gval(g, "c"), y = gval(g, "y");
+	int w = oc_const(g, "w", 4, D(CO, 3, 3, 3), 1, 0.4f), b = oc_const(g, "b", 1, D(CO), 2, 0.1f);
+	int c = oc_value(g, "c"), y = oc_value(g, "y");
 	int ni = OC_MUST(loom_graph_add_node(g, "Conv", "stem", (const int[]){x, w, b}, 3, &c, 1));
 	loom_node *n = &g->nodes[ni];
 	OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(3, 3), 2));
@@ -92,7 +65,7 @@ static loom_graph *build_stem(int64_t nb, int copy)
 	OC_MUST(loom_graph_add_node(g, "Relu", "relu", &c, 1, &y, 1));
 	OC_MUST(loom_graph_add_output(g, y));
 	if (copy) {
-		int z = gval(g, "z");
+		int z = oc_value(g, "z");
 		ni = OC_MUST(loom_graph_add_node(g, "MaxPool", "pool", &x, 1, &z, 1));
 		n = &g->nodes[ni];
 		OC_MUST(loom_node_set_attr_ints(n, "kernel_shape", D(2, 2), 2));
@@ -363,7 +336,7 @@ static void test_stem(int64_t nb, const char *fw, const char *path)
 	char L[64], err[2048] = "";
 	size_t nx = (size_t)(nb * 3 * HW * HW);
 	float *x = oc_xmalloc(nx * sizeof *x);
-	fill(x, nx, 7, 1.5f);
+	oc_fill(x, nx, 7, 1.5f);
 	loom_model *mh = NULL, *mc = NULL;
 	loom_compile_report rep;
 	memset(&rep, 0, sizeof rep);
