@@ -88,8 +88,8 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built synth bench-array fuzz systemc \
-        systemc-rtl
+.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built tests-hw synth bench-array fuzz \
+        systemc systemc-rtl
 all: cli rtl firmware systemc
 
 setup: $(SETUP)
@@ -451,8 +451,17 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 	sh scripts/setup.sh cluster
 	@touch $@
 
-tests-built: cli firmware systemc $(SC_TEST) models $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(GEMM_GENERIC_TEST) $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) \
-             $(CLUSTER_SETUP)
+# (models first and tests-hw beside the C builds: the models' export is one
+# long Python process and the RTL builds one make each, so with -j they
+# overlap the rest instead of waiting for it)
+tests-built: models tests-hw cli firmware systemc $(SC_TEST) $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(GEMM_GENERIC_TEST) \
+             $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) $(CLUSTER_SETUP)
+
+# the verilated models the tests use: every test configuration's RTL, the
+# cycle-accurate SystemC module on two, the block tests. After what their
+# sub-makes would otherwise build too (the CLI and firmware for the default
+# RTL's profile training, the SystemC library, the tests' check.o)
+tests-hw: cli firmware systemc $(CHECK_O)
 	@for c in $(TEST_CONFIGS); do $(MAKE) --no-print-directory rtl HW=$$c || exit 1; done
 	@for c in default small; do $(MAKE) --no-print-directory systemc-rtl HW=$$c || exit 1; done
 	@for b in $(BLOCK_TESTS); do $(MAKE) --no-print-directory block BLK=$${b%%:*} HW=$${b##*:} || exit 1; done

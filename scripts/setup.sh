@@ -28,12 +28,15 @@ have_hdr /usr/include/onnx/onnx.proto || need="$need libonnx-dev"
 have_hdr /usr/share/libonnx-testdata/data/node || need="$need libonnx-testdata"
 # scripts/export_models.py: real model architectures exported by PyTorch
 # (Debian's Python packages, seen by /usr/bin/python3 only)
-if ! /usr/bin/python3 -c 'import torch, torchvision, onnx, sklearn' >/dev/null 2>&1; then
+# (found, not imported: importing torch takes seconds, and every build waits
+# for this script)
+have_py() { /usr/bin/python3 -c "import importlib.util as u, sys; sys.exit(0 if all(u.find_spec(m) for m in sys.argv[1:]) else 1)" "$@" >/dev/null 2>&1; }
+if ! have_py torch torchvision onnx sklearn; then
 	need="$need python3 python3-torch python3-torchvision python3-onnx python3-sklearn"
 fi
 # loom sweep's plots: Debian's matplotlib for /usr/bin/python3, which
 # scripts/sweep_plot.py uses (an external program; loom itself runs no Python)
-/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || need="$need python3-matplotlib"
+have_py matplotlib || need="$need python3-matplotlib"
 # `sh scripts/setup.sh fuzz` (make fuzz, make test-full): clang and its
 # libFuzzer runtime for the fuzz targets of tests/fuzz
 if [ "$1" = fuzz ]; then

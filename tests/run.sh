@@ -36,7 +36,7 @@ suite() {
 	echo "--- $name: $p passed, $f failed, exit $rc, $(( $(date +%s) - start ))s"
 }
 
-if [ -n "$FULL" ]; then COSIM_N=1000; else COSIM_N=250; fi
+if [ -n "$FULL" ]; then COSIM_N=1000; SAN_SWEEP=all; else COSIM_N=250; SAN_SWEEP=quick; fi
 
 # the house (docs/ARCHITECTURE.md): includes only downward, no file over 1500
 # lines, no function over 150; docs/OPERATORS.md's table is the code's
@@ -200,7 +200,8 @@ suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
 suite asan-compile-stem "$B/tests/san_test_compile_stem"
 suite asan-exec-req "$B/tests/san_test_exec_req"
-suite asan-sweep "$B/tests/san_test_sweep" "$B/models"
+# (make test: the digits CNN's sweep points only; SqueezeNet's under the sanitizers in test-full)
+suite asan-sweep "$B/tests/san_test_sweep" "$B/models" $SAN_SWEEP
 suite asan-area "$B/tests/san_test_area"
 suite asan-directed "$B/tests/san_test_directed" --backend cmodel --hw odd
 # compile, model file and runtime under the sanitizers: the ONNX cases and
