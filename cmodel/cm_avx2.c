@@ -1,6 +1,7 @@
 /* cm_avx2.c - the C model's AVX2 kernels (cm_exec.c calls them when the
  * host's CPU has AVX2, cm_dp_pick): MATMUL, the requantization of a row
- * (STORE from the accumulator, DWCONV) and ELTWISE. Each gives the bytes
+ * (STORE from the accumulator, DWCONV), ELTWISE and STORE SOURCE 3's
+ * residual add of a row. Each gives the bytes
  * of its generic counterpart in cm_exec.c exactly; the functions carry
  * target("avx2") so the rest of the build keeps its plain flags.
  *
@@ -480,6 +481,54 @@ AVX2_INLINE void put16(int8_t *o, __m256i v0, __m256i v1)
 	_mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(p));
 }
 
+/* the constants of an ELTWISE line (elt_prep) and one line of n bytes
+ * (elt_row): o = requant(a, b) with n a multiple of 8 handled 8 at a time */
+typedef struct eltk {
+	__m256i zpa, zpb, zab, mab, zp, lo, hi;
+	rqc k;
+} eltk;
+
+AVX2_INLINE eltk elt_prep(const cm_elt *e)
+{
+	eltk c;
+	c.zpa = _mm256_set1_epi32(e->zpa);
+	c.zpb = _mm256_set1_epi32(e->zpb);
+	/* ADD: (a - zpa, b - zpb) as int16 pairs (each within +-255) times
+	 * (MULT_A, MULT_B) in one vpmaddwd, exact in int32 */
+	c.zab = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)e->zpa | (uint32_t)(uint16_t)e->zpb << 16));
+	c.mab = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)e->ma | (uint32_t)(uint16_t)e->mb << 16));
+	c.k = rq_prep(_mm256_setzero_si256(), _mm256_set1_epi32(e->mult), _mm256_set1_epi32(e->shift));
+	c.zp = _mm256_set1_epi32(e->zp);
+	c.lo = _mm256_set1_epi32(e->lo);
+	c.hi = _mm256_set1_epi32(e->hi);
+	return c;
+}
+
+/* po may be pa or pb: each 8 bytes are read before they are written */
+AVX2_INLINE void elt_row(int8_t *po, const int8_t *pa, const int8_t *pb, uint32_t n, const cm_elt *e, const eltk *c)
+{
+	uint32_t r = 0;
+	for (; r + 8 <= n; r += 8) {
+		const __m128i va = _mm_loadl_epi64((const __m128i *)(pa + r));
+		const __m128i vb = _mm_loadl_epi64((const __m128i *)(pb + r));
+		__m256i x;
+		if (e->mul) {
+			__m256i da = _mm256_sub_epi32(_mm256_cvtepi8_epi32(va), c->zpa);
+			__m256i db = _mm256_sub_epi32(_mm256_cvtepi8_epi32(vb), c->zpb);
+			x = _mm256_mullo_epi32(da, db);
+		} else {
+			__m256i ab = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(va, vb)), c->zab);
+			x = _mm256_madd_epi16(ab, c->mab);
+		}
+		put8(po + r, rq8(x, &c->k, c->zp, c->lo, c->hi));
+	}
+	for (; r < n; r++) {
+		int32_t da = pa[r] - e->zpa, db = pb[r] - e->zpb;
+		int32_t x = e->mul ? da * db : e->ma * da + e->mb * db;
+		po[r] = loom_requant(x, 0, e->mult, e->shift, e->zp, e->lo, e->hi);
+	}
+}
+
 AVX2 void cm_requant_avx2(int8_t *out, const int32_t *a, const cm_rq *q, uint32_t n)
 {
 	const __m256i zp = _mm256_set1_epi32(q->zp), lo = _mm256_set1_epi32(q->lo), hi = _mm256_set1_epi32(q->hi);
@@ -494,10 +543,10 @@ AVX2 void cm_requant_avx2(int8_t *out, const int32_t *a, const cm_rq *q, uint32_
 		out[c] = loom_requant(a[c], q->bias[c], q->mult[c], q->shift[c], q->zp, q->lo, q->hi);
 }
 
-/* lint: long function: the constants once, then the rows (16 columns, 8 at a time, the rest) */
+/* lint: long function: the constants once, then the rows (16 columns, 8 at a time, the rest, the residual add) */
 AVX2 void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
 			   uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
-			   uint64_t s3)
+			   uint64_t s3, const int8_t *res, uint64_t rstep, const cm_elt *e)
 {
 	const __m256i zp = _mm256_set1_epi32(q->zp), lo = _mm256_set1_epi32(q->lo), hi = _mm256_set1_epi32(q->hi);
 	rqc k[8];
@@ -511,11 +560,16 @@ AVX2 void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const 
 	}
 	const int fast = q->lo <= q->hi;
 	const __m256i zp16 = _mm256_set1_epi16(q->zp), lo16 = _mm256_set1_epi16(q->lo), hi16 = _mm256_set1_epi16(q->hi);
+	eltk ek;
+	if (e)
+		ek = elt_prep(e);
+	int8_t row[64];
 	for (uint64_t i3 = 0; i3 < n3; i3++)
 		for (uint64_t i2 = 0; i2 < n2; i2++) {
 			uint64_t dst = base + i3 * s3 + i2 * s2;
 			for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
-				int8_t *o = (int8_t *)dram + dst;
+				/* with a residual add the requantized row first, then the add into DRAM */
+				int8_t *o = e ? row : (int8_t *)dram + dst;
 				uint32_t v = 0;
 				if (fast)
 					for (; v + 2 <= nv; v += 2)
@@ -530,6 +584,10 @@ AVX2 void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const 
 					put8(o + 8 * v, rq8(_mm256_loadu_si256((const __m256i *)(acc + 8 * v)), &k[v], zp, lo, hi));
 				for (uint32_t c = 8 * nv; c < n0; c++)
 					o[c] = loom_requant(acc[c], q->bias[c], q->mult[c], q->shift[c], q->zp, q->lo, q->hi);
+				if (e) {
+					elt_row((int8_t *)dram + dst, row, res, n0, e, &ek);
+					res += rstep;
+				}
 			}
 		}
 }
@@ -539,39 +597,11 @@ AVX2 void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const 
 AVX2 void cm_eltwise_avx2(int8_t *sp, uint32_t R, uint64_t a0, uint64_t b0, uint64_t bstep, uint64_t o0, uint64_t nl,
 			  const cm_elt *e)
 {
-	const __m256i zpa = _mm256_set1_epi32(e->zpa), zpb = _mm256_set1_epi32(e->zpb);
-	/* ADD: (a - zpa, b - zpb) as int16 pairs (each within +-255) times
-	 * (MULT_A, MULT_B) in one vpmaddwd, exact in int32 */
-	const __m256i zab = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)e->zpa | (uint32_t)(uint16_t)e->zpb << 16));
-	const __m256i mab = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)e->ma | (uint32_t)(uint16_t)e->mb << 16));
-	const rqc k = rq_prep(_mm256_setzero_si256(), _mm256_set1_epi32(e->mult), _mm256_set1_epi32(e->shift));
-	const __m256i zp = _mm256_set1_epi32(e->zp), lo = _mm256_set1_epi32(e->lo), hi = _mm256_set1_epi32(e->hi);
-	for (uint64_t i = 0; i < nl; i++) {
-		const int8_t *pa = sp + (a0 + i) * R, *pb = sp + (b0 + i * bstep) * R;
-		int8_t *po = sp + (o0 + i) * R;
-		uint32_t r = 0;
-		/* each 8 bytes of the line are read before they are written */
-		for (; r + 8 <= R; r += 8) {
-			const __m128i va = _mm_loadl_epi64((const __m128i *)(pa + r));
-			const __m128i vb = _mm_loadl_epi64((const __m128i *)(pb + r));
-			__m256i x;
-			if (e->mul) {
-				__m256i da = _mm256_sub_epi32(_mm256_cvtepi8_epi32(va), zpa);
-				__m256i db = _mm256_sub_epi32(_mm256_cvtepi8_epi32(vb), zpb);
-				x = _mm256_mullo_epi32(da, db);
-			} else {
-				__m256i ab = _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(va, vb)), zab);
-				x = _mm256_madd_epi16(ab, mab);
-			}
-			put8(po + r, rq8(x, &k, zp, lo, hi));
-		}
-		for (; r < R; r++) {
-			int32_t da = pa[r] - e->zpa, db = pb[r] - e->zpb;
-			int32_t x = e->mul ? da * db : e->ma * da + e->mb * db;
-			po[r] = loom_requant(x, 0, e->mult, e->shift, e->zp, e->lo, e->hi);
-		}
-	}
+	const eltk c = elt_prep(e);
+	for (uint64_t i = 0; i < nl; i++)
+		elt_row(sp + (o0 + i) * R, sp + (a0 + i) * R, sp + (b0 + i * bstep) * R, R, e, &c);
 }
+
 /* ------------------------------------------------------------ POOL */
 
 /* lint: long function: max and average side by side, 16 lanes at a time */

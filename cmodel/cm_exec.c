@@ -253,22 +253,31 @@ uint64_t cm_store(cm_dp *d, const loom_insn *in)
 	 * residual row k in SP line STRIDE3 + k*N3, N1 x N2 rows (N3 is the
 	 * step) */
 	loom_eltadd_param ep;
+#if CM_HAVE_AVX2
+	cm_elt ea;
+#endif
 	uint64_t res = s3, step = n3;
 	if (src == LOOM_MEM_ACC_RESADD) {
 		uint32_t w[LOOM_RESADD_WORDS];
 		for (uint32_t k = 0; k < LOOM_RESADD_WORDS; k++)
 			w[k] = (uint32_t)q.bias[3 * C + k];
 		loom_eltadd_unpack(w, &ep);
+#if CM_HAVE_AVX2
+		ea = (cm_elt){.zpa = ep.zp_a, .zpb = ep.zp_b, .ma = ep.mult_a, .mb = ep.mult_b, .mult = ep.mult,
+			      .shift = ep.shift & 31, .zp = ep.zp_out, .lo = ep.lo, .hi = ep.hi, .mul = 0};
+#endif
 		n3 = 1;
 		s3 = 0;
 	}
 
 #if CM_HAVE_AVX2
-	if (d->avx2 && src == LOOM_MEM_ACC_REQUANT) {
+	if (d->avx2 && (src == LOOM_MEM_ACC_REQUANT || src == LOOM_MEM_ACC_RESADD)) {
 		for (uint64_t i3 = 0; i3 < n3; i3++)
 			for (uint64_t i2 = 0; i2 < n2; i2++)
 				beats += rows_beats(d, base + i3 * s3 + i2 * s2, n1, s1, n0);
-		cm_store_rq_avx2(d->dram, d->acc + line * C, C, &q, n0, base, n1, n2, n3, s1, s2, s3);
+		const int ra = src == LOOM_MEM_ACC_RESADD;
+		cm_store_rq_avx2(d->dram, d->acc + line * C, C, &q, n0, base, n1, n2, n3, s1, s2, s3,
+				 ra ? d->sp + res * R : NULL, step * R, ra ? &ea : NULL);
 		return beats * d->B;
 	}
 #endif

@@ -90,10 +90,6 @@ typedef struct cm_rq {
  * its scratch cannot grow (the generic kernel runs instead) */
 int cm_matmul_avx2(cm_dp *d, const cm_mm *x);
 void cm_requant_avx2(int8_t *out, const int32_t *a, const cm_rq *q, uint32_t n);
-/* STORE with requantization: rows of n0 values from the ACC lines at acc on */
-void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
-		      uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
-		      uint64_t s3);
 /* ELTWISE over lines [0, nl) of one plane: o = requant(ma*(a-zpa) + mb*(b-zpb)
  * or (a-zpa)*(b-zpb)); b of line i is b0 + i * bstep lines (bstep 0 or 1) */
 typedef struct cm_elt {
@@ -101,6 +97,12 @@ typedef struct cm_elt {
 	int8_t zp, lo, hi;
 	int mul;
 } cm_elt;
+/* STORE with requantization: rows of n0 values from the ACC lines at acc on;
+ * with e (SOURCE 3, n3 = 1), each row then added to the residual row at res
+ * (res + rstep for the next) by e's ELTWISE ADD (loom_eltadd) */
+void cm_store_rq_avx2(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
+		      uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
+		      uint64_t s3, const int8_t *res, uint64_t rstep, const cm_elt *e);
 void cm_eltwise_avx2(int8_t *sp, uint32_t R, uint64_t a0, uint64_t b0, uint64_t bstep, uint64_t o0, uint64_t nl,
 		     const cm_elt *e);
 /* POOL (R a multiple of 16): max, or average with requantization */

@@ -5,7 +5,8 @@
  *    against loom_requant on the corners (INT32_MIN * INT32_MIN, a bias that
  *    overflows, shifts 0, 31 and above, clamps with lo > hi) and on random
  *    values;
- *  - MATMUL, ELTWISE, POOL, DWCONV, LUT and STORE through cm_compute and
+ *  - MATMUL, ELTWISE, POOL, DWCONV, LUT and STORE (requantized, with a
+ *    residual add) through cm_compute and
  *    cm_store on a generic and an AVX2 data path from the same scratchpad
  *    and accumulator, on random fields (every array size of configs/, folds
  *    of zero rows, -128 and 127 everywhere, positions that are not a
@@ -114,7 +115,7 @@ static void test_requant(int avx2)
 			acc[i] = corner32();
 		memset(dram, 0x5a, sizeof dram);
 		memset(want, 0x5a, sizeof want);
-		cm_store_rq_avx2(dram, acc, C, &q, n0, 64, 4, 2, 2, 96, 0, 16);
+		cm_store_rq_avx2(dram, acc, C, &q, n0, 64, 4, 2, 2, 96, 0, 16, NULL, 0, NULL);
 		for (uint32_t i3 = 0, l = 0; i3 < 2; i3++)
 			for (uint32_t i2 = 0; i2 < 2; i2++)
 				for (uint32_t i1 = 0; i1 < 4; i1++, l++)
@@ -203,7 +204,7 @@ static int both(dps *p, const loom_insn *in, int store)
 }
 
 /* lint: long function: one random instruction of each kind, fields drawn within the memories */
-static void data_round(dps *p, long bad[6])
+static void data_round(dps *p, long bad[7])
 {
 	const uint32_t R = p->R, C = p->C;
 	dps_fill(p);
@@ -264,6 +265,25 @@ static void data_round(dps *p, long bad[6])
 		for (uint32_t c = 0; c < C; c++) /* shifts of 0..40 */
 			p->d[k].acc[2 * C + c] = (int32_t)(p->d[0].acc[2 * C + c] & 0x7fffffff) % 41;
 	bad[1] += !both(p, &in, 1);
+	/* STORE SOURCE 3: the requantized rows plus the residual rows of SP
+	 * (STRIDE3 + k * N3) through the ELTWISE ADD of parameter line 3 */
+	loom_eltadd_param ep = {
+		.mult = (int32_t)(rnd() & 0x7fffffff),
+		.mult_a = (int16_t)(rnd() % 4 ? (int16_t)rnd() : (int16_t)(rnd() % 2 ? -32768 : 32767)),
+		.mult_b = (int16_t)(rnd() % 4 ? (int16_t)rnd() : (int16_t)(rnd() % 2 ? -32768 : 32767)),
+		.zp_a = corner8(), .zp_b = corner8(), .zp_out = corner8(), .lo = lo < hi ? lo : hi, .hi = lo < hi ? hi : lo,
+		.shift = (uint8_t)(rnd() % 32)};
+	uint32_t ew[LOOM_RESADD_WORDS];
+	loom_eltadd_pack(&ep, ew);
+	for (int k = 0; k < 2; k++)
+		for (uint32_t w = 0; w < LOOM_RESADD_WORDS; w++)
+			p->d[k].acc[3 * C + w] = (int32_t)ew[w];
+	setf(&in, LOOM_F_STORE_SOURCE, LOOM_MEM_ACC_RESADD);
+	setf(&in, LOOM_F_STORE_ROW_WORDS, 1 + rnd() % ((R < C ? R : C) / 4));
+	setf(&in, LOOM_F_STORE_MEM_ADDR, 4 + rnd() % 8);
+	setf(&in, LOOM_F_STORE_N3, 1 + rnd() % 3);
+	setf(&in, LOOM_F_STORE_STRIDE3, rnd() % 1000);
+	bad[6] += !both(p, &in, 1);
 	/* ELTWISE, add or multiply, B per line, per plane or one, maybe in place */
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_ELTWISE;
@@ -373,13 +393,15 @@ static void test_data(int avx2)
 			dps_close(&p);
 			continue;
 		}
-		long bad[6] = {0};
+		long bad[7] = {0};
 		int rounds = R * C > 1024 ? 60 : 200;
 		for (int i = 0; i < rounds; i++)
 			data_round(&p, bad);
 		CHECK(!bad[0], "%ux%u: %d x 2 random MATMULs: generic and AVX2 give the same SP, ACC and DRAM (%ld differ)",
 		      R, C, rounds, bad[0]);
 		CHECK(!bad[1], "%ux%u: %d random STOREs with requantization: the same (%ld differ)", R, C, rounds, bad[1]);
+		CHECK(!bad[6], "%ux%u: %d random STOREs with a residual add (SOURCE 3): the same (%ld differ)", R, C, rounds,
+		      bad[6]);
 		CHECK(!bad[2], "%ux%u: %d random ELTWISEs: the same (%ld differ)", R, C, rounds, bad[2]);
 		CHECK(!bad[3], "%ux%u: %d random POOLs: the same (%ld differ)", R, C, rounds, bad[3]);
 		CHECK(!bad[4], "%ux%u: %d random DWCONVs: the same (%ld differ)", R, C, rounds, bad[4]);
