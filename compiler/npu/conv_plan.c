@@ -367,8 +367,8 @@ static void lean_add(csearch *x, const cgeo *c, const cfit *f, uint64_t est, dou
 		for (int i = 1; i < m; i++)
 			if (x->lbytes[i] > x->lbytes[w])
 				w = i;
-		for (int i = w + 1; i < m; i++)
-			x->lean[i - 1] = x->lean[i], x->lkey[i - 1] = x->lkey[i], x->lbytes[i - 1] = x->lbytes[i];
+		for (int i = w; i + 1 < m; i++)
+			x->lean[i] = x->lean[i + 1], x->lkey[i] = x->lkey[i + 1], x->lbytes[i] = x->lbytes[i + 1];
 		m--;
 	}
 	memset(&x->lean[m], 0, sizeof x->lean[m]);
