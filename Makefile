@@ -78,6 +78,7 @@ UNIT_TESTS += test_calib
 UNIT_TESTS += test_modelfile
 UNIT_TESTS += test_compile
 UNIT_TESTS += test_compile_stem
+UNIT_TESTS += test_plan_choice
 UNIT_TESTS += test_exec_req
 UNIT_TESTS += test_sweep
 UNIT_TESTS += test_area

@@ -74,6 +74,9 @@ suite unit-compile "$B/tests/test_compile"
 # an image stem's padded input written by the host's QUANT: no copy layer, the
 # same bytes as the copy, the new step fields in the .loom file
 suite unit-compile-stem "$B/tests/test_compile_stem"
+# the tile planners' choice among timed finalists: the fewest DRAM bytes within 1% of
+# the fastest (npu_choose), on hand-made cases and two ResNet-50 layers
+suite unit-plan-choice "$B/tests/test_plan_choice"
 # the runtime's inference requests: K runs of one model in flight, against plain runs
 suite unit-exec-req "$B/tests/test_exec_req"
 # loom sweep's analytical answer against full compiles (calibration reuse, the
@@ -199,6 +202,7 @@ suite asan-calib "$B/tests/san_test_calib"
 suite asan-modelfile "$B/tests/san_test_modelfile"
 suite asan-compile "$B/tests/san_test_compile"
 suite asan-compile-stem "$B/tests/san_test_compile_stem"
+suite asan-plan-choice "$B/tests/san_test_plan_choice"
 suite asan-exec-req "$B/tests/san_test_exec_req"
 # (make test: the digits CNN's sweep points only; SqueezeNet's under the sanitizers in test-full)
 suite asan-sweep "$B/tests/san_test_sweep" "$B/models" $SAN_SWEEP

@@ -6,11 +6,14 @@
  * per pass, weights resident or streamed) that fits SP, ACC and the field
  * widths and rates it with the closed form of the timing model
  * (common/timing.c, loom_est_conv; streamed weights count 1% more, as they
- * re-read every weight once per tile). The NPU_FINALISTS best rated are
- * emitted at 4 KiB-aligned addresses and their programs timed by the
- * timing model itself (common/tsim.h, as the RTL runs them): the fastest
- * is the plan, its cycles the plan's estimate. loom_conv_plan_make_n runs
- * one search for many configurations of one array size. */
+ * re-read every weight once per tile). The NPU_FINALISTS best rated, and
+ * the tiling that moves the fewest DRAM bytes among those rated within
+ * NPU_LEAN_RATING_TOL of the best, are emitted at 4 KiB-aligned addresses
+ * and their programs timed by the timing model itself (common/tsim.h, as
+ * the RTL runs them): npu_choose's rule (the fewest DRAM bytes within
+ * NPU_CYCLE_TOL_PERMIL of the fastest) picks the plan, its cycles the
+ * plan's estimate. loom_conv_plan_make_n runs one search for many
+ * configurations of one array size. */
 #include "compiler/npu/npu_internal.h"
 #include "common/timing.h"
 
@@ -300,6 +303,8 @@ static void cand_plan(const cgeo *c, const cfit *f, loom_conv_plan *pl)
 	pl->slot_lines = (uint32_t)c->P;
 }
 
+enum { LEAN_CAP = 16 };
+
 /* the search's state for one configuration */
 typedef struct csearch {
 	const loom_hwcfg *cfg;
@@ -311,7 +316,68 @@ typedef struct csearch {
 	double key[2][NPU_FINALISTS];
 	int nfin[2];
 	int done;                 /* found a tiling at an earlier kernel-row chunk size */
+	/* the lean candidates: the Pareto front of rating (key) and DRAM bytes
+	 * among those rated within NPU_LEAN_RATING_TOL of the best rating */
+	loom_conv_plan lean[LEAN_CAP];
+	double lkey[LEAN_CAP];
+	uint64_t lbytes[LEAN_CAP];
+	int nlean;
 } csearch;
+
+/* the best rating (key) of x's finalists so far, 0 when none */
+static double best_key(const csearch *x)
+{
+	double b = x->nfin[0] ? x->key[0][0] : 0;
+	if (x->nfin[1] && (!x->nfin[0] || x->key[1][0] < b))
+		b = x->key[1][0];
+	return b;
+}
+
+/* 1 when a candidate rated key (or more) moving by DRAM bytes is no lean
+ * candidate: beyond the tolerance of the best rating, or dominated by one
+ * on the front (rated no worse and moving no more bytes) */
+static int lean_useless(const csearch *x, double key, uint64_t by)
+{
+	double b = best_key(x);
+	if (b > 0 && key > b * (1 + NPU_LEAN_RATING_TOL))
+		return 1;
+	for (int i = 0; i < x->nlean; i++)
+		if (x->lkey[i] <= key && x->lbytes[i] <= by)
+			return 1;
+	return 0;
+}
+
+/* candidate c (fitted as f, rated key, by DRAM bytes) onto x's lean front:
+ * the entries it dominates and those now beyond the tolerance leave; a full
+ * front drops its entry of the most bytes (the best rated: a finalist) */
+static void lean_add(csearch *x, const cgeo *c, const cfit *f, uint64_t est, double key, uint64_t by)
+{
+	if (lean_useless(x, key, by))
+		return;
+	double lim = best_key(x) * (1 + NPU_LEAN_RATING_TOL);
+	int m = 0;
+	for (int i = 0; i < x->nlean; i++) {
+		if ((key <= x->lkey[i] && by <= x->lbytes[i]) || x->lkey[i] > lim)
+			continue;
+		x->lean[m] = x->lean[i], x->lkey[m] = x->lkey[i], x->lbytes[m] = x->lbytes[i];
+		m++;
+	}
+	if (m == LEAN_CAP) {
+		int w = 0;
+		for (int i = 1; i < m; i++)
+			if (x->lbytes[i] > x->lbytes[w])
+				w = i;
+		for (int i = w; i + 1 < m; i++)
+			x->lean[i] = x->lean[i + 1], x->lkey[i] = x->lkey[i + 1], x->lbytes[i] = x->lbytes[i + 1];
+		m--;
+	}
+	memset(&x->lean[m], 0, sizeof x->lean[m]);
+	cand_plan(c, f, &x->lean[m]);
+	x->lean[m].est_cycles = est;
+	x->lkey[m] = key;
+	x->lbytes[m] = by;
+	x->nlean = m + 1;
+}
 
 /* candidate c (fitted as f, rated est, sc steps) into x's finalists of
  * its weight mode, kept in order of rating (then fewer steps) */
@@ -366,6 +432,12 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 	uint64_t sc = (uint64_t)c->ntiles * c->nk * c->nky * c->npass;
 	int nd = 0;
 	double wf = c->wchunk ? 1.01 : 1;
+	/* the DRAM bytes it moves depend on the geometry alone */
+	loom_conv_plan gp;
+	memset(&gp, 0, sizeof gp);
+	gp.kc = c->kc, gp.th = c->th, gp.tw = c->tw, gp.npass = c->npass, gp.nky = c->nky;
+	gp.wchunk = c->wchunk, gp.ntiles = c->ntiles, gp.oh = L->y.out, gp.ow = L->x.out;
+	uint64_t by = npu_conv_rd_bytes(L, &gp) + npu_conv_wr_bytes(L, &gp);
 	for (int k = 0; k < n; k++) {
 		csearch *x = &cs[k];
 		cfit f;
@@ -373,9 +445,11 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 			continue;
 		/* no place among full finalists even at the rating's lower bound
 		 * (margins for rounding and the rating's truncation) */
-		if (x->nfin[c->wchunk] == NPU_FINALISTS &&
-		    (loom_est_conv_floor(&x->tm, &e) * (1 - 1e-9) - 1) * wf > x->key[c->wchunk][NPU_FINALISTS - 1] * (1 + 1e-9))
-			continue;
+		if (x->nfin[c->wchunk] == NPU_FINALISTS) {
+			double lo = (loom_est_conv_floor(&x->tm, &e) * (1 - 1e-9) - 1) * wf;
+			if (lo > x->key[c->wchunk][NPU_FINALISTS - 1] * (1 + 1e-9) && lean_useless(x, lo * (1 - 1e-9), by))
+				continue;
+		}
 		if (cand_fit(x->cfg, x->lg, L, c, barrier, &f))
 			continue;
 		int d = 0;
@@ -390,6 +464,7 @@ static void cand_all(const layer *L, const cgeo *c, int barrier, csearch *cs, in
 		/* streamed weights re-read every weight once per tile: only
 		 * when clearly (1%) faster */
 		finalist(x, c, &f, est, sc);
+		lean_add(x, c, &f, est, (double)est * wf, by);
 	}
 }
 
@@ -527,6 +602,19 @@ static int conv_finalists(const loom_conv_params *p, const layer *L, const csear
 			m1 = !m1; /* the last place for the other mode's best */
 		fin[nfin++] = m1 ? x->fin[1][i1++] : x->fin[0][i0++];
 	}
+	/* the leanest within the rating's tolerance (the fewer bytes, then the
+	 * better rated, then the earlier), unless it is a finalist already */
+	double lim = best_key(x) * (1 + NPU_LEAN_RATING_TOL);
+	int ln = -1;
+	for (int i = 0; i < x->nlean; i++)
+		if (x->lkey[i] <= lim && (ln < 0 || x->lbytes[i] < x->lbytes[ln] ||
+					  (x->lbytes[i] == x->lbytes[ln] && x->lkey[i] < x->lkey[ln])))
+			ln = i;
+	int dup = ln < 0;
+	for (int i = 0; i < nfin && !dup; i++)
+		dup = !memcmp(&fin[i], &x->lean[ln], sizeof fin[i]);
+	if (!dup)
+		fin[nfin++] = x->lean[ln];
 	if (!nfin)
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",
@@ -537,24 +625,32 @@ static int conv_finalists(const loom_conv_params *p, const layer *L, const csear
 	return 0;
 }
 
-int npu_fastest(const uint64_t *cyc, int n)
+int npu_choose(const uint64_t *cyc, const uint64_t *bytes, int n)
 {
-	int best = -1;
+	int f = -1;
 	for (int i = 0; i < n; i++)
-		if (cyc[i] && (best < 0 || cyc[i] < cyc[best]))
+		if (cyc[i] && (f < 0 || cyc[i] < cyc[f]))
+			f = i;
+	int best = f;
+	for (int i = 0; f >= 0 && i < n; i++) {
+		/* cycles < 2^53: no overflow */
+		if (!cyc[i] || cyc[i] * 1000 > cyc[f] * (1000 + NPU_CYCLE_TOL_PERMIL))
+			continue;
+		if (bytes[i] < bytes[best] || (bytes[i] == bytes[best] && cyc[i] < cyc[best]))
 			best = i;
+	}
 	return best;
 }
 
 /* the chosen tiling of one configuration's search, completed: the
- * finalists timed by the timing model; the fastest (the rating breaks
- * ties), its cycles the estimate (none timed: the best rated, its rating);
- * with first, est_first too (else 0) */
+ * finalists timed by the timing model; npu_choose's pick, its cycles the
+ * estimate (none timed: the best rated, its rating); with first, est_first
+ * too (else 0) */
 static int conv_finish(const loom_conv_params *p, const layer *L, const csearch *x, int first, loom_conv_plan *plan,
 		       char *err, size_t len)
 {
-	loom_conv_plan fin[NPU_FINALISTS];
-	uint64_t cyc[NPU_FINALISTS];
+	loom_conv_plan fin[NPU_CONV_FINALISTS];
+	uint64_t cyc[NPU_CONV_FINALISTS], by[NPU_CONV_FINALISTS];
 	int nfin;
 	if (conv_finalists(p, L, x, fin, &nfin, err, len))
 		return -1;
@@ -563,9 +659,11 @@ static int conv_finish(const loom_conv_params *p, const layer *L, const csearch 
 		*plan = fin[0];
 		return 0;
 	}
-	for (int i = 0; i < nfin; i++)
+	for (int i = 0; i < nfin; i++) {
 		cyc[i] = npu_conv_cycles(x->cfg, p, L, &fin[i], 0);
-	int best = npu_fastest(cyc, nfin);
+		by[i] = fin[i].dram_rd_est + fin[i].dram_wr_est;
+	}
+	int best = npu_choose(cyc, by, nfin);
 	if (best >= 0)
 		fin[best].est_cycles = cyc[best];
 	else

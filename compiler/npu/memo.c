@@ -20,7 +20,7 @@
  * it before loom_plan_memo_time. Deferred timing gives the same plans: the
  * finalists are the planner's (npu_*_finalists), each timed alone by the
  * timing model (a pure function of its program), the choice the planner's
- * (npu_fastest); threads change only when each finalist is timed. */
+ * (npu_choose); threads change only when each finalist is timed. */
 #include "compiler/npu/npu_internal.h"
 
 #include <pthread.h>
@@ -48,7 +48,7 @@ typedef struct mentry {
 	loom_vec_params f;       /* a vector layer's flat view (loom_vec_params.flat), when it has one */
 	int has_flat;
 	union {
-		loom_conv_plan c[NPU_FINALISTS];
+		loom_conv_plan c[NPU_CONV_FINALISTS];
 		loom_vec_plan v[2 * NPU_VEC_FINALISTS];
 	} fin;                   /* vector layers: nfin of p's view, then nflat of the flat view */
 	uint64_t cyc[2 * NPU_VEC_FINALISTS], first;
@@ -155,7 +155,7 @@ static int serves(const loom_plan_memo *m, const loom_hwcfg *cfg)
 static int conv_miss(loom_plan_memo *m, const loom_conv_params *p, layer *L, const uint32_t *key,
 		     loom_conv_plan *plan, char *err, size_t errlen)
 {
-	loom_conv_plan fin[NPU_FINALISTS];
+	loom_conv_plan fin[NPU_CONV_FINALISTS];
 	int nfin;
 	if (!m->defer) {
 		if (npu_conv_plan(&m->cfg, p, L, 0, plan, err, errlen))
@@ -374,18 +374,22 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 		mentry *e = &m->e[k];
 		if (!e->pending)
 			continue;
-		int best = npu_fastest(e->cyc, e->nfin);
+		uint64_t by[2 * NPU_VEC_FINALISTS];
+		for (int i = 0; i < e->nfin + e->nflat; i++)
+			by[i] = e->key[0] ? e->fin.v[i].dram_rd_est + e->fin.v[i].dram_wr_est
+					  : e->fin.c[i].dram_rd_est + e->fin.c[i].dram_wr_est;
+		int best = npu_choose(e->cyc, by, e->nfin);
 		if (e->key[0]) {
 			e->plan.v = e->fin.v[best < 0 ? 0 : best];
 			if (best >= 0)
 				e->plan.v.est_cycles = e->cyc[best];
-			/* the flat view's best when it is faster (npu_vec_plan) */
-			int bf = npu_fastest(e->cyc + e->nfin, e->nflat);
+			/* the flat view's choice when the rule prefers it (npu_vec_plan) */
+			int bf = npu_choose(e->cyc + e->nfin, by + e->nfin, e->nflat);
 			if (e->nflat) {
 				loom_vec_plan pf = e->fin.v[e->nfin + (bf < 0 ? 0 : bf)];
 				if (bf >= 0)
 					pf.est_cycles = e->cyc[e->nfin + bf];
-				if (pf.est_cycles < e->plan.v.est_cycles) {
+				if (npu_vec_prefer_flat(&e->plan.v, &pf)) {
 					e->plan.v = pf;
 					e->plan.v.flat = 1;
 				}

@@ -80,24 +80,42 @@ int npu_conv_emit(const loom_hwcfg *cfg, const loom_conv_params *p, const layer 
 
 /* The planners keep this many tilings that the closed form (common/timing.c)
  * rates best, time each one's program with the timing model (common/tsim.h)
- * and choose the fastest; its cycles are the plan's estimate. The vector
- * planner adds the best of each of its three buffer schemes. */
+ * and choose among them by npu_choose; the chosen one's cycles are the
+ * plan's estimate. The conv planner adds the leanest tiling rated within
+ * NPU_LEAN_RATING_TOL of the best (below), the vector planner the best of
+ * each of its three buffer schemes. */
 #define NPU_FINALISTS 3
+#define NPU_CONV_FINALISTS (NPU_FINALISTS + 1)
 #define NPU_VEC_FINALISTS (NPU_FINALISTS + 3)
+
+/* The choice among timed finalists (docs/ARCHITECTURE.md, "One timing
+ * model"): of those within NPU_CYCLE_TOL_PERMIL thousandths of the fastest's
+ * cycles, the one that moves the fewest DRAM bytes (its LOADs' and STOREs',
+ * dram_rd_est + dram_wr_est), then the fewer cycles, then the earlier. DRAM
+ * bytes are most of an inference's energy (docs/DSE.md, "Energy": 162.5 pJ
+ * a byte against 0.3 pJ a MAC), and with cheap strided loads the fastest
+ * tiling can re-read the input twice as often for a fraction of a percent
+ * of cycles. The conv planner's closed form misses by a few percent where
+ * loads overlap compute, so it also times the tiling that moves the fewest
+ * DRAM bytes among those rated within NPU_LEAN_RATING_TOL of the best
+ * rating (the Pareto front of rating and bytes, kept during the search). */
+#define NPU_CYCLE_TOL_PERMIL 10
+#define NPU_LEAN_RATING_TOL 0.03
 
 /* The planners' steps, for the memo (memo.c) to time finalists apart:
  * p's finalists, finished (sizes, DRAM estimates, the rating as est_cycles)
  * in the order the planner times them, fin[0] the best rated (-1 + message
- * when no tiling fits); a finalist's program timed by the timing model,
- * MARK to MARK (first: from the job's START), 0 if it cannot be emitted;
- * the one the planner chooses from the cycles of n finalists: the fastest,
- * the earlier on a tie, -1 when none was timed (then fin[0] with its
- * rating). npu_conv_plan and npu_vec_plan are these steps in order. */
+ * when no tiling fits; fin has NPU_CONV_FINALISTS places); a finalist's
+ * program timed by the timing model, MARK to MARK (first: from the job's
+ * START), 0 if it cannot be emitted; the one the planner chooses from the
+ * cycles and DRAM bytes (rd + wr) of n finalists: npu_choose's rule, -1 when
+ * none was timed (then fin[0] with its rating). npu_conv_plan and
+ * npu_vec_plan are these steps in order. */
 int npu_conv_finalists(const loom_hwcfg *cfg, const loom_conv_params *p, layer *L, loom_conv_plan *fin, int *n,
 		       char *err, size_t len);
 uint64_t npu_conv_cycles(const loom_hwcfg *cfg, const loom_conv_params *p, const layer *L, const loom_conv_plan *pl,
 			 int first);
-int npu_fastest(const uint64_t *cyc, int n);
+int npu_choose(const uint64_t *cyc, const uint64_t *bytes, int n);
 
 /* The bytes the layer's LOADs move and its STOREs write with tiling pl, as
  * the emitter counts them (conv_emit.c), without emitting: the planner
@@ -128,11 +146,14 @@ int npu_vec_flat(const loom_hwcfg *cfg, const loom_vec_params *p, loom_vec_param
 int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
 		 char *err, size_t len);
 /* the vector planner's steps (as npu_conv_finalists, npu_conv_cycles); fin
- * has NPU_VEC_FINALISTS places */
+ * has NPU_VEC_FINALISTS places; 1 when npu_choose prefers the flat view's
+ * chosen plan pf (loom_vec_params.flat) to the plan pl of the layer's own
+ * view, each with its timed cycles as est_cycles */
 int npu_vec_finalists(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, loom_vec_plan *fin, int *n,
 		      char *err, size_t len);
 uint64_t npu_vec_cycles(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, const loom_vec_plan *pl,
 			int first);
+int npu_vec_prefer_flat(const loom_vec_plan *pl, const loom_vec_plan *pf);
 /* the program of plan at lay appended to prog; plan's insns and
  * dram_rd_est set (vec_emit.c) */
 int npu_vec_emit(const loom_hwcfg *cfg, const loom_vec_params *p, const vlayer *V, loom_vec_plan *plan,

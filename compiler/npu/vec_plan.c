@@ -2,8 +2,9 @@
  * ELTWISE, LUT; loom_vec_plan_make): every tiling that fits is rated by
  * the closed form of the timing model (common/timing.c, loom_est_vec); the
  * best rated and the best of each buffer scheme are emitted and their
- * programs timed by the timing model itself (common/tsim.h): the fastest
- * is the plan, its cycles the plan's estimate. */
+ * programs timed by the timing model itself (common/tsim.h): npu_choose's
+ * rule (the fewest DRAM bytes within NPU_CYCLE_TOL_PERMIL of the fastest)
+ * picks the plan, its cycles the plan's estimate. */
 #include "compiler/npu/npu_internal.h"
 #include "common/timing.h"
 
@@ -382,13 +383,13 @@ static uint64_t vec_first(const loom_hwcfg *cfg, const loom_vec_params *p, const
 }
 
 /* the best tiling of one view of a layer: the finalists' programs timed,
- * the fastest, its cycles the estimate (none timed, or rated: the best
- * rated, fin[0]); with first, est_first too (else 0) */
+ * npu_choose's pick, its cycles the estimate (none timed, or rated: the
+ * best rated, fin[0]); with first, est_first too (else 0) */
 static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int first, loom_vec_plan *plan,
 			char *err, size_t len)
 {
 	loom_vec_plan fin[NPU_VEC_FINALISTS];
-	uint64_t cyc[NPU_VEC_FINALISTS];
+	uint64_t cyc[NPU_VEC_FINALISTS], by[NPU_VEC_FINALISTS];
 	int nfin;
 	if (npu_vec_finalists(cfg, p, V, fin, &nfin, err, len))
 		return -1;
@@ -397,9 +398,11 @@ static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer 
 		*plan = fin[0];
 		return 0;
 	}
-	for (int i = 0; i < nfin; i++)
+	for (int i = 0; i < nfin; i++) {
 		cyc[i] = npu_vec_cycles(cfg, p, V, &fin[i], 0);
-	int best = npu_fastest(cyc, nfin);
+		by[i] = fin[i].dram_rd_est + fin[i].dram_wr_est;
+	}
+	int best = npu_choose(cyc, by, nfin);
 	if (best >= 0)
 		fin[best].est_cycles = cyc[best];
 	else
@@ -408,6 +411,13 @@ static int vec_plan_one(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer 
 		fin[best].est_first = vec_first(cfg, p, V, &fin[best]);
 	*plan = fin[best];
 	return 0;
+}
+
+int npu_vec_prefer_flat(const loom_vec_plan *pl, const loom_vec_plan *pf)
+{
+	uint64_t cyc[2] = {pl->est_cycles, pf->est_cycles};
+	uint64_t by[2] = {pl->dram_rd_est + pl->dram_wr_est, pf->dram_rd_est + pf->dram_wr_est};
+	return npu_choose(cyc, by, 2) == 1;
 }
 
 /* the best tiling of p, and of its flat view when p asks for it */
@@ -421,7 +431,7 @@ int npu_vec_plan(const loom_hwcfg *cfg, const loom_vec_params *p, vlayer *V, int
 	loom_vec_plan pf;
 	char e2[8];
 	if (!npu_vec_flat(cfg, p, &f) && !vec_plan_one(cfg, &f, &Vf, first, &pf, e2, sizeof e2) &&
-	    pf.est_cycles < plan->est_cycles) {
+	    npu_vec_prefer_flat(plan, &pf)) {
 		*V = Vf;
 		*plan = pf;
 		plan->flat = 1;
