@@ -292,45 +292,7 @@ static void observe_one(calib_tensor *s, const float *x, int64_t n)
 	s->count += cnt;
 }
 
-/* tensor i of g (a float activation: else nothing) added to its statistics */
-static int observe_tensor(loom_calib *c, const loom_graph *g, int i, char *err, size_t errlen)
-{
-	const loom_tensor *t = &g->tensors[i];
-	calib_tensor *s = &c->t[i];
-	int64_t n;
-	if (!s->tracked || t->dtype != LOOM_DT_FLOAT)
-		return 0;
-	n = loom_tensor_numel(t);
-	if (n < 0) {
-		snprintf(err, errlen, "calibration: tensor '%s' has an invalid shape", t->name);
-		return -1;
-	}
-	if (!n)
-		return 0;
-	if (!t->data) {
-		snprintf(err, errlen, "calibration: tensor '%s' has no data (run the graph first)", t->name);
-		return -1;
-	}
-	if ((c->keep & LOOM_CALIB_KEEP_HIST) && !s->hist && !(s->hist = calloc(LOOM_CALIB_BINS, sizeof(*s->hist)))) {
-		snprintf(err, errlen, "calibration: out of memory for the histogram of '%s'", t->name);
-		return -1;
-	}
-	if ((c->keep & LOOM_CALIB_KEEP_MEAN) && !s->sum && t->rank >= 1 && t->dims[0] > 0) {
-		s->nsum = n / t->dims[0];
-		if (!(s->sum = calloc((size_t)s->nsum, sizeof(*s->sum)))) {
-			snprintf(err, errlen, "calibration: out of memory for the mean of '%s'", t->name);
-			return -1;
-		}
-	}
-	if (s->sum && t->rank >= 1 && n / t->dims[0] != s->nsum) {
-		snprintf(err, errlen, "calibration: tensor '%s' changed its shape between samples", t->name);
-		return -1;
-	}
-	observe_one(s, t->data, n);
-	return 0;
-}
-
-static int observe_check(const loom_calib *c, const loom_graph *g, char *err, size_t errlen)
+int loom_calib_observe(loom_calib *c, const loom_graph *g, char *err, size_t errlen)
 {
 	if (!c || !g) {
 		snprintf(err, errlen, "calibration: no collector or graph");
@@ -341,35 +303,43 @@ static int observe_check(const loom_calib *c, const loom_graph *g, char *err, si
 			 g->path ? g->path : "graph", g->ntensors, c->ntensors);
 		return -1;
 	}
-	return 0;
-}
-
-int loom_calib_observe(loom_calib *c, const loom_graph *g, char *err, size_t errlen)
-{
-	if (observe_check(c, g, err, errlen))
-		return -1;
-	for (int i = 0; i < g->ntensors; i++)
-		if (observe_tensor(c, g, i, err, errlen))
+	for (int i = 0; i < g->ntensors; i++) {
+		const loom_tensor *t = &g->tensors[i];
+		calib_tensor *s = &c->t[i];
+		int64_t n;
+		if (!s->tracked || t->dtype != LOOM_DT_FLOAT)
+			continue;
+		n = loom_tensor_numel(t);
+		if (n < 0) {
+			snprintf(err, errlen, "calibration: tensor '%s' has an invalid shape", t->name);
 			return -1;
+		}
+		if (!n)
+			continue;
+		if (!t->data) {
+			snprintf(err, errlen, "calibration: tensor '%s' has no data (run the graph first)", t->name);
+			return -1;
+		}
+		if ((c->keep & LOOM_CALIB_KEEP_HIST) && !s->hist &&
+		    !(s->hist = calloc(LOOM_CALIB_BINS, sizeof(*s->hist)))) {
+			snprintf(err, errlen, "calibration: out of memory for the histogram of '%s'", t->name);
+			return -1;
+		}
+		if ((c->keep & LOOM_CALIB_KEEP_MEAN) && !s->sum && t->rank >= 1 && t->dims[0] > 0) {
+			s->nsum = n / t->dims[0];
+			if (!(s->sum = calloc((size_t)s->nsum, sizeof(*s->sum)))) {
+				snprintf(err, errlen, "calibration: out of memory for the mean of '%s'", t->name);
+				return -1;
+			}
+		}
+		if (s->sum && t->rank >= 1 && n / t->dims[0] != s->nsum) {
+			snprintf(err, errlen, "calibration: tensor '%s' changed its shape between samples", t->name);
+			return -1;
+		}
+		observe_one(s, t->data, n);
+	}
 	c->samples++;
 	return 0;
-}
-
-int loom_calib_observe_tensor(loom_calib *c, const loom_graph *g, int tensor, char *err, size_t errlen)
-{
-	if (observe_check(c, g, err, errlen))
-		return -1;
-	if (tensor < 0 || tensor >= g->ntensors) {
-		snprintf(err, errlen, "calibration: no tensor %d in a graph of %d", tensor, g->ntensors);
-		return -1;
-	}
-	return observe_tensor(c, g, tensor, err, errlen);
-}
-
-void loom_calib_observe_done(loom_calib *c)
-{
-	if (c)
-		c->samples++;
 }
 
 static const calib_tensor *stats_of(const loom_calib *c, int tensor)

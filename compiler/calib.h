@@ -102,16 +102,6 @@ int loom_calib_mean(const loom_calib *c, int tensor, const double **sum, int64_t
  * -1 with a message naming the tensor (no data, out of memory). */
 int loom_calib_observe(loom_calib *c, const loom_graph *g, char *err, size_t errlen);
 
-/* loom_calib_observe one tensor at a time: tensor (an index of g) added,
- * if it is a float activation (0, or -1 as loom_calib_observe); after
- * every tensor of a sample, loom_calib_observe_done counts the sample.
- * Each tensor's statistics depend only on the order of its own
- * observations, so a caller may observe tensor by tensor as a run goes,
- * several samples at once (compiler/calrun.c), and get the statistics of
- * loom_calib_observe called sample after sample. */
-int loom_calib_observe_tensor(loom_calib *c, const loom_graph *g, int tensor, char *err, size_t errlen);
-void loom_calib_observe_done(loom_calib *c);
-
 /* The range of tensor (an index of g) by the collector's method: 0, or -1
  * when the tensor is not an activation or holds no finite value yet, or the
  * method needs the histogram the collector does not keep. */

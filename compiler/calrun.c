@@ -1,30 +1,27 @@
 /* calrun.c - calibration over a --calib DIR on several threads
  * (compile_internal.h, cc_calib_dir): what loom_calib_run_dir
- * (compiler/calib.h) does, with up to BATCH samples' float runs at once:
- * each sample bound to its own view of the graph (loom_ref_view,
- * runtime/cpu_ops.h; the first the graph itself) and all of them run
- * together node by node by loom_ref_run_n, which does each float Conv as
- * one matrix product of every sample's image (the weights packed once,
- * both CPUs on it) and the other nodes sample by sample over the threads.
- * The samples' data are the bits of their own runs, and the observations
- * are made one at a time in the samples' order, so the statistics are the
- * same whatever the thread count and batch (test_calib checks against
- * loom_calib_run_dir).
+ * (compiler/calib.h) does, with the samples' float runs spread over
+ * threads, each thread running its own view of the graph
+ * (loom_ref_view, runtime/cpu_ops.h; the first thread the graph itself),
+ * and the observations made one at a time in the samples' order, so the
+ * statistics are the same whatever the thread count. The kernels' own
+ * threads (runtime/gemm.c) share what the samples running at once leave.
  *
  * The samples are the ones loom_calib_dir enumerates, a folder sample of
  * several tensors of a one-input graph's input type and shape being one
  * sample per tensor (as loom_calib_run_dir splits them); errors are its
- * messages, for the first sample in order that fails. At most BATCH
- * samples are loaded at a time. */
+ * messages, for the first sample in order that fails. At most 4 samples
+ * per thread are loaded at a time. */
 #include "compiler/compile_internal.h"
 #include "compiler/onnx.h"
 
-#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCH = 8, ERRLEN = 1536 };
+enum { MAXT = 8, PER_THREAD = 4 };
 
 /* one sample: its tensors (owned) and where they came from */
 typedef struct unit {
@@ -36,17 +33,16 @@ typedef struct unit {
 typedef struct crun {
 	loom_calib *cal;
 	int threads;
-	loom_graph *gs[BATCH];   /* gs[0]: the graph; the others its views */
-	int nv;                  /* the graphs there are (views out of memory: fewer) */
-	int *last;               /* per tensor a run writes: the last node that reads it (INT_MAX: kept) */
+	loom_graph *gs[MAXT];    /* gs[0]: the graph; the others its views */
 	unit *u;                 /* the batch */
 	int nu, cap;
+	/* running a batch: the next sample to run, the next to observe */
+	atomic_int next;
+	int turn;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	int failed;              /* a sample failed: the rest are not observed */
-	char err[ERRLEN];
-	/* the part of the batch running: its graphs, which failed, the messages */
-	int n, bad[BATCH], obad[BATCH];
-	char msg[BATCH][ERRLEN];  /* each graph's message (binding, running) */
-	char omsg[BATCH][ERRLEN]; /* each graph's first observation's message */
+	char err[1536];
 } crun;
 
 static void unit_free(unit *u)
@@ -103,79 +99,67 @@ static int one_per_file(const loom_graph *g, const loom_tensor *in, int n)
 	return 1;
 }
 
-/* tensor t of every graph that ran, in the samples' order */
-static void observe(crun *r, int t)
+/* sample k of the batch on graph g, then its observation in its turn */
+static void run_unit(crun *r, loom_graph *g, int k)
 {
-	for (int k = 0; k < r->n; k++)
-		if (!r->bad[k] && !r->obad[k] &&
-		    loom_calib_observe_tensor(r->cal, r->gs[k], t, r->omsg[k], sizeof r->omsg[k]))
-			r->obad[k] = 1;
+	const unit *u = &r->u[k];
+	char msg[1024], err[1536];
+	int bad = loom_calib_bind(g, u->in, u->n, u->where, err, sizeof err);
+	if (!bad && loom_ref_run(g, msg, sizeof msg)) {
+		snprintf(err, sizeof err, "%.500s: %.1000s", u->where, msg);
+		bad = 1;
+	}
+	pthread_mutex_lock(&r->mu);
+	while (r->turn != k)
+		pthread_cond_wait(&r->cv, &r->mu);
+	if (!r->failed && !bad && loom_calib_observe(r->cal, g, msg, sizeof msg)) {
+		snprintf(err, sizeof err, "%.500s: %.1000s", u->where, msg);
+		bad = 1;
+	}
+	if (!r->failed && bad) {
+		r->failed = 1;
+		snprintf(r->err, sizeof r->err, "%s", err);
+	}
+	r->turn++;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
 }
 
-/* loom_ref_run_n's callback: node's outputs (-1: the graph inputs)
- * observed; the views' tensors no later node reads freed */
-static void node_done(void *ctx, int node)
-{
-	crun *r = ctx;
-	const loom_graph *g = r->gs[0];
-	if (node < 0) {
-		for (int i = 0; i < g->ninputs; i++)
-			observe(r, g->inputs[i]);
-		return;
-	}
-	const loom_node *n = &g->nodes[node];
-	for (int j = 0; j < n->noutputs; j++)
-		if (n->outputs[j] >= 0)
-			observe(r, n->outputs[j]);
-	for (int j = 0; j < n->ninputs; j++) {
-		int t = n->inputs[j];
-		if (t < 0 || r->last[t] != node)
-			continue;
-		for (int k = 1; k < r->n; k++) {
-			free(r->gs[k]->tensors[t].data);
-			r->gs[k]->tensors[t].data = NULL;
-			r->gs[k]->tensors[t].cap = 0;
-		}
-	}
-}
+typedef struct worker {
+	crun *r;
+	int t;
+} worker;
 
-/* the batch's samples k0 .. k0 + n on the graphs: run at once, observed
- * tensor by tensor as they come; the first sample in order that failed
- * fails the batch */
-static void batch_part(crun *r, int k0, int n)
+static void *work(void *arg)
 {
-	int bound[BATCH];
-	r->n = n;
-	for (int k = 0; k < n; k++) {
-		const unit *u = &r->u[k0 + k];
-		r->bad[k] = loom_calib_bind(r->gs[k], u->in, u->n, u->where, r->msg[k], ERRLEN) != 0;
-		bound[k] = !r->bad[k];
-		r->obad[k] = 0;
-	}
-	loom_ref_run_n(r->gs, n, r->threads, r->bad, r->msg[0], ERRLEN, node_done, r);
-	for (int k = 0; k < n && !r->failed; k++) {
-		const unit *u = &r->u[k0 + k];
-		if (r->bad[k] || r->obad[k]) {
-			if (!bound[k])
-				snprintf(r->err, sizeof r->err, "%s", r->msg[k]);
-			else
-				snprintf(r->err, sizeof r->err, "%.500s: %.1000s", u->where,
-					 r->bad[k] ? r->msg[k] : r->omsg[k]);
-			r->failed = 1;
-		} else {
-			loom_calib_observe_done(r->cal);
-		}
-	}
+	worker *w = arg;
+	crun *r = w->r;
+	for (int k; (k = atomic_fetch_add(&r->next, 1)) < r->nu;)
+		run_unit(r, r->gs[w->t], k);
+	return NULL;
 }
 
 /* the batch's samples run and observed; 0, or -1 (r->err) */
 static int batch_run(crun *r)
 {
-	/* a view for each sample (out of memory: fewer, the batch in parts) */
-	while (r->nv < r->nu && (r->gs[r->nv] = loom_ref_view(r->gs[0])))
-		r->nv++;
-	for (int k0 = 0; k0 < r->nu && !r->failed; k0 += r->nv)
-		batch_part(r, k0, r->nu - k0 < r->nv ? r->nu - k0 : r->nv);
+	pthread_t th[MAXT];
+	worker w[MAXT] = {{r, 0}};
+	int started[MAXT] = {0};
+	atomic_store(&r->next, 0);
+	r->turn = 0;
+	/* the CPUs shared by the samples running at once: a kernel's own
+	 * threads (runtime/gemm.c) only for what they leave */
+	int at_once = r->nu < r->threads ? r->nu : r->threads;
+	for (int t = 0; t < r->threads; t++) {
+		w[t] = (worker){r, t};
+		r->gs[t]->threads = at_once > 1 ? (r->threads / at_once > 1 ? r->threads / at_once : 1) : r->threads;
+	}
+	for (int t = 1; t < r->threads && t < r->nu; t++)
+		started[t] = !pthread_create(&th[t], NULL, work, &w[t]);
+	work(&w[0]);
+	for (int t = 1; t < r->threads; t++)
+		if (started[t])
+			pthread_join(th[t], NULL);
 	for (int k = 0; k < r->nu; k++)
 		unit_free(&r->u[k]);
 	r->nu = 0;
@@ -203,75 +187,42 @@ static int take(void *ctx, int sample, loom_tensor *inputs, int ninputs, const c
 		snprintf(err, errlen, "%s: out of memory", where);
 		return -1;
 	}
-	if (r->nu >= BATCH && batch_run(r)) {
+	if (r->nu >= r->threads * PER_THREAD && batch_run(r)) {
 		snprintf(err, errlen, "%s", r->err);
 		return -1;
 	}
 	return 0;
 }
 
-/* per tensor: the last node that reads it if a run writes it (a graph
- * input or a node output) and it is not a graph output; else INT_MAX */
-static int *last_reads(const loom_graph *g)
-{
-	int *last = malloc(((size_t)g->ntensors + 1) * sizeof *last);
-	char *own = calloc((size_t)g->ntensors + 1, 1);
-	if (!last || !own) {
-		free(last);
-		free(own);
-		return NULL;
-	}
-	for (int i = 0; i < g->ninputs; i++)
-		if (g->inputs[i] >= 0 && g->inputs[i] < g->ntensors)
-			own[g->inputs[i]] = 1;
-	for (int i = 0; i < g->nnodes; i++)
-		for (int j = 0; j < g->nodes[i].noutputs; j++)
-			if (g->nodes[i].outputs[j] >= 0 && g->nodes[i].outputs[j] < g->ntensors)
-				own[g->nodes[i].outputs[j]] = 1;
-	for (int t = 0; t < g->ntensors; t++)
-		last[t] = INT_MAX;
-	for (int i = 0; i < g->nnodes; i++)
-		for (int j = 0; j < g->nodes[i].ninputs; j++) {
-			int t = g->nodes[i].inputs[j];
-			if (t >= 0 && t < g->ntensors && own[t])
-				last[t] = i;
-		}
-	for (int i = 0; i < g->noutputs; i++)
-		if (g->outputs[i] >= 0 && g->outputs[i] < g->ntensors)
-			last[g->outputs[i]] = INT_MAX;
-	free(own);
-	return last;
-}
-
 int cc_calib_dir(cc *c, loom_calib *cal, const char *dir, int threads)
 {
-	crun *r = calloc(1, sizeof *r);
-	if (!r)
-		return cc_fail(c, "out of memory (calibration)");
-	r->cal = cal;
-	r->threads = threads < 1 ? 1 : threads;
-	r->gs[0] = c->g;
-	r->nv = 1;
-	if (!(r->last = last_reads(c->g))) {
-		free(r);
-		return cc_fail(c, "out of memory (calibration)");
-	}
-	int rc = 0, before = loom_calib_samples(cal);
-	if (loom_calib_dir(dir, take, r, c->err, c->errlen) < 0) {
+	crun r;
+	memset(&r, 0, sizeof r);
+	r.cal = cal;
+	r.threads = threads < 1 ? 1 : threads > MAXT ? MAXT : threads;
+	r.gs[0] = c->g;
+	int rc = 0, before = loom_calib_samples(cal), gthreads = c->g->threads;
+	for (int t = 1; t < r.threads; t++)
+		if (!(r.gs[t] = loom_ref_view(c->g)))
+			r.threads = t; /* out of memory: fewer threads */
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	if (loom_calib_dir(dir, take, &r, c->err, c->errlen) < 0) {
 		/* a sample loaded before the failure may fail first */
-		if (!r->failed && r->nu && batch_run(r))
-			cc_fail(c, "%s", r->err);
+		if (!r.failed && r.nu && batch_run(&r))
+			cc_fail(c, "%s", r.err);
 		rc = -1;
-	} else if (r->nu && batch_run(r)) {
-		cc_fail(c, "%s", r->err);
+	} else if (r.nu && batch_run(&r)) {
+		cc_fail(c, "%s", r.err);
 		rc = -1;
 	}
-	for (int k = 0; k < r->nu; k++)
-		unit_free(&r->u[k]);
-	free(r->u);
-	for (int t = 1; t < r->nv; t++)
-		loom_ref_view_free(r->gs[t]);
-	free(r->last);
-	free(r);
+	for (int k = 0; k < r.nu; k++)
+		unit_free(&r.u[k]);
+	free(r.u);
+	for (int t = 1; t < MAXT; t++)
+		loom_ref_view_free(r.gs[t]);
+	c->g->threads = gthreads;
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
 	return rc ? -1 : loom_calib_samples(cal) - before;
 }

@@ -10,9 +10,7 @@
 #include "runtime/cpu_ops.h"
 #include "cpu_internal.h"
 
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,193 +284,30 @@ void loom_ref_view_free(loom_graph *v)
 
 /* ------------------------------------------------------------------ execution */
 
-/* the start of a run: every graph input has data; shapes inferred */
-static int run_start(loom_graph *g, char *err, size_t errlen)
+int loom_ref_run(loom_graph *g, char *err, size_t errlen)
 {
 	for (int i = 0; i < g->ninputs; i++) {
 		const loom_tensor *t = &g->tensors[g->inputs[i]];
 		if (!t->data)
 			return fail(err, errlen, "graph input '%s' has no data", t->name);
 	}
-	return loom_graph_infer(g, err, errlen);
-}
-
-/* node i of a run: its inputs' data checked, its outputs allocated, run
- * (or nothing when loom_graph_infer folded it) */
-static int run_node(loom_graph *g, int i, char *err, size_t errlen)
-{
-	const loom_node *n = &g->nodes[i];
-	const loom_cpu_op *op;
-	if (inputs_const(g, n)) /* folded by loom_graph_infer */
-		return 0;
-	op = node_kernel(g, n, err, errlen);
-	if (!op)
+	if (loom_graph_infer(g, err, errlen))
 		return -1;
-	for (int j = 0; j < n->ninputs; j++) {
-		const loom_tensor *t = loom_node_in(g, n, j);
-		if (t && !t->data)
-			return loom_cpu_fail(g, n, err, errlen, "input %d '%s' has no data", j, t->name);
-	}
-	return alloc_outputs(g, n, err, errlen) || op->run(g, n, err, errlen) ? -1 : 0;
-}
-
-int loom_ref_run(loom_graph *g, char *err, size_t errlen)
-{
-	if (run_start(g, err, errlen))
-		return -1;
-	for (int i = 0; i < g->nnodes; i++)
-		if (run_node(g, i, err, errlen))
-			return -1;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ several graphs at once */
-
-typedef struct par {
-	int n;
-	atomic_int next;
-	void (*fn)(void *ctx, int k);
-	void *ctx;
-} par;
-
-static void *par_work(void *arg)
-{
-	par *p = arg;
-	for (int k; (k = atomic_fetch_add(&p->next, 1)) < p->n;)
-		p->fn(p->ctx, k);
-	return NULL;
-}
-
-void loom_cpu_par_for(int n, int threads, void (*fn)(void *ctx, int k), void *ctx)
-{
-	enum { MAXT = 16 };
-	pthread_t th[MAXT];
-	int started[MAXT] = {0};
-	par p = {n, 0, fn, ctx};
-	if (threads > MAXT)
-		threads = MAXT;
-	for (int t = 1; t < threads && t < n; t++)
-		started[t] = !pthread_create(&th[t], NULL, par_work, &p);
-	par_work(&p);
-	for (int t = 1; t < threads && t < n; t++)
-		if (started[t])
-			pthread_join(th[t], NULL);
-}
-
-typedef struct runn {
-	loom_graph *const *gs;
-	int *bad;
-	char *err;
-	size_t errlen;
-	int node;
-	float *ws;               /* loom_cpu_conv_run_n's buffer, kept from node to node */
-	size_t wscap;
-} runn;
-
-static void runn_start(void *arg, int k)
-{
-	runn *r = arg;
-	if (!r->bad[k])
-		r->bad[k] = run_start(r->gs[k], r->err + (size_t)k * r->errlen, r->errlen) != 0;
-}
-
-static void runn_node(void *arg, int k)
-{
-	runn *r = arg;
-	if (!r->bad[k])
-		r->bad[k] = run_node(r->gs[k], r->node, r->err + (size_t)k * r->errlen, r->errlen) != 0;
-}
-
-/* the same shape (dtype, rank, dims) and data present */
-static int same_tensor(const loom_tensor *a, const loom_tensor *b)
-{
-	if (!a || !b)
-		return a == b;
-	return a->data && b->data && a->dtype == b->dtype && a->rank == b->rank &&
-	       !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims);
-}
-
-/* node i of the live graphs lv[0..nl) as one product (loom_cpu_conv_run_n):
- * 1 when done (or failed, in bad), 0 when it is to run graph by graph */
-static int runn_conv(runn *r, loom_graph **lv, const int *ks, int nl, int threads)
-{
-	loom_graph *g = lv[0];
-	const loom_node *n = &g->nodes[r->node];
-	if (nl < 2 || strcmp(n->op_type, "Conv") || !is_default_domain(n) || n->ninputs < 2 ||
-	    n->noutputs != 1 || inputs_const(g, n) || !node_kernel(g, n, NULL, 0))
-		return 0;
-	const loom_tensor *x0 = loom_node_in(g, n, 0), *w0 = loom_node_in(g, n, 1);
-	const loom_tensor *y0 = loom_node_out(g, n, 0);
-	if (!x0 || !w0 || !y0 || x0->dtype != LOOM_DT_FLOAT || w0->dtype != LOOM_DT_FLOAT ||
-	    y0->dtype != LOOM_DT_FLOAT || x0->rank < 3)
-		return 0;
-	for (int k = 0; k < nl; k++) {
-		for (int j = 0; j < n->ninputs; j++)
-			if (!same_tensor(loom_node_in(lv[k], n, j), loom_node_in(g, n, j)))
-				return 0;
-		const loom_tensor *y = loom_node_out(lv[k], n, 0);
-		if (!y || y->rank != y0->rank || memcmp(y->dims, y0->dims, (size_t)y->rank * sizeof *y->dims))
-			return 0;
-	}
-	int m = 0;
-	for (int k = 0; k < nl; k++) {
-		if (alloc_outputs(lv[k], n, r->err + (size_t)ks[k] * r->errlen, r->errlen)) {
-			r->bad[ks[k]] = 1;
+	for (int i = 0; i < g->nnodes; i++) {
+		const loom_node *n = &g->nodes[i];
+		const loom_cpu_op *op;
+		if (inputs_const(g, n)) /* folded by loom_graph_infer */
 			continue;
+		op = node_kernel(g, n, err, errlen);
+		if (!op)
+			return -1;
+		for (int j = 0; j < n->ninputs; j++) {
+			const loom_tensor *t = loom_node_in(g, n, j);
+			if (t && !t->data)
+				return loom_cpu_fail(g, n, err, errlen, "input %d '%s' has no data", j, t->name);
 		}
-		lv[m] = lv[k];
-		m++;
+		if (alloc_outputs(g, n, err, errlen) || op->run(g, n, err, errlen))
+			return -1;
 	}
-	if (!m)
-		return 1;
-	if (!loom_cpu_conv_run_n(lv, m, n, threads, &r->ws, &r->wscap))
-		return 1;
-	/* graph by graph (outputs allocated again: the same) */
 	return 0;
-}
-
-void loom_ref_run_n(loom_graph *const *gs, int ng, int threads, int *bad, char *err, size_t errlen,
-		    void (*done)(void *ctx, int node), void *ctx)
-{
-	runn r = {gs, bad, err, errlen, 0, NULL, 0};
-	loom_graph **lv = malloc(((size_t)ng + 1) * sizeof *lv);
-	int *ks = malloc(((size_t)ng + 1) * sizeof *ks), *saved = malloc(((size_t)ng + 1) * sizeof *saved);
-	if (!lv || !ks || !saved) { /* out of memory */
-		for (int k = 0; k < ng; k++)
-			if (!bad[k]) {
-				snprintf(err + (size_t)k * errlen, errlen, "out of memory");
-				bad[k] = 1;
-			}
-		free(lv);
-		free(ks);
-		free(saved);
-		return;
-	}
-	threads = threads < 1 ? 1 : threads;
-	for (int k = 0; k < ng; k++) {
-		saved[k] = gs[k]->threads;
-		/* the graphs share the threads: a kernel's own threads only for what they leave */
-		gs[k]->threads = ng >= threads ? 1 : threads / ng;
-	}
-	loom_cpu_par_for(ng, threads, runn_start, &r);
-	if (done)
-		done(ctx, -1);
-	for (r.node = 0; ng && r.node < gs[0]->nnodes; r.node++) {
-		int nl = 0;
-		for (int k = 0; k < ng; k++)
-			if (!bad[k]) {
-				ks[nl] = k;
-				lv[nl++] = gs[k];
-			}
-		if (!runn_conv(&r, lv, ks, nl, threads))
-			loom_cpu_par_for(ng, threads, runn_node, &r);
-		if (done)
-			done(ctx, r.node);
-	}
-	for (int k = 0; k < ng; k++)
-		gs[k]->threads = saved[k];
-	free(r.ws);
-	free(lv);
-	free(ks);
-	free(saved);
 }

@@ -20,9 +20,7 @@
  *    operands (e.g. Add's A and B, Where's condition, X and Y): for each
  *    element of the output, in row-major order, the element offset of each
  *    operand.
- *  - loom_cpu_gemm_f: the float32 GEMM (runtime/gemm.c).
- *  - loom_cpu_par_for, loom_cpu_conv_run_n: a node of several graphs run
- *    at once (loom_ref_run_n, runtime/cpu.c). */
+ *  - loom_cpu_gemm_f: the float32 GEMM (runtime/gemm.c). */
 #ifndef LOOM_CPU_INTERNAL_H
 #define LOOM_CPU_INTERNAL_H
 
@@ -241,20 +239,5 @@ static inline void loom_cpu_bcast_next(loom_cpu_bcast *b)
  * Defined in runtime/gemm.c. */
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads);
-
-/* ------------------------------------------------------------------ several graphs at once */
-
-/* fn(ctx, k) for k in [0, n), on up to threads threads (this one
- * included; fewer when threads cannot start). Defined in runtime/cpu.c. */
-void loom_cpu_par_for(int n, int threads, void (*fn)(void *ctx, int k), void *ctx);
-
-/* Float Conv node n run in each of the ng graphs gs (views of one graph,
- * loom_ref_view, whose inputs of n have the same shapes, data present and
- * outputs allocated), as one product of all their images: the same bits as
- * loom_cpu_conv_run in each. Its column and product matrices in *ws, a
- * malloc'd buffer of *wscap floats kept from call to call (grown here).
- * -1 when out of memory (nothing written that a run of loom_cpu_conv_run
- * would not overwrite). Defined in runtime/ops_conv.c. */
-int loom_cpu_conv_run_n(loom_graph *const *gs, int ng, const loom_node *n, int threads, float **ws, size_t *wscap);
 
 #endif

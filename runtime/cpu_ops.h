@@ -98,21 +98,6 @@ int loom_ref_run(loom_graph *g, char *err, size_t errlen);
 loom_graph *loom_ref_view(const loom_graph *g);
 void loom_ref_view_free(loom_graph *v);
 
-/* loom_ref_run of each of the ng graphs gs (g and views of it, each with
- * its inputs' data) at once, on up to threads threads, node by node: a
- * float Conv whose inputs have the same shapes in every graph runs as one
- * matrix product of all their images (the weights packed once), every
- * other node graph by graph. Afterwards each graph holds the same data as
- * after its own loom_ref_run (the same bits). bad[k] set on entry: graph k
- * is left alone; a graph that fails gets bad[k] = 1 and its loom_ref_run
- * message at err + k * errlen, and is not run further. done (when not
- * NULL): done(ctx, -1) once the graphs' inputs are checked and their
- * shapes inferred, done(ctx, i) once node i has run in every graph (it may
- * read bad, read the graphs' data, and free the data of tensors no later
- * node reads). */
-void loom_ref_run_n(loom_graph *const *gs, int ng, int threads, int *bad, char *err, size_t errlen,
-		    void (*done)(void *ctx, int node), void *ctx);
-
 /* Replace t->data with a copy of n bytes (n must equal loom_tensor_bytes(t)). */
 int loom_tensor_set_data(loom_tensor *t, const void *data, size_t n);
 

@@ -361,8 +361,7 @@ static void valid_range(int64_t n, int64_t s, int64_t pb, int64_t off, int64_t i
 /* im2col of one group of one image: col[(c, kz, ky, kx)][(oz, oy, ox)];
  * a row of outputs at a time: its padding zeros, its inputs copied (a
  * stride of 1) or gathered */
-/* the K x outvol column matrix of x into col, row r at col + r * ld */
-static void im2col(const float *x, int64_t Cg, const struct loom_cpu_geo *p, float *col, int64_t ld)
+static void im2col(const float *x, int64_t Cg, const struct loom_cpu_geo *p, float *col)
 {
 	const int64_t n2 = p->out[2];
 	for (int64_t c = 0; c < Cg; c++) {
@@ -393,7 +392,6 @@ static void im2col(const float *x, int64_t Cg, const struct loom_cpu_geo *p, flo
 								memset(col + hi, 0, (size_t)(n2 - hi) * sizeof *col);
 						}
 					}
-					col += ld - p->outvol;
 				}
 	}
 }
@@ -429,102 +427,11 @@ int loom_cpu_conv_run(KARGS)
 					yg[m * p.outvol + o] = bv;
 			}
 			if (!direct)
-				im2col(xg, Cg, &p, col, p.outvol);
+				im2col(xg, Cg, &p, col);
 			gemm_f(g, 0, 0, Mg, p.outvol, K, fdata(w) + gi * Mg * K, K, direct ? xg : col, p.outvol,
 			       yg, p.outvol);
 		}
 	free(col);
-	return 0;
-}
-
-/* loom_cpu_conv_run_n (cpu_internal.h): one node over several graphs. A
- * unit is an image of a graph (unit u: graph u / N, image u % N); the
- * product of a group is one GEMM of every unit's columns side by side
- * (unit u's at column u * outvol), the weights packed once for all. Each
- * output element is its bias plus the same sums over K blocks as in
- * loom_cpu_conv_run (runtime/gemm.c: a column's result does not depend on
- * the tile it falls in), so the outputs are the same bits. */
-struct convn {
-	loom_graph *const *gs;
-	const loom_node *n;
-	struct loom_cpu_geo p;
-	int64_t N, C, M, Cg, Mg, K, cols, gi;
-	int direct;
-	float *col, *cbuf;
-};
-
-/* unit u's columns of group gi into the column matrix */
-static void convn_cols(void *arg, int u)
-{
-	const struct convn *c = arg;
-	loom_graph *g = c->gs[u / c->N];
-	const loom_node *n = c->n;
-	const float *xg = fdata(IN(0)) + ((u % c->N) * c->C + c->gi * c->Cg) * c->p.invol;
-	float *col = c->col + u * c->p.outvol;
-	if (!c->direct) {
-		im2col(xg, c->Cg, &c->p, col, c->cols);
-		return;
-	}
-	for (int64_t r = 0; r < c->Cg; r++)
-		memcpy(col + r * c->cols, xg + r * c->p.invol, (size_t)c->p.outvol * sizeof *col);
-}
-
-/* unit u's outputs of group gi out of the product */
-static void convn_out(void *arg, int u)
-{
-	const struct convn *c = arg;
-	loom_graph *g = c->gs[u / c->N];
-	const loom_node *n = c->n;
-	float *yg = (float *)OUT(0)->data + ((u % c->N) * c->M + c->gi * c->Mg) * c->p.outvol;
-	for (int64_t m = 0; m < c->Mg; m++)
-		memcpy(yg + m * c->p.outvol, c->cbuf + m * c->cols + u * c->p.outvol,
-		       (size_t)c->p.outvol * sizeof *yg);
-}
-
-int loom_cpu_conv_run_n(loom_graph *const *gs, int ng, const loom_node *n, int threads, float **ws, size_t *wscap)
-{
-	loom_graph *g = gs[0];
-	const loom_tensor *x = IN(0), *w = IN(1), *b = n->ninputs > 2 ? IN(2) : NULL;
-	struct convn c = {gs, n, {0}, 0, 0, 0, 0, 0, 0, 0, 0, 1, NULL, NULL};
-	int64_t G = loom_attr_int(n, "group", 1);
-	if (loom_cpu_geo_fwd(g, n, NULL, 0, x, w->dims + 2, 0, &c.p))
-		return -1;
-	c.N = x->dims[0];
-	c.C = x->dims[1];
-	c.M = w->dims[0];
-	c.Cg = c.C / G;
-	c.Mg = c.M / G;
-	c.K = c.Cg * c.p.kvol;
-	c.cols = ng * c.N * c.p.outvol;
-	for (int j = 0; j < 3; j++)
-		if (c.p.k[j] != 1 || c.p.s[j] != 1 || c.p.pb[j] || c.p.pe[j])
-			c.direct = 0;
-	/* one product pays when the weights (packed once instead of once per
-	 * image) outweigh what it copies per image: the input when direct,
-	 * the output */
-	if (c.Mg * c.K < ((c.direct ? c.Cg : 0) + c.Mg) * c.p.outvol)
-		return 1;
-	size_t need = (size_t)((c.K + c.Mg) * c.cols);
-	if (*wscap < need) {
-		free(*ws);
-		*wscap = 0;
-		if (!(*ws = falloc((int64_t)need)))
-			return -1;
-		*wscap = need;
-	}
-	c.col = *ws;
-	c.cbuf = *ws + c.K * c.cols;
-	for (c.gi = 0; c.gi < G; c.gi++) {
-		loom_cpu_par_for((int)(ng * c.N), threads, convn_cols, &c);
-		for (int64_t m = 0; m < c.Mg; m++) {
-			float bv = b ? fdata(b)[c.gi * c.Mg + m] : 0.0f;
-			for (int64_t o = 0; o < c.cols; o++)
-				c.cbuf[m * c.cols + o] = bv;
-		}
-		loom_cpu_gemm_f(0, 0, c.Mg, c.cols, c.K, fdata(w) + c.gi * c.Mg * c.K, c.K, c.col, c.cols, c.cbuf,
-				c.cols, threads);
-		loom_cpu_par_for((int)(ng * c.N), threads, convn_out, &c);
-	}
 	return 0;
 }
 
