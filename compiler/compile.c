@@ -516,6 +516,9 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	if (cc_calibrate(&c))
 		goto done;
 	t[2] = stamp_now();
+	/* the planners' candidate programs timed on the other threads while
+	 * this one lowers (compiler/npu/memo.c) */
+	loom_plan_memo_background(c.lo.memo, cc_threads(&c) - 1);
 	if (lower_all(&c))
 		goto done;
 	t[3] = stamp_now();

@@ -73,9 +73,13 @@ static int is_default_domain(const loom_node *n)
 	return !n->domain || !n->domain[0] || !strcmp(n->domain, "ai.onnx");
 }
 
-/* (Re)allocate a zeroed buffer of loom_tensor_bytes(t) for every output. */
+/* (Re)allocate a zeroed buffer of loom_tensor_bytes(t) for every output.
+ * A Conv's output buffer of the last run is not zeroed again: its kernel
+ * (runtime/ops_conv.c) sets every element to the bias before the product
+ * adds to it. */
 static int alloc_outputs(loom_graph *g, const loom_node *n, char *err, size_t errlen)
 {
+	int overwrites = !strcmp(n->op_type, "Conv") && is_default_domain(n);
 	for (int i = 0; i < n->noutputs; i++) {
 		loom_tensor *t = loom_node_out(g, n, i);
 		size_t bytes;
@@ -83,7 +87,8 @@ static int alloc_outputs(loom_graph *g, const loom_node *n, char *err, size_t er
 			continue;
 		bytes = loom_tensor_bytes(t);
 		if (t->data && t->cap == bytes && bytes) { /* the buffer of the last run */
-			memset(t->data, 0, bytes);
+			if (!overwrites)
+				memset(t->data, 0, bytes);
 			continue;
 		}
 		free(t->data);

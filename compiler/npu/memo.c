@@ -20,7 +20,14 @@
  * it before loom_plan_memo_time. Deferred timing gives the same plans: the
  * finalists are the planner's (npu_*_finalists), each timed alone by the
  * timing model (a pure function of its program), the choice the planner's
- * (npu_choose); threads change only when each finalist is timed. */
+ * (npu_choose); threads change only when each finalist is timed. With
+ * background workers (loom_plan_memo_background), a miss's finalists are
+ * queued as it is made and timed while the caller goes on lowering (the
+ * one CPU lowering leaves idle); loom_plan_memo_time helps empty the
+ * queue, then times what was not queued. The workers only write the
+ * cycles of the finalists they time (mentry.cyc); every entry is
+ * allocated alone, so the pointers they hold stay valid while the memo
+ * grows. */
 #include "compiler/npu/npu_internal.h"
 
 #include <pthread.h>
@@ -54,15 +61,39 @@ typedef struct mentry {
 	uint64_t cyc[2 * NPU_VEC_FINALISTS], first;
 	int nfin, nflat;
 	int pending;             /* the finalists are not timed yet */
+	int queued;              /* ... but queued for the background workers */
 	int want_first;          /* est_first asked for, not timed yet */
 } mentry;
 
+/* one program to time: finalist i of entry e (i < 0: the chosen plan from
+ * the job's START) */
+typedef struct tjob {
+	mentry *e;
+	int i;
+	uint64_t rating;         /* the closed form's cycles: the longest first */
+} tjob;
+
+/* background timing (loom_plan_memo_background): the finalists of each
+ * miss queued as it is made, timed by the workers while the caller lowers */
+enum { MAXBG = 15 };
+typedef struct bgpool {
+	pthread_t th[MAXBG];
+	int nth;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	tjob *q;                 /* the queue; q[next..n) not taken yet */
+	size_t n, cap, next;
+	int closing;             /* no more jobs: the workers end when the queue is empty */
+	const loom_hwcfg *cfg;
+} bgpool;
+
 struct loom_plan_memo {
 	loom_hwcfg cfg;
-	mentry *e;
+	mentry **e;              /* each entry allocated alone: the workers hold pointers to them */
 	size_t n, cap;
 	int defer;
 	uint64_t hits, misses, timed;
+	bgpool *bg;
 };
 
 loom_plan_memo *loom_plan_memo_new(const loom_hwcfg *cfg)
@@ -73,10 +104,15 @@ loom_plan_memo *loom_plan_memo_new(const loom_hwcfg *cfg)
 	return m;
 }
 
+static void bg_stop(loom_plan_memo *m);
+
 void loom_plan_memo_free(loom_plan_memo *m)
 {
 	if (!m)
 		return;
+	bg_stop(m);
+	for (size_t i = 0; i < m->n; i++)
+		free(m->e[i]);
 	free(m->e);
 	free(m);
 }
@@ -122,8 +158,8 @@ static void vec_key(const loom_vec_params *p, uint32_t *k)
 static mentry *find(loom_plan_memo *m, const uint32_t *key)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (!memcmp(m->e[i].key, key, KEY_WORDS * sizeof *key))
-			return &m->e[i];
+		if (!memcmp(m->e[i]->key, key, KEY_WORDS * sizeof *key))
+			return m->e[i];
 	return NULL;
 }
 
@@ -132,14 +168,16 @@ static mentry *add(loom_plan_memo *m, const uint32_t *key)
 {
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 32;
-		mentry *e = realloc(m->e, cap * sizeof *e);
+		mentry **e = realloc(m->e, cap * sizeof *e);
 		if (!e)
 			return NULL;
 		m->e = e;
 		m->cap = cap;
 	}
-	mentry *e = &m->e[m->n++];
-	memset(e, 0, sizeof *e);
+	mentry *e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	m->e[m->n++] = e;
 	memcpy(e->key, key, KEY_WORDS * sizeof *key);
 	return e;
 }
@@ -149,6 +187,8 @@ static int serves(const loom_plan_memo *m, const loom_hwcfg *cfg)
 {
 	return m && !memcmp(&m->cfg, cfg, sizeof *cfg);
 }
+
+static void bg_queue(loom_plan_memo *m, mentry *e);
 
 /* a miss of a conv layer: planned now, or its finalists kept for
  * loom_plan_memo_time (deferred) */
@@ -178,6 +218,7 @@ static int conv_miss(loom_plan_memo *m, const loom_conv_params *p, layer *L, con
 		*plan = fin[0];
 	}
 	e->plan.c = *plan;
+	bg_queue(m, e);
 	return 0;
 }
 
@@ -232,6 +273,7 @@ static int vec_miss(loom_plan_memo *m, const loom_vec_params *p, vlayer *V, cons
 		*plan = fin[0];
 	}
 	e->plan.v = *plan;
+	bg_queue(m, e);
 	return 0;
 }
 
@@ -268,14 +310,6 @@ void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, co
 }
 
 /* ------------------------------------------------------------------ deferred timing */
-
-/* one program to time: finalist i of entry e (i < 0: the chosen plan from
- * the job's START) */
-typedef struct tjob {
-	mentry *e;
-	int i;
-	uint64_t rating;         /* the closed form's cycles: the longest first */
-} tjob;
 
 typedef struct tpool {
 	const loom_hwcfg *cfg;
@@ -350,28 +384,120 @@ static void tpool_run(const loom_hwcfg *cfg, tjob *j, size_t n, int threads)
 			pthread_join(th[k], NULL);
 }
 
+/* ------------------------------------------------------------------ background timing */
+
+static void *bg_work(void *arg)
+{
+	bgpool *b = arg;
+	pthread_mutex_lock(&b->mu);
+	for (;;) {
+		while (b->next == b->n && !b->closing)
+			pthread_cond_wait(&b->cv, &b->mu);
+		if (b->next == b->n)
+			break;
+		tjob j = b->q[b->next++];
+		pthread_mutex_unlock(&b->mu);
+		tjob_run(b->cfg, &j);
+		pthread_mutex_lock(&b->mu);
+	}
+	pthread_mutex_unlock(&b->mu);
+	return NULL;
+}
+
+int loom_plan_memo_background(loom_plan_memo *m, int threads)
+{
+	if (!m || !m->defer || m->bg || threads < 1)
+		return 0;
+	bgpool *b = calloc(1, sizeof *b);
+	if (!b)
+		return -1;
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	b->cfg = &m->cfg;
+	for (int t = 0; t < threads && t < MAXBG; t++)
+		if (!pthread_create(&b->th[b->nth], NULL, bg_work, b))
+			b->nth++;
+	if (!b->nth) {
+		pthread_mutex_destroy(&b->mu);
+		pthread_cond_destroy(&b->cv);
+		free(b);
+		return 0;
+	}
+	m->bg = b;
+	return 0;
+}
+
+/* entry e's finalists to the workers (when there are workers) */
+static void bg_queue(loom_plan_memo *m, mentry *e)
+{
+	bgpool *b = m->bg;
+	if (!b || !e->pending)
+		return;
+	pthread_mutex_lock(&b->mu);
+	size_t k = (size_t)(e->nfin + e->nflat);
+	if (b->n + k > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 64;
+		while (cap < b->n + k)
+			cap *= 2;
+		tjob *q = realloc(b->q, cap * sizeof *q);
+		if (!q) {
+			pthread_mutex_unlock(&b->mu);
+			return; /* not queued: timed by loom_plan_memo_time */
+		}
+		b->q = q;
+		b->cap = cap;
+	}
+	for (int i = 0; i < e->nfin + e->nflat; i++)
+		b->q[b->n++] = (tjob){e, i, 0};
+	e->queued = 1;
+	m->timed += k;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* the workers' queue emptied (this thread helping) and the workers ended */
+static void bg_stop(loom_plan_memo *m)
+{
+	bgpool *b = m ? m->bg : NULL;
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->mu);
+	b->closing = 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	bg_work(b);
+	for (int t = 0; t < b->nth; t++)
+		pthread_join(b->th[t], NULL);
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
+	free(b->q);
+	free(b);
+	m->bg = NULL;
+}
+
 int loom_plan_memo_time(loom_plan_memo *m, int threads)
 {
 	if (!m)
 		return 0;
+	bg_stop(m); /* the queued finalists timed */
 	size_t n = m->n; /* room for every entry's est_first */
 	for (size_t k = 0; k < m->n; k++)
-		n += m->e[k].pending ? (size_t)(m->e[k].nfin + m->e[k].nflat) : 0;
+		n += m->e[k]->pending && !m->e[k]->queued ? (size_t)(m->e[k]->nfin + m->e[k]->nflat) : 0;
 	tjob *j = malloc((n ? n : 1) * sizeof *j);
 	if (!j)
 		return -1;
-	/* the finalists of every pending shape */
+	/* the finalists of every pending shape not timed in the background */
 	n = 0;
 	for (size_t k = 0; k < m->n; k++) {
-		mentry *e = &m->e[k];
-		for (int i = 0; e->pending && i < e->nfin + e->nflat; i++)
+		mentry *e = m->e[k];
+		for (int i = 0; e->pending && !e->queued && i < e->nfin + e->nflat; i++)
 			j[n++] = (tjob){e, i, e->key[0] ? e->fin.v[i].est_cycles : e->fin.c[i].est_cycles};
 	}
 	tpool_run(&m->cfg, j, n, threads);
 	m->timed += n;
 	/* the planner's choice */
 	for (size_t k = 0; k < m->n; k++) {
-		mentry *e = &m->e[k];
+		mentry *e = m->e[k];
 		if (!e->pending)
 			continue;
 		uint64_t by[2 * NPU_VEC_FINALISTS];
@@ -400,18 +526,19 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 				e->plan.c.est_cycles = e->cyc[best];
 		}
 		e->pending = 0;
+		e->queued = 0;
 	}
 	/* est_first where it was asked for */
 	n = 0;
 	for (size_t k = 0; k < m->n; k++) {
-		mentry *e = &m->e[k];
+		mentry *e = m->e[k];
 		if (e->want_first)
 			j[n++] = (tjob){e, -1, e->key[0] ? e->plan.v.est_cycles : e->plan.c.est_cycles};
 	}
 	tpool_run(&m->cfg, j, n, threads);
 	m->timed += n;
 	for (size_t k = 0; k < m->n; k++) {
-		mentry *e = &m->e[k];
+		mentry *e = m->e[k];
 		if (!e->want_first)
 			continue;
 		if (e->key[0])

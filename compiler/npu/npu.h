@@ -406,6 +406,12 @@ void loom_plan_memo_stats(const loom_plan_memo *m, uint64_t *hits, uint64_t *mis
 void loom_plan_memo_defer(loom_plan_memo *m);
 void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, const loom_vec_params *vp);
 int loom_plan_memo_time(loom_plan_memo *m, int threads);
+/* With deferred timing: threads workers (0: none) that time each miss's
+ * candidates as soon as the miss is made, while the caller goes on (a
+ * compile lowering its layers); loom_plan_memo_time ends them after
+ * helping with what they have left. The plans are the same. 0, or -1 when
+ * out of memory (no workers: loom_plan_memo_time times everything). */
+int loom_plan_memo_background(loom_plan_memo *m, int threads);
 
 /* A real scale in (0, 1) as mult * 2^-31 * 2^-shift with mult in [2^30, 2^31)
  * and shift 0..31 (0, or -1 when it cannot be represented). */

@@ -1052,15 +1052,18 @@ static void mvec_params(int s, int v, loom_vec_params *p)
 	p->flat = p->kind == LOOM_VEC_ELTWISE || p->kind == LOOM_VEC_LUT;
 }
 
-/* one configuration, one mode (0 immediate; 1, 3: deferred on that many threads) */
-static void memo_case(const loom_hwcfg *cfg, int mode)
+/* one configuration, one mode (0 immediate; 1, 3: deferred on that many
+ * threads), bg background workers timing the misses as they come */
+static void memo_case(const loom_hwcfg *cfg, int mode, int bg)
 {
 	enum { NC = sizeof mconv / sizeof mconv[0], NV = sizeof mvec / sizeof mvec[0] };
-	char L[96], err[512] = "";
-	snprintf(L, sizeof L, "memo (%s, %s%.0d)", cfg->name, mode ? "deferred, threads " : "immediate", mode);
+	char L[128], err[512] = "";
+	snprintf(L, sizeof L, "memo (%s, %s%.0d, %d background workers)", cfg->name,
+		 mode ? "deferred, threads " : "immediate", mode, bg);
 	loom_plan_memo *m = loom_plan_memo_new(cfg);
 	if (mode)
 		loom_plan_memo_defer(m);
+	CHECK(!loom_plan_memo_background(m, bg), "%s: background workers", L);
 	loom_conv_plan cref[NC], cp[NC][2];
 	loom_vec_plan vref[NV], vp[NV][2];
 	loom_conv_params c;
@@ -1151,9 +1154,24 @@ static void test_plan_memo(void)
 		if (!CHECK(!loom_hwcfg_load(&cfg, specs[i], NULL, err, sizeof err), "memo: configuration %s %s", specs[i],
 			   err))
 			continue;
-		memo_case(&cfg, 0);
-		memo_case(&cfg, 1);
-		memo_case(&cfg, 3);
+		memo_case(&cfg, 0, 0);
+		memo_case(&cfg, 1, 0);
+		memo_case(&cfg, 3, 0);
+		memo_case(&cfg, 1, 1);
+		memo_case(&cfg, 2, 3);
+		/* freed with finalists still queued: the workers end first */
+		loom_plan_memo *m = loom_plan_memo_new(&cfg);
+		loom_plan_memo_defer(m);
+		loom_plan_memo_background(m, 2);
+		int planned = 1;
+		for (int s = 0; s < 4; s++) {
+			loom_conv_params c;
+			loom_conv_plan p;
+			mconv_params(&cfg, s, 0, &c);
+			planned &= !loom_plan_memo_conv(m, &cfg, &c, &p, err, sizeof err);
+		}
+		loom_plan_memo_free(m);
+		CHECK(planned, "memo (%s): freed while the background workers time: %s", specs[i], planned ? "" : err);
 		/* est_first on demand */
 		loom_conv_params c;
 		loom_vec_params v;
