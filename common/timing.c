@@ -31,7 +31,8 @@
  *
  * Layers: see loom_est_conv and loom_est_vec; both model the steady state
  * of the planners' double-buffered schedules, DMA with dma_outstanding
- * bursts in flight, and a small tie-breaker on DRAM traffic. */
+ * read bursts in flight and dma_wr_outstanding write bursts waiting for
+ * their response, and a small tie-breaker on DRAM traffic. */
 #include "common/timing.h"
 
 #include <math.h>
@@ -54,6 +55,7 @@ void loom_timing_init(loom_timing *t, const loom_hwcfg *cfg, uint32_t lat, uint3
 	if (!t->bw)
 		t->bw = 1;
 	t->outstanding = cfg->dma_outstanding;
+	t->wr_outstanding = cfg->dma_wr_outstanding;
 	t->bank_lines = cfg->sp_bank_lines;
 	t->banks = cfg->sp_banks;
 }
@@ -332,12 +334,12 @@ static double est_load(const loom_timing *t, double n, double r, int contig, dou
 	return dmax(dmax(walk, inflight), n * bpr * B / t->bw);
 }
 
-/* a STORE's n rows of r bytes: a row a cycle, its beats, 32 writes
- * waiting for their response; without its latency */
+/* a STORE's n rows of r bytes: a row a cycle, its beats, wr_outstanding
+ * writes waiting for their response; without its latency */
 static double est_store(const loom_timing *t, double n, double r)
 {
-	double bpr = ceil(r / t->beat);
-	return dmax(dmax(n, n * (t->lat + 3) / 32), n * bpr * t->beat / t->bw);
+	double bpr = ceil(r / t->beat), wo = t->wr_outstanding ? t->wr_outstanding : 1;
+	return dmax(dmax(n, n * (t->lat + 3) / wo), n * bpr * t->beat / t->bw);
 }
 
 double loom_est_conv_floor(const loom_timing *t, const loom_conv_est *e)

@@ -36,7 +36,8 @@ typedef struct loom_timing {
 	uint32_t beat;         /* DRAM beat bytes */
 	uint32_t lat;          /* DRAM latency, cycles */
 	uint32_t bw;           /* DRAM bandwidth, bytes per cycle (>= 1) */
-	uint32_t outstanding;  /* DMA bursts in flight */
+	uint32_t outstanding;  /* load DMA: read bursts in flight */
+	uint32_t wr_outstanding; /* store DMA: write bursts waiting for their response */
 	uint32_t bank_lines;   /* scratchpad lines per bank */
 	uint32_t banks;        /* scratchpad banks */
 } loom_timing;

@@ -37,8 +37,11 @@
  *                      cycle later (requantized: 3, plus a residual: 6); each row is one write
  *                      burst: address a cycle after the fire, W beats from
  *                      the cycle after the row leaves the row FIFO (4 rows,
- *                      as the address FIFO); at most 32 bursts wait for their
- *                      write response, dram_latency after the last beat; done
+ *                      as the address FIFO); at most dma_wr_outstanding
+ *                      bursts wait for their write response, dram_latency
+ *                      after the last beat (an address goes out the cycle
+ *                      after the response of the burst dma_wr_outstanding
+ *                      before it at the earliest); done
  *                      the cycle after the last response. The next
  *                      instruction's front end starts 2 cycles after the last
  *                      row's data is back. A MARK is a 64-byte row. The
@@ -669,8 +672,8 @@ static void st_done(loom_tdma *d, uint64_t t)
 }
 
 /* the front end fires the next row (global row j = st_nb + sq_n) when the
- * row four before it has left the row FIFO (its cycle is known); 0 when it
- * cannot yet */
+ * row four before it has left the row FIFO (its cycle is known, and its
+ * address's: the address FIFO has room); 0 when it cannot yet */
 static int st_fire(loom_tdma *d)
 {
 	if (d->st_f >= d->st_n || d->sq_n == LOOM_TDMA_SQ)
@@ -679,7 +682,7 @@ static int st_fire(loom_tdma *d)
 	const uint64_t *n = h->n, *s = h->s;
 	uint32_t src = h->src;
 	if (!n[0] || !n[1] || !n[2]) {
-		sq_add(d, (loom_trow){0, 0, 0, 0, d->f_start, 0, 2});
+		sq_add(d, (loom_trow){0, 0, 0, 0, d->f_start, 0, 0, 2});
 		st_next(d, d->f_start + 2);
 		return 1;
 	}
@@ -700,10 +703,6 @@ static int st_fire(loom_tdma *d)
 		sp_mark(d, 1, line, fire, fire + 1);
 	}
 	uint64_t push = fire + (src == 2 ? 3 : src == 3 ? 6 : 1);
-	uint64_t aw = umax(fire + 1, j ? d->st_aw[(j - 1) % LOOM_TDMA_RING] + 1 : 0);
-	if (j >= 32)
-		aw = umax(aw, d->st_b[(j - 32) % LOOM_TDMA_RING] + 1);
-	d->st_aw[j % LOOM_TDMA_RING] = aw;
 	d->f_fire = fire;
 	d->f_push = push;
 	uint64_t addr = h->a0 + d->f_i3 * s[2] + d->f_i2 * s[1] + d->f_i1 * s[0];
@@ -715,7 +714,7 @@ static int st_fire(loom_tdma *d)
 			last = ++d->f_i3 == n[2];
 		}
 	}
-	sq_add(d, (loom_trow){fire, push, aw, addr, 0, h->n0, last});
+	sq_add(d, (loom_trow){fire, push, 0, addr, 0, j, h->n0, last});
 	if (last)
 		st_next(d, push + 2);
 	return 1;
@@ -734,6 +733,14 @@ static int st_head(loom_tdma *d)
 		d->sq_n--;
 		return 1;
 	}
+	/* its address: a cycle after its fire and after the previous one's,
+	 * and after the response of the burst dma_wr_outstanding before it
+	 * (known now: every row before it has left W) */
+	uint64_t j = r->j, wo = d->t.wr_outstanding;
+	r->aw = umax(r->fire + 1, j ? d->st_aw[(j - 1) % LOOM_TDMA_RING] + 1 : 0);
+	if (j >= wo)
+		r->aw = umax(r->aw, d->st_b[(j - wo) % LOOM_TDMA_RING] + 1);
+	d->st_aw[j % LOOM_TDMA_RING] = r->aw;
 	d->r_pop = umax(umax(r->push + 1, d->st_w), r->aw + 1);
 	d->st_pop[d->st_nb % LOOM_TDMA_RING] = d->r_pop;
 	d->popk = 1;
@@ -1104,6 +1111,10 @@ int loom_tdma_init(loom_tdma *d, const loom_timing *t)
 		d->t.outstanding = 1;
 	if (d->t.outstanding > LOOM_TDMA_RING / 2)
 		d->t.outstanding = LOOM_TDMA_RING / 2;
+	if (!d->t.wr_outstanding)
+		d->t.wr_outstanding = 1;
+	if (d->t.wr_outstanding > LOOM_TDMA_RING / 2)
+		d->t.wr_outstanding = LOOM_TDMA_RING / 2;
 	d->nbanks = d->t.banks && d->t.banks <= LOOM_TDMA_BANKS && d->t.bank_lines ? d->t.banks : 0;
 	d->cval = 2 * (int64_t)d->t.beat;
 	d->fetch_done = LOOM_TDMA_NEVER;

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define LOOM_TDMA_RING 64 /* > dma_outstanding (<= 32) and the store's writes in flight (32) */
+#define LOOM_TDMA_RING 64 /* > dma_outstanding and dma_wr_outstanding (<= 32, hwparams.def) */
 #define LOOM_TDMA_NEVER UINT64_MAX
 #define LOOM_TDMA_BANKS 16
 
@@ -80,11 +80,12 @@ typedef struct loom_treq {
 } loom_treq;
 
 /* a STORE row fired by the front end: fire, data back (push), address
- * accepted (aw); kind 0 a row, 1 the last row of its instruction, 2 an
+ * accepted (aw: known once it is the head); kind 0 a row, 1 the last row of its instruction, 2 an
  * instruction of no rows (front: its start) */
 #define LOOM_TDMA_SQ 8
 typedef struct loom_trow {
 	uint64_t fire, push, aw, addr, front;
+	uint64_t j;              /* its index (st_nb + sq_n when fired) */
 	uint32_t n0;
 	int kind;
 } loom_trow;

@@ -55,9 +55,12 @@ static const rtl_lib SYSTEMC_RTL_LIB = {"systemc-rtl", "libloom_systemc_rtl.so",
 static int build_rtl(const loom_hwcfg *cfg, const char *root, const rtl_lib *lib, char *err, size_t len)
 {
 	char cfgpath[1024], cmd[4096];
+	snprintf(cfgpath, sizeof cfgpath, "%s/configs/%s.cfg", root, cfg->name);
+	int own = strncmp(cfg->name, "custom-", 7) == 0 || access(cfgpath, R_OK) != 0;
 	snprintf(cfgpath, sizeof cfgpath, "%s/build/hw/%s.cfg", root, cfg->name);
-	if (strncmp(cfg->name, "custom-", 7) == 0) {
-		/* overridden configs have no file under configs/: write one */
+	if (own) {
+		/* overridden configs and files outside configs/ (--hw
+		 * tests/configs/wr4.cfg): written for the build */
 		char dir[1024];
 		snprintf(dir, sizeof dir, "%s/build", root);
 		mkdir(dir, 0777);

@@ -41,7 +41,8 @@
 //  * W: the head row is shifted to its offset into span_q / strb_q and sent
 //    one beat per cycle; the next row loads in the cycle the last beat is
 //    accepted, so consecutive rows leave no gap on W.
-//  * AW: from the AW FIFO, while fewer than MaxWrOut bursts wait for B. A
+//  * AW: from the AW FIFO, while fewer than DmaWrOutstanding (MaxWrOut,
+//    hwparams.def's dma_wr_outstanding) bursts wait for B. A
 //    row's W beats start only after its AW was accepted in an earlier cycle
 //    (aw_ahead_q), so W never leads AW.
 //  * done_o: registered, one cycle, in the cycle after the instruction's
@@ -66,8 +67,7 @@
 // function of registers only).
 module npu_dma_store #(
   parameter int unsigned RowFifoDepth = 4,   // rows between read and W (power of two)
-  parameter int unsigned AwFifoDepth  = 4,   // bursts between walker and AW (power of two)
-  parameter int unsigned MaxWrOut     = 32   // AW bursts waiting for their B response
+  parameter int unsigned AwFifoDepth  = 4    // bursts between walker and AW (power of two)
 ) (
   input  logic                                  clk_i,
   input  logic                                  rst_ni,
@@ -126,6 +126,7 @@ module npu_dma_store #(
   localparam int unsigned BIdxW     = (SpanBeats > 1) ? $clog2(SpanBeats) : 1;
   localparam int unsigned RPtrW     = (RowFifoDepth > 1) ? $clog2(RowFifoDepth) : 1;
   localparam int unsigned APtrW     = (AwFifoDepth > 1) ? $clog2(AwFifoDepth) : 1;
+  localparam int unsigned MaxWrOut  = npu_pkg::DmaWrOutstanding;  // AW bursts waiting for B
   localparam int unsigned BOutW     = $clog2(MaxWrOut + 1);
   // rows of one instruction fired and waiting for B: at most the row FIFO,
   // the AW FIFO, the bursts waiting for B and the AW being presented

@@ -343,7 +343,8 @@ int sweep_same_group(const loom_hwcfg *a, const loom_hwcfg *b)
 {
 	return a->array_rows == b->array_rows && a->array_cols == b->array_cols &&
 	       a->dram_beat_bytes == b->dram_beat_bytes && a->dram_latency == b->dram_latency &&
-	       a->dram_bw == b->dram_bw && a->dma_outstanding == b->dma_outstanding;
+	       a->dram_bw == b->dram_bw && a->dma_outstanding == b->dma_outstanding &&
+	       a->dma_wr_outstanding == b->dma_wr_outstanding;
 }
 
 int sweep_eval(const sweep_spec *s, const sweep_prep *p, const sweep_point *pt, sweep_result *r)

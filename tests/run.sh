@@ -52,7 +52,7 @@ suite unit-cmodel "$B/tests/test_cmodel"
 suite unit-cmodel-paths "$B/tests/test_cmodel_paths"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
 # the timing model of whole programs (loom_tsim_run) gives the cycles recorded in
-# tests/unit/tsim_golden.txt (random programs on five configurations)
+# tests/unit/tsim_golden.txt (random programs on six configurations)
 suite unit-tsim "$B/tests/test_tsim" tests/unit/tsim_golden.txt
 # the same with tsim.c's cached next-event candidates checked against fresh ones at every event
 suite unit-tsim-cache "$B/tests/test_tsim_cache" tests/unit/tsim_golden.txt
@@ -301,6 +301,9 @@ for c in small default large odd; do
 	suite "cosim-$c" "$LOOM" cosim --hw $c --count $COSIM_N --seed $seed
 	seed=$((seed + 100000))
 done
+# the store DMA's write bursts waiting for their response limited to 4
+# (dma_wr_outstanding, tests/configs/wr4.cfg: small otherwise), so the limit binds
+suite cosim-wr4 "$LOOM" cosim --hw tests/configs/wr4.cfg --count $COSIM_N --seed 400001
 # the C model against itself: its generic kernels against AVX2, and without
 # its timing memo against with it, each program run twice (the second run's
 # timing replayed): the same bytes, counters and cycles (bad programs too)

@@ -131,6 +131,12 @@ run "$LOOM" objdump "$out/d.loom" --hw nosuch
 expect "objdump --hw nosuch" 2 "unknown configuration 'nosuch'" "$known"
 run "$LOOM" compile "$m/model.onnx" -o "$out/x.loom" --hw default:array_rws=8
 expect "compile --hw default:array_rws=8" 2 "array_rws"
+# a parameter out of its range, a configuration file without one (dma_wr_outstanding)
+run "$LOOM" cosim --hw default:dma_wr_outstanding=0 --count 1 --seed 1
+expect "cosim --hw default:dma_wr_outstanding=0" 2 "dma_wr_outstanding = 0 is outside 1..32"
+grep -v '^dma_wr_outstanding' configs/small.cfg >"$out/nowr.cfg"
+run "$LOOM" cosim --hw "$out/nowr.cfg" --count 1 --seed 1
+expect "cosim --hw nowr.cfg" 2 "nowr.cfg: parameter dma_wr_outstanding is missing"
 
 # ---- --calib DIR of one file per sample (input_0.pb ... input_7.pb) for a one-input model
 o="$DIR/npu_ops_opset13"

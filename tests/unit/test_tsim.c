@@ -2,8 +2,9 @@
  * common/tsim.c, common/tsim_prog.c) gives the same cycles as before: a
  * regression guard for its speed work, which must not change a result.
  *
- * For five configurations (small, default, large, odd and a DRAM-bound
- * default with dram_bw=4, dram_latency=200) and SEEDS random legal
+ * For six configurations (small, default, large, odd, a DRAM-bound
+ * default with dram_bw=4, dram_latency=200 and small with 4 write bursts
+ * waiting for their response, dma_wr_outstanding=4) and SEEDS random legal
  * programs each (the co-simulation generator, cosim/gen.c: LOADs with
  * padding, STOREs of every SOURCE, MATMUL, the vector unit, MARKs, tokens),
  * runs loom_tsim_run and folds its end cycle and every MARK's cycle into
@@ -32,7 +33,8 @@
 #define SHIFTED 40
 #define SHIFT ((1ull << 40) + 12345)
 
-static const char *const cfgs[] = {"small", "default", "large", "odd", "default:dram_bw=4,dram_latency=200"};
+static const char *const cfgs[] = {"small", "default", "large", "odd", "default:dram_bw=4,dram_latency=200",
+				   "small:dma_wr_outstanding=4"};
 #define NCFG (sizeof cfgs / sizeof cfgs[0])
 
 static uint64_t fnv(uint64_t h, uint64_t v)

@@ -26,8 +26,9 @@
 // SP requests held until granted (except after abort); W never before its
 // AW; each AR/AW burst equal to the expected one, in order (loads: aligned
 // contiguous rows coalesced into bursts of up to 16 beats within a 4 KiB
-// page, see ld_bursts); W strobes exactly the row's bytes and w_last on the
-// last beat; no output of either engine changes when the inputs of the same
+// page, see ld_bursts); at most DmaOutstanding read bursts in flight and
+// DmaWrOutstanding write bursts waiting for their B response; W strobes
+// exactly the row's bytes and w_last on the last beat; no output of either engine changes when the inputs of the same
 // cycle change (no combinational input-to-output path). (done_o may be high
 // in consecutive cycles, for consecutive instructions.)
 //
@@ -43,7 +44,8 @@
 // [1 MiB, 2 MiB).
 //
 // The configuration is that of the npu_pkg.sv the model was built with
-// (found by its fingerprint among configs/*.cfg, or the spec in $LOOM_HW,
+// (found by its fingerprint among configs/*.cfg and tests/configs/*.cfg, or
+// the spec in $LOOM_HW,
 // e.g. LOOM_HW=default:dma_outstanding=32). Build and run from /work/main;
 // PKG is the generated package, build/hw/default/npu_pkg.sv for default, or
 // another config's, e.g. small:
@@ -69,6 +71,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <glob.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -466,12 +469,21 @@ bool find_config(VerilatedContext *ctx)
 		specs.push_back(getenv("LOOM_HW")); // e.g. default:dma_outstanding=32
 	for (const char *name : {"default", "small", "odd", "large"})
 		specs.push_back(name);
-	for (auto &root : roots)
-		for (auto &spec : specs)
+	for (auto &root : roots) {
+		std::vector<std::string> rs = specs;
+		// the configurations only the tests use (make block BLK=dma HW=wr4)
+		glob_t g;
+		if (glob((root + "/tests/configs/*.cfg").c_str(), 0, nullptr, &g) == 0)
+			for (size_t i = 0; i < g.gl_pathc; i++)
+				rs.push_back(g.gl_pathv[i]);
+		globfree(&g);
+		for (auto &spec : rs)
 			if (loom_hwcfg_load(&cfg, spec.c_str(), root.c_str(), err, sizeof err) == 0 &&
 			    cfg.fingerprint == fp)
 				return true;
-	printf("dma_tb: no configs/*.cfg (nor $LOOM_HW) has fingerprint %08x (set LOOM_ROOT, LOOM_HW)\n"
+	}
+	printf("dma_tb: no configs/*.cfg, tests/configs/*.cfg (nor $LOOM_HW) has fingerprint %08x (set LOOM_ROOT, "
+	       "LOOM_HW)\n"
 	       "0 passed, 1 failed\n",
 	       fp);
 	return false;
@@ -653,12 +665,12 @@ void tput_lat40(VerilatedContext *ctx, Tally &n)
 		measure(ctx, what[5], true, store_seq(ssrc, lrw, 2 * B, 64 * sn2 / sk, 1, sk), lat),
 	};
 	// floors: bursts in flight per latency (reads: DmaOutstanding,
-	// writes: the store's MaxWrOut = 32) for one-row bursts; for
+	// writes: DmaWrOutstanding) for one-row bursts; for
 	// coalesced rows the bus, less the first burst's latency (and the 16
 	// rows it gathers); the instruction boundaries of the overlapped runs
 	// cost little
 	double bound = std::min(1.0, (double)cfg.dma_outstanding / (lat + 4));
-	double wbound = std::min(1.0, 32.0 / (lat + 4));
+	double wbound = std::min(1.0, (double)cfg.dma_wr_outstanding / (lat + 4));
 	double beats = 64.0 * n2, cbound = beats / (beats + lat + 2 * MAX_BURST);
 	double floor[] = {0.9 * bound, 0.85 * bound, 0.95 * cbound, 0.85 * cbound, 0.85 * wbound, 0.8 * wbound};
 	for (unsigned i = 0; i < 6; i++) {
@@ -689,8 +701,8 @@ int main(int argc, char **argv)
 	R = cfg.array_rows;
 	C = cfg.array_cols;
 	B = cfg.dram_beat_bytes;
-	printf("dma_tb: config %s (R=%u C=%u B=%u outstanding=%u), seed %" PRIu64 "\n", cfg.name, R, C, B,
-	       cfg.dma_outstanding, seed);
+	printf("dma_tb: config %s (R=%u C=%u B=%u outstanding=%u, writes %u), seed %" PRIu64 "\n", cfg.name, R, C,
+	       B, cfg.dma_outstanding, cfg.dma_wr_outstanding, seed);
 
 	Tally n;
 	run_cases(ctx.get(), nrandom, n);

@@ -675,6 +675,9 @@ void Bench::check_store_bus(bool bv)
 			error("AW outside the store region");
 		else
 			awq.push_back({awa, awl, 0, now, row, seq});
+		if (awq.size() + bq.size() > cfg.dma_wr_outstanding)
+			error("%zu write bursts waiting for their response, more than DmaWrOutstanding = %u",
+			      awq.size() + bq.size(), cfg.dma_wr_outstanding);
 	}
 	// --- B
 	if (bv && top->st_b_ready_o) {
