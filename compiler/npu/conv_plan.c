@@ -318,9 +318,11 @@ typedef struct csearch {
 	int done;                 /* found a tiling at an earlier kernel-row chunk size */
 	/* the lean candidates: the Pareto front of rating (key) and DRAM bytes
 	 * among those rated within NPU_LEAN_RATING_TOL of the best rating */
-	loom_conv_plan lean[LEAN_CAP];
-	double lkey[LEAN_CAP];
-	uint64_t lbytes[LEAN_CAP];
+	struct lean {
+		loom_conv_plan plan;
+		double key;       /* its rating */
+		uint64_t bytes;   /* its DRAM bytes */
+	} lean[LEAN_CAP];
 	int nlean;
 } csearch;
 
@@ -342,7 +344,7 @@ static int lean_useless(const csearch *x, double key, uint64_t by)
 	if (b > 0 && key > b * (1 + NPU_LEAN_RATING_TOL))
 		return 1;
 	for (int i = 0; i < x->nlean; i++)
-		if (x->lkey[i] <= key && x->lbytes[i] <= by)
+		if (x->lean[i].key <= key && x->lean[i].bytes <= by)
 			return 1;
 	return 0;
 }
@@ -357,25 +359,23 @@ static void lean_add(csearch *x, const cgeo *c, const cfit *f, uint64_t est, dou
 	double lim = best_key(x) * (1 + NPU_LEAN_RATING_TOL);
 	int m = 0;
 	for (int i = 0; i < x->nlean; i++) {
-		if ((key <= x->lkey[i] && by <= x->lbytes[i]) || x->lkey[i] > lim)
+		if ((key <= x->lean[i].key && by <= x->lean[i].bytes) || x->lean[i].key > lim)
 			continue;
-		x->lean[m] = x->lean[i], x->lkey[m] = x->lkey[i], x->lbytes[m] = x->lbytes[i];
-		m++;
+		x->lean[m++] = x->lean[i];
 	}
 	if (m == LEAN_CAP) {
 		int w = 0;
 		for (int i = 1; i < m; i++)
-			if (x->lbytes[i] > x->lbytes[w])
+			if (x->lean[i].bytes > x->lean[w].bytes)
 				w = i;
-		for (int i = w; i + 1 < m; i++)
-			x->lean[i] = x->lean[i + 1], x->lkey[i] = x->lkey[i + 1], x->lbytes[i] = x->lbytes[i + 1];
 		m--;
+		memmove(&x->lean[w], &x->lean[w + 1], (size_t)(m - w) * sizeof x->lean[0]);
 	}
 	memset(&x->lean[m], 0, sizeof x->lean[m]);
-	cand_plan(c, f, &x->lean[m]);
-	x->lean[m].est_cycles = est;
-	x->lkey[m] = key;
-	x->lbytes[m] = by;
+	cand_plan(c, f, &x->lean[m].plan);
+	x->lean[m].plan.est_cycles = est;
+	x->lean[m].key = key;
+	x->lean[m].bytes = by;
 	x->nlean = m + 1;
 }
 
@@ -607,14 +607,15 @@ static int conv_finalists(const loom_conv_params *p, const layer *L, const csear
 	double lim = best_key(x) * (1 + NPU_LEAN_RATING_TOL);
 	int ln = -1;
 	for (int i = 0; i < x->nlean; i++)
-		if (x->lkey[i] <= lim && (ln < 0 || x->lbytes[i] < x->lbytes[ln] ||
-					  (x->lbytes[i] == x->lbytes[ln] && x->lkey[i] < x->lkey[ln])))
+		if (x->lean[i].key <= lim &&
+		    (ln < 0 || x->lean[i].bytes < x->lean[ln].bytes ||
+		     (x->lean[i].bytes == x->lean[ln].bytes && x->lean[i].key < x->lean[ln].key)))
 			ln = i;
 	int dup = ln < 0;
 	for (int i = 0; i < nfin && !dup; i++)
-		dup = !memcmp(&fin[i], &x->lean[ln], sizeof fin[i]);
+		dup = !memcmp(&fin[i], &x->lean[ln].plan, sizeof fin[i]);
 	if (!dup)
-		fin[nfin++] = x->lean[ln];
+		fin[nfin++] = x->lean[ln].plan;
 	if (!nfin)
 		return npu_fail(err, len,
 			    "conv %ux%ux%u -> %u (k %ux%u): no tiling fits configuration %s (sp %u lines, acc %u lines)",

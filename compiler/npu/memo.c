@@ -31,9 +31,9 @@
 #include "compiler/npu/npu_internal.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* a key: the kind, then the parameters with their values and hints
  * zeroed (every other field, a new one too, is part of it) */
@@ -73,8 +73,10 @@ typedef struct tjob {
 	uint64_t rating;         /* the closed form's cycles: the longest first */
 } tjob;
 
-/* background timing (loom_plan_memo_background): the finalists of each
- * miss queued as it is made, timed by the workers while the caller lowers */
+/* the workers that time programs: in the background
+ * (loom_plan_memo_background: each miss's finalists queued as it is made,
+ * timed while the caller lowers) and in loom_plan_memo_time (what is left,
+ * with the caller helping) */
 enum { MAXBG = 15 };
 typedef struct bgpool {
 	pthread_t th[MAXBG];
@@ -311,13 +313,6 @@ void loom_plan_memo_want_first(loom_plan_memo *m, const loom_conv_params *cp, co
 
 /* ------------------------------------------------------------------ deferred timing */
 
-typedef struct tpool {
-	const loom_hwcfg *cfg;
-	tjob *j;
-	size_t n;
-	atomic_size_t next;
-} tpool;
-
 static void tjob_run(const loom_hwcfg *cfg, const tjob *j)
 {
 	mentry *e = j->e;
@@ -346,14 +341,6 @@ static void tjob_run(const loom_hwcfg *cfg, const tjob *j)
 	}
 }
 
-static void *tpool_work(void *arg)
-{
-	tpool *t = arg;
-	for (size_t k; (k = atomic_fetch_add(&t->next, 1)) < t->n;)
-		tjob_run(t->cfg, &t->j[k]);
-	return NULL;
-}
-
 static int tjob_cmp(const void *a, const void *b)
 {
 	const tjob *x = a, *y = b;
@@ -362,26 +349,6 @@ static int tjob_cmp(const void *a, const void *b)
 	if (x->e != y->e)
 		return x->e < y->e ? -1 : 1;
 	return x->i - y->i;
-}
-
-/* the jobs on up to threads threads (this one included) */
-static void tpool_run(const loom_hwcfg *cfg, tjob *j, size_t n, int threads)
-{
-	enum { MAXT = 16 };
-	pthread_t th[MAXT];
-	int started[MAXT] = {0};
-	tpool t = {cfg, j, n, 0};
-	qsort(j, n, sizeof *j, tjob_cmp);
-	if (threads > MAXT)
-		threads = MAXT;
-	if ((size_t)threads > n)
-		threads = (int)n;
-	for (int k = 1; k < threads; k++)
-		started[k] = !pthread_create(&th[k], NULL, tpool_work, &t);
-	tpool_work(&t);
-	for (int k = 1; k < threads; k++)
-		if (started[k])
-			pthread_join(th[k], NULL);
 }
 
 /* ------------------------------------------------------------------ background timing */
@@ -404,13 +371,12 @@ static void *bg_work(void *arg)
 	return NULL;
 }
 
-int loom_plan_memo_background(loom_plan_memo *m, int threads)
+/* a pool of threads workers (at most MAXBG) for m; 0 when none could start */
+static bgpool *bg_start(loom_plan_memo *m, int threads)
 {
-	if (!m || !m->defer || m->bg || threads < 1)
-		return 0;
 	bgpool *b = calloc(1, sizeof *b);
 	if (!b)
-		return -1;
+		return NULL;
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->cv, NULL);
 	b->cfg = &m->cfg;
@@ -421,38 +387,56 @@ int loom_plan_memo_background(loom_plan_memo *m, int threads)
 		pthread_mutex_destroy(&b->mu);
 		pthread_cond_destroy(&b->cv);
 		free(b);
-		return 0;
+		return NULL;
 	}
 	m->bg = b;
-	return 0;
+	return b;
 }
 
-/* entry e's finalists to the workers (when there are workers) */
-static void bg_queue(loom_plan_memo *m, mentry *e)
+/* n jobs onto the workers' queue; -1 (nothing queued) when it cannot grow */
+static int bg_push(bgpool *b, const tjob *j, size_t n)
 {
-	bgpool *b = m->bg;
-	if (!b || !e->pending)
-		return;
 	pthread_mutex_lock(&b->mu);
-	size_t k = (size_t)(e->nfin + e->nflat);
-	if (b->n + k > b->cap) {
+	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 64;
-		while (cap < b->n + k)
+		while (cap < b->n + n)
 			cap *= 2;
 		tjob *q = realloc(b->q, cap * sizeof *q);
 		if (!q) {
 			pthread_mutex_unlock(&b->mu);
-			return; /* not queued: timed by loom_plan_memo_time */
+			return -1;
 		}
 		b->q = q;
 		b->cap = cap;
 	}
-	for (int i = 0; i < e->nfin + e->nflat; i++)
-		b->q[b->n++] = (tjob){e, i, 0};
-	e->queued = 1;
-	m->timed += k;
+	memcpy(b->q + b->n, j, n * sizeof *j);
+	b->n += n;
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
+	return 0;
+}
+
+int loom_plan_memo_background(loom_plan_memo *m, int threads)
+{
+	if (!m || !m->defer || m->bg || threads < 1)
+		return 0;
+	return bg_start(m, threads) ? 0 : -1;
+}
+
+/* entry e's finalists to the workers (when there are workers); not queued
+ * (no memory): timed by loom_plan_memo_time */
+static void bg_queue(loom_plan_memo *m, mentry *e)
+{
+	if (!m->bg || !e->pending)
+		return;
+	tjob j[2 * NPU_VEC_FINALISTS];
+	size_t k = (size_t)(e->nfin + e->nflat);
+	for (size_t i = 0; i < k; i++)
+		j[i] = (tjob){e, (int)i, 0};
+	if (bg_push(m->bg, j, k))
+		return;
+	e->queued = 1;
+	m->timed += k;
 }
 
 /* the workers' queue emptied (this thread helping) and the workers ended */
@@ -475,6 +459,22 @@ static void bg_stop(loom_plan_memo *m)
 	m->bg = NULL;
 }
 
+/* the jobs, the longest first, on up to threads threads (this one
+ * included): a pool of threads - 1 workers that this thread helps empty */
+static void time_jobs(loom_plan_memo *m, tjob *j, size_t n, int threads)
+{
+	qsort(j, n, sizeof *j, tjob_cmp);
+	if ((size_t)threads > n)
+		threads = (int)n;
+	if (threads > 1 && bg_start(m, threads - 1) && !bg_push(m->bg, j, n)) {
+		bg_stop(m);
+		return;
+	}
+	bg_stop(m);
+	for (size_t k = 0; k < n; k++)
+		tjob_run(&m->cfg, &j[k]);
+}
+
 int loom_plan_memo_time(loom_plan_memo *m, int threads)
 {
 	if (!m)
@@ -493,7 +493,7 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 		for (int i = 0; e->pending && !e->queued && i < e->nfin + e->nflat; i++)
 			j[n++] = (tjob){e, i, e->key[0] ? e->fin.v[i].est_cycles : e->fin.c[i].est_cycles};
 	}
-	tpool_run(&m->cfg, j, n, threads);
+	time_jobs(m, j, n, threads);
 	m->timed += n;
 	/* the planner's choice */
 	for (size_t k = 0; k < m->n; k++) {
@@ -535,7 +535,7 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads)
 		if (e->want_first)
 			j[n++] = (tjob){e, -1, e->key[0] ? e->plan.v.est_cycles : e->plan.c.est_cycles};
 	}
-	tpool_run(&m->cfg, j, n, threads);
+	time_jobs(m, j, n, threads);
 	m->timed += n;
 	for (size_t k = 0; k < m->n; k++) {
 		mentry *e = m->e[k];

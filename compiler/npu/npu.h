@@ -410,7 +410,8 @@ int loom_plan_memo_time(loom_plan_memo *m, int threads);
  * candidates as soon as the miss is made, while the caller goes on (a
  * compile lowering its layers); loom_plan_memo_time ends them after
  * helping with what they have left. The plans are the same. 0, or -1 when
- * out of memory (no workers: loom_plan_memo_time times everything). */
+ * no worker could start (out of memory or threads: loom_plan_memo_time
+ * then times everything). */
 int loom_plan_memo_background(loom_plan_memo *m, int threads);
 
 /* A real scale in (0, 1) as mult * 2^-31 * 2^-shift with mult in [2^30, 2^31)

@@ -44,33 +44,6 @@
 #define NX (1 * 3 * 8 * 8)
 #define NIN 8 /* different inputs */
 
-static void fill(float *v, size_t n, unsigned seed, float s)
-{
-	unsigned st = seed * 2654435761u + 12345u;
-	for (size_t i = 0; i < n; i++) {
-		st = st * 1103515245u + 12345u;
-		v[i] = s * ((float)((st >> 8) & 0xffff) / 32768.0f - 1.0f);
-	}
-}
-
-static int gconst(loom_graph *g, const char *name, int rank, const int64_t *dims, unsigned seed, float s)
-{
-	int64_t n = 1;
-	for (int i = 0; i < rank; i++)
-		n *= dims[i];
-	float *v = oc_xmalloc((size_t)n * sizeof *v);
-	fill(v, (size_t)n, seed, s);
-	int t = OC_MUST(loom_graph_add_tensor(g, name, FL, rank, dims, v, 1));
-	free(v);
-	return t;
-}
-
-/* a node output (type and shape from inference) */
-static int gval(loom_graph *g, const char *name)
-{
-	return OC_MUST(loom_graph_add_tensor(g, name, LOOM_DT_UNDEFINED, 0, NULL, NULL, 0));
-}
-
 static loom_node *gnode(loom_graph *g, const char *op, const char *name, const int *in, int nin, int out)
 {
 	int i = OC_MUST(loom_graph_add_node(g, op, name, in, nin, &out, 1));
@@ -89,9 +62,9 @@ static loom_graph *build_net(void)
 {
 	loom_graph *g = oc_graph_new(13, "(built by test_exec_req)");
 	int x = oc_add_input(g, "x", FL, 4, D(1, 3, 8, 8), NULL);
-	int w1 = gconst(g, "w1", 4, D(8, 3, 3, 3), 1, 0.4f), b1 = gconst(g, "b1", 1, D(8), 2, 0.1f);
-	int w2 = gconst(g, "w2", 4, D(4, 8, 3, 3), 3, 0.3f), b2 = gconst(g, "b2", 1, D(4), 4, 0.1f);
-	int c1 = gval(g, "c1"), r1 = gval(g, "r1"), s1 = gval(g, "s1"), y = gval(g, "y");
+	int w1 = oc_const(g, "w1", 4, D(8, 3, 3, 3), 1, 0.4f), b1 = oc_const(g, "b1", 1, D(8), 2, 0.1f);
+	int w2 = oc_const(g, "w2", 4, D(4, 8, 3, 3), 3, 0.3f), b2 = oc_const(g, "b2", 1, D(4), 4, 0.1f);
+	int c1 = oc_value(g, "c1"), r1 = oc_value(g, "r1"), s1 = oc_value(g, "s1"), y = oc_value(g, "y");
 	conv(g, "conv1", x, w1, b1, c1);
 	gnode(g, "Relu", "relu1", &c1, 1, r1);
 	OC_MUST(loom_node_set_attr_int(gnode(g, "Softmax", "sm", &r1, 1, s1), "axis", 1));
@@ -116,7 +89,7 @@ static int setup(fixture *f, const char *fw)
 {
 	char err[8192] = "";
 	for (int i = 0; i < NIN; i++)
-		fill(f->x[i], NX, 100 + (unsigned)i, 1.0f);
+		oc_fill(f->x[i], NX, 100 + (unsigned)i, 1.0f);
 	loom_tensor cin = {.name = "x", .dtype = FL, .rank = 4, .dims = {1, 3, 8, 8}, .data = f->x[0]};
 	loom_compile_opts o = {.calib_inputs = &cin, .calib_ninputs = 1};
 	loom_hwcfg cfg;
