@@ -301,7 +301,7 @@ BLOCK_sp_SV       := rtl/npu_sram.sv rtl/npu_sp.sv
 BLOCK_cpu_TOP     := cpu_tb_top
 BLOCK_cpu_SV      := rtl/npu_cpu.sv verilator_tb/blocks/cpu_tb_top.sv
 BLOCK_cpu_VFLAGS  := -LDFLAGS -lelf
-BLOCK_TESTS       := requant:default dma:small dma:odd dma:wr4 compute:default compute:odd sp:default sp:odd sp:large \
+BLOCK_TESTS       := requant:default dma:small dma:odd dma:limits compute:default compute:odd sp:default sp:odd sp:large \
                      cpu:default
 BLK ?= dma
 BLKBIN := $(BUILD)/blocks/$(HW)/$(BLK)_tb
@@ -439,7 +439,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libloomcore.a
 $(BUILD)/fuzz/fuzz_model: $(BUILD)/fuzz/obj/tools/objdump.o
 fuzz: $(FUZZ_BINS)
 
-TEST_CONFIGS := small default large odd wr4
+TEST_CONFIGS := small default large odd limits
 # test_rv_iss loads the rv32 ELFs with libelf
 $(BUILD)/tests/test_rv_iss $(BUILD)/tests/san_test_rv_iss: LDLIBS += -lelf
 # the RV32IM test programs tests/rv32/NAME.S -> build/rv32/NAME.elf (ISS and RTL core)

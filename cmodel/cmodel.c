@@ -308,7 +308,7 @@ static int try_start(struct cmodel *m, int i)
 	*cur = *sl;
 	q->head = (q->head + 1) % LOOM_QUEUE_DEPTH;
 	q->n--;
-	loom_insn_events(m->R, m->C, &cur->in, m->evt);
+	loom_insn_events(m->R, m->C, m->tm.vec_macs, &cur->in, m->evt);
 	switch (i) {
 	case E_LOAD:
 		cur->berr = m->bus && port_rows(m, &cur->in, 0);

@@ -16,7 +16,7 @@
  *           line written per position, its R values requantized (MAX pooling
  *           and LUT use the requantization lanes as an identity). A DWCONV
  *           reads each kernel row of a group in passes of up to
- *           LOOM_VEC_MACS taps: per output row of the group (segment of s
+ *           M (vec_macs) taps: per output row of the group (segment of s
  *           positions) loom_dw_seg_lines(s, mc, SW, DW) lines for a pass of
  *           mc taps (the distinct columns its taps touch), each line folded
  *           by up to mc taps (VEC_LINES stays one per tap and position: it
@@ -40,7 +40,7 @@ static void add_vec(uint64_t ev[LOOM_EVT_COUNT], uint32_t R, uint64_t planes, ui
 	ev[LOOM_EVT_RQ_VALUES] += n * R;
 }
 
-void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[LOOM_EVT_COUNT])
+void loom_insn_events(uint32_t R, uint32_t C, uint32_t M, const loom_insn *in, uint64_t ev[LOOM_EVT_COUNT])
 {
 	switch (loom_insn_opcode(in)) {
 	case LOOM_OP_LOAD: {
@@ -94,11 +94,12 @@ void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[L
 		/* input reuse: per group, kernel row, pass of mc taps and segment
 		 * (the group's positions in one output row, s of them) the
 		 * segment's distinct columns instead of mc * s lines; a row has
-		 * passes of LOOM_VEC_MACS taps and one of the rest */
-		uint64_t sw = G(DWCONV, SW), dwl = G(DWCONV, DW), full = kw / LOOM_VEC_MACS, rest = kw % LOOM_VEC_MACS;
+		 * passes of M taps and one of the rest */
+		M = M ? M : 1;
+		uint64_t sw = G(DWCONV, SW), dwl = G(DWCONV, DW), full = kw / M, rest = kw % M;
 		uint64_t lines[LOOM_VEC_GROUP + 1] = {0}, read = 0;
 		for (uint64_t s = 1; s <= LOOM_VEC_GROUP; s++)
-			lines[s] = full * loom_dw_seg_lines(s, LOOM_VEC_MACS, sw, dwl) +
+			lines[s] = full * loom_dw_seg_lines(s, M, sw, dwl) +
 				   (rest ? loom_dw_seg_lines(s, rest, sw, dwl) : 0);
 		for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
 			uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;

@@ -17,9 +17,10 @@ extern "C" {
 #endif
 
 /* Add the events of `in` (already checked: loom_insn_check) on an array of
- * R rows and C columns to ev[LOOM_EVT_COUNT]. Opcodes without scratchpad or
+ * R rows and C columns with M multipliers a vector lane (vec_macs; 0 is
+ * taken as 1) to ev[LOOM_EVT_COUNT]. Opcodes without scratchpad or
  * accumulator traffic (MARK, FINISH) add nothing. */
-void loom_insn_events(uint32_t R, uint32_t C, const loom_insn *in, uint64_t ev[LOOM_EVT_COUNT]);
+void loom_insn_events(uint32_t R, uint32_t C, uint32_t M, const loom_insn *in, uint64_t ev[LOOM_EVT_COUNT]);
 
 #ifdef __cplusplus
 }

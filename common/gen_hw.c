@@ -150,7 +150,6 @@ int main(int argc, char **argv)
 	fprintf(f, "  localparam int unsigned DmaMaxBurst = %u; // beats of a coalesced LOAD burst\n", LOOM_DMA_MAX_BURST);
 	fprintf(f, "  localparam int unsigned DmaPageShift = %u; // no burst crosses a 2^DmaPageShift-byte page\n", LOOM_DMA_PAGE_SHIFT);
 	fprintf(f, "  localparam int unsigned VecGroup = %u; // vector unit: output lines per group\n", (unsigned)LOOM_VEC_GROUP);
-	fprintf(f, "  localparam int unsigned VecMacs = %u; // vector unit: multipliers per lane (DWCONV input reuse)\n", (unsigned)LOOM_VEC_MACS);
 	fprintf(f, "  localparam int unsigned DwParamLines = %u;\n", (unsigned)LOOM_DW_PARAM_LINES);
 	fprintf(f, "  localparam int unsigned LutEntries = %u;\n\n", (unsigned)LOOM_LUT_ENTRIES);
 

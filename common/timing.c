@@ -22,7 +22,7 @@
  *     DWCONV    planes NCB, P = OUT_H * OUT_W, taps KH * KW, w 1,
  *               + LOOM_DW_PARAM_LINES per plane; with its input reuse
  *               loom_cyc_dw: per group and kernel row, passes of up to
- *               LOOM_VEC_MACS taps, mc weight lines and per output row
+ *               vec_macs taps, mc weight lines and per output row
  *               of the group (s positions) the distinct columns
  *               j * SW + m * DW (j < s, m < mc) its taps touch
  *     LUT       one plane, P = LINES, taps 1, w 0, + ceil(256 / R) table lines
@@ -56,6 +56,7 @@ void loom_timing_init(loom_timing *t, const loom_hwcfg *cfg, uint32_t lat, uint3
 		t->bw = 1;
 	t->outstanding = cfg->dma_outstanding;
 	t->wr_outstanding = cfg->dma_wr_outstanding;
+	t->vec_macs = cfg->vec_macs;
 	t->bank_lines = cfg->sp_bank_lines;
 	t->banks = cfg->sp_banks;
 }
@@ -188,15 +189,15 @@ typedef struct dw_fin {
 
 /* a group of g positions from position p0 of its plane whose SGroup is in
  * cycle c, read as common/tsim.c's vr_step does (passes of up to
- * LOOM_VEC_MACS taps of a kernel row, one segment per output row, its
+ * M taps of a kernel row, one segment per output row, its
  * reads loom_dw_peek's): the cycle of the state after its last read */
-static double dw_group(dw_fin *f, double c, uint64_t p0, uint64_t g, uint64_t ow, uint64_t kh, uint64_t kw,
+static double dw_group(dw_fin *f, uint64_t M, double c, uint64_t p0, uint64_t g, uint64_t ow, uint64_t kh, uint64_t kw,
 		       uint64_t sw, uint64_t dw)
 {
 	double x = c + 1, L = 0, rdy[LOOM_VEC_GROUP];
 	uint64_t taps = kh * kw, col;
 	for (uint64_t tp = 0; tp < taps;) {
-		uint64_t mc = kw - tp % kw < LOOM_VEC_MACS ? kw - tp % kw : LOOM_VEC_MACS;
+		uint64_t mc = kw - tp % kw < M ? kw - tp % kw : M;
 		int last = tp + mc == taps;
 		x += (double)mc; /* the pass's weight lines */
 		for (uint64_t t = 0, sl; t < g; t += sl) {
@@ -227,16 +228,17 @@ static double dw_group(dw_fin *f, double c, uint64_t p0, uint64_t g, uint64_t ow
 }
 
 /* a plane of DWCONV whose SPlane is in cycle s: the next plane's SPlane */
-static double dw_plane(dw_fin *f, double s, uint64_t P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
+static double dw_plane(dw_fin *f, uint64_t M, double s, uint64_t P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
 		       uint64_t dw)
 {
 	double c = (f->fg ? dmax(s + 1, f->foff) : s + 1) + LOOM_DW_PARAM_LINES;
 	for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP)
-		c = dw_group(f, c, p0, P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP, ow, kh, kw, sw, dw);
+		c = dw_group(f, M, c, p0, P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP, ow, kh, kw, sw, dw);
 	return c;
 }
 
-double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw)
+double loom_cyc_dw(uint64_t macs, uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
+		   uint64_t dw)
 {
 	uint64_t P = oh * ow;
 	if (!planes || !P)
@@ -245,9 +247,9 @@ double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint6
 	 * last line written 4 cycles after it leaves the lanes, done a cycle
 	 * later */
 	dw_fin f = {{0}, 0, 0};
-	double s = dw_plane(&f, 2, P, ow, kh, kw, sw, dw), D = 0;
+	double s = dw_plane(&f, macs, 2, P, ow, kh, kw, sw, dw), D = 0;
 	if (planes > 1)
-		D = dw_plane(&f, s, P, ow, kh, kw, sw, dw) - s;
+		D = dw_plane(&f, macs, s, P, ow, kh, kw, sw, dw) - s;
 	return f.foff + (double)(planes > 2 ? planes - 2 : 0) * D + 4;
 }
 
@@ -290,7 +292,7 @@ uint64_t loom_insn_cycles(const loom_timing *t, const loom_insn *in)
 		return (uint64_t)loom_cyc_vec(G(POOL, NCB), (double)G(POOL, OUT_H) * G(POOL, OUT_W),
 					      (double)G(POOL, KH) * G(POOL, KW), 0, 0);
 	case LOOM_OP_DWCONV:
-		return (uint64_t)loom_cyc_dw(G(DWCONV, NCB), G(DWCONV, OUT_H), G(DWCONV, OUT_W), G(DWCONV, KH),
+		return (uint64_t)loom_cyc_dw(t->vec_macs, G(DWCONV, NCB), G(DWCONV, OUT_H), G(DWCONV, OUT_W), G(DWCONV, KH),
 					     G(DWCONV, KW), G(DWCONV, SW), G(DWCONV, DW));
 	case LOOM_OP_LUT: {
 		uint64_t n = G(LUT, LINES), tl = (LOOM_LUT_ENTRIES + t->rows - 1) / t->rows;
@@ -442,27 +444,27 @@ double loom_est_conv(const loom_timing *t, const loom_conv_est *e)
  * ow (DW 1): exact up to 512 positions a plane, else a plane of r rows
  * and one of 2r (r rows about 256 positions) extrapolated per row, so that
  * a planner's estimate loops over at most 1024 positions */
-static double est_dw(double planes, double P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw)
+static double est_dw(uint64_t M, double planes, double P, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw)
 {
 	double rows = dmax(1, P / (double)ow);
 	uint64_t r1 = rows * (double)ow <= 512 ? (uint64_t)ceil(rows) : (uint64_t)ceil(256.0 / (double)ow);
-	double c1 = loom_cyc_dw(1, r1, ow, kh, kw, sw, 1), d1 = loom_cyc_dw(2, r1, ow, kh, kw, sw, 1) - c1;
+	double c1 = loom_cyc_dw(M, 1, r1, ow, kh, kw, sw, 1), d1 = loom_cyc_dw(M, 2, r1, ow, kh, kw, sw, 1) - c1;
 	if (rows * (double)ow <= 512)
 		return c1 + (planes - 1) * d1;
-	double c2 = loom_cyc_dw(1, 2 * r1, ow, kh, kw, sw, 1), d2 = loom_cyc_dw(2, 2 * r1, ow, kh, kw, sw, 1) - c2;
+	double c2 = loom_cyc_dw(M, 1, 2 * r1, ow, kh, kw, sw, 1), d2 = loom_cyc_dw(M, 2, 2 * r1, ow, kh, kw, sw, 1) - c2;
 	double row = (d2 - d1) / (double)r1;
 	return c1 + (rows - (double)r1) * row + (planes - 1) * (d1 + (rows - (double)r1) * row);
 }
 
 /* One vector-unit instruction over `planes` channel blocks of P output
  * lines each (loom_insn_cycles' formulas, over averages). */
-static double vec_comp(const loom_vec_est *e, double planes, double P)
+static double vec_comp(const loom_timing *t, const loom_vec_est *e, double planes, double P)
 {
 	switch (e->opcode) {
 	case LOOM_OP_POOL: return loom_cyc_vec(planes, P, e->kk, 0, 0) + 2;
 	case LOOM_OP_DWCONV:
 		if (e->sw && e->kw && e->ow)
-			return est_dw(planes, P, e->ow, e->kk / e->kw, e->kw, e->sw) + 2;
+			return est_dw(t->vec_macs, planes, P, e->ow, e->kk / e->kw, e->kw, e->sw) + 2;
 		return loom_cyc_vec(planes, P, e->kk, 1, LOOM_DW_PARAM_LINES) + 2;
 	case LOOM_OP_ELTWISE: return loom_cyc_vec(planes, P, 2, 0, 0) + 2;
 	default: return loom_cyc_vec(1, planes * P, 1, 0, 0) + e->const_lines + 2;
@@ -488,7 +490,7 @@ double loom_est_vec(const loom_timing *t, const loom_vec_est *e)
 	double ld = est_load(t, lines, R, contig, pads);
 	double outl = kc * P;
 	double st = est_store(t, outl, R);
-	double comp = vec_comp(e, kc, P);
+	double comp = vec_comp(t, e, kc, P);
 	/* instructions per step: the LOAD(s) (a narrower last block: one
 	 * more), the vector instruction, the STORE(s) */
 	double extra = e->c > R && e->c % (uint32_t)R ? 1 : 0;

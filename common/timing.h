@@ -38,6 +38,7 @@ typedef struct loom_timing {
 	uint32_t bw;           /* DRAM bandwidth, bytes per cycle (>= 1) */
 	uint32_t outstanding;  /* load DMA: read bursts in flight */
 	uint32_t wr_outstanding; /* store DMA: write bursts waiting for their response */
+	uint32_t vec_macs;     /* vector unit: multipliers per lane (DWCONV taps a pass) */
 	uint32_t bank_lines;   /* scratchpad lines per bank */
 	uint32_t banks;        /* scratchpad banks */
 } loom_timing;
@@ -73,7 +74,7 @@ double loom_cyc_matmul(const loom_timing *t, double folds, double P);
  * parameter lines); exact when no bank is contended. */
 double loom_cyc_vec(double planes, double P, double taps, double w, double per_plane);
 /* DWCONV's input reuse (ISA 1.3, docs/ISA.md "Vector unit"): one pass of
- * mc taps kx (at most LOOM_VEC_MACS) over a segment of s positions of one
+ * mc taps kx (at most vec_macs) over a segment of s positions of one
  * output row reads the distinct input columns j*sw + m*dw (j < s, m < mc,
  * relative to the segment's first position and the pass's first tap) once
  * each, in increasing order, and folds each into every (position j, tap m)
@@ -82,13 +83,14 @@ double loom_cyc_vec(double planes, double P, double taps, double w, double per_p
  * serves (bit m, position j[m]; 0 when the segment is done),
  * loom_dw_adv moves past it. */
 typedef struct loom_dw_seg {
-	uint64_t s, mc, sw, dw, j[LOOM_VEC_MACS];
+	uint64_t s, mc, sw, dw, j[LOOM_VEC_MACS_MAX];
 } loom_dw_seg;
 
 static inline void loom_dw_init(loom_dw_seg *q, uint64_t s, uint64_t mc, uint64_t sw, uint64_t dw)
 {
-	q->s = s, q->mc = mc, q->sw = sw, q->dw = dw;
-	for (unsigned m = 0; m < LOOM_VEC_MACS; m++)
+	/* hwcfg keeps vec_macs within LOOM_VEC_MACS_MAX (the bound is for j only) */
+	q->s = s, q->mc = mc < LOOM_VEC_MACS_MAX ? mc : LOOM_VEC_MACS_MAX, q->sw = sw, q->dw = dw;
+	for (unsigned m = 0; m < LOOM_VEC_MACS_MAX; m++)
 		q->j[m] = 0;
 }
 
@@ -118,11 +120,12 @@ static inline void loom_dw_adv(loom_dw_seg *q, unsigned mask)
 /* the reads of one such pass over one segment */
 uint64_t loom_dw_seg_lines(uint64_t s, uint64_t mc, uint64_t sw, uint64_t dw);
 /* DWCONV (input reuse): per group and kernel row, passes of up to
- * LOOM_VEC_MACS taps read their mc weight lines and, per output row of the
+ * macs (vec_macs) taps read their mc weight lines and, per output row of the
  * group (a segment of s positions), loom_dw_seg_lines lines; exact when no
  * bank is contended (a loop over one plane's groups, the second plane
  * repeated). */
-double loom_cyc_dw(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw);
+double loom_cyc_dw(uint64_t macs, uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
+		   uint64_t dw);
 /* The duration of one instruction from its fields, as the C model runs it
  * (LOAD / STORE walk their rows for the beats; an instruction that only
  * moves tokens costs 1). */

@@ -57,7 +57,7 @@
  *   vector unit (npu_vector) an instruction taken in cycle a issues its first
  *                      read in a + 2 (LUT: the table, DWCONV: a plane's
  *                      parameters, then per group each tap's weight and
- *                      lines; a DWCONV per pass of up to LOOM_VEC_MACS
+ *                      lines; a DWCONV per pass of up to vec_macs
  *                      taps of a kernel row their weights, then per output
  *                      row of the group the distinct columns its taps
  *                      touch, vr_step), one per cycle, each read holding its
@@ -859,12 +859,12 @@ static void vw_add(loom_tdma *d, uint64_t ready, uint64_t line)
 
 enum { VR_PLANE, VR_PARAM, VR_GROUP, VR_WGT, VR_TAP, VR_END };
 
-/* the taps of the pass from tap tp: with reuse up to LOOM_VEC_MACS of its
+/* the taps of the pass from tap tp: with reuse up to M (vec_macs) of its
  * kernel row, else one */
-static uint64_t vr_pass(const loom_tvec *v)
+static uint64_t vr_pass(const loom_tvec *v, uint64_t M)
 {
 	uint64_t left = v->kw - v->tp % v->kw;
-	return v->reuse ? (left < LOOM_VEC_MACS ? left : LOOM_VEC_MACS) : 1;
+	return v->reuse ? (left < M ? left : M) : 1;
 }
 
 /* the positions of the segment from position t of the group: with reuse
@@ -882,7 +882,7 @@ static uint64_t vr_seg(loom_tvec *v)
  * waits in it) at a time; 0 when it must wait for a fire not yet known
  * (that fire comes after the next line written, so every read before it
  * is known: the reads of the cycles up to it are marked) or has ended.
- * A pass (mc taps from tp: one tap, or with reuse up to LOOM_VEC_MACS
+ * A pass (mc taps from tp: one tap, or with reuse up to vec_macs
  * taps kx of one kernel row) reads its mc weight lines (DWCONV), then per
  * segment of the group (one position, or with reuse the positions in one
  * output row) the distinct columns j*SW + m*DW (j < sl, m < mc) in
@@ -909,7 +909,7 @@ static int vr_step(loom_tdma *d)
 	case VR_GROUP:
 		v->g = v->P - v->p0 < LOOM_VEC_GROUP ? v->P - v->p0 : LOOM_VEC_GROUP;
 		v->tp = v->t = 0;
-		v->mc = vr_pass(v), v->sl = vr_seg(v);
+		v->mc = vr_pass(v, d->t.vec_macs), v->sl = vr_seg(v);
 		v->rc++;
 		v->rs = v->dwc ? VR_WGT : VR_TAP;
 		return 1;
@@ -963,7 +963,7 @@ static int vr_step(loom_tdma *d)
 	v->t = 0;
 	v->tp += v->mc;
 	if (v->tp < v->taps) {
-		v->mc = vr_pass(v), v->sl = vr_seg(v);
+		v->mc = vr_pass(v, d->t.vec_macs), v->sl = vr_seg(v);
 		v->rs = v->dwc ? VR_WGT : VR_TAP;
 		return 1;
 	}
@@ -1097,6 +1097,15 @@ uint64_t loom_tdma_compute(loom_tdma *d, uint64_t acc, const loom_insn *in)
 
 /* ------------------------------------------------------------------ engines */
 
+/* the rings hold twice the bursts in flight the configurations allow
+ * (hwparams.def's maxima, which hwcfg.c enforces) */
+#define LOOM_HWPARAM(name, sv, lo, hi, doc) enum { HWMAX_##name = hi };
+#include "loom/hwparams.def"
+#undef LOOM_HWPARAM
+_Static_assert(HWMAX_dma_outstanding <= LOOM_TDMA_RING / 2 && HWMAX_dma_wr_outstanding <= LOOM_TDMA_RING / 2,
+	       "LOOM_TDMA_RING too small for hwparams.def's dma_outstanding or dma_wr_outstanding");
+_Static_assert(HWMAX_vec_macs == LOOM_VEC_MACS_MAX, "LOOM_VEC_MACS_MAX (isa.h) is not hwparams.def's vec_macs maximum");
+
 int loom_tdma_init(loom_tdma *d, const loom_timing *t)
 {
 	memset(d, 0, sizeof *d);
@@ -1109,12 +1118,10 @@ int loom_tdma_init(loom_tdma *d, const loom_timing *t)
 		d->t.bw = 1;
 	if (!d->t.outstanding)
 		d->t.outstanding = 1;
-	if (d->t.outstanding > LOOM_TDMA_RING / 2)
-		d->t.outstanding = LOOM_TDMA_RING / 2;
 	if (!d->t.wr_outstanding)
 		d->t.wr_outstanding = 1;
-	if (d->t.wr_outstanding > LOOM_TDMA_RING / 2)
-		d->t.wr_outstanding = LOOM_TDMA_RING / 2;
+	if (!d->t.vec_macs)
+		d->t.vec_macs = 1;
 	d->nbanks = d->t.banks && d->t.banks <= LOOM_TDMA_BANKS && d->t.bank_lines ? d->t.banks : 0;
 	d->cval = 2 * (int64_t)d->t.beat;
 	d->fetch_done = LOOM_TDMA_NEVER;

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define LOOM_TDMA_RING 64 /* > dma_outstanding and dma_wr_outstanding (<= 32, hwparams.def) */
+#define LOOM_TDMA_RING 64 /* >= 2 x hwparams.def's maxima of dma_outstanding, dma_wr_outstanding (tsim.c asserts it) */
 #define LOOM_TDMA_NEVER UINT64_MAX
 #define LOOM_TDMA_BANKS 16
 

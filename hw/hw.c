@@ -60,7 +60,7 @@ static int build_rtl(const loom_hwcfg *cfg, const char *root, const rtl_lib *lib
 	snprintf(cfgpath, sizeof cfgpath, "%s/build/hw/%s.cfg", root, cfg->name);
 	if (own) {
 		/* overridden configs and files outside configs/ (--hw
-		 * tests/configs/wr4.cfg): written for the build */
+		 * tests/configs/limits.cfg): written for the build */
 		char dir[1024];
 		snprintf(dir, sizeof dir, "%s/build", root);
 		mkdir(dir, 0777);

@@ -919,12 +919,12 @@ vec_mp=$(vec_row maxpool "maxpool 112x112x64 -> 56x56x64, 3x3, stride 2, pad 1 |
 vec_add=$(vec_row add "add 56x56x64 + 56x56x64, different scales | output elements")
 # the vector unit's bounds by rtl/npu_vector.sv's formula (g = 16 lines a
 # group, 1 + taps * (g + w) cycles: the finish runs beside the next
-# group's reads; a 3x3 dwconv with input reuse, m = LOOM_VEC_MACS
+# group's reads; a 3x3 dwconv with input reuse, m = vec_macs
 # multipliers a lane: per kernel row, passes of mc <= m taps of mc + g +
 # (mc - 1) cycles, 1 + 3 * (3 + g + 2) with m = 3, for 9 * g MACs on m
 # multipliers a lane; g = the lanes, array_rows), and the share of them
 # this run reached
-vmacs=$(sed -n 's/^#define LOOM_VEC_MACS \([0-9]*\).*/\1/p' include/loom/isa.h)
+vmacs=$(sed -n 's/^vec_macs *= *\([0-9]*\).*/\1/p' configs/default.cfg)
 vlanes=$(sed -n 's/^array_rows *= *\([0-9]*\).*/\1/p' configs/default.cfg)
 vb_dw=$(awk -v m="$vmacs" -v g="$vlanes" 'BEGIN{c = 1; for (ky = 0; ky < 3; ky++) for (k = 0; k < 3; k += m) {
 	mc = 3 - k < m ? 3 - k : m; c += mc + g + (mc - 1) }; printf "%.0f", 100*9*g/(m*c)}')

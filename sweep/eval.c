@@ -59,7 +59,7 @@ static void prog_events(const loom_hwcfg *cfg, const loom_prog *pr, sweep_events
 {
 	uint64_t e[LOOM_EVT_COUNT] = {0};
 	for (size_t i = 0; i < pr->n; i++)
-		loom_insn_events(cfg->array_rows, cfg->array_cols, &pr->insn[i], e);
+		loom_insn_events(cfg->array_rows, cfg->array_cols, cfg->vec_macs, &pr->insn[i], e);
 	ev->sp_rd = e[LOOM_EVT_SP_RD];
 	ev->sp_wr = e[LOOM_EVT_SP_WR];
 	ev->acc_rd = e[LOOM_EVT_ACC_RD];
@@ -344,7 +344,7 @@ int sweep_same_group(const loom_hwcfg *a, const loom_hwcfg *b)
 	return a->array_rows == b->array_rows && a->array_cols == b->array_cols &&
 	       a->dram_beat_bytes == b->dram_beat_bytes && a->dram_latency == b->dram_latency &&
 	       a->dram_bw == b->dram_bw && a->dma_outstanding == b->dma_outstanding &&
-	       a->dma_wr_outstanding == b->dma_wr_outstanding;
+	       a->dma_wr_outstanding == b->dma_wr_outstanding && a->vec_macs == b->vec_macs;
 }
 
 int sweep_eval(const sweep_spec *s, const sweep_prep *p, const sweep_point *pt, sweep_result *r)

@@ -301,9 +301,10 @@ for c in small default large odd; do
 	suite "cosim-$c" "$LOOM" cosim --hw $c --count $COSIM_N --seed $seed
 	seed=$((seed + 100000))
 done
-# the store DMA's write bursts waiting for their response limited to 4
-# (dma_wr_outstanding, tests/configs/wr4.cfg: small otherwise), so the limit binds
-suite cosim-wr4 "$LOOM" cosim --hw tests/configs/wr4.cfg --count $COSIM_N --seed 400001
+# tests/configs/limits.cfg: small with the store DMA's write bursts waiting for
+# their response limited to 4 (dma_wr_outstanding), so the limit binds, and 5
+# multipliers a vector lane (vec_macs: DWCONV passes of up to 5 taps)
+suite cosim-limits "$LOOM" cosim --hw tests/configs/limits.cfg --count $COSIM_N --seed 400001
 # the C model against itself: its generic kernels against AVX2, and without
 # its timing memo against with it, each program run twice (the second run's
 # timing replayed): the same bytes, counters and cycles (bad programs too)

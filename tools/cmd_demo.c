@@ -20,7 +20,7 @@
  * Utilization: tensor engine, MAC utilization = MACs / (cycles * R * C);
  * vector unit, lane utilization = useful lane operations / (cycles * R)
  * (R = array rows = vector lanes; a dwconv's: / (cycles * R *
- * LOOM_VEC_MACS), the multipliers of its input reuse): DWCONV multiply-accumulates, POOL window
+ * vec_macs), the multipliers of its input reuse): DWCONV multiply-accumulates, POOL window
  * elements, ELTWISE output elements. Both count every cycle from START to
  * FINISH, DMA included.
  * Exit status 1 on a mismatch or a failed run. */
@@ -241,8 +241,8 @@ static int run_vec_layer(loom_hw *hw, const char *title, const loom_vec_params *
 	uint64_t ops = (uint64_t)npx * c * (p->kind == LOOM_VEC_ELTWISE ? 1 : kk);
 	const char *what = p->kind == LOOM_VEC_DWCONV ? "MACs" : p->kind == LOOM_VEC_POOL ? "window elements"
 											  : "output elements";
-	/* a dwconv's peak: LOOM_VEC_MACS multipliers a lane (input reuse) */
-	unsigned R = cfg->array_rows, mul = p->kind == LOOM_VEC_DWCONV ? LOOM_VEC_MACS : 1;
+	/* a dwconv's peak: vec_macs multipliers a lane (input reuse) */
+	unsigned R = cfg->array_rows, mul = p->kind == LOOM_VEC_DWCONV ? cfg->vec_macs : 1;
 	printf("  cycles %llu%s  %s %llu  lane utilization %.1f%% (%s / (cycles * %u %s))\n",
 	       (unsigned long long)cycles, strcmp(hw->backend, "rtl") ? " (C model estimate)" : "", what,
 	       (unsigned long long)ops, 100.0 * (double)ops / ((double)cycles * R * mul), what, R * mul,

@@ -42,13 +42,13 @@ static const char *bound_of(int kind, const uint32_t *c)
 }
 
 /* the model's MACs per cycle over the array's (conv, gemm) or the vector
- * unit's lanes (the others; dwconv: LOOM_VEC_MACS multipliers a lane) peak,
+ * unit's lanes (the others; dwconv: vec_macs multipliers a lane) peak,
  * in percent */
 static double util_of(const loom_model *m, const loom_layer *L, uint64_t cycles)
 {
 	double peak = vec_kind(L->kind) ? (double)m->cfg.array_rows : (double)m->cfg.array_rows * m->cfg.array_cols;
 	if (L->kind == LOOM_LAYER_DWCONV)
-		peak *= LOOM_VEC_MACS;
+		peak *= m->cfg.vec_macs;
 	return cycles ? 100.0 * (double)L->macs / (peak * (double)cycles) : 0;
 }
 

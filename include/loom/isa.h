@@ -28,14 +28,12 @@
  * (timing only, not results), SP lines of a DWCONV parameter block, LUT
  * entries. */
 #define LOOM_VEC_GROUP 16
-/* Multipliers per lane of the vector unit: a DWCONV folds each input line
- * it reads into up to LOOM_VEC_MACS (position, tap) pairs, the taps kx of a
- * pass of up to LOOM_VEC_MACS taps of a kernel row (docs/ISA.md "Vector
- * unit": with SW = 1 since ISA 1.2, every SW since 1.3; 1 is the unit
- * before ISA 1.2). Timing and SP_RD only, not results. */
-#ifndef LOOM_VEC_MACS
-#define LOOM_VEC_MACS 3
-#endif
+/* The most multipliers per lane of the vector unit (hwparams.def's
+ * vec_macs: a DWCONV folds each input line it reads into up to vec_macs
+ * (position, tap) pairs, the taps kx of a pass of up to vec_macs taps of a
+ * kernel row; docs/ISA.md "Vector unit"). Timing and SP_RD only, not
+ * results. */
+#define LOOM_VEC_MACS_MAX 7
 #define LOOM_DW_PARAM_LINES 9
 #define LOOM_LUT_ENTRIES 256
 

@@ -1047,7 +1047,8 @@ int main(void)
 	const char *root = getenv("LOOM_ROOT");
 	if (!root || !*root)
 		root = loom_root_dir();
-	static const char *cfgs[] = {"default", "odd"};
+	/* default with 5 multipliers a vector lane (vec_macs): DWCONV's passes */
+	static const char *cfgs[] = {"default", "odd", "default:vec_macs=5"};
 	for (size_t i = 0; i < NI(cfgs); i++) {
 		struct t t, t2;
 		if (open_cfg(&t, cfgs[i], root))

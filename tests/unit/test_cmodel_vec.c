@@ -185,7 +185,7 @@ static unsigned dw_serves(uint64_t c, uint64_t s, uint64_t mc, uint64_t sw, uint
 /* The cycles of a DWCONV (input reuse, docs/ISA.md "Vector unit"), as a
  * plain loop over every read of npu_vector.sv's sequencer when no bank is
  * contended: per group an SGroup cycle, then per pass (mc =
- * min(LOOM_VEC_MACS, taps left in the kernel row)) mc weight lines, then
+ * min(M = vec_macs, taps left in the kernel row)) mc weight lines, then
  * per segment (the group's positions in one output row, s of them) one read
  * per column from 0 to (s - 1)*SW + (mc - 1)*DW that serves some position j
  * and tap m (column j*SW + m*DW), in increasing order. The last pass starts
@@ -193,7 +193,7 @@ static unsigned dw_serves(uint64_t c, uint64_t s, uint64_t mc, uint64_t sw, uint
  * the finish over; its read of tap mc - 1 at position j makes t + j ready 3
  * cycles later; a first-pass read of tap 0 at position j waits for the
  * previous finish's line t + j to have left the lanes. */
-static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
+static uint64_t dw_cyc(uint64_t M, uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw,
 		       uint64_t dw)
 {
 	uint64_t x = 2, P = oh * ow, fg = 0, fire[LOOM_VEC_GROUP], rdy[LOOM_VEC_GROUP], last_fire = 0;
@@ -207,7 +207,7 @@ static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, u
 			x++; /* SGroup */
 			for (uint64_t ky = 0; ky < kh; ky++)
 				for (uint64_t kx = 0; kx < kw;) {
-					uint64_t mc = kw - kx < LOOM_VEC_MACS ? kw - kx : LOOM_VEC_MACS;
+					uint64_t mc = kw - kx < M ? kw - kx : M;
 					int first = !ky && !kx, last = ky + 1 == kh && kx + mc == kw;
 					x += mc;
 					for (uint64_t t = 0; t < g;) {
@@ -247,14 +247,14 @@ static uint64_t dw_cyc(uint64_t planes, uint64_t oh, uint64_t ow, uint64_t kh, u
 }
 
 /* The lines a DWCONV reads per plane, as dw_cyc walks them */
-static uint64_t dw_reads(uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw)
+static uint64_t dw_reads(uint64_t M, uint64_t oh, uint64_t ow, uint64_t kh, uint64_t kw, uint64_t sw, uint64_t dw)
 {
 	uint64_t n = 9, P = oh * ow;
 	for (uint64_t p0 = 0; p0 < P; p0 += LOOM_VEC_GROUP) {
 		uint64_t g = P - p0 < LOOM_VEC_GROUP ? P - p0 : LOOM_VEC_GROUP;
 		for (uint64_t ky = 0; ky < kh; ky++)
 			for (uint64_t kx = 0; kx < kw;) {
-				uint64_t mc = kw - kx < LOOM_VEC_MACS ? kw - kx : LOOM_VEC_MACS;
+				uint64_t mc = kw - kx < M ? kw - kx : M;
 				n += mc;
 				for (uint64_t t = 0; t < g;) {
 					uint64_t s = ow - (p0 + t) % ow;
@@ -891,15 +891,16 @@ static void test_vec_dwconv(struct t *t, const struct win *dw0)
 	CHECK(special_ok, "%s: %s: test data has s > 0 in lane 0, s < 0 in lane 1", n, what);
 	lines_eq(t, got, exp, 0, L, what);
 	/* input reuse, every stride */
-	uint64_t ec = dw_cyc(w.ncb, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
+	const uint64_t M = t->cfg.vec_macs;
+	uint64_t ec = dw_cyc(M, w.ncb, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
 	uint64_t e[LOOM_EVT_COUNT] = {0};
 	e[LOOM_EVT_SP_WR] = 2 * (uint64_t)L + w.ncb * w.oh * w.ow;
-	e[LOOM_EVT_SP_RD] = L + w.ncb * dw_reads(w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
+	e[LOOM_EVT_SP_RD] = L + w.ncb * dw_reads(M, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
 	e[LOOM_EVT_VEC_LINES] = (uint64_t)w.ncb * w.oh * w.ow * w.kh * w.kw;
 	e[LOOM_EVT_RQ_VALUES] = (uint64_t)w.ncb * w.oh * w.ow * R;
 	evt_eq(t, what, e);
 	vec_cycles(t, what, &o, 1, busy, ec);
-	double c = loom_cyc_dw(w.ncb, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
+	double c = loom_cyc_dw(M, w.ncb, w.oh, w.ow, w.kh, w.kw, w.sw, w.dw);
 	CHECK((uint64_t)c + 1 == ec, "%s: %s: loom_cyc_dw %.0f + 1 == %llu", n, what, c, (unsigned long long)ec);
 	free(img);
 	free(got);
@@ -1030,6 +1031,10 @@ void test_vec(struct t *t)
 	/* SW 1, DW 2, KW 5 (passes of 3 and 2 taps), rows of 9 in groups of 16 */
 	struct win dw4 = {0, 400, 17, 4, 9, 3, 3, 5, 2, 1, 1, 2, 1, 1, -2, -128, 127, 0, 0, 0, 300, 350};
 	test_vec_dwconv(t, &dw4);
+	/* KW 7: passes of 3, 3 and 1 taps with 3 multipliers a lane, 5 and 2
+	 * with 5 (vec_macs) */
+	struct win dw9 = {0, 400, 17, 4, 9, 3, 3, 7, 2, 1, 1, 1, 1, 1, -2, -128, 127, 0, 0, 0, 300, 350};
+	test_vec_dwconv(t, &dw9);
 	/* SW 2 and 3 (ISA 1.3): SW 2 DW 1 3x3, rows of 11 (an even column serves
 	 * two positions, an odd one one); SW 2 DW 2 KW 5 (odd columns serve
 	 * none); SW 3 DW 1 KW 4 (passes of 3 and 1 taps); SW 3 DW 2, 2 planes */

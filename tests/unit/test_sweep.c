@@ -153,7 +153,7 @@ static int same_events(const loom_hwcfg *cfg, const loom_model *m, const loom_la
 	uint64_t e[LOOM_EVT_COUNT] = {0}, macs = 0;
 	for (uint32_t i = L->insn_first; i < L->insn_first + L->insn_count; i++) {
 		const loom_insn *in = &m->insn[i];
-		loom_insn_events(cfg->array_rows, cfg->array_cols, in, e);
+		loom_insn_events(cfg->array_rows, cfg->array_cols, cfg->vec_macs, in, e);
 		if (loom_insn_opcode(in) == LOOM_OP_MATMUL)
 			macs += (uint64_t)cfg->array_rows * cfg->array_cols * loom_insn_get(in, LOOM_F_MATMUL_NCB) *
 				loom_insn_get(in, LOOM_F_MATMUL_KH) * loom_insn_get(in, LOOM_F_MATMUL_KW) *

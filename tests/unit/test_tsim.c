@@ -2,9 +2,10 @@
  * common/tsim.c, common/tsim_prog.c) gives the same cycles as before: a
  * regression guard for its speed work, which must not change a result.
  *
- * For six configurations (small, default, large, odd, a DRAM-bound
- * default with dram_bw=4, dram_latency=200 and small with 4 write bursts
- * waiting for their response, dma_wr_outstanding=4) and SEEDS random legal
+ * For seven configurations (small, default, large, odd, a DRAM-bound
+ * default with dram_bw=4, dram_latency=200, small with 4 write bursts
+ * waiting for their response, dma_wr_outstanding=4, and small with 5
+ * multipliers a vector lane, vec_macs=5) and SEEDS random legal
  * programs each (the co-simulation generator, cosim/gen.c: LOADs with
  * padding, STOREs of every SOURCE, MATMUL, the vector unit, MARKs, tokens),
  * runs loom_tsim_run and folds its end cycle and every MARK's cycle into
@@ -34,7 +35,7 @@
 #define SHIFT ((1ull << 40) + 12345)
 
 static const char *const cfgs[] = {"small", "default", "large", "odd", "default:dram_bw=4,dram_latency=200",
-				   "small:dma_wr_outstanding=4"};
+				   "small:dma_wr_outstanding=4", "small:vec_macs=5"};
 #define NCFG (sizeof cfgs / sizeof cfgs[0])
 
 static uint64_t fnv(uint64_t h, uint64_t v)

@@ -471,7 +471,7 @@ bool find_config(VerilatedContext *ctx)
 		specs.push_back(name);
 	for (auto &root : roots) {
 		std::vector<std::string> rs = specs;
-		// the configurations only the tests use (make block BLK=dma HW=wr4)
+		// the configurations only the tests use (make block BLK=dma HW=limits)
 		glob_t g;
 		if (glob((root + "/tests/configs/*.cfg").c_str(), 0, nullptr, &g) == 0)
 			for (size_t i = 0; i < g.gl_pathc; i++)
