@@ -34,9 +34,9 @@ const char sweep_csv_header[] =
 	"clock_mhz,config,cycles,mac_util,macs_npu,macs_cpu,cpu_mac_share,nodes_npu,nodes_cpu,cpu_node_share,"
 	"dram_rd_bytes,dram_wr_bytes,sp_peak_bytes,sp_peak_share,latency_ms,inferences_per_s,area_mm2,"
 	"energy_uj_per_inference,fallback_layers,rtl_cycles,rtl_device_cycles,rtl_error_pct,layers_dir,"
-	"area_logic_mm2,area_sram_mm2,energy_mac_uj,energy_sram_uj,energy_dram_uj,energy_other_uj,energy_source";
+	"area_logic_mm2,area_sram_mm2,energy_mac_uj,energy_sram_uj,energy_dram_uj,energy_other_uj,energy_source,vec_macs";
 
-enum { NCOL = 42 };
+enum { NCOL = 43 };
 
 /* one row's fields as text ("" for none), in sweep_csv_header's order */
 typedef struct row {
@@ -83,6 +83,7 @@ static void make_row(const sweep_spec *s, int m, const sweep_point *pt, const sw
 	put(r, 6, "%u", c->sp_bytes);
 	put(r, 7, "%u", c->acc_bytes);
 	put(r, 8, "%u", c->sp_banks);
+	put(r, 42, "%u", c->vec_macs);
 	if (pt->valid) {
 		put(r, 9, "%.6g", c->dram_bw * s->clock_mhz / 1000.0);
 		put(r, 10, "%u", c->dram_bw);
@@ -190,7 +191,7 @@ static void json_areas(FILE *f, const sweep_tech *t, const sweep_point *pts, con
 
 static void json_head(FILE *f, const sweep_spec *s)
 {
-	static const char *const ax[SWEEP_NAXES] = {"array", "spad", "acc", "dram_gbps", "dram_latency"};
+	static const char *const ax[SWEEP_NAXES] = {"array", "spad", "acc", "dram_gbps", "dram_latency", "vec_macs"};
 	fprintf(f, "{\n  \"base\": ");
 	json_str(f, s->base);
 	fprintf(f, ",\n  \"clock_mhz\": %.17g,\n  \"rtl\": %s,\n  \"timed\": %s,\n  \"models\": [", s->clock_mhz,

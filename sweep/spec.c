@@ -20,8 +20,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-const char *const sweep_axis_opt[SWEEP_NAXES] = {"--array", "--spad", "--acc", "--dram-gbps", "--dram-latency"};
-static const char *const axis_key[SWEEP_NAXES] = {"array", "spad", "acc", "dram-gbps", "dram-latency"};
+const char *const sweep_axis_opt[SWEEP_NAXES] = {"--array",	"--spad",	"--acc",
+						  "--dram-gbps", "--dram-latency", "--vec-macs"};
+static const char *const axis_key[SWEEP_NAXES] = {"array", "spad", "acc", "dram-gbps", "dram-latency", "vec-macs"};
 
 /* ------------------------------------------------------------------ values */
 
@@ -79,6 +80,7 @@ int sweep_parse_axis(sweep_spec *s, int axis, const char *list, char *err, size_
 	const char *what = axis == SWEEP_ARRAY	 ? "a list of ROWSxCOLS (e.g. 8x8,16x16)"
 			   : axis == SWEEP_SPAD || axis == SWEEP_ACC ? "a list of sizes in bytes with K, M or G (e.g. 64K,1M)"
 			   : axis == SWEEP_GBPS		 ? "a list of numbers in GB/s (e.g. 8,16)"
+			   : axis == SWEEP_VMACS	 ? "a list of whole numbers of multipliers (e.g. 1,3,5)"
 							 : "a list of whole numbers of cycles (e.g. 40,100)";
 	s->nval[axis] = 0;
 	const char *p = list;
@@ -94,7 +96,9 @@ int sweep_parse_axis(sweep_spec *s, int axis, const char *list, char *err, size_
 		snprintf(t, sizeof t, "%.*s", (int)n, p);
 		if (check_syntax(axis, t)) {
 			snprintf(err, len, "%s %s: '%s' is not %s", sweep_axis_opt[axis], list, t,
-				 axis == SWEEP_ARRAY ? "ROWSxCOLS" : axis == SWEEP_LAT ? "a whole number" : "a number");
+				 axis == SWEEP_ARRAY			   ? "ROWSxCOLS"
+				 : axis == SWEEP_LAT || axis == SWEEP_VMACS ? "a whole number"
+									    : "a number");
 			size_t k = strlen(err);
 			snprintf(err + k, len - k, "; expected %s", what);
 			return -1;
@@ -201,6 +205,13 @@ static int set_value(const sweep_spec *s, int a, const char *v, loom_hwcfg *c, s
 			return -1;
 		}
 		c->dram_bw = (uint32_t)lround(bw);
+	} else if (a == SWEEP_VMACS) {
+		long m = strtol(v, NULL, 10);
+		if (m <= 0) {
+			snprintf(why, len, "--vec-macs %s: multipliers must be positive", v);
+			return -1;
+		}
+		c->vec_macs = (uint32_t)(m > 1000000 ? 1000000 : m); /* hwparams.def's range: loom_hwcfg_finish */
 	} else {
 		long l = strtol(v, NULL, 10);
 		if (l <= 0) {
@@ -218,7 +229,7 @@ static void make_point(const sweep_spec *s, const loom_hwcfg *base, const char *
 {
 	memset(pt, 0, sizeof *pt);
 	loom_hwcfg c = *base;
-	char part[SWEEP_NAXES][40], why[256] = "", w2[256];
+	char part[SWEEP_NAXES][33], why[256] = "", w2[256]; /* a value as given: at most 31 characters */
 	int badv[SWEEP_NAXES] = {0}, bad = 0;
 	for (int a = 0; a < SWEEP_NAXES; a++)
 		if (v[a] && set_value(s, a, v[a], &c, pt, w2, sizeof w2)) {
@@ -232,10 +243,14 @@ static void make_point(const sweep_spec *s, const loom_hwcfg *base, const char *
 	sweep_fmt_size(c.acc_bytes, part[SWEEP_ACC], sizeof part[0]);
 	snprintf(part[SWEEP_GBPS], sizeof part[0], "%u", c.dram_bw);
 	snprintf(part[SWEEP_LAT], sizeof part[0], "%u", c.dram_latency);
+	snprintf(part[SWEEP_VMACS], sizeof part[0], "%u", c.vec_macs);
 	for (int a = 0; a < SWEEP_NAXES; a++)
 		if (badv[a])
 			safe(v[a], part[a], sizeof part[a]);
-	snprintf(pt->name, sizeof pt->name, "a%s_sp%s_acc%s_bw%s_lat%s", part[0], part[1], part[2], part[3], part[4]);
+	/* the vector unit's multipliers named only when swept (the names of
+	 * the other sweeps stay as they were) */
+	snprintf(pt->name, sizeof pt->name, "a%s_sp%s_acc%s_bw%s_lat%s%s%s", part[0], part[1], part[2], part[3],
+		 part[4], s->nval[SWEEP_VMACS] ? "_vm" : "", s->nval[SWEEP_VMACS] ? part[5] : "");
 	pt->cfg = c;
 	if (bad) {
 		snprintf(pt->reason, sizeof pt->reason, "%s", why);

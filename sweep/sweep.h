@@ -54,7 +54,7 @@ extern "C" {
 #define SWEEP_MAX_VALS 64
 
 /* the axes of the grid, in the order points are enumerated (the last varies fastest) */
-enum sweep_axis { SWEEP_ARRAY, SWEEP_SPAD, SWEEP_ACC, SWEEP_GBPS, SWEEP_LAT, SWEEP_NAXES };
+enum sweep_axis { SWEEP_ARRAY, SWEEP_SPAD, SWEEP_ACC, SWEEP_GBPS, SWEEP_LAT, SWEEP_VMACS, SWEEP_NAXES };
 extern const char *const sweep_axis_opt[SWEEP_NAXES]; /* "--array", "--spad", ... */
 
 typedef struct sweep_model {

@@ -25,10 +25,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: loom sweep MODEL.onnx [MODEL2.onnx ...] -o DIR [--array RxC,...] [--spad SIZE,...]\n"
-		"         [--acc SIZE,...] [--dram-gbps GBPS,...] [--dram-latency CYCLES,...] [--clock-mhz F]\n"
-		"         [--hw BASE] [--calib [MODEL=]DIR]... [--calib-method minmax|percentile|mse|entropy]\n"
-		"         [--percentile P] [--rtl] [--fast] [--jobs N | --parallel-sshloginfile FILE | --slurm\n"
-		"         [--slurm-args 'ARGS']] [--tech FILE] [--no-area] [--no-plots] [-q]\n"
+		"         [--acc SIZE,...] [--dram-gbps GBPS,...] [--dram-latency CYCLES,...] [--vec-macs N,...]\n"
+		"         [--clock-mhz F] [--hw BASE] [--calib [MODEL=]DIR]...\n"
+		"         [--calib-method minmax|percentile|mse|entropy] [--percentile P] [--rtl] [--fast]\n"
+		"         [--jobs N | --parallel-sshloginfile FILE | --slurm [--slurm-args 'ARGS']]\n"
+		"         [--tech FILE] [--no-area] [--no-plots] [-q]\n"
 		"       loom sweep --run-point DIR POINT [POINT ...]\n"
 		"       loom sweep --gather DIR [--no-plots]\n"
 		"       loom sweep --validate ...   (the timing model against the RTL)\n"
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 		"  --dram-gbps 8,16       DRAM bandwidth in GB/s (10^9 bytes/s); converted to the hardware\n"
 		"                         parameter dram_bw in bytes per cycle at --clock-mhz (rounded)\n"
 		"  --dram-latency 40,100  DRAM latency in cycles\n"
+		"  --vec-macs 1,3,5       vector unit multipliers per lane (vec_macs: a depthwise pass's taps)\n"
 		"  --clock-mhz F          nominal clock (default 1000): latency, inferences/s, GB/s\n"
 		"  --calib MODEL=DIR      calibration inputs of one model (MODEL: its path or name); a bare\n"
 		"                         DIR applies to every model without one (else random inputs)\n"
@@ -136,7 +138,6 @@ static int parse_num(const char *opt, const char *v, double lo, double *out)
 /* the options; model paths into s (absolute): 0, or an exit status */
 static int parse(int argc, char **argv, sopts *o)
 {
-	static const char *const axes[SWEEP_NAXES] = {"--array", "--spad", "--acc", "--dram-gbps", "--dram-latency"};
 	memset(o, 0, sizeof *o);
 	snprintf(o->s.base, sizeof o->s.base, "default");
 	o->s.clock_mhz = 1000;
@@ -148,7 +149,7 @@ static int parse(int argc, char **argv, sopts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int ax = 0;
-		while (ax < SWEEP_NAXES && strcmp(a, axes[ax]))
+		while (ax < SWEEP_NAXES && strcmp(a, sweep_axis_opt[ax]))
 			ax++;
 		double d;
 		char err[512];

@@ -26,6 +26,8 @@
 #     technology file is a usage error naming file, line and key. Yosys is
 #     tests/unit/yosys_stub.sh unless LOOM_YOSYS says otherwise (a real
 #     synthesis takes minutes: tests/models/sweep_area.sh in test-full);
+#   - --vec-macs (the vector unit's multipliers a lane) on MobileNetV3-Small:
+#     one point per value named _vmN, fewer cycles with more, 9 invalid;
 #   - usage errors (exit 2, the message naming the option and the value):
 #     malformed axes, --jobs 0, --clock-mhz 0, a missing model file, a
 #     --calib for no model, no -o, an unknown point for --run-point.
@@ -115,7 +117,8 @@ for f in "$S"/points/*/digits_cnn_opset13/result.txt; do
 	r=$(awk '$1 == "rtl_events" { print $2, $5, $6, $7, $8, $9, $10 }' "$f")
 	[ -n "$a" ] && [ "$a" = "$r" ] && n=$((n + 1))
 done
-[ $n = 6 ] && [ "$(grep -c ',rtl$' "$S/results.csv")" = 6 ]
+[ $n = 6 ] && [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["energy_source"] == "rtl"' \
+	"$S/results.csv" | wc -l)" = 6 ]
 check $? "--rtl: energy from the RTL's counters (energy_source rtl), which equal the analytical events ($n of 6)"
 
 # ---- the cache
@@ -259,6 +262,25 @@ usage_tech() {
 }
 usage_tech
 
+# ---- the vector unit's multipliers a lane (--vec-macs) on MobileNetV3-Small,
+# whose depthwise layers are 3x3 and 5x5: fewer cycles with more multipliers
+# (a pass holds up to vec_macs taps of a kernel row), 9 beyond hwparams.def's 7
+mv="$DIR/mobilenet_v3_small_opset13"
+V="$out/vm"
+"$LOOM" sweep "$mv/model.onnx" --calib "$mv/calib" --vec-macs 1,3,5,9 --no-area --no-plots -o "$V" \
+	>"$out/vm.txt" 2>&1
+check $? "--vec-macs 1,3,5,9: exit 0 ($(tail -n 1 "$out/vm.txt"))"
+p1=a16x16_sp256K_acc64K_bw16_lat40_vm1 p3=a16x16_sp256K_acc64K_bw16_lat40_vm3
+p5=a16x16_sp256K_acc64K_bw16_lat40_vm5 p9=a16x16_sp256K_acc64K_bw16_lat40_vm9
+[ "$(col "$V/results.csv" vec_macs $p1)$(col "$V/results.csv" vec_macs $p3)$(col "$V/results.csv" vec_macs $p5)" = 135 ] &&
+	[ "$(col "$V/results.csv" status $p1)$(col "$V/results.csv" status $p5)" = okok ]
+check $? "--vec-macs: points named _vm1, _vm3, _vm5, their vec_macs column 1, 3, 5, ok"
+c1=$(col "$V/results.csv" cycles $p1) c3=$(col "$V/results.csv" cycles $p3) c5=$(col "$V/results.csv" cycles $p5)
+[ -n "$c1" ] && [ -n "$c5" ] && [ "$c1" -gt "$c3" ] && [ "$c3" -gt "$c5" ]
+check $? "--vec-macs: cycles fall with more multipliers a lane (1: $c1, 3: $c3, 5: $c5)"
+[ "$(col "$V/results.csv" status $p9)" = invalid ] && grep "^$p9," "$V/results.csv" | grep -q "vec_macs = 9 is outside 1..7"
+check $? "--vec-macs 9: invalid, naming the parameter and its range"
+
 # ---- usage errors
 usage() { # usage EXPECTED_TEXT ARGS...: exit 2 and the text in the message
 	want=$1
@@ -273,6 +295,7 @@ usage "'abc'" "$m/model.onnx" --array 8x8,abc -o "$out/u"
 usage "--spad 64K,,1M" "$m/model.onnx" --spad 64K,,1M -o "$out/u"
 usage "--dram-gbps fast" "$m/model.onnx" --dram-gbps fast -o "$out/u"
 usage "--dram-latency 4.5" "$m/model.onnx" --dram-latency 4.5 -o "$out/u"
+usage "--vec-macs 2.5" "$m/model.onnx" --vec-macs 2.5 -o "$out/u"
 usage "--jobs 0" "$m/model.onnx" --jobs 0 -o "$out/u"
 usage "--clock-mhz 0" "$m/model.onnx" --clock-mhz 0 -o "$out/u"
 usage "nosuch.onnx" "$out/nosuch.onnx" -o "$out/u"
