@@ -37,20 +37,6 @@
 #define AVX2 __attribute__((target("avx2")))
 #define AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
 
-static int grow(void **p, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = need + need / 2 + 64;
-	void *q = aligned_alloc(64, (n + 63) & ~(size_t)63);
-	if (!q)
-		return -1;
-	free(*p);
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* ------------------------------------------------------------ MATMUL */
 
 /* 8 lines of 8 words -> 8 rows of the 8 lines' word k */
@@ -270,87 +256,40 @@ AVX2 static void widen(int16_t *dst, const int8_t *src, size_t n)
 		dst[i] = src[i];
 }
 
-/* the weights of x's nf folds converted: found again by their bytes, else
- * converted into the least recently used entry; NULL when the scratch
- * cannot grow */
+/* the weights of x's nf folds converted (cm_wconv_get); NULL when the
+ * scratch cannot grow */
 AVX2 static struct cm_wconv *weights(cm_dp *d, const cm_mm *x, uint64_t nf)
 {
 	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
 	const int8_t *src = d->sp + x->wgt * R;
-	const size_t raw = nf * C * R;
-	struct cm_wconv *w = &d->wc[0];
-	for (unsigned i = 0; i < CM_WCONV; i++) {
-		struct cm_wconv *e = &d->wc[i];
-		if (e->nf == nf && !memcmp(e->raw, src, raw)) {
-			e->used = ++d->wc_clock;
-			return e;
-		}
-		if (e->used < w->used)
-			w = e;
-	}
-	w->nf = 0;
 	const size_t fstride = (size_t)K * Cp;
-	if (nf > w->fcap) {
-		size_t n = nf + 16;
-		int8_t *r = realloc(w->raw, n * C * R);
-		if (r)
-			w->raw = r;
-		uint16_t *kl = realloc(w->kl, n * K * sizeof *kl);
-		if (kl)
-			w->kl = kl;
-		uint32_t *nk = realloc(w->nk, n * sizeof *nk);
-		if (nk)
-			w->nk = nk;
-		uint32_t *wq = aligned_alloc(64, (n * fstride * sizeof(uint32_t) + 63) & ~(size_t)63);
-		if (wq) {
-			free(w->wq);
-			w->wq = wq;
-		}
-		if (!r || !kl || !nk || !wq)
-			return NULL;
-		w->fcap = n;
-	}
-	memcpy(w->raw, src, raw);
-	for (uint64_t f = 0; f < nf; f++)
-		fold_weights(src + f * C * R, R, C, Cp, w->wq + f * fstride, w->kl + f * K, w->nk + f);
-	w->nf = nf;
-	w->used = ++d->wc_clock;
+	int fresh;
+	struct cm_wconv *w = cm_wconv_get(d, src, nf, fstride, K, &fresh);
+	if (w && fresh)
+		for (uint64_t f = 0; f < nf; f++)
+			fold_weights(src + f * C * R, R, C, Cp, w->wq + f * fstride, w->kl + f * K, w->nk + f);
 	return w;
 }
+
+/* widen as cm_act_lines converts */
+AVX2 static void widen_act(void *dst, const int8_t *src, size_t n) { widen(dst, src, n); }
 
 /* lint: long function: the scratch, then the position loop over column blocks */
 AVX2 int cm_matmul_avx2(cm_dp *d, const cm_mm *x)
 {
 	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
-	const uint64_t nf = x->ncb * x->kh * x->kw, P = x->oh * x->ow;
-	if (nf > d->fold_cap) {
-		uint64_t *fo = realloc(d->foff, (nf + 64) * sizeof *fo);
-		if (!fo)
-			return -1;
-		d->foff = fo;
-		d->fold_cap = nf + 64;
-	}
-	uint64_t f = 0;
-	for (uint64_t cb = 0; cb < x->ncb; cb++)
-		for (uint64_t ky = 0; ky < x->kh; ky++)
-			for (uint64_t kx = 0; kx < x->kw; kx++, f++)
-				d->foff[f] = (cb * x->inh * x->inw + ky * x->dh * x->inw + kx * x->dw) * R;
+	const uint64_t P = x->oh * x->ow;
+	uint64_t nf, nl;
+	if (cm_mm_folds(d, x, &nf, &nl))
+		return -1;
 	struct cm_wconv *wc = weights(d, x, nf);
 	if (!wc)
 		return -1;
 	const size_t fstride = (size_t)K * Cp;
 	/* the activation lines [act, act + nl), sign-extended (kept too) */
-	const uint64_t nl = d->foff[nf - 1] / R + (x->oh - 1) * x->sh * x->inw + (x->ow - 1) * x->sw + 1;
-	if (!d->a16_valid || x->act < d->a16_l0 || x->act + nl > d->a16_l0 + d->a16_nl) {
-		d->a16_valid = 0;
-		if (grow((void **)&d->a16, &d->a16_cap, nl * R * sizeof(int16_t)))
-			return -1;
-		widen(d->a16, d->sp + x->act * R, nl * R);
-		d->a16_l0 = x->act;
-		d->a16_nl = nl;
-		d->a16_valid = 1;
-	}
-	const int16_t *a16 = d->a16 + (x->act - d->a16_l0) * R;
+	const int16_t *a16 = cm_act_lines(d, x->act, nl, sizeof(int16_t), widen_act);
+	if (!a16)
+		return -1;
 
 	mmk k = {wc->wq, fstride, Cp, R, d->foff, wc->kl, wc->nk, nf, a16, x->accumulate};
 	int32_t *const acc0 = d->acc + x->accp * C;

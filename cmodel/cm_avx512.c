@@ -1,0 +1,227 @@
+/* cm_avx512.c - the C model's AVX-512 kernels (cm_exec.c calls them when
+ * the host's CPU has AVX-512 F, BW, VL and VNNI, cm_dp_pick): MATMUL on
+ * vpdpbusd and the requantization of STORE from the accumulator (with
+ * SOURCE 3's residual add on the AVX2 kernel). Each gives the bytes of its
+ * generic counterpart in cm_exec.c exactly; the functions carry
+ * target("avx512...") so the rest of the build keeps its plain flags. The
+ * other instructions run on the AVX2 kernels (every CPU with these has AVX2).
+ *
+ * MATMUL: out[c] += sum_r a[r] * w[r][c] per output position and fold.
+ * vpdpbusd adds to each int32 lane the four products of unsigned bytes (one
+ * operand) and signed bytes (the other), exactly, and the lane's sum wraps
+ * as the accumulator does. The activations are made unsigned by + 128 (the
+ * byte's top bit flipped), so a lane gets sum (a + 128) * w = sum a * w +
+ * 128 * sum w: the sums start at -128 x the column's weights summed over all
+ * the instruction's folds (cm_wconv.corr), and modulo 2^32 the result is the
+ * generic one's, in any order. Weights are rearranged once per instruction
+ * into rows of quads (w[4g..4g+3][c] per column c, 16 columns a vector: a
+ * transpose of 32-bit words, gathered); activation lines are flipped once; a
+ * quad of activations is broadcast and multiplied with a row of quads.
+ * Up to 8 output positions x up to 64 columns keep their sums in registers
+ * across all folds, and the accumulator is read and written once per
+ * position (columns beyond C masked). Quads whose weights are zero in every
+ * column (the padded channels of a first convolution) are skipped.
+ *
+ * Requantization follows loom_requant step by step on 16 lanes as the AVX2
+ * kernel does on 8 (cm_avx2.c's top comment); the result is packed to bytes
+ * with signed saturation, which changes no value already clamped to
+ * [lo, hi]. */
+#include "cmodel/cmodel_internal.h"
+
+#if CM_HAVE_AVX2
+#include <immintrin.h>
+#include <string.h>
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define AVX512_INLINE static inline __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
+
+/* ------------------------------------------------------------ MATMUL */
+
+/* fold f's weights (C lines of R bytes at wl) into wq: G = R / 4 rows of Cp
+ * words, word c of row g the bytes wl[c * R + 4g ..]; kl/nk: the rows with
+ * a non-zero weight; sum: per column, + the sum of its weights */
+AVX512 static void fold_weights(const int8_t *wl, uint32_t R, uint32_t C, uint32_t Cp, uint32_t *wq, uint16_t *kl,
+				uint32_t *nk, __m512i *sum)
+{
+	const uint32_t G = R / 4;
+	const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m512i ones = _mm512_set1_epi8(1);
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < G; g++) {
+		int nz = 0;
+		for (uint32_t c0 = 0; c0 < Cp; c0 += 16) {
+			const __mmask16 m = C - c0 >= 16 ? 0xffff : (__mmask16)((1u << (C - c0)) - 1);
+			/* word index of column c0 + i's quad g */
+			const __m512i idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(
+											  (int)c0)), _mm512_set1_epi32((int)G)),
+							     _mm512_set1_epi32((int)g));
+			const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, wl, 4);
+			_mm512_store_si512(wq + g * Cp + c0, v);
+			nz |= _mm512_test_epi32_mask(v, v) != 0;
+			sum[c0 / 16] = _mm512_dpbusd_epi32(sum[c0 / 16], ones, v);
+		}
+		if (nz)
+			kl[n++] = (uint16_t)g;
+	}
+	*nk = n;
+}
+
+/* the weights of x's nf folds converted (cm_wconv_get), their correction
+ * with them; NULL when the scratch cannot grow */
+AVX512 static struct cm_wconv *weights(cm_dp *d, const cm_mm *x, uint64_t nf)
+{
+	const uint32_t R = d->R, C = d->C, G = R / 4, Cp = (C + 15) & ~15u;
+	const int8_t *src = d->sp + x->wgt * R;
+	const size_t fstride = (size_t)G * Cp;
+	int fresh;
+	struct cm_wconv *w = cm_wconv_get(d, src, nf, fstride, G, &fresh);
+	if (!w || !fresh)
+		return w;
+	__m512i sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+			  _mm512_setzero_si512()};
+	for (uint64_t f = 0; f < nf; f++)
+		fold_weights(src + f * C * R, R, C, Cp, w->wq + f * fstride, w->kl + f * G, w->nk + f, sum);
+	/* -128 x the sums, modulo 2^32 */
+	for (uint32_t j = 0; j < Cp / 16; j++)
+		_mm512_storeu_si512(w->corr + 16 * j, _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[j], 7)));
+	return w;
+}
+
+/* activation bytes + 128 (as cm_act_lines converts) */
+AVX512 static void flip(void *dst, const int8_t *src, size_t n)
+{
+	uint8_t *o = dst;
+	const __m512i top = _mm512_set1_epi8((char)0x80);
+	size_t i = 0;
+	for (; i + 64 <= n; i += 64)
+		_mm512_store_si512(o + i, _mm512_xor_si512(_mm512_loadu_si512(src + i), top));
+	for (; i < n; i++)
+		o[i] = (uint8_t)src[i] ^ 0x80;
+}
+
+/* what the position kernels share */
+typedef struct vmk {
+	const uint32_t *wq;
+	size_t fstride;          /* words per fold */
+	uint32_t Cp, R, G;
+	const uint64_t *foff;    /* per fold: its activations' offset */
+	const uint16_t *kl;
+	const uint32_t *nk;
+	uint64_t nf;
+	const uint8_t *a8;
+	const int32_t *corr;
+	__mmask16 last;          /* the columns of the last block */
+	int accumulate;
+} vmk;
+
+AVX512_INLINE __m512i bcast(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return _mm512_set1_epi32(v);
+}
+
+/* NP positions (their first activation lines po, accumulator lines o) x NJ
+ * blocks of 16 columns (all of them) */
+AVX512_INLINE void kern(const vmk *k, const uint64_t *po, int32_t *const *o, const int NP, const int NJ)
+{
+	__m512i c[8][4];
+	for (int j = 0; j < NJ; j++) {
+		const __m512i z = _mm512_loadu_si512(k->corr + 16 * j);
+		for (int i = 0; i < NP; i++)
+			c[i][j] = z;
+	}
+	const uint32_t Cp = k->Cp, G = k->G;
+	const uint32_t *w = k->wq;
+	for (uint64_t f = 0; f < k->nf; f++, w += k->fstride) {
+		const uint8_t *a[8];
+		for (int i = 0; i < NP; i++)
+			a[i] = k->a8 + po[i] * k->R + k->foff[f];
+		const uint32_t n = k->nk[f];
+#define STEP(g)                                                                                  \
+	do {                                                                                     \
+		__m512i wv[4];                                                                   \
+		for (int j = 0; j < NJ; j++)                                                     \
+			wv[j] = _mm512_load_si512(w + (g) * Cp + 16 * j);                        \
+		for (int i = 0; i < NP; i++) {                                                   \
+			const __m512i b = bcast(a[i] + 4 * (g));                                 \
+			for (int j = 0; j < NJ; j++)                                             \
+				c[i][j] = _mm512_dpbusd_epi32(c[i][j], b, wv[j]);                \
+		}                                                                                \
+	} while (0)
+		if (n == G) {
+			for (uint32_t g = 0; g < G; g++)
+				STEP(g);
+		} else {
+			const uint16_t *ks = k->kl + f * G;
+			for (uint32_t q = 0; q < n; q++)
+				STEP(ks[q]);
+		}
+#undef STEP
+	}
+	for (int i = 0; i < NP; i++)
+		for (int j = 0; j < NJ; j++) {
+			const __mmask16 m = j == NJ - 1 ? k->last : 0xffff;
+			__m512i v = c[i][j];
+			if (k->accumulate)
+				v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, o[i] + 16 * j));
+			_mm512_mask_storeu_epi32(o[i] + 16 * j, m, v);
+		}
+}
+
+/* one kernel for each column block count: NP8 positions at a time, then one */
+#define KERNS(NJ, NP8)                                                                                     \
+	AVX512 static void kern_##NJ(const vmk *k, const uint64_t *po, int32_t *const *o) { kern(k, po, o, NP8, NJ); } \
+	AVX512 static void kern1_##NJ(const vmk *k, const uint64_t *po, int32_t *const *o) { kern(k, po, o, 1, NJ); }
+KERNS(1, 8)
+KERNS(2, 4)
+KERNS(3, 2)
+KERNS(4, 2)
+#undef KERNS
+
+/* lint: long function: the scratch, then the position loop */
+AVX512 int cm_matmul_avx512(cm_dp *d, const cm_mm *x)
+{
+	const uint32_t R = d->R, C = d->C, G = R / 4, Cp = (C + 15) & ~15u, NJ = Cp / 16;
+	const uint64_t P = x->oh * x->ow;
+	uint64_t nf, nl;
+	if (cm_mm_folds(d, x, &nf, &nl))
+		return -1;
+	struct cm_wconv *wc = weights(d, x, nf);
+	if (!wc)
+		return -1;
+	/* the activation lines [act, act + nl) + 128 (kept too) */
+	const uint8_t *a8 = cm_act_lines(d, x->act, nl, 1, flip);
+	if (!a8)
+		return -1;
+	const vmk k = {wc->wq, (size_t)G * Cp, Cp, R, G, d->foff, wc->kl, wc->nk, nf, a8, wc->corr,
+		       (__mmask16)(C % 16 ? (1u << (C % 16)) - 1 : 0xffff), x->accumulate};
+	void (*const kn[4])(const vmk *, const uint64_t *, int32_t *const *) = {kern_1, kern_2, kern_3, kern_4};
+	void (*const k1[4])(const vmk *, const uint64_t *, int32_t *const *) = {kern1_1, kern1_2, kern1_3, kern1_4};
+	static const int nps[4] = {8, 4, 2, 2};
+	const int NP = nps[NJ - 1];
+	int32_t *const acc0 = d->acc + x->accp * C;
+	uint64_t oy = 0, ox = 0, p = 0;
+	uint64_t po[8];
+	int32_t *o[8];
+	while (p < P) {
+		int np = 0;
+		for (; np < NP && p < P; np++, p++) {
+			po[np] = oy * x->sh * x->inw + ox * x->sw;
+			o[np] = acc0 + p * C;
+			if (++ox == x->ow) {
+				ox = 0;
+				oy++;
+			}
+		}
+		if (np == NP)
+			kn[NJ - 1](&k, po, o);
+		else
+			for (int i = 0; i < np; i++)
+				k1[NJ - 1](&k, po + i, o + i);
+	}
+	return 0;
+}
+#else
+typedef int cm_avx512_unused; /* ISO C: a translation unit is not empty */
+#endif
