@@ -1,7 +1,7 @@
 /* cm_avx512.c - the C model's AVX-512 kernels (cm_exec.c calls them when
  * the host's CPU has AVX-512 F, BW, VL and VNNI, cm_dp_pick): MATMUL on
- * vpdpbusd and the requantization of STORE from the accumulator (with
- * SOURCE 3's residual add on the AVX2 kernel). Each gives the bytes of its
+ * vpdpbusd and STORE from the accumulator with requantization (and SOURCE
+ * 3's residual add). Each gives the bytes of its
  * generic counterpart in cm_exec.c exactly; the functions carry
  * target("avx512...") so the rest of the build keeps its plain flags. The
  * other instructions run on the AVX2 kernels (every CPU with these has AVX2).
@@ -23,9 +23,9 @@
  * column (the padded channels of a first convolution) are skipped.
  *
  * Requantization follows loom_requant step by step on 16 lanes as the AVX2
- * kernel does on 8 (cm_avx2.c's top comment); the result is packed to bytes
- * with signed saturation, which changes no value already clamped to
- * [lo, hi]. */
+ * kernel does on 8 (cm_avx2.c's top comment), a row's last columns masked;
+ * SOURCE 3's ADD (loom_eltadd) is exact in int32 (|x| < 2^25) and
+ * requantized the same way. */
 #include "cmodel/cmodel_internal.h"
 
 #if CM_HAVE_AVX2
@@ -121,13 +121,19 @@ AVX512_INLINE __m512i bcast(const uint8_t *p)
 	return _mm512_set1_epi32(v);
 }
 
+/* the loops over positions and column blocks unrolled, so that the sums
+ * stay in registers */
+#define UNROLL _Pragma("GCC unroll 8")
+
 /* NP positions (their first activation lines po, accumulator lines o) x NJ
  * blocks of 16 columns (all of them) */
 AVX512_INLINE void kern(const vmk *k, const uint64_t *po, int32_t *const *o, const int NP, const int NJ)
 {
 	__m512i c[8][4];
+	UNROLL
 	for (int j = 0; j < NJ; j++) {
 		const __m512i z = _mm512_loadu_si512(k->corr + 16 * j);
+		UNROLL
 		for (int i = 0; i < NP; i++)
 			c[i][j] = z;
 	}
@@ -135,16 +141,20 @@ AVX512_INLINE void kern(const vmk *k, const uint64_t *po, int32_t *const *o, con
 	const uint32_t *w = k->wq;
 	for (uint64_t f = 0; f < k->nf; f++, w += k->fstride) {
 		const uint8_t *a[8];
+		UNROLL
 		for (int i = 0; i < NP; i++)
 			a[i] = k->a8 + po[i] * k->R + k->foff[f];
 		const uint32_t n = k->nk[f];
 #define STEP(g)                                                                                  \
 	do {                                                                                     \
 		__m512i wv[4];                                                                   \
+		UNROLL                                                                           \
 		for (int j = 0; j < NJ; j++)                                                     \
 			wv[j] = _mm512_load_si512(w + (g) * Cp + 16 * j);                        \
+		UNROLL                                                                           \
 		for (int i = 0; i < NP; i++) {                                                   \
 			const __m512i b = bcast(a[i] + 4 * (g));                                 \
+			UNROLL                                                                   \
 			for (int j = 0; j < NJ; j++)                                             \
 				c[i][j] = _mm512_dpbusd_epi32(c[i][j], b, wv[j]);                \
 		}                                                                                \
@@ -159,7 +169,9 @@ AVX512_INLINE void kern(const vmk *k, const uint64_t *po, int32_t *const *o, con
 		}
 #undef STEP
 	}
+	UNROLL
 	for (int i = 0; i < NP; i++)
+		UNROLL
 		for (int j = 0; j < NJ; j++) {
 			const __mmask16 m = j == NJ - 1 ? k->last : 0xffff;
 			__m512i v = c[i][j];
@@ -221,6 +233,111 @@ AVX512 int cm_matmul_avx512(cm_dp *d, const cm_mm *x)
 				k1[NJ - 1](&k, po + i, o + i);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------ requantization */
+
+/* the per-column constants of requantization, 16 columns */
+typedef struct rqz {
+	__m512i bias, mult, mult_hi, e, mask, thr;
+	__mmask16 mult_min;
+} rqz;
+
+AVX512_INLINE rqz rq_prep(__m512i bias, __m512i mult, __m512i shift)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+	rqz c;
+	c.bias = bias;
+	c.mult = mult;
+	c.mult_hi = _mm512_srli_epi64(mult, 32);
+	c.mult_min = _mm512_cmpeq_epi32_mask(mult, _mm512_set1_epi32(INT32_MIN));
+	c.e = _mm512_and_si512(shift, _mm512_set1_epi32(31));
+	c.mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, c.e), one);
+	c.thr = _mm512_srli_epi32(c.mask, 1);
+	return c;
+}
+
+/* loom_requant of 16 lanes with the output's zp and clamp [lo, hi] */
+AVX512_INLINE __m512i rq16(__m512i a, const rqz *c, __m512i zp, __m512i lo, __m512i hi)
+{
+	const __m512i MAX = _mm512_set1_epi32(INT32_MAX), MIN = _mm512_set1_epi32(INT32_MIN), zero = _mm512_setzero_si512();
+	/* s = a + bias, saturated: an overflow gives s the sign neither a nor bias has */
+	const __m512i s = _mm512_add_epi32(a, c->bias);
+	const __mmask16 ovf =
+		_mm512_cmplt_epi32_mask(_mm512_and_si512(_mm512_xor_si512(a, s), _mm512_xor_si512(c->bias, s)), zero);
+	const __m512i x = _mm512_mask_mov_epi32(s, ovf, _mm512_xor_si512(_mm512_srai_epi32(a, 31), MAX));
+	/* y = srdhm(x, mult): even lanes from the even products, odd ones from the odd */
+	const __m512i nudge = _mm512_set1_epi64(1ll << 30);
+	const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, c->mult), nudge);
+	const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c->mult_hi), nudge);
+	__m512i y = _mm512_mask_mov_epi32(_mm512_srli_epi64(pe, 31), 0xAAAA, _mm512_slli_epi64(po, 1));
+	y = _mm512_mask_mov_epi32(y, _mm512_mask_cmpeq_epi32_mask(c->mult_min, x, MIN), MAX);
+	/* r = rdivpot(y, shift & 31) */
+	const __m512i rem = _mm512_and_si512(y, c->mask);
+	const __m512i thr = _mm512_sub_epi32(c->thr, _mm512_srai_epi32(y, 31));
+	__m512i r = _mm512_srav_epi32(y, c->e);
+	r = _mm512_mask_add_epi32(r, _mm512_cmpgt_epi32_mask(rem, thr), r, _mm512_set1_epi32(1));
+	/* + zp, clamped (after a clamp to [-512, 511], which changes no result) */
+	r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(-512)), _mm512_set1_epi32(511));
+	const __m512i z = _mm512_add_epi32(r, zp);
+	return _mm512_mask_mov_epi32(_mm512_min_epi32(z, hi), _mm512_cmpgt_epi32_mask(lo, z), lo);
+}
+
+/* the lanes m of v (each in [-128, 127]) as bytes at o */
+AVX512_INLINE void put16(int8_t *o, __m512i v, __mmask16 m)
+{
+	const __m128i b = _mm512_cvtepi32_epi8(v);
+	if (m == 0xffff)
+		_mm_storeu_si128((__m128i *)o, b);
+	else
+		_mm_mask_storeu_epi8(o, m, b);
+}
+
+/* lint: long function: the constants once, then the rows (16 columns at a time, the residual add) */
+AVX512 void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
+			       uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
+			       uint64_t s3, const int8_t *res, uint64_t rstep, const cm_elt *e)
+{
+	const __m512i zp = _mm512_set1_epi32(q->zp), lo = _mm512_set1_epi32(q->lo), hi = _mm512_set1_epi32(q->hi);
+	/* the vectors of a row (n0 <= 64 values) and the lanes of each */
+	const uint32_t nv = (n0 + 15) / 16;
+	rqz k[4];
+	__mmask16 m[4];
+	for (uint32_t v = 0; v < nv; v++) {
+		m[v] = n0 - 16 * v >= 16 ? 0xffff : (__mmask16)((1u << (n0 - 16 * v)) - 1);
+		k[v] = rq_prep(_mm512_maskz_loadu_epi32(m[v], q->bias + 16 * v), _mm512_maskz_loadu_epi32(m[v], q->mult + 16 * v),
+			       _mm512_maskz_loadu_epi32(m[v], q->shift + 16 * v));
+	}
+	/* SOURCE 3: loom_eltadd's ADD of the row (a) and the residual row (b) */
+	rqz ek;
+	__m512i zpa, zpb, ma, mb, ezp, elo, ehi;
+	if (e) {
+		ek = rq_prep(_mm512_setzero_si512(), _mm512_set1_epi32(e->mult), _mm512_set1_epi32(e->shift));
+		zpa = _mm512_set1_epi32(e->zpa), zpb = _mm512_set1_epi32(e->zpb);
+		ma = _mm512_set1_epi32(e->ma), mb = _mm512_set1_epi32(e->mb);
+		ezp = _mm512_set1_epi32(e->zp), elo = _mm512_set1_epi32(e->lo), ehi = _mm512_set1_epi32(e->hi);
+	}
+	for (uint64_t i3 = 0; i3 < n3; i3++)
+		for (uint64_t i2 = 0; i2 < n2; i2++) {
+			uint64_t dst = base + i3 * s3 + i2 * s2;
+			for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
+				int8_t *o = (int8_t *)dram + dst;
+				for (uint32_t v = 0; v < nv; v++) {
+					__m512i r = rq16(_mm512_maskz_loadu_epi32(m[v], acc + 16 * v), &k[v], zp, lo, hi);
+					if (e) {
+						/* the requantized values as int8 (they are), then the add: exact in int32 */
+						const __m512i da = _mm512_sub_epi32(r, zpa);
+						const __m512i db = _mm512_sub_epi32(
+							_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m[v], res + 16 * v)), zpb);
+						const __m512i x = _mm512_add_epi32(_mm512_mullo_epi32(da, ma), _mm512_mullo_epi32(db, mb));
+						r = rq16(x, &ek, ezp, elo, ehi);
+					}
+					put16(o + 16 * v, r, m[v]);
+				}
+				if (e)
+					res += rstep;
+			}
+		}
 }
 #else
 typedef int cm_avx512_unused; /* ISO C: a translation unit is not empty */

@@ -384,8 +384,9 @@ uint64_t cm_store(cm_dp *d, const loom_insn *in)
 			for (uint64_t i2 = 0; i2 < n2; i2++)
 				beats += rows_beats(d, base + i3 * s3 + i2 * s2, n1, s1, n0);
 		const int ra = src == LOOM_MEM_ACC_RESADD;
-		cm_store_rq_avx2(d->dram, d->acc + line * C, C, &q, n0, base, n1, n2, n3, s1, s2, s3,
-				 ra ? d->sp + res * R : NULL, step * R, ra ? &ea : NULL);
+		(d->avx512 ? cm_store_rq_avx512 : cm_store_rq_avx2)(d->dram, d->acc + line * C, C, &q, n0, base, n1, n2,
+								      n3, s1, s2, s3, ra ? d->sp + res * R : NULL,
+								      step * R, ra ? &ea : NULL);
 		return beats * d->B;
 	}
 #endif

@@ -139,6 +139,9 @@ void cm_pool_avx2(int8_t *sp, uint32_t R, const cm_pool *p);
 /* cm_avx512.c: only called when the CPU has AVX-512 (F, BW, VL, VNNI);
  * the same contracts as their AVX2 counterparts */
 int cm_matmul_avx512(cm_dp *d, const cm_mm *x);
+void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
+			uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
+			uint64_t s3, const int8_t *res, uint64_t rstep, const cm_elt *e);
 #else
 #define CM_HAVE_AVX2 0
 #endif

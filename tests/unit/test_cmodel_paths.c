@@ -1,16 +1,19 @@
-/* test_cmodel_paths.c - the C model's two data paths and its timing memo
- * give the same results (cmodel/cm_exec.c, cm_avx2.c, cm_timing.c):
+/* test_cmodel_paths.c - the C model's data paths and its timing memo
+ * give the same results (cmodel/cm_exec.c, cm_avx2.c, cm_avx512.c,
+ * cm_timing.c):
  *
  *  - requantization: the AVX2 lanes (cm_requant_avx2, cm_store_rq_avx2)
- *    against loom_requant on the corners (INT32_MIN * INT32_MIN, a bias that
- *    overflows, shifts 0, 31 and above, clamps with lo > hi) and on random
- *    values;
+ *    and the AVX-512 ones (cm_store_rq_avx512) against loom_requant on the
+ *    corners (INT32_MIN * INT32_MIN, a bias that overflows, shifts 0, 31 and
+ *    above, clamps with lo > hi) and on random values;
  *  - MATMUL, ELTWISE, POOL, DWCONV, LUT and STORE (requantized, with a
- *    residual add) through cm_compute and
- *    cm_store on a generic and an AVX2 data path from the same scratchpad
- *    and accumulator, on random fields (every array size of configs/, folds
- *    of zero rows, -128 and 127 everywhere, positions that are not a
- *    multiple of four, accumulate), memories compared byte for byte;
+ *    residual add) through cm_compute and cm_store on the generic data path
+ *    and on every other one this CPU has (AVX2; AVX-512 with MATMUL on
+ *    VNNI) from the same scratchpad and accumulator, on random fields (the
+ *    array of every configuration in configs/ and tests/configs/ and other
+ *    odd ones, folds of zero rows, -128 and 127 everywhere, positions that
+ *    are not a multiple of four or eight, accumulate), memories compared
+ *    byte for byte;
  *  - the timing memo: a program run twice (the second replayed) on a C
  *    model with the memo and on one without gives the same cycle counters
  *    and MARK records; so does a replay that must diverge (the host rewrites
@@ -18,9 +21,8 @@
  *    right after another (tsim caught up from the recording) and one with
  *    other DMA windows; loom_cmodel_stats says which path each took.
  *
- * Without AVX2 on this CPU the comparisons of the two data paths are
- * reported as skipped. Prints one line per check, then "N passed, M
- * failed, K skipped". */
+ * The comparisons of a data path this CPU lacks are reported as skipped.
+ * Prints one line per check, then "N passed, M failed, K skipped". */
 #include "loom/hw.h"
 #include "loom/isa.h"
 #include "cmodel/cmodel_internal.h"
@@ -64,16 +66,19 @@ static void setf(loom_insn *in, enum loom_field f, uint32_t v)
 
 /* ---- requantization ---- */
 
-static void test_requant(int avx2)
+/* have: cm_dp_pick's answer */
+static void test_requant(int have)
 {
-	if (!avx2) {
+	if (have < CM_SIMD_AVX2) {
 		check_skip("requantization on AVX2: this CPU has no AVX2");
 		return;
 	}
+	if (have < CM_SIMD_AVX512)
+		check_skip("requantization on AVX-512: this CPU has no AVX-512");
 #if CM_HAVE_AVX2
 	int32_t a[64], bias[64], mult[64], shift[64];
-	int8_t out[64];
-	long bad = 0, n = 0;
+	int8_t out[64], out5[64];
+	long bad = 0, bad5 = 0, n = 0;
 	for (int rep = 0; rep < 40000; rep++) {
 		cm_rq q = {bias, mult, shift, corner8(), corner8(), corner8()};
 		if (rep % 3 && q.lo > q.hi) { /* mostly lo <= hi, as STORE's decoder asks; the rest as they come */
@@ -92,18 +97,26 @@ static void test_requant(int avx2)
 			for (uint32_t c = 0; c < len; c++)
 				a[c] = mult[c] = INT32_MIN, bias[c] = 0;
 		cm_requant_avx2(out, a, &q, len);
+		/* one row of len values: every lane and the masked last ones */
+		if (have >= CM_SIMD_AVX512)
+			cm_store_rq_avx512((uint8_t *)out5, a, len, &q, len, 0, 1, 1, 1, 0, 0, 0, NULL, 0, NULL);
 		for (uint32_t c = 0; c < len; c++, n++) {
 			int8_t want = loom_requant(a[c], bias[c], mult[c], shift[c], q.zp, q.lo, q.hi);
 			if (out[c] != want && !bad++)
 				CHECK_FAIL("requant(%d, %d, %d, %d, zp %d, [%d, %d]): AVX2 %d, loom_requant %d", a[c], bias[c],
 					   mult[c], shift[c], q.zp, q.lo, q.hi, out[c], want);
+			if (have >= CM_SIMD_AVX512 && out5[c] != want && !bad5++)
+				CHECK_FAIL("requant(%d, %d, %d, %d, zp %d, [%d, %d]): AVX-512 %d, loom_requant %d", a[c],
+					   bias[c], mult[c], shift[c], q.zp, q.lo, q.hi, out5[c], want);
 		}
 	}
 	CHECK(!bad, "requantization: %ld values on AVX2 equal loom_requant (%ld differ)", n, bad);
+	if (have >= CM_SIMD_AVX512)
+		CHECK(!bad5, "requantization: %ld values on AVX-512 equal loom_requant (%ld differ)", n, bad5);
 	/* a STORE's rows: each row's values with the same columns' parameters */
-	uint8_t dram[4096], want[4096];
+	uint8_t dram[4096], dram5[4096], want[4096];
 	int32_t acc[16 * 64];
-	bad = 0;
+	bad = bad5 = 0;
 	for (int rep = 0; rep < 300; rep++) {
 		uint32_t C = 4 * (1 + rnd() % 16), n0 = 4 * (1 + rnd() % (C / 4));
 		/* lo <= hi as STORE's decoder asks (the kernel's fast path), sometimes not */
@@ -114,8 +127,11 @@ static void test_requant(int avx2)
 		for (uint32_t i = 0; i < 16 * C; i++)
 			acc[i] = corner32();
 		memset(dram, 0x5a, sizeof dram);
+		memset(dram5, 0x5a, sizeof dram5);
 		memset(want, 0x5a, sizeof want);
 		cm_store_rq_avx2(dram, acc, C, &q, n0, 64, 4, 2, 2, 96, 0, 16, NULL, 0, NULL);
+		if (have >= CM_SIMD_AVX512)
+			cm_store_rq_avx512(dram5, acc, C, &q, n0, 64, 4, 2, 2, 96, 0, 16, NULL, 0, NULL);
 		for (uint32_t i3 = 0, l = 0; i3 < 2; i3++)
 			for (uint32_t i2 = 0; i2 < 2; i2++)
 				for (uint32_t i1 = 0; i1 < 4; i1++, l++)
@@ -123,9 +139,13 @@ static void test_requant(int avx2)
 						want[64 + i3 * 16 + i2 * 0 + i1 * 96 + c] = (uint8_t)loom_requant(
 							acc[l * C + c], bias[c], mult[c], shift[c], q.zp, q.lo, q.hi);
 		bad += memcmp(dram, want, sizeof dram) != 0;
+		bad5 += have >= CM_SIMD_AVX512 && memcmp(dram5, want, sizeof dram5) != 0;
 	}
 	CHECK(!bad, "STORE with requantization on AVX2: 300 instructions' rows (overlapping ones last; clamps with "
 		    "lo > hi too) equal the generic loop's (%ld differ)", bad);
+	if (have >= CM_SIMD_AVX512)
+		CHECK(!bad5, "STORE with requantization on AVX-512: the same 300 equal the generic loop's (%ld differ)",
+		      bad5);
 #endif
 }
 
@@ -619,7 +639,7 @@ int main(void)
 	if (have < CM_SIMD_AVX512)
 		printf("note: the %s data path is not in use on this CPU (or LOOM_CMODEL_SIMD says so)\n",
 		       have < CM_SIMD_AVX2 ? "AVX2" : "AVX-512");
-	test_requant(have >= CM_SIMD_AVX2);
+	test_requant(have);
 	test_data(have < 0 ? CM_SIMD_GENERIC : have);
 	const char *root = getenv("LOOM_ROOT");
 	if (!root || !*root)
