@@ -320,6 +320,14 @@ AVX512 void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, co
 	for (uint64_t i3 = 0; i3 < n3; i3++)
 		for (uint64_t i2 = 0; i2 < n2; i2++) {
 			uint64_t dst = base + i3 * s3 + i2 * s2;
+			if (nv == 1 && !e) {
+				/* rows of up to 16 values (the default array's): the constants in registers */
+				const rqz k0 = k[0];
+				const __mmask16 m0 = m[0];
+				for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1)
+					put16((int8_t *)dram + dst, rq16(_mm512_maskz_loadu_epi32(m0, acc), &k0, zp, lo, hi), m0);
+				continue;
+			}
 			for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
 				int8_t *o = (int8_t *)dram + dst;
 				for (uint32_t v = 0; v < nv; v++) {
