@@ -15,7 +15,7 @@
  * the instruction's folds (cm_wconv.corr), and modulo 2^32 the result is the
  * generic one's, in any order. Weights are rearranged once per instruction
  * into rows of quads (w[4g..4g+3][c] per column c, 16 columns a vector: a
- * transpose of 32-bit words, gathered); activation lines are flipped once; a
+ * transpose of 32-bit words, gathered, or permuted for R = 16); activation lines are flipped once; a
  * quad of activations is broadcast and multiplied with a row of quads.
  * Up to 8 output positions x up to 64 columns keep their sums in registers
  * across all folds, and the accumulator is read and written once per
@@ -47,6 +47,33 @@ AVX512 static void fold_weights(const int8_t *wl, uint32_t R, uint32_t C, uint32
 	const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	const __m512i ones = _mm512_set1_epi8(1);
 	uint32_t n = 0;
+	if (G == 4 && C % 16 == 0) {
+		/* R = 16: each block of 16 lines is 4 vectors of 4 lines' 4 words;
+		 * two rounds of permutes transpose it (no gathers) */
+		const __m512i lo2 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+		const __m512i hi2 = _mm512_add_epi32(lo2, _mm512_set1_epi32(2));
+		__mmask16 nz = 0;
+		for (uint32_t c0 = 0; c0 < C; c0 += 16) {
+			const int8_t *l = wl + c0 * 16;
+			const __m512i v0 = _mm512_loadu_si512(l), v1 = _mm512_loadu_si512(l + 64),
+				      v2 = _mm512_loadu_si512(l + 128), v3 = _mm512_loadu_si512(l + 192);
+			/* rows 0 and 1 (2 and 3) of lines 0-7, then of lines 8-15 */
+			const __m512i a01 = _mm512_permutex2var_epi32(v0, lo2, v1), a23 = _mm512_permutex2var_epi32(v0, hi2, v1);
+			const __m512i b01 = _mm512_permutex2var_epi32(v2, lo2, v3), b23 = _mm512_permutex2var_epi32(v2, hi2, v3);
+			const __m512i r[4] = {_mm512_shuffle_i64x2(a01, b01, 0x44), _mm512_shuffle_i64x2(a01, b01, 0xEE),
+					      _mm512_shuffle_i64x2(a23, b23, 0x44), _mm512_shuffle_i64x2(a23, b23, 0xEE)};
+			for (uint32_t g = 0; g < 4; g++) {
+				_mm512_store_si512(wq + g * Cp + c0, r[g]);
+				nz |= (__mmask16)((_mm512_test_epi32_mask(r[g], r[g]) != 0) << g);
+				sum[c0 / 16] = _mm512_dpbusd_epi32(sum[c0 / 16], ones, r[g]);
+			}
+		}
+		for (uint32_t g = 0; g < 4; g++)
+			if (nz >> g & 1)
+				kl[n++] = (uint16_t)g;
+		*nk = n;
+		return;
+	}
 	for (uint32_t g = 0; g < G; g++) {
 		int nz = 0;
 		for (uint32_t c0 = 0; c0 < Cp; c0 += 16) {

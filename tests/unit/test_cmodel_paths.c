@@ -428,9 +428,10 @@ static void test_data(int have)
 {
 	/* every array of configs/ and tests/configs/ (16x16, 12x20, 8x8, 32x32),
 	 * the extremes and other odd ones (a last block of 4, 8 or 12 columns;
-	 * rows not a multiple of 8 or 16) */
+	 * rows not a multiple of 8 or 16; 16 rows in several blocks of 16
+	 * columns, whose weights VNNI permutes instead of gathering) */
 	static const uint32_t shapes[][2] = {{16, 16}, {12, 20}, {8, 8},  {32, 32}, {4, 4},
-					     {64, 64}, {16, 8},  {20, 12}, {24, 44}, {36, 52}};
+					     {64, 64}, {16, 8},  {20, 12}, {24, 44}, {36, 52}, {16, 48}};
 	static const char *const path[] = {"generic", "AVX2", "AVX-512"};
 	if (have < CM_SIMD_AVX2) {
 		check_skip("the data path on AVX2: this CPU has no AVX2");
