@@ -2,16 +2,19 @@
  * tensor-engine instruction (docs/ISA.md), applied atomically when the
  * instruction starts (cmodel/cmodel.c's event model says when).
  *
- * Two sets of kernels give the same bytes: the generic one, plain C loops
- * straight from the definitions below, and the AVX2 one (cm_avx2.c) for
- * MATMUL, STORE's requantization, ELTWISE and POOL, chosen at run time when the
- * host's CPU has AVX2 (cm_dp_pick). LOOM_CMODEL_SIMD=generic forces the
- * generic kernels, =avx2 the AVX2 ones (an error on a CPU without them);
- * unset or auto picks. Integer arithmetic makes the two exact: MATMUL's
+ * Three sets of kernels give the same bytes: the generic one, plain C
+ * loops straight from the definitions below; the AVX2 one (cm_avx2.c) for
+ * MATMUL, STORE's requantization, ELTWISE and POOL; and the AVX-512 one
+ * (cm_avx512.c: MATMUL on VNNI, STORE's requantization; the AVX2 kernels for
+ * the rest). The best the host's CPU has is chosen at run time
+ * (cm_dp_pick). LOOM_CMODEL_SIMD=generic forces the generic kernels, =avx2
+ * or =avx512 that set (an error naming the variable on a CPU without it);
+ * unset or auto picks. Integer arithmetic makes them exact: MATMUL's
  * int8 x int8 products are summed as int32 modulo 2^32 in any order (the
  * accumulator wraps), requantization is computed lane by lane with the same
  * integer steps as loom_requant (common/isa.c). `loom cosim --a
- * cmodel-generic --b cmodel` and the model tests check that they agree.
+ * cmodel-generic --b cmodel`, tests/unit/test_cmodel_paths.c and the model
+ * tests check that they agree.
  *
  * DRAM_RD_BYTES / DRAM_WR_BYTES count whole beats of each row (the beat
  * is a power of two: shifts). */

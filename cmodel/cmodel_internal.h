@@ -1,6 +1,7 @@
 /* cmodel_internal.h - what the files of the C model share (private to
  * cmodel/): the data path (cm_exec.c: the functional semantics of each
- * tensor-engine instruction, docs/ISA.md; its AVX2 kernels in cm_avx2.c)
+ * tensor-engine instruction, docs/ISA.md; its AVX2 kernels in cm_avx2.c,
+ * its AVX-512 ones in cm_avx512.c)
  * and the timing wrapper (cm_timing.c: the DMA model of common/tsim.h run
  * directly, recorded, or replayed from a recording of the same job).
  * cmodel.c, the event model and the registers, calls both, and the DRAM
@@ -21,7 +22,8 @@
 /* The memories and the scratch of the data path. The generic kernels are
  * plain C loops straight from docs/ISA.md; with avx2 set, MATMUL, the
  * requantization of STORE and the vector unit's arithmetic run on AVX2
- * (cm_avx2.c) with the same results, bit for bit. */
+ * (cm_avx2.c), with avx512 also set MATMUL and STORE's requantization on
+ * AVX-512 (cm_avx512.c), with the same results, bit for bit. */
 #define CM_WCONV 16 /* converted weight blocks kept */
 
 typedef struct cm_dp {
