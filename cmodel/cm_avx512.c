@@ -23,7 +23,8 @@
  * column (the padded channels of a first convolution) are skipped.
  *
  * Requantization follows loom_requant step by step on 16 lanes as the AVX2
- * kernel does on 8 (cm_avx2.c's top comment), a row's last columns masked;
+ * kernel does on 8 (cm_rq_simd.h, the steps written once), a row's last
+ * columns masked;
  * SOURCE 3's ADD (loom_eltadd) is exact in int32 (|x| < 2^25) and
  * requantized the same way. */
 #include "cmodel/cmodel_internal.h"
@@ -37,12 +38,14 @@
 
 /* ------------------------------------------------------------ MATMUL */
 
-/* fold f's weights (C lines of R bytes at wl) into wq: G = R / 4 rows of Cp
+/* a fold's weights (C lines of R bytes at wl) into wq: G = R / 4 rows of Cp
  * words, word c of row g the bytes wl[c * R + 4g ..]; kl/nk: the rows with
- * a non-zero weight; sum: per column, + the sum of its weights */
+ * a non-zero weight; ctx: 4 vectors, per column + the sum of its weights (a
+ * cm_fold_fn) */
 AVX512 static void fold_weights(const int8_t *wl, uint32_t R, uint32_t C, uint32_t Cp, uint32_t *wq, uint16_t *kl,
-				uint32_t *nk, __m512i *sum)
+				uint32_t *nk, void *ctx)
 {
+	__m512i *sum = ctx;
 	const uint32_t G = R / 4;
 	const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	const __m512i ones = _mm512_set1_epi8(1);
@@ -97,20 +100,14 @@ AVX512 static void fold_weights(const int8_t *wl, uint32_t R, uint32_t C, uint32
  * with them; NULL when the scratch cannot grow */
 AVX512 static struct cm_wconv *weights(cm_dp *d, const cm_mm *x, uint64_t nf)
 {
-	const uint32_t R = d->R, C = d->C, G = R / 4, Cp = (C + 15) & ~15u;
-	const int8_t *src = d->sp + x->wgt * R;
-	const size_t fstride = (size_t)G * Cp;
-	int fresh;
-	struct cm_wconv *w = cm_wconv_get(d, src, nf, fstride, G, &fresh);
-	if (!w || !fresh)
-		return w;
+	const uint32_t Cp = (d->C + 15) & ~15u;
 	__m512i sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
 			  _mm512_setzero_si512()};
-	for (uint64_t f = 0; f < nf; f++)
-		fold_weights(src + f * C * R, R, C, Cp, w->wq + f * fstride, w->kl + f * G, w->nk + f, sum);
-	/* -128 x the sums, modulo 2^32 */
-	for (uint32_t j = 0; j < Cp / 16; j++)
-		_mm512_storeu_si512(w->corr + 16 * j, _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[j], 7)));
+	int fresh;
+	struct cm_wconv *w = cm_wconv_get(d, x, nf, d->R / 4, Cp, fold_weights, sum, &fresh);
+	if (w && fresh) /* -128 x the sums, modulo 2^32 */
+		for (uint32_t j = 0; j < Cp / 16; j++)
+			_mm512_storeu_si512(w->corr + 16 * j, _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum[j], 7)));
 	return w;
 }
 
@@ -222,7 +219,6 @@ KERNS(4, 2)
 AVX512 int cm_matmul_avx512(cm_dp *d, const cm_mm *x)
 {
 	const uint32_t R = d->R, C = d->C, G = R / 4, Cp = (C + 15) & ~15u, NJ = Cp / 16;
-	const uint64_t P = x->oh * x->ow;
 	uint64_t nf, nl;
 	if (cm_mm_folds(d, x, &nf, &nl))
 		return -1;
@@ -240,19 +236,13 @@ AVX512 int cm_matmul_avx512(cm_dp *d, const cm_mm *x)
 	static const int nps[4] = {8, 4, 2, 2};
 	const int NP = nps[NJ - 1];
 	int32_t *const acc0 = d->acc + x->accp * C;
-	uint64_t oy = 0, ox = 0, p = 0;
-	uint64_t po[8];
+	cm_mm_pos it = {0, 0, 0};
+	uint64_t po[8], pi[8];
 	int32_t *o[8];
-	while (p < P) {
-		int np = 0;
-		for (; np < NP && p < P; np++, p++) {
-			po[np] = oy * x->sh * x->inw + ox * x->sw;
-			o[np] = acc0 + p * C;
-			if (++ox == x->ow) {
-				ox = 0;
-				oy++;
-			}
-		}
+	int np;
+	while ((np = cm_mm_next(x, &it, NP, po, pi))) {
+		for (int i = 0; i < np; i++)
+			o[i] = acc0 + pi[i] * C;
 		if (np == NP)
 			kn[NJ - 1](&k, po, o);
 		else
@@ -264,51 +254,34 @@ AVX512 int cm_matmul_avx512(cm_dp *d, const cm_mm *x)
 
 /* ------------------------------------------------------------ requantization */
 
-/* the per-column constants of requantization, 16 columns */
-typedef struct rqz {
-	__m512i bias, mult, mult_hi, e, mask, thr;
-	__mmask16 mult_min;
-} rqz;
-
-AVX512_INLINE rqz rq_prep(__m512i bias, __m512i mult, __m512i shift)
-{
-	const __m512i one = _mm512_set1_epi32(1);
-	rqz c;
-	c.bias = bias;
-	c.mult = mult;
-	c.mult_hi = _mm512_srli_epi64(mult, 32);
-	c.mult_min = _mm512_cmpeq_epi32_mask(mult, _mm512_set1_epi32(INT32_MIN));
-	c.e = _mm512_and_si512(shift, _mm512_set1_epi32(31));
-	c.mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, c.e), one);
-	c.thr = _mm512_srli_epi32(c.mask, 1);
-	return c;
-}
-
-/* loom_requant of 16 lanes with the output's zp and clamp [lo, hi] */
-AVX512_INLINE __m512i rq16(__m512i a, const rqz *c, __m512i zp, __m512i lo, __m512i hi)
-{
-	const __m512i MAX = _mm512_set1_epi32(INT32_MAX), MIN = _mm512_set1_epi32(INT32_MIN), zero = _mm512_setzero_si512();
-	/* s = a + bias, saturated: an overflow gives s the sign neither a nor bias has */
-	const __m512i s = _mm512_add_epi32(a, c->bias);
-	const __mmask16 ovf =
-		_mm512_cmplt_epi32_mask(_mm512_and_si512(_mm512_xor_si512(a, s), _mm512_xor_si512(c->bias, s)), zero);
-	const __m512i x = _mm512_mask_mov_epi32(s, ovf, _mm512_xor_si512(_mm512_srai_epi32(a, 31), MAX));
-	/* y = srdhm(x, mult): even lanes from the even products, odd ones from the odd */
-	const __m512i nudge = _mm512_set1_epi64(1ll << 30);
-	const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, c->mult), nudge);
-	const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c->mult_hi), nudge);
-	__m512i y = _mm512_mask_mov_epi32(_mm512_srli_epi64(pe, 31), 0xAAAA, _mm512_slli_epi64(po, 1));
-	y = _mm512_mask_mov_epi32(y, _mm512_mask_cmpeq_epi32_mask(c->mult_min, x, MIN), MAX);
-	/* r = rdivpot(y, shift & 31) */
-	const __m512i rem = _mm512_and_si512(y, c->mask);
-	const __m512i thr = _mm512_sub_epi32(c->thr, _mm512_srai_epi32(y, 31));
-	__m512i r = _mm512_srav_epi32(y, c->e);
-	r = _mm512_mask_add_epi32(r, _mm512_cmpgt_epi32_mask(rem, thr), r, _mm512_set1_epi32(1));
-	/* + zp, clamped (after a clamp to [-512, 511], which changes no result) */
-	r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(-512)), _mm512_set1_epi32(511));
-	const __m512i z = _mm512_add_epi32(r, zp);
-	return _mm512_mask_mov_epi32(_mm512_min_epi32(z, hi), _mm512_cmpgt_epi32_mask(lo, z), lo);
-}
+/* loom_requant's steps on 16 lanes (cm_rq_simd.h): rq_prep, rq_core, rq_out */
+#define RQ_V __m512i
+#define RQ_M __mmask16
+#define RQ_INLINE AVX512_INLINE
+#define V_SET1(x) _mm512_set1_epi32(x)
+#define V_SET1_64(x) _mm512_set1_epi64(x)
+#define V_ADD(a, b) _mm512_add_epi32(a, b)
+#define V_SUB(a, b) _mm512_sub_epi32(a, b)
+#define V_ADD64(a, b) _mm512_add_epi64(a, b)
+#define V_AND(a, b) _mm512_and_si512(a, b)
+#define V_XOR(a, b) _mm512_xor_si512(a, b)
+#define V_MIN(a, b) _mm512_min_epi32(a, b)
+#define V_MAX(a, b) _mm512_max_epi32(a, b)
+#define V_MUL(a, b) _mm512_mul_epi32(a, b)
+#define V_SRAI(a, n) _mm512_srai_epi32(a, n)
+#define V_SRLI(a, n) _mm512_srli_epi32(a, n)
+#define V_SRLI64(a, n) _mm512_srli_epi64(a, n)
+#define V_SLLI64(a, n) _mm512_slli_epi64(a, n)
+#define V_SRAV(a, n) _mm512_srav_epi32(a, n)
+#define V_SLLV(a, n) _mm512_sllv_epi32(a, n)
+#define V_CMPEQ(a, b) _mm512_cmpeq_epi32_mask(a, b)
+#define V_CMPGT(a, b) _mm512_cmpgt_epi32_mask(a, b)
+#define V_SIGN(a) _mm512_cmplt_epi32_mask(a, _mm512_setzero_si512())
+#define V_SEL(m, a, b) _mm512_mask_mov_epi32(a, m, b)            /* m ? b : a */
+#define V_ODD(a, b) _mm512_mask_mov_epi32(a, 0xAAAA, b)          /* b's odd lanes, a's even ones */
+#define V_INC(a, m) _mm512_mask_add_epi32(a, m, a, _mm512_set1_epi32(1)) /* + 1 in the lanes m */
+#define M_AND(a, b) ((a) & (b))
+#include "cmodel/cm_rq_simd.h"
 
 /* the lanes m of v (each in [-128, 127]) as bytes at o */
 AVX512_INLINE void put16(int8_t *o, __m512i v, __mmask16 m)
@@ -328,7 +301,7 @@ AVX512 void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, co
 	const __m512i zp = _mm512_set1_epi32(q->zp), lo = _mm512_set1_epi32(q->lo), hi = _mm512_set1_epi32(q->hi);
 	/* the vectors of a row (n0 <= 64 values) and the lanes of each */
 	const uint32_t nv = (n0 + 15) / 16;
-	rqz k[4];
+	rqc k[4];
 	__mmask16 m[4];
 	for (uint32_t v = 0; v < nv; v++) {
 		m[v] = n0 - 16 * v >= 16 ? 0xffff : (__mmask16)((1u << (n0 - 16 * v)) - 1);
@@ -336,7 +309,7 @@ AVX512 void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, co
 			       _mm512_maskz_loadu_epi32(m[v], q->shift + 16 * v));
 	}
 	/* SOURCE 3: loom_eltadd's ADD of the row (a) and the residual row (b) */
-	rqz ek;
+	rqc ek;
 	__m512i zpa, zpb, ma, mb, ezp, elo, ehi;
 	if (e) {
 		ek = rq_prep(_mm512_setzero_si512(), _mm512_set1_epi32(e->mult), _mm512_set1_epi32(e->shift));
@@ -349,23 +322,23 @@ AVX512 void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, co
 			uint64_t dst = base + i3 * s3 + i2 * s2;
 			if (nv == 1 && !e) {
 				/* rows of up to 16 values (the default array's): the constants in registers */
-				const rqz k0 = k[0];
+				const rqc k0 = k[0];
 				const __mmask16 m0 = m[0];
 				for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1)
-					put16((int8_t *)dram + dst, rq16(_mm512_maskz_loadu_epi32(m0, acc), &k0, zp, lo, hi), m0);
+					put16((int8_t *)dram + dst, rq_out(_mm512_maskz_loadu_epi32(m0, acc), &k0, 1, zp, lo, hi), m0);
 				continue;
 			}
 			for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
 				int8_t *o = (int8_t *)dram + dst;
 				for (uint32_t v = 0; v < nv; v++) {
-					__m512i r = rq16(_mm512_maskz_loadu_epi32(m[v], acc + 16 * v), &k[v], zp, lo, hi);
+					__m512i r = rq_out(_mm512_maskz_loadu_epi32(m[v], acc + 16 * v), &k[v], 1, zp, lo, hi);
 					if (e) {
 						/* the requantized values as int8 (they are), then the add: exact in int32 */
 						const __m512i da = _mm512_sub_epi32(r, zpa);
 						const __m512i db = _mm512_sub_epi32(
 							_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m[v], res + 16 * v)), zpb);
 						const __m512i x = _mm512_add_epi32(_mm512_mullo_epi32(da, ma), _mm512_mullo_epi32(db, mb));
-						r = rq16(x, &ek, ezp, elo, ehi);
+						r = rq_out(x, &ek, 1, ezp, elo, ehi);
 					}
 					put16(o + 16 * v, r, m[v]);
 				}

@@ -136,9 +136,11 @@ const void *cm_act_lines(cm_dp *d, uint64_t l0, uint64_t nl, size_t elem,
 	return (const uint8_t *)d->act + (l0 - d->act_l0) * R * elem;
 }
 
-struct cm_wconv *cm_wconv_get(cm_dp *d, const int8_t *src, uint64_t nf, size_t fwords, uint32_t K, int *fresh)
+struct cm_wconv *cm_wconv_get(cm_dp *d, const cm_mm *x, uint64_t nf, uint32_t K, uint32_t Cp, cm_fold_fn fold,
+			      void *ctx, int *fresh)
 {
-	const size_t raw = nf * d->C * d->R;
+	const int8_t *src = d->sp + x->wgt * d->R;
+	const size_t raw = nf * d->C * d->R, fwords = (size_t)K * Cp;
 	struct cm_wconv *w = &d->wc[0];
 	for (unsigned i = 0; i < CM_WCONV; i++) {
 		struct cm_wconv *e = &d->wc[i];
@@ -172,10 +174,26 @@ struct cm_wconv *cm_wconv_get(cm_dp *d, const int8_t *src, uint64_t nf, size_t f
 		w->fcap = n;
 	}
 	memcpy(w->raw, src, raw);
+	for (uint64_t f = 0; f < nf; f++)
+		fold(src + f * d->C * d->R, d->R, d->C, Cp, w->wq + f * fwords, w->kl + f * K, w->nk + f, ctx);
 	w->nf = nf;
 	w->used = ++d->wc_clock;
 	*fresh = 1;
 	return w;
+}
+
+int cm_mm_next(const cm_mm *x, cm_mm_pos *it, int max, uint64_t *po, uint64_t *pi)
+{
+	int n = 0;
+	for (; n < max && it->p < x->oh * x->ow; n++, it->p++) {
+		po[n] = it->oy * x->sh * x->inw + it->ox * x->sw;
+		pi[n] = it->p;
+		if (++it->ox == x->ow) {
+			it->ox = 0;
+			it->oy++;
+		}
+	}
+	return n;
 }
 
 /* 16 bytes (two 8-byte moves: the compiler must not merge this with a copy

@@ -99,15 +99,25 @@ typedef struct cm_rq {
  * ACT_ADDR's line (d->foff), the folds in *nf, the activation lines read in
  * *nl. cm_act_lines: SP lines [l0, l0 + nl) converted by conv (elem bytes
  * per byte) and kept until they are written; NULL when the scratch cannot
- * grow. cm_wconv_get: the entry of nf folds' weights at src found by its
- * bytes (*fresh = 0), else the least recently used one holding them, grown
- * for fwords words of wq and K of kl per fold (*fresh = 1: the caller
- * converts); NULL when it cannot grow */
+ * grow. cm_wconv_get: the entry of x's nf folds' weights found by their
+ * bytes (*fresh = 0), else the least recently used one, grown for K x Cp
+ * words of wq and K entries of kl per fold, holding them converted by fold
+ * (called per fold with ctx; *fresh = 1); NULL when it cannot grow.
+ * cm_mm_next: the next up to max output positions of x after it, their
+ * first activation lines (from ACT_ADDR's) in po and their indices in pi;
+ * how many */
 int cm_grow(void **p, size_t *cap, size_t need);
 int cm_mm_folds(cm_dp *d, const cm_mm *x, uint64_t *nf, uint64_t *nl);
 const void *cm_act_lines(cm_dp *d, uint64_t l0, uint64_t nl, size_t elem,
 			 void (*conv)(void *dst, const int8_t *src, size_t n));
-struct cm_wconv *cm_wconv_get(cm_dp *d, const int8_t *src, uint64_t nf, size_t fwords, uint32_t K, int *fresh);
+typedef void (*cm_fold_fn)(const int8_t *wl, uint32_t R, uint32_t C, uint32_t Cp, uint32_t *wq, uint16_t *kl,
+			   uint32_t *nk, void *ctx);
+struct cm_wconv *cm_wconv_get(cm_dp *d, const cm_mm *x, uint64_t nf, uint32_t K, uint32_t Cp, cm_fold_fn fold,
+			      void *ctx, int *fresh);
+typedef struct cm_mm_pos {
+	uint64_t p, oy, ox;
+} cm_mm_pos;
+int cm_mm_next(const cm_mm *x, cm_mm_pos *it, int max, uint64_t *po, uint64_t *pi);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CM_HAVE_AVX2 1
