@@ -209,6 +209,8 @@ AVX512_INLINE void kern(const vmk *k, const uint64_t *po, int32_t *const *o, con
 #define KERNS(NJ, NP8)                                                                                     \
 	AVX512 static void kern_##NJ(const vmk *k, const uint64_t *po, int32_t *const *o) { kern(k, po, o, NP8, NJ); } \
 	AVX512 static void kern1_##NJ(const vmk *k, const uint64_t *po, int32_t *const *o) { kern(k, po, o, 1, NJ); }
+/* 16 columns: the positions left over from the 8s, 4 at a time */
+AVX512 static void kern4_1(const vmk *k, const uint64_t *po, int32_t *const *o) { kern(k, po, o, 4, 1); }
 KERNS(1, 8)
 KERNS(2, 4)
 KERNS(3, 2)
@@ -243,11 +245,16 @@ AVX512 int cm_matmul_avx512(cm_dp *d, const cm_mm *x)
 	while ((np = cm_mm_next(x, &it, NP, po, pi))) {
 		for (int i = 0; i < np; i++)
 			o[i] = acc0 + pi[i] * C;
-		if (np == NP)
+		int i = 0;
+		if (np == NP) {
 			kn[NJ - 1](&k, po, o);
-		else
-			for (int i = 0; i < np; i++)
-				k1[NJ - 1](&k, po + i, o + i);
+			i = np;
+		} else if (NJ == 1 && np >= 4) {
+			kern4_1(&k, po, o);
+			i = 4;
+		}
+		for (; i < np; i++)
+			k1[NJ - 1](&k, po + i, o + i);
 	}
 	return 0;
 }

@@ -182,20 +182,6 @@ struct cm_wconv *cm_wconv_get(cm_dp *d, const cm_mm *x, uint64_t nf, uint32_t K,
 	return w;
 }
 
-int cm_mm_next(const cm_mm *x, cm_mm_pos *it, int max, uint64_t *po, uint64_t *pi)
-{
-	int n = 0;
-	for (; n < max && it->p < x->oh * x->ow; n++, it->p++) {
-		po[n] = it->oy * x->sh * x->inw + it->ox * x->sw;
-		pi[n] = it->p;
-		if (++it->ox == x->ow) {
-			it->ox = 0;
-			it->oy++;
-		}
-	}
-	return n;
-}
-
 /* 16 bytes (two 8-byte moves: the compiler must not merge this with a copy
  * of a variable size into a call) */
 static inline void copy16(void *o, const void *s)

@@ -117,7 +117,19 @@ struct cm_wconv *cm_wconv_get(cm_dp *d, const cm_mm *x, uint64_t nf, uint32_t K,
 typedef struct cm_mm_pos {
 	uint64_t p, oy, ox;
 } cm_mm_pos;
-int cm_mm_next(const cm_mm *x, cm_mm_pos *it, int max, uint64_t *po, uint64_t *pi);
+static inline int cm_mm_next(const cm_mm *x, cm_mm_pos *it, int max, uint64_t *po, uint64_t *pi)
+{
+	int n = 0;
+	for (; n < max && it->p < x->oh * x->ow; n++, it->p++) {
+		po[n] = it->oy * x->sh * x->inw + it->ox * x->sw;
+		pi[n] = it->p;
+		if (++it->ox == x->ow) {
+			it->ox = 0;
+			it->oy++;
+		}
+	}
+	return n;
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CM_HAVE_AVX2 1
