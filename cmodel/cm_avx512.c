@@ -300,53 +300,103 @@ AVX512_INLINE void put16(int8_t *o, __m512i v, __mmask16 m)
 		_mm_mask_storeu_epi8(o, m, b);
 }
 
+/* SOURCE 3's constants: loom_eltadd's ADD of a requantized row (a) and a
+ * residual row (b) */
+typedef struct eltz {
+	rqc k;
+	__m512i zpa, zpb, ma, mb, zp, lo, hi;
+} eltz;
+
+AVX512_INLINE eltz elt_prep(const cm_elt *e)
+{
+	eltz z;
+	z.k = rq_prep(_mm512_setzero_si512(), _mm512_set1_epi32(e->mult), _mm512_set1_epi32(e->shift));
+	z.zpa = _mm512_set1_epi32(e->zpa), z.zpb = _mm512_set1_epi32(e->zpb);
+	z.ma = _mm512_set1_epi32(e->ma), z.mb = _mm512_set1_epi32(e->mb);
+	z.zp = _mm512_set1_epi32(e->zp), z.lo = _mm512_set1_epi32(e->lo), z.hi = _mm512_set1_epi32(e->hi);
+	return z;
+}
+
+/* the lanes m of the requantized values r (int8, as they are) plus the
+ * residual bytes at res: exact in int32, then requantized */
+AVX512_INLINE __m512i resadd(__m512i r, const int8_t *res, __mmask16 m, const eltz *z)
+{
+	const __m512i da = _mm512_sub_epi32(r, z->zpa);
+	const __m512i db = _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, res)), z->zpb);
+	const __m512i x = _mm512_add_epi32(_mm512_mullo_epi32(da, z->ma), _mm512_mullo_epi32(db, z->mb));
+	return rq_out(x, &z->k, 1, z->zp, z->lo, z->hi);
+}
+
+/* the output's zero point and clamp */
+typedef struct outz {
+	__m512i zp, lo, hi;
+} outz;
+
+/* n1 rows of up to 16 values (lanes m; the default array's) from acc on
+ * (a step of C) to dram + dst on (a step of s1), with the residual rows
+ * at res on (a step of rstep) when z; called with constant minchk and z,
+ * so that each variant keeps its constants in registers */
+AVX512_INLINE void rows16(uint8_t *dram, const int32_t *acc, uint32_t C, uint64_t dst, uint64_t n1, uint64_t s1,
+			  const rqc *k, __mmask16 m, const outz *oz, const int minchk, const int8_t *res, uint64_t rstep,
+			  const eltz *z)
+{
+	const rqc k0 = *k;
+	const outz o = *oz;
+	eltz zl;
+	if (z)
+		zl = *z;
+	for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
+		__m512i r = rq_out(_mm512_maskz_loadu_epi32(m, acc), &k0, minchk, o.zp, o.lo, o.hi);
+		if (z) {
+			r = resadd(r, res, m, &zl);
+			res += rstep;
+		}
+		put16((int8_t *)dram + dst, r, m);
+	}
+}
+
 /* lint: long function: the constants once, then the rows (16 columns at a time, the residual add) */
 AVX512 void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
 			       uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
 			       uint64_t s3, const int8_t *res, uint64_t rstep, const cm_elt *e)
 {
-	const __m512i zp = _mm512_set1_epi32(q->zp), lo = _mm512_set1_epi32(q->lo), hi = _mm512_set1_epi32(q->hi);
+	const outz oz = {_mm512_set1_epi32(q->zp), _mm512_set1_epi32(q->lo), _mm512_set1_epi32(q->hi)};
 	/* the vectors of a row (n0 <= 64 values) and the lanes of each */
 	const uint32_t nv = (n0 + 15) / 16;
 	rqc k[4];
 	__mmask16 m[4];
+	int minchk = 0; /* a lane's mult is INT32_MIN */
 	for (uint32_t v = 0; v < nv; v++) {
 		m[v] = n0 - 16 * v >= 16 ? 0xffff : (__mmask16)((1u << (n0 - 16 * v)) - 1);
 		k[v] = rq_prep(_mm512_maskz_loadu_epi32(m[v], q->bias + 16 * v), _mm512_maskz_loadu_epi32(m[v], q->mult + 16 * v),
 			       _mm512_maskz_loadu_epi32(m[v], q->shift + 16 * v));
+		minchk |= k[v].mult_min != 0;
 	}
-	/* SOURCE 3: loom_eltadd's ADD of the row (a) and the residual row (b) */
-	rqc ek;
-	__m512i zpa, zpb, ma, mb, ezp, elo, ehi;
-	if (e) {
-		ek = rq_prep(_mm512_setzero_si512(), _mm512_set1_epi32(e->mult), _mm512_set1_epi32(e->shift));
-		zpa = _mm512_set1_epi32(e->zpa), zpb = _mm512_set1_epi32(e->zpb);
-		ma = _mm512_set1_epi32(e->ma), mb = _mm512_set1_epi32(e->mb);
-		ezp = _mm512_set1_epi32(e->zp), elo = _mm512_set1_epi32(e->lo), ehi = _mm512_set1_epi32(e->hi);
-	}
+	eltz ez;
+	if (e)
+		ez = elt_prep(e);
 	for (uint64_t i3 = 0; i3 < n3; i3++)
 		for (uint64_t i2 = 0; i2 < n2; i2++) {
 			uint64_t dst = base + i3 * s3 + i2 * s2;
-			if (nv == 1 && !e) {
-				/* rows of up to 16 values (the default array's): the constants in registers */
-				const rqc k0 = k[0];
-				const __mmask16 m0 = m[0];
-				for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1)
-					put16((int8_t *)dram + dst, rq_out(_mm512_maskz_loadu_epi32(m0, acc), &k0, 1, zp, lo, hi), m0);
+			if (nv == 1) {
+				if (e)
+					rows16(dram, acc, C, dst, n1, s1, &k[0], m[0], &oz, 1, res, rstep, &ez);
+				else if (minchk)
+					rows16(dram, acc, C, dst, n1, s1, &k[0], m[0], &oz, 1, NULL, 0, NULL);
+				else
+					rows16(dram, acc, C, dst, n1, s1, &k[0], m[0], &oz, 0, NULL, 0, NULL);
+				acc += n1 * C;
+				if (e)
+					res += n1 * rstep;
 				continue;
 			}
 			for (uint64_t i1 = 0; i1 < n1; i1++, acc += C, dst += s1) {
 				int8_t *o = (int8_t *)dram + dst;
 				for (uint32_t v = 0; v < nv; v++) {
-					__m512i r = rq_out(_mm512_maskz_loadu_epi32(m[v], acc + 16 * v), &k[v], 1, zp, lo, hi);
-					if (e) {
-						/* the requantized values as int8 (they are), then the add: exact in int32 */
-						const __m512i da = _mm512_sub_epi32(r, zpa);
-						const __m512i db = _mm512_sub_epi32(
-							_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m[v], res + 16 * v)), zpb);
-						const __m512i x = _mm512_add_epi32(_mm512_mullo_epi32(da, ma), _mm512_mullo_epi32(db, mb));
-						r = rq_out(x, &ek, 1, ezp, elo, ehi);
-					}
+					__m512i r = rq_out(_mm512_maskz_loadu_epi32(m[v], acc + 16 * v), &k[v], 1, oz.zp, oz.lo,
+							   oz.hi);
+					if (e)
+						r = resadd(r, res + 16 * v, m[v], &ez);
 					put16(o + 16 * v, r, m[v]);
 				}
 				if (e)
