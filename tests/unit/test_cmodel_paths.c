@@ -414,7 +414,7 @@ static void data_round(dps *p, long bad[7][3])
 	setf(&in, LOOM_F_LOAD_PAD_LEFT, rnd() % 2);
 	setf(&in, LOOM_F_LOAD_PAD_RIGHT, rnd() % 2);
 	setf(&in, LOOM_F_LOAD_PAD_VALUE, (uint8_t)corner8());
-	uint64_t b[3];
+	uint64_t b[3] = {0, 0, 0};
 	for (int k = 0; k < p->n; k++)
 		b[k] = cm_load(&p->d[k], &in);
 	int bits = dps_diff(p);
