@@ -19,14 +19,8 @@
  * column (the padded channels of a first convolution) are skipped: their
  * products are zero.
  *
- * Requantization follows loom_requant step by step on 8 lanes:
- *   s = acc + bias saturated to int32;
- *   srdhm: floor((s * mult + 2^30) / 2^31) (the same as C's truncation of
- *     (p + nudge) / 2^31: for p < 0 the nudge 1 - 2^30 plus the 2^31 - 1 that
- *     turns truncation into floor is 2^30), MAX for MIN * MIN;
- *   rounding divide by 2^(shift & 31) with the same mask and threshold;
- *   + zp, clamped to [lo, hi] (the sum taken after a clamp to [-512, 511],
- *   which changes no clamped result and keeps int32 from overflowing). */
+ * Requantization follows loom_requant step by step on 8 lanes
+ * (cm_rq_simd.h). */
 #include "cmodel/cmodel_internal.h"
 
 #if CM_HAVE_AVX2
@@ -36,20 +30,6 @@
 
 #define AVX2 __attribute__((target("avx2")))
 #define AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
-
-static int grow(void **p, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = need + need / 2 + 64;
-	void *q = aligned_alloc(64, (n + 63) & ~(size_t)63);
-	if (!q)
-		return -1;
-	free(*p);
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* ------------------------------------------------------------ MATMUL */
 
@@ -78,11 +58,12 @@ static inline uint32_t pair(const int8_t *w)
 	return (uint32_t)(uint16_t)(int16_t)w[0] | (uint32_t)(uint16_t)(int16_t)w[1] << 16;
 }
 
-/* fold f's weights (C lines of R bytes at wl) into wq rows of Cp pairs;
- * kl/nk: the row pairs with a non-zero weight */
+/* a fold's weights (C lines of R bytes at wl) into wq rows of Cp pairs;
+ * kl/nk: the row pairs with a non-zero weight (a cm_fold_fn) */
 AVX2 static void fold_weights(const int8_t *wl, uint32_t R, uint32_t C, uint32_t Cp, uint32_t *wq, uint16_t *kl,
-			      uint32_t *nk)
+			      uint32_t *nk, void *ctx)
 {
+	(void)ctx;
 	const uint32_t K = R / 2;
 	uint8_t nz[32];
 	memset(nz, 0, sizeof nz);
@@ -270,106 +251,38 @@ AVX2 static void widen(int16_t *dst, const int8_t *src, size_t n)
 		dst[i] = src[i];
 }
 
-/* the weights of x's nf folds converted: found again by their bytes, else
- * converted into the least recently used entry; NULL when the scratch
- * cannot grow */
-AVX2 static struct cm_wconv *weights(cm_dp *d, const cm_mm *x, uint64_t nf)
-{
-	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
-	const int8_t *src = d->sp + x->wgt * R;
-	const size_t raw = nf * C * R;
-	struct cm_wconv *w = &d->wc[0];
-	for (unsigned i = 0; i < CM_WCONV; i++) {
-		struct cm_wconv *e = &d->wc[i];
-		if (e->nf == nf && !memcmp(e->raw, src, raw)) {
-			e->used = ++d->wc_clock;
-			return e;
-		}
-		if (e->used < w->used)
-			w = e;
-	}
-	w->nf = 0;
-	const size_t fstride = (size_t)K * Cp;
-	if (nf > w->fcap) {
-		size_t n = nf + 16;
-		int8_t *r = realloc(w->raw, n * C * R);
-		if (r)
-			w->raw = r;
-		uint16_t *kl = realloc(w->kl, n * K * sizeof *kl);
-		if (kl)
-			w->kl = kl;
-		uint32_t *nk = realloc(w->nk, n * sizeof *nk);
-		if (nk)
-			w->nk = nk;
-		uint32_t *wq = aligned_alloc(64, (n * fstride * sizeof(uint32_t) + 63) & ~(size_t)63);
-		if (wq) {
-			free(w->wq);
-			w->wq = wq;
-		}
-		if (!r || !kl || !nk || !wq)
-			return NULL;
-		w->fcap = n;
-	}
-	memcpy(w->raw, src, raw);
-	for (uint64_t f = 0; f < nf; f++)
-		fold_weights(src + f * C * R, R, C, Cp, w->wq + f * fstride, w->kl + f * K, w->nk + f);
-	w->nf = nf;
-	w->used = ++d->wc_clock;
-	return w;
-}
+/* widen as cm_act_lines converts */
+AVX2 static void widen_act(void *dst, const int8_t *src, size_t n) { widen(dst, src, n); }
 
 /* lint: long function: the scratch, then the position loop over column blocks */
 AVX2 int cm_matmul_avx2(cm_dp *d, const cm_mm *x)
 {
 	const uint32_t R = d->R, C = d->C, K = R / 2, Cp = (C + 7) & ~7u;
-	const uint64_t nf = x->ncb * x->kh * x->kw, P = x->oh * x->ow;
-	if (nf > d->fold_cap) {
-		uint64_t *fo = realloc(d->foff, (nf + 64) * sizeof *fo);
-		if (!fo)
-			return -1;
-		d->foff = fo;
-		d->fold_cap = nf + 64;
-	}
-	uint64_t f = 0;
-	for (uint64_t cb = 0; cb < x->ncb; cb++)
-		for (uint64_t ky = 0; ky < x->kh; ky++)
-			for (uint64_t kx = 0; kx < x->kw; kx++, f++)
-				d->foff[f] = (cb * x->inh * x->inw + ky * x->dh * x->inw + kx * x->dw) * R;
-	struct cm_wconv *wc = weights(d, x, nf);
+	uint64_t nf, nl;
+	if (cm_mm_folds(d, x, &nf, &nl))
+		return -1;
+	int fresh;
+	struct cm_wconv *wc = cm_wconv_get(d, x, nf, K, Cp, fold_weights, NULL, &fresh);
 	if (!wc)
 		return -1;
 	const size_t fstride = (size_t)K * Cp;
 	/* the activation lines [act, act + nl), sign-extended (kept too) */
-	const uint64_t nl = d->foff[nf - 1] / R + (x->oh - 1) * x->sh * x->inw + (x->ow - 1) * x->sw + 1;
-	if (!d->a16_valid || x->act < d->a16_l0 || x->act + nl > d->a16_l0 + d->a16_nl) {
-		d->a16_valid = 0;
-		if (grow((void **)&d->a16, &d->a16_cap, nl * R * sizeof(int16_t)))
-			return -1;
-		widen(d->a16, d->sp + x->act * R, nl * R);
-		d->a16_l0 = x->act;
-		d->a16_nl = nl;
-		d->a16_valid = 1;
-	}
-	const int16_t *a16 = d->a16 + (x->act - d->a16_l0) * R;
+	const int16_t *a16 = cm_act_lines(d, x->act, nl, sizeof(int16_t), widen_act);
+	if (!a16)
+		return -1;
 
 	mmk k = {wc->wq, fstride, Cp, R, d->foff, wc->kl, wc->nk, nf, a16, x->accumulate};
 	int32_t *const acc0 = d->acc + x->accp * C;
 	for (uint32_t j0 = 0; j0 < C; j0 += 16) {
 		const uint32_t nc = C - j0 < 16 ? C - j0 : 16;
 		k.wq = wc->wq + j0;
-		uint64_t oy = 0, ox = 0, p = 0;
-		uint64_t po[4];
+		cm_mm_pos it = {0, 0, 0};
+		uint64_t po[4], pi[4];
 		int32_t *o[4];
-		while (p < P) {
-			int np = 0;
-			for (; np < 4 && p < P; np++, p++) {
-				po[np] = oy * x->sh * x->inw + ox * x->sw;
-				o[np] = acc0 + p * C + j0;
-				if (++ox == x->ow) {
-					ox = 0;
-					oy++;
-				}
-			}
+		int np;
+		while ((np = cm_mm_next(x, &it, 4, po, pi))) {
+			for (int i = 0; i < np; i++)
+				o[i] = acc0 + pi[i] * C + j0;
 			if (nc == 16) {
 				if (np == 4)
 					kern4x16(&k, po, o);
@@ -400,55 +313,38 @@ AVX2 int cm_matmul_avx2(cm_dp *d, const cm_mm *x)
 
 /* ------------------------------------------------------------ requantization */
 
-/* the per-column constants of requantization, 8 columns */
-typedef struct rqc {
-	__m256i bias, mult, mult_hi, mult_min, e, mask, thr;
-} rqc;
-
-AVX2_INLINE rqc rq_prep(__m256i bias, __m256i mult, __m256i shift)
-{
-	const __m256i one = _mm256_set1_epi32(1);
-	rqc c;
-	c.bias = bias;
-	c.mult = mult;
-	c.mult_hi = _mm256_srli_epi64(mult, 32);
-	c.mult_min = _mm256_cmpeq_epi32(mult, _mm256_set1_epi32(INT32_MIN));
-	c.e = _mm256_and_si256(shift, _mm256_set1_epi32(31));
-	c.mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, c.e), one);
-	c.thr = _mm256_srli_epi32(c.mask, 1);
-	return c;
-}
-
-/* the rounding-divided value before + zp and the clamp; minchk: a lane's
- * mult may be INT32_MIN (else its case needs no look) */
-AVX2_INLINE __m256i rq_core(__m256i a, const rqc *c, int minchk)
-{
-	const __m256i MAX = _mm256_set1_epi32(INT32_MAX), MIN = _mm256_set1_epi32(INT32_MIN);
-	/* s = a + bias, saturated */
-	__m256i s = _mm256_add_epi32(a, c->bias);
-	__m256i ovf = _mm256_srai_epi32(_mm256_and_si256(_mm256_xor_si256(a, s), _mm256_xor_si256(c->bias, s)), 31);
-	__m256i sat = _mm256_xor_si256(_mm256_srai_epi32(a, 31), MAX);
-	__m256i x = _mm256_blendv_epi8(s, sat, ovf);
-	/* y = srdhm(x, mult) */
-	const __m256i nudge = _mm256_set1_epi64x(1ll << 30);
-	__m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, c->mult), nudge);
-	__m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), c->mult_hi), nudge);
-	__m256i y = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
-	if (minchk)
-		y = _mm256_blendv_epi8(y, MAX, _mm256_and_si256(_mm256_cmpeq_epi32(x, MIN), c->mult_min));
-	/* r = rdivpot(y, shift & 31) */
-	__m256i rem = _mm256_and_si256(y, c->mask);
-	__m256i thr = _mm256_sub_epi32(c->thr, _mm256_srai_epi32(y, 31));
-	return _mm256_sub_epi32(_mm256_srav_epi32(y, c->e), _mm256_cmpgt_epi32(rem, thr));
-}
+/* loom_requant's steps on 8 lanes (cm_rq_simd.h): rq_prep, rq_core, rq_out */
+#define RQ_V __m256i
+#define RQ_M __m256i
+#define RQ_INLINE AVX2_INLINE
+#define V_SET1(x) _mm256_set1_epi32(x)
+#define V_SET1_64(x) _mm256_set1_epi64x(x)
+#define V_ADD(a, b) _mm256_add_epi32(a, b)
+#define V_SUB(a, b) _mm256_sub_epi32(a, b)
+#define V_ADD64(a, b) _mm256_add_epi64(a, b)
+#define V_AND(a, b) _mm256_and_si256(a, b)
+#define V_XOR(a, b) _mm256_xor_si256(a, b)
+#define V_MIN(a, b) _mm256_min_epi32(a, b)
+#define V_MAX(a, b) _mm256_max_epi32(a, b)
+#define V_MUL(a, b) _mm256_mul_epi32(a, b)
+#define V_SRAI(a, n) _mm256_srai_epi32(a, n)
+#define V_SRLI(a, n) _mm256_srli_epi32(a, n)
+#define V_SRLI64(a, n) _mm256_srli_epi64(a, n)
+#define V_SLLI64(a, n) _mm256_slli_epi64(a, n)
+#define V_SRAV(a, n) _mm256_srav_epi32(a, n)
+#define V_SLLV(a, n) _mm256_sllv_epi32(a, n)
+#define V_CMPEQ(a, b) _mm256_cmpeq_epi32(a, b)
+#define V_CMPGT(a, b) _mm256_cmpgt_epi32(a, b)
+#define V_SIGN(a) _mm256_srai_epi32(a, 31)
+#define V_SEL(m, a, b) _mm256_blendv_epi8(a, b, m) /* m ? b : a */
+#define V_ODD(a, b) _mm256_blend_epi32(a, b, 0xAA)  /* b's odd lanes, a's even ones */
+#define V_INC(a, m) _mm256_sub_epi32(a, m)          /* + 1 in the lanes m */
+#define M_AND(a, b) _mm256_and_si256(a, b)
+#include "cmodel/cm_rq_simd.h"
 
 AVX2_INLINE __m256i rq8(__m256i a, const rqc *c, __m256i zp, __m256i lo, __m256i hi)
 {
-	__m256i r = rq_core(a, c, 1);
-	/* + zp, clamped */
-	r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(-512)), _mm256_set1_epi32(511));
-	__m256i z = _mm256_add_epi32(r, zp);
-	return _mm256_blendv_epi8(_mm256_min_epi32(z, hi), lo, _mm256_cmpgt_epi32(lo, z));
+	return rq_out(a, c, 1, zp, lo, hi);
 }
 
 /* 16 values with lo <= hi (STORE's decoder checks it): the int16 packing

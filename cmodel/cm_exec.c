@@ -2,16 +2,19 @@
  * tensor-engine instruction (docs/ISA.md), applied atomically when the
  * instruction starts (cmodel/cmodel.c's event model says when).
  *
- * Two sets of kernels give the same bytes: the generic one, plain C loops
- * straight from the definitions below, and the AVX2 one (cm_avx2.c) for
- * MATMUL, STORE's requantization, ELTWISE and POOL, chosen at run time when the
- * host's CPU has AVX2 (cm_dp_pick). LOOM_CMODEL_SIMD=generic forces the
- * generic kernels, =avx2 the AVX2 ones (an error on a CPU without them);
- * unset or auto picks. Integer arithmetic makes the two exact: MATMUL's
+ * Three sets of kernels give the same bytes: the generic one, plain C
+ * loops straight from the definitions below; the AVX2 one (cm_avx2.c) for
+ * MATMUL, STORE's requantization, ELTWISE and POOL; and the AVX-512 one
+ * (cm_avx512.c: MATMUL on VNNI, STORE's requantization; the AVX2 kernels for
+ * the rest). The best the host's CPU has is chosen at run time
+ * (cm_dp_pick). LOOM_CMODEL_SIMD=generic forces the generic kernels, =avx2
+ * or =avx512 that set (an error naming the variable on a CPU without it);
+ * unset or auto picks. Integer arithmetic makes them exact: MATMUL's
  * int8 x int8 products are summed as int32 modulo 2^32 in any order (the
  * accumulator wraps), requantization is computed lane by lane with the same
  * integer steps as loom_requant (common/isa.c). `loom cosim --a
- * cmodel-generic --b cmodel` and the model tests check that they agree.
+ * cmodel-generic --b cmodel`, tests/unit/test_cmodel_paths.c and the model
+ * tests check that they agree.
  *
  * DRAM_RD_BYTES / DRAM_WR_BYTES count whole beats of each row (the beat
  * is a power of two: shifts). */
@@ -25,32 +28,45 @@
 
 int cm_dp_pick(int force_generic, char *err, size_t errlen)
 {
+	static const char *const names[] = {"generic", "avx2", "avx512"};
+	static const char *const needs[] = {"", "AVX2", "AVX-512 F, BW, VL and VNNI"};
 	const char *e = getenv("LOOM_CMODEL_SIMD");
-	int have = 0;
+	int have = CM_SIMD_GENERIC; /* the best path this CPU has */
 #if CM_HAVE_AVX2
 	__builtin_cpu_init();
-	have = __builtin_cpu_supports("avx2") != 0;
+	if (__builtin_cpu_supports("avx2"))
+		have = CM_SIMD_AVX2;
+	if (have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
+		have = CM_SIMD_AVX512;
 #endif
 	if (force_generic)
-		return 0;
+		return CM_SIMD_GENERIC;
 	if (!e || !*e || !strcmp(e, "auto"))
 		return have;
-	if (!strcmp(e, "generic"))
-		return 0;
-	if (!strcmp(e, "avx2")) {
-		if (have)
-			return 1;
-		snprintf(err, errlen, "cmodel: LOOM_CMODEL_SIMD=avx2 but this CPU has no AVX2 (use generic or auto)");
+	for (int k = 0; k < 3; k++) {
+		if (strcmp(e, names[k]))
+			continue;
+		if (k <= have)
+			return k;
+		snprintf(err, errlen, "cmodel: LOOM_CMODEL_SIMD=%s but this CPU has no %s (use generic, %sauto)", e,
+			 needs[k], have == CM_SIMD_AVX2 ? "avx2 or " : "or ");
 		return -1;
 	}
-	snprintf(err, errlen, "cmodel: LOOM_CMODEL_SIMD=%s is not one of generic, avx2, auto", e);
+	snprintf(err, errlen, "cmodel: LOOM_CMODEL_SIMD=%s is not one of generic, avx2, avx512, auto", e);
 	return -1;
+}
+
+void cm_dp_set(cm_dp *d, int path)
+{
+	d->avx2 = path >= CM_SIMD_AVX2;
+	d->avx512 = path == CM_SIMD_AVX512;
 }
 
 void cm_dp_free(cm_dp *d)
 {
 	free(d->wt);
-	free(d->a16);
+	free(d->act);
 	for (int i = 0; i < CM_WCONV; i++) {
 		free(d->wc[i].raw);
 		free(d->wc[i].wq);
@@ -63,8 +79,107 @@ void cm_dp_free(cm_dp *d)
 
 void cm_sp_written(cm_dp *d, uint64_t l0, uint64_t n)
 {
-	if (d->a16_valid && l0 < d->a16_l0 + d->a16_nl && d->a16_l0 < l0 + n)
-		d->a16_valid = 0;
+	if (d->act_valid && l0 < d->act_l0 + d->act_nl && d->act_l0 < l0 + n)
+		d->act_valid = 0;
+}
+
+/* ---- what the SIMD MATMULs share (cm_avx2.c, cm_avx512.c) ---- */
+
+int cm_grow(void **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = need + need / 2 + 64;
+	void *q = aligned_alloc(64, (n + 63) & ~(size_t)63);
+	if (!q)
+		return -1;
+	free(*p);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int cm_mm_folds(cm_dp *d, const cm_mm *x, uint64_t *nf, uint64_t *nl)
+{
+	const uint32_t R = d->R;
+	const uint64_t n = x->ncb * x->kh * x->kw;
+	if (n > d->fold_cap) {
+		uint64_t *fo = realloc(d->foff, (n + 64) * sizeof *fo);
+		if (!fo)
+			return -1;
+		d->foff = fo;
+		d->fold_cap = n + 64;
+	}
+	uint64_t f = 0;
+	for (uint64_t cb = 0; cb < x->ncb; cb++)
+		for (uint64_t ky = 0; ky < x->kh; ky++)
+			for (uint64_t kx = 0; kx < x->kw; kx++, f++)
+				d->foff[f] = (cb * x->inh * x->inw + ky * x->dh * x->inw + kx * x->dw) * R;
+	*nf = n;
+	*nl = d->foff[n - 1] / R + (x->oh - 1) * x->sh * x->inw + (x->ow - 1) * x->sw + 1;
+	return 0;
+}
+
+const void *cm_act_lines(cm_dp *d, uint64_t l0, uint64_t nl, size_t elem,
+			 void (*conv)(void *dst, const int8_t *src, size_t n))
+{
+	const uint32_t R = d->R;
+	if (!d->act_valid || l0 < d->act_l0 || l0 + nl > d->act_l0 + d->act_nl) {
+		d->act_valid = 0;
+		if (cm_grow(&d->act, &d->act_cap, nl * R * elem))
+			return NULL;
+		conv(d->act, d->sp + l0 * R, nl * R);
+		d->act_l0 = l0;
+		d->act_nl = nl;
+		d->act_valid = 1;
+	}
+	return (const uint8_t *)d->act + (l0 - d->act_l0) * R * elem;
+}
+
+struct cm_wconv *cm_wconv_get(cm_dp *d, const cm_mm *x, uint64_t nf, uint32_t K, uint32_t Cp, cm_fold_fn fold,
+			      void *ctx, int *fresh)
+{
+	const int8_t *src = d->sp + x->wgt * d->R;
+	const size_t raw = nf * d->C * d->R, fwords = (size_t)K * Cp;
+	struct cm_wconv *w = &d->wc[0];
+	for (unsigned i = 0; i < CM_WCONV; i++) {
+		struct cm_wconv *e = &d->wc[i];
+		if (e->nf == nf && !memcmp(e->raw, src, raw)) {
+			e->used = ++d->wc_clock;
+			*fresh = 0;
+			return e;
+		}
+		if (e->used < w->used)
+			w = e;
+	}
+	w->nf = 0;
+	if (nf > w->fcap) {
+		size_t n = nf + 16;
+		int8_t *r = realloc(w->raw, n * d->C * d->R);
+		if (r)
+			w->raw = r;
+		uint16_t *kl = realloc(w->kl, n * K * sizeof *kl);
+		if (kl)
+			w->kl = kl;
+		uint32_t *nk = realloc(w->nk, n * sizeof *nk);
+		if (nk)
+			w->nk = nk;
+		uint32_t *wq = aligned_alloc(64, (n * fwords * sizeof(uint32_t) + 63) & ~(size_t)63);
+		if (wq) {
+			free(w->wq);
+			w->wq = wq;
+		}
+		if (!r || !kl || !nk || !wq)
+			return NULL;
+		w->fcap = n;
+	}
+	memcpy(w->raw, src, raw);
+	for (uint64_t f = 0; f < nf; f++)
+		fold(src + f * d->C * d->R, d->R, d->C, Cp, w->wq + f * fwords, w->kl + f * K, w->nk + f, ctx);
+	w->nf = nf;
+	w->used = ++d->wc_clock;
+	*fresh = 1;
+	return w;
 }
 
 /* 16 bytes (two 8-byte moves: the compiler must not merge this with a copy
@@ -276,8 +391,9 @@ uint64_t cm_store(cm_dp *d, const loom_insn *in)
 			for (uint64_t i2 = 0; i2 < n2; i2++)
 				beats += rows_beats(d, base + i3 * s3 + i2 * s2, n1, s1, n0);
 		const int ra = src == LOOM_MEM_ACC_RESADD;
-		cm_store_rq_avx2(d->dram, d->acc + line * C, C, &q, n0, base, n1, n2, n3, s1, s2, s3,
-				 ra ? d->sp + res * R : NULL, step * R, ra ? &ea : NULL);
+		(d->avx512 ? cm_store_rq_avx512 : cm_store_rq_avx2)(d->dram, d->acc + line * C, C, &q, n0, base, n1, n2,
+								      n3, s1, s2, s3, ra ? d->sp + res * R : NULL,
+								      step * R, ra ? &ea : NULL);
 		return beats * d->B;
 	}
 #endif
@@ -326,7 +442,7 @@ static uint64_t matmul(cm_dp *d, const loom_insn *in)
 	if (!folds || !x.oh || !x.ow)
 		return 0;
 #if CM_HAVE_AVX2
-	if (d->avx2 && !cm_matmul_avx2(d, &x))
+	if (d->avx512 ? !cm_matmul_avx512(d, &x) : d->avx2 && !cm_matmul_avx2(d, &x))
 		return folds * x.oh * x.ow * R * C;
 #endif
 	int32_t *wt = d->wt;

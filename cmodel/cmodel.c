@@ -1033,7 +1033,7 @@ static void cm_close(loom_hw *hw)
 		return;
 	if (getenv("LOOM_CMODEL_STATS"))
 		fprintf(stderr, "cmodel: %s data path; jobs: %llu replayed, %llu recorded, %llu direct; tsim rebuilt %llu times\n",
-			m->dp.avx2 ? "AVX2" : "generic", (unsigned long long)m->td.n_replayed,
+			m->dp.avx512 ? "AVX-512" : m->dp.avx2 ? "AVX2" : "generic", (unsigned long long)m->td.n_replayed,
 			(unsigned long long)m->td.n_recorded, (unsigned long long)m->td.n_direct,
 			(unsigned long long)m->td.n_rebuilt);
 	free(m->dram);
@@ -1099,7 +1099,7 @@ int loom_cmodel_stats(loom_hw *hw, uint64_t memo[4], int *avx2)
 	memo[1] = m->td.n_recorded;
 	memo[2] = m->td.n_direct;
 	memo[3] = m->td.n_rebuilt;
-	*avx2 = m->dp.avx2;
+	*avx2 = m->dp.avx512 ? 2 : m->dp.avx2;
 	return 0;
 }
 
@@ -1124,8 +1124,8 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	}
 	const uint32_t flags = opts ? opts->cmodel_flags : 0;
 	char why[256];
-	int avx2 = cm_dp_pick(!!(flags & LOOM_CMODEL_GENERIC), why, sizeof why);
-	if (avx2 < 0) {
+	int simd = cm_dp_pick(!!(flags & LOOM_CMODEL_GENERIC), why, sizeof why);
+	if (simd < 0) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s", why);
 		return NULL;
@@ -1171,7 +1171,7 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 	m->dp.B = m->B;
 	while ((1u << m->dp.bshift) < m->B)
 		m->dp.bshift++;
-	m->dp.avx2 = avx2;
+	cm_dp_set(&m->dp, simd);
 	m->irq_mask = LOOM_IRQ_DONE | LOOM_IRQ_ERROR;
 	m->hirq_mask = 0xffffffffu;
 	core_reset(m);

@@ -1,6 +1,7 @@
 /* cmodel_internal.h - what the files of the C model share (private to
  * cmodel/): the data path (cm_exec.c: the functional semantics of each
- * tensor-engine instruction, docs/ISA.md; its AVX2 kernels in cm_avx2.c)
+ * tensor-engine instruction, docs/ISA.md; its AVX2 kernels in cm_avx2.c,
+ * its AVX-512 ones in cm_avx512.c)
  * and the timing wrapper (cm_timing.c: the DMA model of common/tsim.h run
  * directly, recorded, or replayed from a recording of the same job).
  * cmodel.c, the event model and the registers, calls both, and the DRAM
@@ -21,7 +22,8 @@
 /* The memories and the scratch of the data path. The generic kernels are
  * plain C loops straight from docs/ISA.md; with avx2 set, MATMUL, the
  * requantization of STORE and the vector unit's arithmetic run on AVX2
- * (cm_avx2.c) with the same results, bit for bit. */
+ * (cm_avx2.c), with avx512 also set MATMUL and STORE's requantization on
+ * AVX-512 (cm_avx512.c), with the same results, bit for bit. */
 #define CM_WCONV 16 /* converted weight blocks kept */
 
 typedef struct cm_dp {
@@ -32,33 +34,40 @@ typedef struct cm_dp {
 	uint32_t R, C, B;        /* array rows, columns; DRAM beat bytes (a power of two) */
 	unsigned bshift;         /* log2(B) */
 	int avx2;                /* the AVX2 kernels */
+	int avx512;              /* MATMUL on AVX-512 VNNI, STORE's requantization on AVX-512 (cm_avx512.c) */
 	int32_t *wt;             /* generic MATMUL: the fold's R x C weights, [r][c] */
-	/* AVX2 MATMUL scratch (cm_avx2.c), grown on demand. Weights converted
-	 * before are found again by their bytes (a layer's weight blocks are
-	 * loaded again for each of its tiles); the activation lines stay
-	 * converted while they are not written (cm_sp_written) */
+	/* SIMD MATMUL scratch (cm_avx2.c, cm_avx512.c; a data path uses one
+	 * layout), grown on demand. Weights converted before are found again
+	 * by their bytes (a layer's weight blocks are loaded again for each of
+	 * its tiles); the activation lines stay converted while they are not
+	 * written (cm_sp_written) */
 	struct cm_wconv {
 		uint64_t nf;             /* folds (0: empty) */
 		int8_t *raw;             /* their nf * C lines as they were in SP */
-		uint32_t *wq;            /* pairs of rows per column (cm_avx2.c) */
+		uint32_t *wq;            /* pairs (AVX2) or quads (VNNI) of rows per column */
+		int32_t corr[64];        /* VNNI: per column, -128 x the sum of its weights over the folds */
 		uint16_t *kl;            /* per fold: its row pairs with a non-zero weight */
 		uint32_t *nk;            /* per fold: how many */
 		size_t cap, fcap;        /* folds they have room for */
 		uint64_t used;
 	} wc[CM_WCONV];
 	uint64_t wc_clock;
-	int16_t *a16;                /* activation lines sign-extended, R per line */
-	size_t a16_cap;
-	uint64_t a16_l0, a16_nl;     /* the lines it holds */
-	int a16_valid;
+	void *act;                   /* activation lines converted (int16 for AVX2, u8 + 128 for VNNI), R per line */
+	size_t act_cap;
+	uint64_t act_l0, act_nl;     /* the lines it holds */
+	int act_valid;
 	uint64_t *foff;              /* per fold: its first activation element */
 	size_t fold_cap;
 } cm_dp;
 
-/* the data path's choice: LOOM_CMODEL_SIMD (generic, avx2, auto) and the
- * host's CPU; 0 generic, 1 AVX2, -1 (with a message) when avx2 is asked
- * for on a CPU without it or the value is unknown */
+/* the data path's choice: LOOM_CMODEL_SIMD (generic, avx2, avx512, auto)
+ * and the host's CPU; CM_SIMD_GENERIC, _AVX2, _AVX512 (which has the AVX2
+ * kernels where it has none of its own), -1 (with a message) when a path
+ * is asked for on a CPU without it or the value is unknown */
+enum { CM_SIMD_GENERIC, CM_SIMD_AVX2, CM_SIMD_AVX512 };
 int cm_dp_pick(int force_generic, char *err, size_t errlen);
+/* the kernels of path (cm_dp_pick's answer) in d */
+void cm_dp_set(cm_dp *d, int path);
 void cm_dp_free(cm_dp *d);
 
 /* SP lines [l0, l0 + n) are written: conversions of them are dropped */
@@ -83,6 +92,44 @@ typedef struct cm_rq {
 	const int32_t *bias, *mult, *shift;
 	int8_t zp, lo, hi;
 } cm_rq;
+
+/* what the SIMD MATMULs share (cm_exec.c). cm_grow: *p holds at least need
+ * bytes (64-byte aligned; its contents are lost when it grows), -1 when it
+ * cannot. cm_mm_folds: per fold of x its first activation element from
+ * ACT_ADDR's line (d->foff), the folds in *nf, the activation lines read in
+ * *nl. cm_act_lines: SP lines [l0, l0 + nl) converted by conv (elem bytes
+ * per byte) and kept until they are written; NULL when the scratch cannot
+ * grow. cm_wconv_get: the entry of x's nf folds' weights found by their
+ * bytes (*fresh = 0), else the least recently used one, grown for K x Cp
+ * words of wq and K entries of kl per fold, holding them converted by fold
+ * (called per fold with ctx; *fresh = 1); NULL when it cannot grow.
+ * cm_mm_next: the next up to max output positions of x after it, their
+ * first activation lines (from ACT_ADDR's) in po and their indices in pi;
+ * how many */
+int cm_grow(void **p, size_t *cap, size_t need);
+int cm_mm_folds(cm_dp *d, const cm_mm *x, uint64_t *nf, uint64_t *nl);
+const void *cm_act_lines(cm_dp *d, uint64_t l0, uint64_t nl, size_t elem,
+			 void (*conv)(void *dst, const int8_t *src, size_t n));
+typedef void (*cm_fold_fn)(const int8_t *wl, uint32_t R, uint32_t C, uint32_t Cp, uint32_t *wq, uint16_t *kl,
+			   uint32_t *nk, void *ctx);
+struct cm_wconv *cm_wconv_get(cm_dp *d, const cm_mm *x, uint64_t nf, uint32_t K, uint32_t Cp, cm_fold_fn fold,
+			      void *ctx, int *fresh);
+typedef struct cm_mm_pos {
+	uint64_t p, oy, ox;
+} cm_mm_pos;
+static inline int cm_mm_next(const cm_mm *x, cm_mm_pos *it, int max, uint64_t *po, uint64_t *pi)
+{
+	int n = 0;
+	for (; n < max && it->p < x->oh * x->ow; n++, it->p++) {
+		po[n] = it->oy * x->sh * x->inw + it->ox * x->sw;
+		pi[n] = it->p;
+		if (++it->ox == x->ow) {
+			it->ox = 0;
+			it->oy++;
+		}
+	}
+	return n;
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CM_HAVE_AVX2 1
@@ -113,6 +160,12 @@ typedef struct cm_pool {
 	int8_t zp, lo, hi;
 } cm_pool;
 void cm_pool_avx2(int8_t *sp, uint32_t R, const cm_pool *p);
+/* cm_avx512.c: only called when the CPU has AVX-512 (F, BW, VL, VNNI);
+ * the same contracts as their AVX2 counterparts */
+int cm_matmul_avx512(cm_dp *d, const cm_mm *x);
+void cm_store_rq_avx512(uint8_t *dram, const int32_t *acc, uint32_t C, const cm_rq *q, uint32_t n0,
+			uint64_t base, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t s1, uint64_t s2,
+			uint64_t s3, const int8_t *res, uint64_t rstep, const cm_elt *e);
 #else
 #define CM_HAVE_AVX2 0
 #endif

@@ -638,14 +638,19 @@ bench_cmodel() {
 	while [ "$i" -le "$CM_ROUNDS" ]; do
 		# alternated, so that both see the machine's load of the moment
 		node scripts/ort_bench.js "$ort" "$r50/model.onnx" 1,3,224,224 "$CM_N" > "$tmp/ort$i.json"
-		"$LOOM" bench "$tmp/r50c.loom" --backend cmodel --data "$r50/test_data_set_0" --iterations "$CM_N" \
-			--json > "$tmp/cm$i.json"
+		LOOM_CMODEL_STATS=1 "$LOOM" bench "$tmp/r50c.loom" --backend cmodel --data "$r50/test_data_set_0" \
+			--iterations "$CM_N" --json > "$tmp/cm$i.json" 2> "$tmp/cm$i.err"
+		grep -v '^cmodel: ' "$tmp/cm$i.err" >&2 || true
 		i=$((i + 1))
 	done
+	# the data path the C model picked on this CPU (LOOM_CMODEL_STATS)
+	cmpath=$(sed -n 's/^cmodel: \(.*\) data path;.*/\1/p' "$tmp/cm1.err" | head -n 1)
 	l1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
-	"$PY" - "$tmp" "$CM_ROUNDS" "$CM_N" "$l0" "$l1" "$(nproc 2>/dev/null || echo '?')" <<'EOPY'
+	"$PY" - "$tmp" "$CM_ROUNDS" "$CM_N" "$l0" "$l1" "$(nproc 2>/dev/null || echo '?')" "${cmpath:-?}" <<'EOPY'
 import json, statistics, sys
 tmp, rounds, n, l0, l1, ncpu = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+path = {"AVX-512": "AVX-512 with MATMUL on VNNI (cmodel/cm_avx512.c)", "AVX2": "AVX2 (cmodel/cm_avx2.c)",
+        "generic": "its generic C loops (cmodel/cm_exec.c)"}.get(sys.argv[7], sys.argv[7])
 ort = [json.load(open(f"{tmp}/ort{i}.json")) for i in range(1, rounds + 1)]
 cm = [json.load(open(f"{tmp}/cm{i}.json")) for i in range(1, rounds + 1)]
 med = lambda v: statistics.median(v)
@@ -658,8 +663,8 @@ print("ResNet-50 (PyTorch's export, 224x224) as int8 on the C model of the defau
       "**First**: the C\nmodel's plain run, the process's first inference, which runs the timing model (common/tsim.c) "
       "cycle by\ncycle and records its answers; ONNX Runtime's first run after creating its session. **Steady**: the "
       "median\nof the later inferences: the C model replays the recorded timing of a job it ran before "
-      "(cmodel/cm_timing.c),\nits data path runs on AVX2 (cmodel/cm_avx2.c). CPU: the same median in process CPU "
-      "time, which the\nmachine's other load disturbs less than the wall clock.\n")
+      "(cmodel/cm_timing.c),\nits data path runs on the best one this CPU has, here " + path + ".\nCPU: the same "
+      "median in process CPU time, which the machine's other load disturbs less than the wall clock.\n")
 print("| round | ORT first | ORT steady | ORT steady CPU | C model first | C model steady | C model steady CPU | steady C model / ORT |")
 print("|---|---|---|---|---|---|---|---|")
 ratios = []

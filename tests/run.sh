@@ -47,8 +47,9 @@ suite house-make-default sh -c 'make -pnq 2>/dev/null | grep -qx "\.DEFAULT_GOAL
 
 # C unit tests (the C model, the program generator)
 suite unit-cmodel "$B/tests/test_cmodel"
-# the C model's generic and AVX2 data paths (random instructions, the corners of
-# requantization) and its timing memo (replayed, diverging, aborted jobs) agree
+# the C model's generic, AVX2 and AVX-512 (MATMUL on VNNI) data paths (random
+# instructions on ten array shapes, the corners of requantization; a path the
+# CPU lacks is skipped) and its timing memo (replayed, diverging, aborted jobs) agree
 suite unit-cmodel-paths "$B/tests/test_cmodel_paths"
 suite unit-cosim-gen "$B/tests/test_cosim_gen"
 # the timing model of whole programs (loom_tsim_run) gives the cycles recorded in
@@ -132,8 +133,9 @@ for c in small odd; do
 	suite "models-npu-cmodel-$c" env HW=$c sh tests/models/npu_models.sh "$LOOM" "$B/models" cmodel \
 		npu_ops_opset13 squeezenet1_1_opset13 digits_qdq_opset13
 done
-# the C model's data paths and timing memo on whole models: outputs, per-layer
-# profiles and bench cycles identical (default; odd: 12 rows, 20 columns)
+# the C model's data paths (generic against AVX2 and AVX-512) and timing memo on
+# whole models: outputs, per-layer profiles and bench cycles identical (default;
+# odd: 12 rows, 20 columns)
 suite models-cmodel-paths sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" digits_cnn_opset13 \
 	squeezenet1_1_opset13 resnet18_opset13
 suite models-cmodel-paths-odd env HW=odd sh tests/models/cmodel_paths.sh "$LOOM" "$B/models" npu_ops_opset13
@@ -305,9 +307,10 @@ done
 # their response limited to 4 (dma_wr_outstanding), so the limit binds, and 5
 # multipliers a vector lane (vec_macs: DWCONV passes of up to 5 taps)
 suite cosim-limits "$LOOM" cosim --hw tests/configs/limits.cfg --count $COSIM_N --seed 400001
-# the C model against itself: its generic kernels against AVX2, and without
-# its timing memo against with it, each program run twice (the second run's
-# timing replayed): the same bytes, counters and cycles (bad programs too)
+# the C model against itself: its generic kernels against the best this CPU
+# has (AVX-512 with MATMUL on VNNI, else AVX2; and AVX2 forced on default), and
+# without its timing memo against with it, each program run twice (the second
+# run's timing replayed): the same bytes, counters and cycles (bad programs too)
 if [ -n "$FULL" ]; then CM_N=1000; else CM_N=100; fi
 seed=500001
 for c in small default large odd; do
@@ -317,6 +320,8 @@ for c in small default large odd; do
 		--b cmodel --repeat 2
 	seed=$((seed + 100000))
 done
+suite cosim-cmodel-generic-avx2 env LOOM_CMODEL_SIMD=avx2 "$LOOM" cosim --hw default --count $CM_N --seed 590001 \
+	--a cmodel-generic --b cmodel --repeat 2
 suite cosim-cmodel-memo-bad "$LOOM" cosim --hw default --bad --count "$("$LOOM" cosim --bad-kinds)" --seed 91 \
 	--a cmodel-nomemo --b cmodel --repeat 2
 # the SystemC module (its DRAM a TLM memory behind its initiator socket) against

@@ -12,7 +12,8 @@
  * "cosim: P passed, F failed"; exit status 0 only when nothing failed.
  *
  * The C model also comes as cmodel-generic (its plain C kernels even on a
- * CPU with AVX2) and cmodel-nomemo (tsim run for every job, no timing memo):
+ * CPU with AVX2 or AVX-512; cmodel takes the best SIMD path the CPU has, or
+ * the one LOOM_CMODEL_SIMD names) and cmodel-nomemo (tsim run for every job, no timing memo):
  * two C models must agree on the cycle counters too (CYCLES, BUSY_*,
  * STALL_*, the run's cycles), since neither choice may change the timing.
  * --repeat N runs each program N times on each backend, so the timing memo
@@ -76,7 +77,7 @@ static void usage(FILE *f)
 		"  --count N          number of programs (default 1)\n"
 		"  --seed S           seed of the first program (default 1)\n"
 		"  --a BACKEND        first backend, rtl or cmodel (default rtl); also\n"
-		"                     cmodel-generic (its plain C kernels, not AVX2) and\n"
+		"                     cmodel-generic (its plain C kernels, no SIMD) and\n"
 		"                     cmodel-nomemo (no timing memo), systemc (the C model\n"
 		"                     as a SystemC module), systemc-rtl (the RTL as a\n"
 		"                     cycle-accurate SystemC module); two C models, and\n"

@@ -96,7 +96,8 @@ static inline const char *loom_hw_error(loom_hw *hw) { return hw->err; }
 loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen);
 /* The C model's counts of its timing memo (cmodel/cm_timing.c): jobs whose
  * timing was replayed, recorded, run directly; times tsim caught up. 0, or
- * -1 when hw is not the C model. *avx2: its data path runs on AVX2. */
+ * -1 when hw is not the C model. *avx2: its data path runs on AVX2 (1) or
+ * on AVX-512 (2: MATMUL on VNNI), else 0. */
 int loom_cmodel_stats(loom_hw *hw, uint64_t memo[4], int *avx2);
 /* Exported by libloom_rtl.so of each configuration. */
 typedef loom_hw *(*loom_rtl_open_fn)(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen);

@@ -1,16 +1,19 @@
-/* test_cmodel_paths.c - the C model's two data paths and its timing memo
- * give the same results (cmodel/cm_exec.c, cm_avx2.c, cm_timing.c):
+/* test_cmodel_paths.c - the C model's data paths and its timing memo
+ * give the same results (cmodel/cm_exec.c, cm_avx2.c, cm_avx512.c,
+ * cm_timing.c):
  *
  *  - requantization: the AVX2 lanes (cm_requant_avx2, cm_store_rq_avx2)
- *    against loom_requant on the corners (INT32_MIN * INT32_MIN, a bias that
- *    overflows, shifts 0, 31 and above, clamps with lo > hi) and on random
- *    values;
+ *    and the AVX-512 ones (cm_store_rq_avx512) against loom_requant on the
+ *    corners (INT32_MIN * INT32_MIN, a bias that overflows, shifts 0, 31 and
+ *    above, clamps with lo > hi) and on random values;
  *  - MATMUL, ELTWISE, POOL, DWCONV, LUT and STORE (requantized, with a
- *    residual add) through cm_compute and
- *    cm_store on a generic and an AVX2 data path from the same scratchpad
- *    and accumulator, on random fields (every array size of configs/, folds
- *    of zero rows, -128 and 127 everywhere, positions that are not a
- *    multiple of four, accumulate), memories compared byte for byte;
+ *    residual add) through cm_compute and cm_store on the generic data path
+ *    and on every other one this CPU has (AVX2; AVX-512 with MATMUL on
+ *    VNNI) from the same scratchpad and accumulator, on random fields (the
+ *    array of every configuration in configs/ and tests/configs/ and other
+ *    odd ones, folds of zero rows, -128 and 127 everywhere, positions that
+ *    are not a multiple of four or eight, accumulate), memories compared
+ *    byte for byte;
  *  - the timing memo: a program run twice (the second replayed) on a C
  *    model with the memo and on one without gives the same cycle counters
  *    and MARK records; so does a replay that must diverge (the host rewrites
@@ -18,9 +21,8 @@
  *    right after another (tsim caught up from the recording) and one with
  *    other DMA windows; loom_cmodel_stats says which path each took.
  *
- * Without AVX2 on this CPU the comparisons of the two data paths are
- * reported as skipped. Prints one line per check, then "N passed, M
- * failed, K skipped". */
+ * The comparisons of a data path this CPU lacks are reported as skipped.
+ * Prints one line per check, then "N passed, M failed, K skipped". */
 #include "loom/hw.h"
 #include "loom/isa.h"
 #include "cmodel/cmodel_internal.h"
@@ -64,16 +66,19 @@ static void setf(loom_insn *in, enum loom_field f, uint32_t v)
 
 /* ---- requantization ---- */
 
-static void test_requant(int avx2)
+/* have: cm_dp_pick's answer */
+static void test_requant(int have)
 {
-	if (!avx2) {
+	if (have < CM_SIMD_AVX2) {
 		check_skip("requantization on AVX2: this CPU has no AVX2");
 		return;
 	}
+	if (have < CM_SIMD_AVX512)
+		check_skip("requantization on AVX-512: this CPU has no AVX-512");
 #if CM_HAVE_AVX2
 	int32_t a[64], bias[64], mult[64], shift[64];
-	int8_t out[64];
-	long bad = 0, n = 0;
+	int8_t out[64], out5[64];
+	long bad = 0, bad5 = 0, n = 0;
 	for (int rep = 0; rep < 40000; rep++) {
 		cm_rq q = {bias, mult, shift, corner8(), corner8(), corner8()};
 		if (rep % 3 && q.lo > q.hi) { /* mostly lo <= hi, as STORE's decoder asks; the rest as they come */
@@ -92,18 +97,26 @@ static void test_requant(int avx2)
 			for (uint32_t c = 0; c < len; c++)
 				a[c] = mult[c] = INT32_MIN, bias[c] = 0;
 		cm_requant_avx2(out, a, &q, len);
+		/* one row of len values: every lane and the masked last ones */
+		if (have >= CM_SIMD_AVX512)
+			cm_store_rq_avx512((uint8_t *)out5, a, len, &q, len, 0, 1, 1, 1, 0, 0, 0, NULL, 0, NULL);
 		for (uint32_t c = 0; c < len; c++, n++) {
 			int8_t want = loom_requant(a[c], bias[c], mult[c], shift[c], q.zp, q.lo, q.hi);
 			if (out[c] != want && !bad++)
 				CHECK_FAIL("requant(%d, %d, %d, %d, zp %d, [%d, %d]): AVX2 %d, loom_requant %d", a[c], bias[c],
 					   mult[c], shift[c], q.zp, q.lo, q.hi, out[c], want);
+			if (have >= CM_SIMD_AVX512 && out5[c] != want && !bad5++)
+				CHECK_FAIL("requant(%d, %d, %d, %d, zp %d, [%d, %d]): AVX-512 %d, loom_requant %d", a[c],
+					   bias[c], mult[c], shift[c], q.zp, q.lo, q.hi, out5[c], want);
 		}
 	}
 	CHECK(!bad, "requantization: %ld values on AVX2 equal loom_requant (%ld differ)", n, bad);
+	if (have >= CM_SIMD_AVX512)
+		CHECK(!bad5, "requantization: %ld values on AVX-512 equal loom_requant (%ld differ)", n, bad5);
 	/* a STORE's rows: each row's values with the same columns' parameters */
-	uint8_t dram[4096], want[4096];
+	uint8_t dram[4096], dram5[4096], want[4096];
 	int32_t acc[16 * 64];
-	bad = 0;
+	bad = bad5 = 0;
 	for (int rep = 0; rep < 300; rep++) {
 		uint32_t C = 4 * (1 + rnd() % 16), n0 = 4 * (1 + rnd() % (C / 4));
 		/* lo <= hi as STORE's decoder asks (the kernel's fast path), sometimes not */
@@ -114,8 +127,11 @@ static void test_requant(int avx2)
 		for (uint32_t i = 0; i < 16 * C; i++)
 			acc[i] = corner32();
 		memset(dram, 0x5a, sizeof dram);
+		memset(dram5, 0x5a, sizeof dram5);
 		memset(want, 0x5a, sizeof want);
 		cm_store_rq_avx2(dram, acc, C, &q, n0, 64, 4, 2, 2, 96, 0, 16, NULL, 0, NULL);
+		if (have >= CM_SIMD_AVX512)
+			cm_store_rq_avx512(dram5, acc, C, &q, n0, 64, 4, 2, 2, 96, 0, 16, NULL, 0, NULL);
 		for (uint32_t i3 = 0, l = 0; i3 < 2; i3++)
 			for (uint32_t i2 = 0; i2 < 2; i2++)
 				for (uint32_t i1 = 0; i1 < 4; i1++, l++)
@@ -123,27 +139,33 @@ static void test_requant(int avx2)
 						want[64 + i3 * 16 + i2 * 0 + i1 * 96 + c] = (uint8_t)loom_requant(
 							acc[l * C + c], bias[c], mult[c], shift[c], q.zp, q.lo, q.hi);
 		bad += memcmp(dram, want, sizeof dram) != 0;
+		bad5 += have >= CM_SIMD_AVX512 && memcmp(dram5, want, sizeof dram5) != 0;
 	}
 	CHECK(!bad, "STORE with requantization on AVX2: 300 instructions' rows (overlapping ones last; clamps with "
 		    "lo > hi too) equal the generic loop's (%ld differ)", bad);
+	if (have >= CM_SIMD_AVX512)
+		CHECK(!bad5, "STORE with requantization on AVX-512: the same 300 equal the generic loop's (%ld differ)",
+		      bad5);
 #endif
 }
 
 /* ---- the data path through cm_compute / cm_store ---- */
 
 typedef struct dps {
-	cm_dp d[2];       /* generic, AVX2 */
+	cm_dp d[3];       /* generic, AVX2, AVX-512 (CM_SIMD_*) */
+	int n;            /* the paths this CPU has */
 	uint32_t R, C;
 	uint64_t sp_lines, acc_lines;
 } dps;
 
-static int dps_open(dps *p, uint32_t R, uint32_t C, uint64_t sp_lines, uint64_t acc_lines)
+static int dps_open(dps *p, int n, uint32_t R, uint32_t C, uint64_t sp_lines, uint64_t acc_lines)
 {
 	memset(p, 0, sizeof *p);
-	p->R = R, p->C = C, p->sp_lines = sp_lines, p->acc_lines = acc_lines;
-	for (int k = 0; k < 2; k++) {
+	p->n = n, p->R = R, p->C = C, p->sp_lines = sp_lines, p->acc_lines = acc_lines;
+	for (int k = 0; k < n; k++) {
 		cm_dp *d = &p->d[k];
-		d->R = R, d->C = C, d->B = 16, d->bshift = 4, d->avx2 = k;
+		d->R = R, d->C = C, d->B = 16, d->bshift = 4;
+		cm_dp_set(d, k);
 		d->sp = calloc(sp_lines, R);
 		d->acc = calloc(acc_lines, 4u * C);
 		d->wt = calloc((size_t)R * C, sizeof *d->wt);
@@ -158,7 +180,7 @@ static int dps_open(dps *p, uint32_t R, uint32_t C, uint64_t sp_lines, uint64_t 
 
 static void dps_close(dps *p)
 {
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < p->n; k++) {
 		free(p->d[k].sp);
 		free(p->d[k].acc);
 		free(p->d[k].dram);
@@ -166,45 +188,63 @@ static void dps_close(dps *p)
 	}
 }
 
-/* the same random memories in both */
+/* the same random memories in all */
 static void dps_fill(dps *p)
 {
-	cm_dp *g = &p->d[0], *v = &p->d[1];
+	cm_dp *g = &p->d[0];
 	for (uint64_t i = 0; i < p->sp_lines * p->R; i++)
 		g->sp[i] = corner8();
 	for (uint64_t i = 0; i < p->acc_lines * p->C; i++)
 		g->acc[i] = rnd() % 5 ? (int32_t)(rnd() % 4001) - 2000 : corner32();
 	for (uint64_t i = 0; i < g->dram_bytes; i++)
 		g->dram[i] = (uint8_t)rnd();
-	memcpy(v->sp, g->sp, p->sp_lines * p->R);
-	memcpy(v->acc, g->acc, p->acc_lines * p->C * 4u);
-	memcpy(v->dram, g->dram, g->dram_bytes);
+	for (int k = 1; k < p->n; k++) {
+		cm_dp *v = &p->d[k];
+		memcpy(v->sp, g->sp, p->sp_lines * p->R);
+		memcpy(v->acc, g->acc, p->acc_lines * p->C * 4u);
+		memcpy(v->dram, g->dram, g->dram_bytes);
+	}
 	/* written behind the data path's back: what it converted of SP is stale */
-	cm_sp_written(g, 0, p->sp_lines);
-	cm_sp_written(v, 0, p->sp_lines);
+	for (int k = 0; k < p->n; k++)
+		cm_sp_written(&p->d[k], 0, p->sp_lines);
 }
 
-static int dps_same(const dps *p)
+/* 0 when every path's memories equal the generic one's, else a bit per
+ * path that differs (1 << CM_SIMD_AVX2, 1 << CM_SIMD_AVX512) */
+static int dps_diff(const dps *p)
 {
-	const cm_dp *g = &p->d[0], *v = &p->d[1];
-	return !memcmp(g->sp, v->sp, p->sp_lines * p->R) && !memcmp(g->acc, v->acc, p->acc_lines * p->C * 4u) &&
-	       !memcmp(g->dram, v->dram, g->dram_bytes);
+	const cm_dp *g = &p->d[0];
+	int bits = 0;
+	for (int k = 1; k < p->n; k++) {
+		const cm_dp *v = &p->d[k];
+		if (memcmp(g->sp, v->sp, p->sp_lines * p->R) || memcmp(g->acc, v->acc, p->acc_lines * p->C * 4u) ||
+		    memcmp(g->dram, v->dram, g->dram_bytes))
+			bits |= 1 << k;
+	}
+	return bits;
 }
 
-/* one instruction on both; 1 when the memories stay equal */
-static int both(dps *p, const loom_insn *in, int store)
+/* one instruction on all: dps_diff after it */
+static int all(dps *p, const loom_insn *in, int store)
 {
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < p->n; k++) {
 		if (store)
 			cm_store(&p->d[k], in);
 		else
 			cm_compute(&p->d[k], in);
 	}
-	return dps_same(p);
+	return dps_diff(p);
+}
+
+/* per path that differs: one more */
+static void tally(long *bad, int bits)
+{
+	for (int k = 1; k < 3; k++)
+		bad[k] += bits >> k & 1;
 }
 
 /* lint: long function: one random instruction of each kind, fields drawn within the memories */
-static void data_round(dps *p, long bad[7])
+static void data_round(dps *p, long bad[7][3])
 {
 	const uint32_t R = p->R, C = p->C;
 	dps_fill(p);
@@ -214,12 +254,12 @@ static void data_round(dps *p, long bad[7])
 	uint32_t inh = (oh - 1) * sh + (kh - 1) * dh + 1, inw = (ow - 1) * sw + (kw - 1) * dw + 1;
 	uint32_t folds = ncb * kh * kw, wgt = 0, act = folds * C + 3;
 	if (rnd() % 2)
-		for (uint32_t f = 0; f < folds; f++)
-			for (uint32_t c = 0; c < C; c++)
-				for (uint32_t r = R / 2; r < R; r++)
-					p->d[0].sp[((uint64_t)wgt + f * C + c) * R + r] = p->d[1].sp[((uint64_t)wgt + f * C + c) * R + r] = 0;
-	cm_sp_written(&p->d[0], 0, p->sp_lines);
-	cm_sp_written(&p->d[1], 0, p->sp_lines);
+		for (int k = 0; k < p->n; k++)
+			for (uint32_t f = 0; f < folds; f++)
+				for (uint32_t c = 0; c < C; c++)
+					memset(p->d[k].sp + ((uint64_t)wgt + f * C + c) * R + R / 2, 0, R - R / 2);
+	for (int k = 0; k < p->n; k++)
+		cm_sp_written(&p->d[k], 0, p->sp_lines);
 	loom_insn in;
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_MATMUL;
@@ -238,10 +278,10 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_MATMUL_DW, dw);
 	setf(&in, LOOM_F_MATMUL_DH, dh);
 	setf(&in, LOOM_F_MATMUL_ACCUMULATE, rnd() % 2);
-	bad[0] += !both(p, &in, 0);
+	tally(bad[0], all(p, &in, 0));
 	/* the same weights again (converted before) on other activations */
 	setf(&in, LOOM_F_MATMUL_ACT_ADDR, act + 1);
-	bad[0] += !both(p, &in, 0);
+	tally(bad[0], all(p, &in, 0));
 	/* STORE with requantization from the accumulator */
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_STORE;
@@ -261,10 +301,10 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_STORE_ZERO_POINT, (uint8_t)corner8());
 	setf(&in, LOOM_F_STORE_CLIP_LO, (uint8_t)(lo < hi ? lo : hi));
 	setf(&in, LOOM_F_STORE_CLIP_HI, (uint8_t)(lo < hi ? hi : lo));
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < p->n; k++)
 		for (uint32_t c = 0; c < C; c++) /* shifts of 0..40 */
 			p->d[k].acc[2 * C + c] = (int32_t)(p->d[0].acc[2 * C + c] & 0x7fffffff) % 41;
-	bad[1] += !both(p, &in, 1);
+	tally(bad[1], all(p, &in, 1));
 	/* STORE SOURCE 3: the requantized rows plus the residual rows of SP
 	 * (STRIDE3 + k * N3) through the ELTWISE ADD of parameter line 3 */
 	loom_eltadd_param ep = {
@@ -275,7 +315,7 @@ static void data_round(dps *p, long bad[7])
 		.shift = (uint8_t)(rnd() % 32)};
 	uint32_t ew[LOOM_RESADD_WORDS];
 	loom_eltadd_pack(&ep, ew);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < p->n; k++)
 		for (uint32_t w = 0; w < LOOM_RESADD_WORDS; w++)
 			p->d[k].acc[3 * C + w] = (int32_t)ew[w];
 	setf(&in, LOOM_F_STORE_SOURCE, LOOM_MEM_ACC_RESADD);
@@ -283,7 +323,7 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_STORE_MEM_ADDR, 4 + rnd() % 8);
 	setf(&in, LOOM_F_STORE_N3, 1 + rnd() % 3);
 	setf(&in, LOOM_F_STORE_STRIDE3, rnd() % 1000);
-	bad[6] += !both(p, &in, 1);
+	tally(bad[6], all(p, &in, 1));
 	/* ELTWISE, add or multiply, B per line, per plane or one, maybe in place */
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_ELTWISE;
@@ -304,7 +344,7 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_ELTWISE_ZP_OUT, (uint8_t)corner8());
 	setf(&in, LOOM_F_ELTWISE_CLIP_LO, (uint8_t)(lo < hi ? lo : hi));
 	setf(&in, LOOM_F_ELTWISE_CLIP_HI, (uint8_t)(lo < hi ? hi : lo));
-	bad[2] += !both(p, &in, 0);
+	tally(bad[2], all(p, &in, 0));
 	/* POOL, max or average, maybe in place */
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_POOL;
@@ -331,7 +371,7 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_POOL_ZP_OUT, (uint8_t)corner8());
 	setf(&in, LOOM_F_POOL_CLIP_LO, (uint8_t)(lo < hi ? lo : hi));
 	setf(&in, LOOM_F_POOL_CLIP_HI, (uint8_t)(lo < hi ? hi : lo));
-	bad[3] += !both(p, &in, 0);
+	tally(bad[3], all(p, &in, 0));
 	/* DWCONV (its requantization per lane) */
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_DWCONV;
@@ -354,7 +394,7 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_DWCONV_ZP_OUT, (uint8_t)corner8());
 	setf(&in, LOOM_F_DWCONV_CLIP_LO, (uint8_t)(lo < hi ? lo : hi));
 	setf(&in, LOOM_F_DWCONV_CLIP_HI, (uint8_t)(lo < hi ? hi : lo));
-	bad[4] += !both(p, &in, 0);
+	tally(bad[4], all(p, &in, 0));
 	/* a LOAD into SP (position by position when its rows are pixel-major) */
 	memset(&in, 0, sizeof in);
 	in.w[0] = LOOM_OP_LOAD;
@@ -374,39 +414,57 @@ static void data_round(dps *p, long bad[7])
 	setf(&in, LOOM_F_LOAD_PAD_LEFT, rnd() % 2);
 	setf(&in, LOOM_F_LOAD_PAD_RIGHT, rnd() % 2);
 	setf(&in, LOOM_F_LOAD_PAD_VALUE, (uint8_t)corner8());
-	uint64_t b0 = cm_load(&p->d[0], &in), b1 = cm_load(&p->d[1], &in);
-	bad[5] += !dps_same(p) || b0 != b1;
+	uint64_t b[3] = {0, 0, 0};
+	for (int k = 0; k < p->n; k++)
+		b[k] = cm_load(&p->d[k], &in);
+	int bits = dps_diff(p);
+	for (int k = 1; k < p->n; k++)
+		bits |= (b[k] != b[0]) << k;
+	tally(bad[5], bits);
 }
 
-static void test_data(int avx2)
+/* every path this CPU has (have: cm_dp_pick's answer) against the generic one */
+static void test_data(int have)
 {
-	static const uint32_t shapes[][2] = {{16, 16}, {12, 20}, {8, 8}, {32, 32}, {4, 4}, {64, 64}, {16, 8}};
-	if (!avx2) {
+	/* every array of configs/ and tests/configs/ (16x16, 12x20, 8x8, 32x32),
+	 * the extremes and other odd ones (a last block of 4, 8 or 12 columns;
+	 * rows not a multiple of 8 or 16; 16 rows in several blocks of 16
+	 * columns, whose weights VNNI permutes instead of gathering) */
+	static const uint32_t shapes[][2] = {{16, 16}, {12, 20}, {8, 8},  {32, 32}, {4, 4},
+					     {64, 64}, {16, 8},  {20, 12}, {24, 44}, {36, 52}, {16, 48}};
+	static const char *const path[] = {"generic", "AVX2", "AVX-512"};
+	if (have < CM_SIMD_AVX2) {
 		check_skip("the data path on AVX2: this CPU has no AVX2");
 		return;
 	}
+	if (have < CM_SIMD_AVX512)
+		check_skip("the data path on AVX-512: this CPU has no AVX-512 VNNI");
 	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
 		dps p;
 		uint32_t R = shapes[s][0], C = shapes[s][1];
-		if (dps_open(&p, R, C, 4096, 64)) {
+		if (dps_open(&p, have + 1, R, C, 4096, 64)) {
 			CHECK_FAIL("%ux%u: out of memory", R, C);
 			dps_close(&p);
 			continue;
 		}
-		long bad[7] = {0};
+		long bad[7][3] = {{0}};
 		int rounds = R * C > 1024 ? 60 : 200;
 		for (int i = 0; i < rounds; i++)
 			data_round(&p, bad);
-		CHECK(!bad[0], "%ux%u: %d x 2 random MATMULs: generic and AVX2 give the same SP, ACC and DRAM (%ld differ)",
-		      R, C, rounds, bad[0]);
-		CHECK(!bad[1], "%ux%u: %d random STOREs with requantization: the same (%ld differ)", R, C, rounds, bad[1]);
-		CHECK(!bad[6], "%ux%u: %d random STOREs with a residual add (SOURCE 3): the same (%ld differ)", R, C, rounds,
-		      bad[6]);
-		CHECK(!bad[2], "%ux%u: %d random ELTWISEs: the same (%ld differ)", R, C, rounds, bad[2]);
-		CHECK(!bad[3], "%ux%u: %d random POOLs: the same (%ld differ)", R, C, rounds, bad[3]);
-		CHECK(!bad[4], "%ux%u: %d random DWCONVs: the same (%ld differ)", R, C, rounds, bad[4]);
-		CHECK(!bad[5], "%ux%u: %d random LOADs into SP: the same, and the same DRAM bytes counted (%ld differ)",
-		      R, C, rounds, bad[5]);
+		for (int k = 1; k <= have; k++) {
+			const char *v = path[k];
+			CHECK(!bad[0][k], "%ux%u: %d x 2 random MATMULs: generic and %s give the same SP, ACC and DRAM "
+					  "(%ld differ)", R, C, rounds, v, bad[0][k]);
+			CHECK(!bad[1][k], "%ux%u: %d random STOREs with requantization: %s the same (%ld differ)", R, C,
+			      rounds, v, bad[1][k]);
+			CHECK(!bad[6][k], "%ux%u: %d random STOREs with a residual add (SOURCE 3): %s the same (%ld differ)",
+			      R, C, rounds, v, bad[6][k]);
+			CHECK(!bad[2][k], "%ux%u: %d random ELTWISEs: %s the same (%ld differ)", R, C, rounds, v, bad[2][k]);
+			CHECK(!bad[3][k], "%ux%u: %d random POOLs: %s the same (%ld differ)", R, C, rounds, v, bad[3][k]);
+			CHECK(!bad[4][k], "%ux%u: %d random DWCONVs: %s the same (%ld differ)", R, C, rounds, v, bad[4][k]);
+			CHECK(!bad[5][k], "%ux%u: %d random LOADs into SP: %s the same, and the same DRAM bytes counted "
+					  "(%ld differ)", R, C, rounds, v, bad[5][k]);
+		}
 		dps_close(&p);
 	}
 }
@@ -578,11 +636,12 @@ int main(void)
 {
 	check_init(CHECK_SKIPS);
 	char err[256];
-	int avx2 = cm_dp_pick(0, err, sizeof err) == 1;
-	if (!avx2)
-		printf("note: the AVX2 data path is not in use on this CPU (or LOOM_CMODEL_SIMD says so)\n");
-	test_requant(avx2);
-	test_data(avx2);
+	int have = cm_dp_pick(0, err, sizeof err);
+	if (have < CM_SIMD_AVX512)
+		printf("note: the %s data path is not in use on this CPU (or LOOM_CMODEL_SIMD says so)\n",
+		       have < CM_SIMD_AVX2 ? "AVX2" : "AVX-512");
+	test_requant(have);
+	test_data(have < 0 ? CM_SIMD_GENERIC : have);
 	const char *root = getenv("LOOM_ROOT");
 	if (!root || !*root)
 		root = loom_root_dir();
