@@ -137,6 +137,8 @@ expect "cosim --hw default:dma_wr_outstanding=0" 2 "dma_wr_outstanding = 0 is ou
 grep -v '^dma_wr_outstanding' configs/small.cfg >"$out/nowr.cfg"
 run "$LOOM" cosim --hw "$out/nowr.cfg" --count 1 --seed 1
 expect "cosim --hw nowr.cfg" 2 "nowr.cfg: parameter dma_wr_outstanding is missing"
+run "$LOOM" compile "$m/model.onnx" -o "$out/x.loom" --hw default:vec_macs=8
+expect "compile --hw default:vec_macs=8" 2 "vec_macs = 8 is outside 1..7"
 
 # ---- --calib DIR of one file per sample (input_0.pb ... input_7.pb) for a one-input model
 o="$DIR/npu_ops_opset13"
