@@ -370,18 +370,18 @@ module npu_dma_store #(
         rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
       end
     end else begin
-      walk_d = walk_q;
-      i1_d = i1_q;
-      i2_d = i2_q;
-      i3_d = i3_q;
-      a1_d = a1_q;
-      a2_d = a2_q;
-      a3_d = a3_q;
-      line_d = line_q;
-      rline_d = rline_q;
+      walk_d   = walk_q;
+      i1_d     = i1_q;
+      i2_d     = i2_q;
+      i3_d     = i3_q;
+      a1_d     = a1_q;
+      a2_d     = a2_q;
+      a3_d     = a3_q;
+      line_d   = line_q;
+      rline_d  = rline_q;
       rd_vld_d = 1'b0;
       meta_new = '0;
-      aw_new = '0;
+      aw_new   = '0;
     end
   end
 
@@ -514,7 +514,7 @@ module npu_dma_store #(
         w_left_d = meta_head.nb1;
       end
     end else begin
-      w_act_d = w_act_q;
+      w_act_d  = w_act_q;
       w_left_d = w_left_q;
     end
   end
@@ -552,11 +552,11 @@ module npu_dma_store #(
       bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_hs);
       ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
     end else begin
-      aw_rp_d = aw_rp_q;
-      aw_wp_d = aw_wp_q;
+      aw_rp_d  = aw_rp_q;
+      aw_wp_d  = aw_wp_q;
       aw_cnt_d = aw_cnt_q;
-      bout_d = bout_q;
-      ahead_d = ahead_q;
+      bout_d   = bout_q;
+      ahead_d  = ahead_q;
     end
   end
 
@@ -569,10 +569,10 @@ module npu_dma_store #(
       row_cnt_d  = row_cnt_q + (RPtrW + 1)'(row_push) - (RPtrW + 1)'(row_pop);
       meta_cnt_d = meta_cnt_q + (RPtrW + 1)'(fire) - (RPtrW + 1)'(row_pop);
     end else begin
-      row_wp_d = row_wp_q;
-      row_rp_d = row_rp_q;
-      meta_wp_d = meta_wp_q;
-      row_cnt_d = row_cnt_q;
+      row_wp_d   = row_wp_q;
+      row_rp_d   = row_rp_q;
+      meta_wp_d  = meta_wp_q;
+      row_cnt_d  = row_cnt_q;
       meta_cnt_d = meta_cnt_q;
     end
   end
@@ -698,22 +698,22 @@ module npu_dma_store #(
       end
     end else begin
       fstate_d = fstate_q;
-      fslot_d = fslot_q;
-      src_d = src_q;
-      res_d = res_q;
-      rw_d = rw_q;
-      n1_d = n1_q;
-      n2_d = n2_q;
-      n3_d = n3_q;
-      recb_d = recb_q;
-      fdone_d = fdone_q;
-      bcnt_d = bcnt_q;
-      done_d = 1'b0;
-      nheld_d = nheld_q;
-      hslot_d = hslot_q;
-      aslot_d = aslot_q;
-      npend_d = npend_q;
-      abort_d = abort_q;
+      fslot_d  = fslot_q;
+      src_d    = src_q;
+      res_d    = res_q;
+      rw_d     = rw_q;
+      n1_d     = n1_q;
+      n2_d     = n2_q;
+      n3_d     = n3_q;
+      recb_d   = recb_q;
+      fdone_d  = fdone_q;
+      bcnt_d   = bcnt_q;
+      done_d   = 1'b0;
+      nheld_d  = nheld_q;
+      hslot_d  = hslot_q;
+      aslot_d  = aslot_q;
+      npend_d  = npend_q;
+      abort_d  = abort_q;
     end
   end
 
