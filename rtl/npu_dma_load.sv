@@ -228,41 +228,79 @@ module npu_dma_load (
   desc_t             head;
   logic              desc_pop, burst_end;
 
-  assign wi             = wslot_q ? slot1_q : slot0_q;
-  assign ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
-  assign ws_walk        = (npend_q != 2'd0) ?
-                          ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
-                          ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
-  assign wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
-  assign y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
-  assign h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
-  assign w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
-  assign n0             = {wi.row_words, 2'b00};
-  assign row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
-  assign line_is_last_x = (i1_q == wi.n1 - 12'd1);
-  assign plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
-  assign insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
-  assign span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
-  assign nb1_new        = BIdxW'(span_end >> OffW);
-  assign line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
-  assign line_next      = a1_q + 32'(n0);
-  assign line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
-  assign line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
-  assign len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
-  assign can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
-                          (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
-                          (line_page == ob_page_q);
-  assign ar_free        = !ar_valid_q || ar_ready_i;
-  assign desc_full      = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
-  assign can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
-  assign cur_data       = wact_q && walk_q && !abort_q && row_is_data;
-  assign cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
-  // the open burst grows by the current line, or is issued when it cannot
-  assign append         = cur_data && can_append;
-  assign close          = ob_valid_q && !abort_q && !append && can_issue;
-  assign open           = cur_data && !append && (!ob_valid_q || close);
-  assign step_data      = append || open;
-  assign step_pad_row   = cur_pad;
+  // The walker's next-line arithmetic feeds only the next-state blocks
+  // below, which use it only while the engine is active (wstart and close
+  // are 0 anyway while it is quiescent): worked out only then.
+  always_comb begin
+    if (act) begin
+      wi             = wslot_q ? slot1_q : slot0_q;
+      ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
+      ws_walk        = (npend_q != 2'd0) ?
+                       ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
+                       ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
+      wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
+      y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
+      h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
+      w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
+      n0             = {wi.row_words, 2'b00};
+      row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
+      line_is_last_x = (i1_q == wi.n1 - 12'd1);
+      plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
+      insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
+      span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
+      nb1_new        = BIdxW'(span_end >> OffW);
+      line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
+      line_next      = a1_q + 32'(n0);
+      line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
+      line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
+      len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
+      can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
+                       (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
+                       (line_page == ob_page_q);
+      ar_free        = !ar_valid_q || ar_ready_i;
+      desc_full      = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
+      can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
+      cur_data       = wact_q && walk_q && !abort_q && row_is_data;
+      cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
+      // the open burst grows by the current line, or is issued when it cannot
+      append         = cur_data && can_append;
+      close          = ob_valid_q && !abort_q && !append && can_issue;
+      open           = cur_data && !append && (!ob_valid_q || close);
+      step_data      = append || open;
+      step_pad_row   = cur_pad;
+    end else begin
+      wi             = '0;
+      ws_addr        = '0;
+      ws_walk        = '0;
+      wstart         = '0;
+      y_data_end     = '0;
+      h_last         = '0;
+      w_full         = '0;
+      n0             = '0;
+      row_is_data    = '0;
+      line_is_last_x = '0;
+      plane_end      = '0;
+      insn_end       = '0;
+      span_end       = '0;
+      nb1_new        = '0;
+      line_pads      = '0;
+      line_next      = '0;
+      line_page      = '0;
+      line_co        = '0;
+      len_sum        = '0;
+      can_append     = '0;
+      ar_free        = '0;
+      desc_full      = '0;
+      can_issue      = '0;
+      cur_data       = '0;
+      cur_pad        = '0;
+      append         = '0;
+      close          = '0;
+      open           = '0;
+      step_data      = '0;
+      step_pad_row   = '0;
+    end
+  end
 
   always_comb begin
     if (act) begin
