@@ -151,6 +151,17 @@ module npu_dma_load (
   assign done_o       = done_q;
   assign derr_o       = derr_q;
 
+  // Quiescence: holding no instruction, offered none and past the cycle
+  // after the last done pulse (which clears done_q), the walker, the
+  // descriptor and output FIFOs and the bursts in flight are empty (the
+  // last instruction's lines are written) and every register's next value
+  // is its own. Its registers are then left alone and its next-state logic
+  // holds them without working anything out: an idle engine costs a
+  // simulator a few tests and copies a cycle (docs/PERFORMANCE.md,
+  // "Simulation speed").
+  logic act;
+  assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
+
   always_ff @(posedge clk_i) begin
     if (accept && !aslot_q) begin
       slot0_q <= li;
@@ -217,168 +228,236 @@ module npu_dma_load (
   desc_t             head;
   logic              desc_pop, burst_end;
 
-  assign wi             = wslot_q ? slot1_q : slot0_q;
-  assign ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
-  assign ws_walk        = (npend_q != 2'd0) ?
-                          ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
-                          ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
-  assign wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
-  assign y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
-  assign h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
-  assign w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
-  assign n0             = {wi.row_words, 2'b00};
-  assign row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
-  assign line_is_last_x = (i1_q == wi.n1 - 12'd1);
-  assign plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
-  assign insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
-  assign span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
-  assign nb1_new        = BIdxW'(span_end >> OffW);
-  assign line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
-  assign line_next      = a1_q + 32'(n0);
-  assign line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
-  assign line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
-  assign len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
-  assign can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
-                          (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
-                          (line_page == ob_page_q);
-  assign ar_free        = !ar_valid_q || ar_ready_i;
-  assign desc_full      = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
-  assign can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
-  assign cur_data       = wact_q && walk_q && !abort_q && row_is_data;
-  assign cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
-  // the open burst grows by the current line, or is issued when it cannot
-  assign append         = cur_data && can_append;
-  assign close          = ob_valid_q && !abort_q && !append && can_issue;
-  assign open           = cur_data && !append && (!ob_valid_q || close);
-  assign step_data      = append || open;
-  assign step_pad_row   = cur_pad;
+  // The walker's next-line arithmetic feeds only the next-state blocks
+  // below, which use it only while the engine is active (wstart and close
+  // are 0 anyway while it is quiescent): worked out only then.
+  always_comb begin
+    if (act) begin
+      wi             = wslot_q ? slot1_q : slot0_q;
+      ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
+      ws_walk        = (npend_q != 2'd0) ?
+                       ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
+                       ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
+      wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
+      y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
+      h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
+      w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
+      n0             = {wi.row_words, 2'b00};
+      row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
+      line_is_last_x = (i1_q == wi.n1 - 12'd1);
+      plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
+      insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
+      span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
+      nb1_new        = BIdxW'(span_end >> OffW);
+      line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
+      line_next      = a1_q + 32'(n0);
+      line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
+      line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
+      len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
+      can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
+                       (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
+                       (line_page == ob_page_q);
+      ar_free        = !ar_valid_q || ar_ready_i;
+      desc_full      = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
+      can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
+      cur_data       = wact_q && walk_q && !abort_q && row_is_data;
+      cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
+      // the open burst grows by the current line, or is issued when it cannot
+      append         = cur_data && can_append;
+      close          = ob_valid_q && !abort_q && !append && can_issue;
+      open           = cur_data && !append && (!ob_valid_q || close);
+      step_data      = append || open;
+      step_pad_row   = cur_pad;
+    end else begin
+      wi             = '0;
+      ws_addr        = '0;
+      ws_walk        = '0;
+      wstart         = '0;
+      y_data_end     = '0;
+      h_last         = '0;
+      w_full         = '0;
+      n0             = '0;
+      row_is_data    = '0;
+      line_is_last_x = '0;
+      plane_end      = '0;
+      insn_end       = '0;
+      span_end       = '0;
+      nb1_new        = '0;
+      line_pads      = '0;
+      line_next      = '0;
+      line_page      = '0;
+      line_co        = '0;
+      len_sum        = '0;
+      can_append     = '0;
+      ar_free        = '0;
+      desc_full      = '0;
+      can_issue      = '0;
+      cur_data       = '0;
+      cur_pad        = '0;
+      append         = '0;
+      close          = '0;
+      open           = '0;
+      step_data      = '0;
+      step_pad_row   = '0;
+    end
+  end
 
   always_comb begin
-    wact_d     = wact_q;
-    wslot_d    = wslot_q;
-    walk_d     = walk_q;
-    first_d    = first_q;
-    i3_d       = i3_q;
-    y_d        = y_q;
-    i1_d       = i1_q;
-    a1_d       = a1_q;
-    a2_d       = a2_q;
-    a3_d       = a3_q;
-    pend_d     = pend_q;
-    ob_valid_d = ob_valid_q;
-    ob_co_d    = ob_co_q;
-    ob_beat_d  = ob_beat_q;
-    ob_len_d   = ob_len_q;
-    ob_nl1_d   = ob_nl1_q;
-    ob_woff_d  = ob_woff_q;
-    ob_nb1_d   = ob_nb1_q;
-    ob_pads_d  = ob_pads_q;
-    ob_next_d  = ob_next_q;
-    ob_page_d  = ob_page_q;
-    ar_valid_d = ar_valid_q && !ar_ready_i;
-    ar_beat_d  = ar_beat_q;
-    ar_len_d   = ar_len_q;
-    desc_push  = 1'b0;
-    desc_new   = '0;
-    wdone      = 1'b0;
+    if (act) begin
+      wact_d     = wact_q;
+      wslot_d    = wslot_q;
+      walk_d     = walk_q;
+      first_d    = first_q;
+      i3_d       = i3_q;
+      y_d        = y_q;
+      i1_d       = i1_q;
+      a1_d       = a1_q;
+      a2_d       = a2_q;
+      a3_d       = a3_q;
+      pend_d     = pend_q;
+      ob_valid_d = ob_valid_q;
+      ob_co_d    = ob_co_q;
+      ob_beat_d  = ob_beat_q;
+      ob_len_d   = ob_len_q;
+      ob_nl1_d   = ob_nl1_q;
+      ob_woff_d  = ob_woff_q;
+      ob_nb1_d   = ob_nb1_q;
+      ob_pads_d  = ob_pads_q;
+      ob_next_d  = ob_next_q;
+      ob_page_d  = ob_page_q;
+      ar_valid_d = ar_valid_q && !ar_ready_i;
+      ar_beat_d  = ar_beat_q;
+      ar_len_d   = ar_len_q;
+      desc_push  = 1'b0;
+      desc_new   = '0;
+      wdone      = 1'b0;
 
-    // issue the open burst
-    if (close) begin
-      desc_push      = 1'b1;
-      desc_new.tag   = wslot_q;
-      desc_new.first = first_q;
-      desc_new.last  = !walk_q && (pend_q == '0);
-      desc_new.pads  = ob_pads_q;
-      desc_new.data  = 1'b1;
-      desc_new.woff  = ob_woff_q;
-      desc_new.nb1   = ob_nb1_q;
-      desc_new.nl1   = ob_nl1_q;
-      ar_valid_d     = 1'b1;
-      ar_beat_d      = ob_beat_q;
-      ar_len_d       = ob_len_q;
-      ob_valid_d     = 1'b0;
-      first_d        = 1'b0;
-      wdone          = desc_new.last;
-    end else if (wact_q && !walk_q && !ob_valid_q && !abort_q && !desc_full) begin
-      // end of the instruction: trailing pads (or nothing: empty instruction)
-      desc_push      = 1'b1;
-      desc_new.tag   = wslot_q;
-      desc_new.first = first_q;
-      desc_new.last  = 1'b1;
-      desc_new.pads  = pend_q;
-      wdone          = 1'b1;
-    end
+      // issue the open burst
+      if (close) begin
+        desc_push      = 1'b1;
+        desc_new.tag   = wslot_q;
+        desc_new.first = first_q;
+        desc_new.last  = !walk_q && (pend_q == '0);
+        desc_new.pads  = ob_pads_q;
+        desc_new.data  = 1'b1;
+        desc_new.woff  = ob_woff_q;
+        desc_new.nb1   = ob_nb1_q;
+        desc_new.nl1   = ob_nl1_q;
+        ar_valid_d     = 1'b1;
+        ar_beat_d      = ob_beat_q;
+        ar_len_d       = ob_len_q;
+        ob_valid_d     = 1'b0;
+        first_d        = 1'b0;
+        wdone          = desc_new.last;
+      end else if (wact_q && !walk_q && !ob_valid_q && !abort_q && !desc_full) begin
+        // end of the instruction: trailing pads (or nothing: empty instruction)
+        desc_push      = 1'b1;
+        desc_new.tag   = wslot_q;
+        desc_new.first = first_q;
+        desc_new.last  = 1'b1;
+        desc_new.pads  = pend_q;
+        wdone          = 1'b1;
+      end
 
-    // the current data line: grow the open burst or open a new one
-    if (append) begin
-      ob_len_d  = 8'(len_sum);
-      ob_nl1_d  = ob_nl1_q + NlW'(1);
-      ob_next_d = line_next;
-    end else if (open) begin
-      ob_valid_d = 1'b1;
-      ob_co_d    = line_co;
-      ob_beat_d  = a1_q[31:OffW];
-      ob_len_d   = 8'(nb1_new);
-      ob_nl1_d   = '0;
-      ob_woff_d  = a1_q[OffW-1:2];
-      ob_nb1_d   = nb1_new;
-      ob_pads_d  = line_pads;
-      ob_next_d  = line_next;
-      ob_page_d  = a1_q[31:npu_pkg::DmaPageShift];
-    end
-    if (step_data) begin
-      pend_d = line_is_last_x ? PadW'(wi.pad_right) : '0;
-    end else if (step_pad_row) begin
-      pend_d = pend_q + PadW'(w_full);
-    end
+      // the current data line: grow the open burst or open a new one
+      if (append) begin
+        ob_len_d  = 8'(len_sum);
+        ob_nl1_d  = ob_nl1_q + NlW'(1);
+        ob_next_d = line_next;
+      end else if (open) begin
+        ob_valid_d = 1'b1;
+        ob_co_d    = line_co;
+        ob_beat_d  = a1_q[31:OffW];
+        ob_len_d   = 8'(nb1_new);
+        ob_nl1_d   = '0;
+        ob_woff_d  = a1_q[OffW-1:2];
+        ob_nb1_d   = nb1_new;
+        ob_pads_d  = line_pads;
+        ob_next_d  = line_next;
+        ob_page_d  = a1_q[31:npu_pkg::DmaPageShift];
+      end
+      if (step_data) begin
+        pend_d = line_is_last_x ? PadW'(wi.pad_right) : '0;
+      end else if (step_pad_row) begin
+        pend_d = pend_q + PadW'(w_full);
+      end
 
-    // advance (i3, y, x) and the DRAM addresses
-    if (step_data && !line_is_last_x) begin
-      i1_d = i1_q + 12'd1;
-      a1_d = a1_q + wi.stride1;
-    end else if (step_pad_row || step_data) begin
-      i1_d = '0;
-      if (plane_end) begin
-        y_d  = '0;
-        i3_d = i3_q + 8'd1;
-        a3_d = a3_q + wi.stride3;
-        a2_d = a3_d;
-        a1_d = a3_d;
-        if (insn_end) begin
-          walk_d = 1'b0;
-        end
-      end else begin
-        y_d = y_q + 13'd1;
-        if (row_is_data) begin
-          a2_d = a2_q + wi.stride2;
-          a1_d = a2_d;
+      // advance (i3, y, x) and the DRAM addresses
+      if (step_data && !line_is_last_x) begin
+        i1_d = i1_q + 12'd1;
+        a1_d = a1_q + wi.stride1;
+      end else if (step_pad_row || step_data) begin
+        i1_d = '0;
+        if (plane_end) begin
+          y_d  = '0;
+          i3_d = i3_q + 8'd1;
+          a3_d = a3_q + wi.stride3;
+          a2_d = a3_d;
+          a1_d = a3_d;
+          if (insn_end) begin
+            walk_d = 1'b0;
+          end
+        end else begin
+          y_d = y_q + 13'd1;
+          if (row_is_data) begin
+            a2_d = a2_q + wi.stride2;
+            a1_d = a2_d;
+          end
         end
       end
-    end
 
-    if (wdone) begin
-      wact_d  = 1'b0;
-      wslot_d = !wslot_q;
-    end
+      if (wdone) begin
+        wact_d  = 1'b0;
+        wslot_d = !wslot_q;
+      end
 
-    // next instruction (from its slot, or from insn_i in its accept cycle)
-    if (wstart) begin
-      wact_d  = 1'b1;
-      walk_d  = ws_walk;
-      first_d = 1'b1;
-      i3_d    = '0;
-      y_d     = '0;
-      i1_d    = '0;
-      a1_d    = ws_addr;
-      a2_d    = ws_addr;
-      a3_d    = ws_addr;
-      pend_d  = '0;
-    end
+      // next instruction (from its slot, or from insn_i in its accept cycle)
+      if (wstart) begin
+        wact_d  = 1'b1;
+        walk_d  = ws_walk;
+        first_d = 1'b1;
+        i3_d    = '0;
+        y_d     = '0;
+        i1_d    = '0;
+        a1_d    = ws_addr;
+        a2_d    = ws_addr;
+        a3_d    = ws_addr;
+        pend_d  = '0;
+      end
 
-    if (abort_q) begin
-      wact_d     = 1'b0;
-      walk_d     = 1'b0;
-      ob_valid_d = 1'b0;
+      if (abort_q) begin
+        wact_d     = 1'b0;
+        walk_d     = 1'b0;
+        ob_valid_d = 1'b0;
+      end
+    end else begin
+      wact_d     = wact_q;
+      wslot_d    = wslot_q;
+      walk_d     = walk_q;
+      first_d    = first_q;
+      i3_d       = i3_q;
+      y_d        = y_q;
+      i1_d       = i1_q;
+      a1_d       = a1_q;
+      a2_d       = a2_q;
+      a3_d       = a3_q;
+      pend_d     = pend_q;
+      ob_valid_d = ob_valid_q;
+      ob_co_d    = ob_co_q;
+      ob_beat_d  = ob_beat_q;
+      ob_len_d   = ob_len_q;
+      ob_nl1_d   = ob_nl1_q;
+      ob_woff_d  = ob_woff_q;
+      ob_nb1_d   = ob_nb1_q;
+      ob_pads_d  = ob_pads_q;
+      ob_next_d  = ob_next_q;
+      ob_page_d  = ob_page_q;
+      ar_valid_d = ar_valid_q;
+      ar_beat_d  = ar_beat_q;
+      ar_len_d   = ar_len_q;
+      desc_push  = 1'b0;
+      desc_new   = '0;
+      wdone      = 1'b0;
     end
   end
 
@@ -449,57 +528,68 @@ module npu_dma_load (
   endfunction
 
   always_comb begin
-    padc_d       = padc_q;
-    beat_d       = beat_q;
-    lc_d         = lc_q;
-    hstart_d     = hstart_q;
-    line_d       = line_q;
-    desc_pop     = 1'b0;
-    out_push     = 1'b0;
-    out_flag_new.wr   = 1'b1;
-    out_flag_new.acc  = is_acc_h;
-    out_flag_new.last = 1'b0;
-    out_flag_new.err  = rerr_q || (r_hs && r_err_i);
+    if (act) begin
+      padc_d       = padc_q;
+      beat_d       = beat_q;
+      lc_d         = lc_q;
+      hstart_d     = hstart_q;
+      line_d       = line_q;
+      desc_pop     = 1'b0;
+      out_push     = 1'b0;
+      out_flag_new.wr   = 1'b1;
+      out_flag_new.acc  = is_acc_h;
+      out_flag_new.last = 1'b0;
+      out_flag_new.err  = rerr_q || (r_hs && r_err_i);
 
-    if (pads_rem && !out_full) begin
-      // pad lines of the head descriptor, one per cycle
-      out_push = 1'b1;
-      padc_d   = padc_q + PadW'(1);
-      if (!head.data && (padc_d == head.pads)) begin
-        desc_pop          = 1'b1;               // pad-only descriptor done
-        out_flag_new.last = head.last;
+      if (pads_rem && !out_full) begin
+        // pad lines of the head descriptor, one per cycle
+        out_push = 1'b1;
+        padc_d   = padc_q + PadW'(1);
+        if (!head.data && (padc_d == head.pads)) begin
+          desc_pop          = 1'b1;               // pad-only descriptor done
+          out_flag_new.last = head.last;
+        end
+      end else if (has_head && !head.data && !pads_rem) begin
+        if (abort_q) begin
+          desc_pop = 1'b1;                        // pad-only, aborted
+        end else if (!out_full) begin
+          desc_pop          = 1'b1;               // no pads: marker only
+          out_push          = 1'b1;
+          out_flag_new.wr   = 1'b0;
+          out_flag_new.last = head.last;
+        end
       end
-    end else if (has_head && !head.data && !pads_rem) begin
-      if (abort_q) begin
-        desc_pop = 1'b1;                        // pad-only, aborted
-      end else if (!out_full) begin
-        desc_pop          = 1'b1;               // no pads: marker only
-        out_push          = 1'b1;
-        out_flag_new.wr   = 1'b0;
-        out_flag_new.last = head.last;
+      // beats of the head's burst (a line's last one only when !pads_rem)
+      if (r_hs) begin
+        if (!is_last_beat) begin
+          beat_d = beat_q + BIdxW'(1);
+        end else begin
+          beat_d            = '0;
+          lc_d              = lc_q + NlW'(1);
+          out_push          = !abort_q;
+          out_flag_new.last = head.last && is_last_line;
+          desc_pop          = is_last_line;
+        end
       end
-    end
-    // beats of the head's burst (a line's last one only when !pads_rem)
-    if (r_hs) begin
-      if (!is_last_beat) begin
-        beat_d = beat_q + BIdxW'(1);
-      end else begin
-        beat_d            = '0;
-        lc_d              = lc_q + NlW'(1);
-        out_push          = !abort_q;
-        out_flag_new.last = head.last && is_last_line;
-        desc_pop          = is_last_line;
+      if (out_push) begin
+        line_d   = out_addr_new + LineAW'(1);
+        hstart_d = 1'b1;
       end
-    end
-    if (out_push) begin
-      line_d   = out_addr_new + LineAW'(1);
-      hstart_d = 1'b1;
-    end
-    if (desc_pop) begin
-      padc_d   = '0;
-      beat_d   = '0;
-      lc_d     = '0;
-      hstart_d = 1'b0;
+      if (desc_pop) begin
+        padc_d   = '0;
+        beat_d   = '0;
+        lc_d     = '0;
+        hstart_d = 1'b0;
+      end
+    end else begin
+      padc_d       = padc_q;
+      beat_d       = beat_q;
+      lc_d         = lc_q;
+      hstart_d     = hstart_q;
+      line_d       = line_q;
+      desc_pop     = 1'b0;
+      out_push     = 1'b0;
+      out_flag_new = '0;
     end
   end
 
@@ -517,9 +607,15 @@ module npu_dma_load (
   assign done_evt    = out_pop && oh.last && !abort_q;
 
   always_comb begin
-    out_wp_d  = out_wp_q ^ out_push;
-    out_rp_d  = out_rp_q ^ out_pop;
-    out_cnt_d = out_cnt_q + 2'(out_push) - 2'(out_pop);
+    if (act) begin
+      out_wp_d  = out_wp_q ^ out_push;
+      out_rp_d  = out_rp_q ^ out_pop;
+      out_cnt_d = out_cnt_q + 2'(out_push) - 2'(out_pop);
+    end else begin
+      out_wp_d  = out_wp_q;
+      out_rp_d  = out_rp_q;
+      out_cnt_d = out_cnt_q;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -533,10 +629,17 @@ module npu_dma_load (
 
   // ------------------------------------------------------- descriptor FIFO
   always_comb begin
-    desc_wp_d  = desc_wp_q + DPtrW'(desc_push);
-    desc_rp_d  = desc_rp_q + DPtrW'(desc_pop);
-    desc_cnt_d = desc_cnt_q + (DPtrW + 1)'(desc_push) - (DPtrW + 1)'(desc_pop);
-    out_d      = out_q + OutCntW'(close) - OutCntW'(burst_end);
+    if (act) begin
+      desc_wp_d  = desc_wp_q + DPtrW'(desc_push);
+      desc_rp_d  = desc_rp_q + DPtrW'(desc_pop);
+      desc_cnt_d = desc_cnt_q + (DPtrW + 1)'(desc_push) - (DPtrW + 1)'(desc_pop);
+      out_d      = out_q + OutCntW'(close) - OutCntW'(burst_end);
+    end else begin
+      desc_wp_d  = desc_wp_q;
+      desc_rp_d  = desc_rp_q;
+      desc_cnt_d = desc_cnt_q;
+      out_d      = out_q;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -552,16 +655,24 @@ module npu_dma_load (
                    (out_d == '0);
 
   always_comb begin
-    done_d  = done_evt && !abort_i;
-    nheld_d = nheld_q + 2'(accept) - 2'(done_d);
-    npend_d = npend_q + 2'(accept) - 2'(wstart);
-    aslot_d = aslot_q ^ accept;
-    abort_d = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
-    if (drained) begin
-      abort_d = 1'b0;
-      nheld_d = '0;
-      npend_d = '0;
-      aslot_d = wslot_q;                        // the walker's next slot
+    if (act) begin
+      done_d  = done_evt && !abort_i;
+      nheld_d = nheld_q + 2'(accept) - 2'(done_d);
+      npend_d = npend_q + 2'(accept) - 2'(wstart);
+      aslot_d = aslot_q ^ accept;
+      abort_d = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
+      if (drained) begin
+        abort_d = 1'b0;
+        nheld_d = '0;
+        npend_d = '0;
+        aslot_d = wslot_q;                        // the walker's next slot
+      end
+    end else begin
+      done_d  = 1'b0;
+      nheld_d = nheld_q;
+      npend_d = npend_q;
+      aslot_d = aslot_q;
+      abort_d = abort_q;
     end
   end
 
@@ -590,7 +701,7 @@ module npu_dma_load (
       beat_q     <= '0;
       lc_q       <= '0;
       hstart_q   <= 1'b0;
-    end else begin
+    end else if (act) begin
       nheld_q    <= nheld_d;
       npend_q    <= npend_d;
       aslot_q    <= aslot_d;
@@ -621,26 +732,28 @@ module npu_dma_load (
   end
 
   always_ff @(posedge clk_i) begin
-    first_q   <= first_d;
-    i3_q      <= i3_d;
-    y_q       <= y_d;
-    i1_q      <= i1_d;
-    a1_q      <= a1_d;
-    a2_q      <= a2_d;
-    a3_q      <= a3_d;
-    pend_q    <= pend_d;
-    ob_co_q   <= ob_co_d;
-    ob_beat_q <= ob_beat_d;
-    ob_len_q  <= ob_len_d;
-    ob_nl1_q  <= ob_nl1_d;
-    ob_woff_q <= ob_woff_d;
-    ob_nb1_q  <= ob_nb1_d;
-    ob_pads_q <= ob_pads_d;
-    ob_next_q <= ob_next_d;
-    ob_page_q <= ob_page_d;
-    ar_beat_q <= ar_beat_d;
-    ar_len_q  <= ar_len_d;
-    line_q    <= line_d;
+    if (act) begin
+      first_q   <= first_d;
+      i3_q      <= i3_d;
+      y_q       <= y_d;
+      i1_q      <= i1_d;
+      a1_q      <= a1_d;
+      a2_q      <= a2_d;
+      a3_q      <= a3_d;
+      pend_q    <= pend_d;
+      ob_co_q   <= ob_co_d;
+      ob_beat_q <= ob_beat_d;
+      ob_len_q  <= ob_len_d;
+      ob_nl1_q  <= ob_nl1_d;
+      ob_woff_q <= ob_woff_d;
+      ob_nb1_q  <= ob_nb1_d;
+      ob_pads_q <= ob_pads_d;
+      ob_next_q <= ob_next_d;
+      ob_page_q <= ob_page_d;
+      ar_beat_q <= ar_beat_d;
+      ar_len_q  <= ar_len_d;
+      line_q    <= line_d;
+    end
   end
 
   // the beats of a line before its last one (the last one goes straight into

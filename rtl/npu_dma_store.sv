@@ -190,6 +190,16 @@ module npu_dma_store #(
   assign done_o       = done_q;
   assign derr_o       = derr_q;
 
+  // Quiescence: holding no instruction, offered none and past the cycle
+  // after the last done pulse (which clears done_q), the engine's walker,
+  // FIFOs and W/AW/B counters are empty (the last instruction's B
+  // responses are back) and every register's next value is its own. Its
+  // registers are then left alone and its next-state logic holds them
+  // without working anything out: an idle engine costs a simulator a few
+  // tests and copies a cycle (docs/PERFORMANCE.md, "Simulation speed").
+  logic act;
+  assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
+
   // ---------------------------------------------------------- front end
   fstate_e              fstate_q, fstate_d;
   logic                 fslot_q, fslot_d;      // slot of the front end's instruction
@@ -306,57 +316,72 @@ module npu_dma_store #(
                              : res_q ? racc_q : line_q[npu_pkg::AccAddrW-1:0];
 
   always_comb begin
-    walk_d   = walk_q;
-    i1_d     = i1_q;
-    i2_d     = i2_q;
-    i3_d     = i3_q;
-    a1_d     = a1_q;
-    a2_d     = a2_q;
-    a3_d     = a3_q;
-    line_d   = line_q;
-    rline_d  = rline_q;
-    rd_vld_d = fire;
-    meta_new = {a1_q[OffW-1:2], nb1_new, rw_q};
-    aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
+    if (act) begin
+      walk_d   = walk_q;
+      i1_d     = i1_q;
+      i2_d     = i2_q;
+      i3_d     = i3_q;
+      a1_d     = a1_q;
+      a2_d     = a2_q;
+      a3_d     = a3_q;
+      line_d   = line_q;
+      rline_d  = rline_q;
+      rd_vld_d = fire;
+      meta_new = {a1_q[OffW-1:2], nb1_new, rw_q};
+      aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
 
-    if (fire) begin
-      line_d  = line_q + LineAW'(1);
-      rline_d = rline_q + npu_pkg::SpAddrW'(rstep_q);
-      if (!last_i1) begin
-        i1_d = i1_q + 12'd1;
-        a1_d = a1_q + st_q.stride1;
-      end else begin
-        i1_d = '0;
-        if (!last_i2) begin
-          i2_d = i2_q + 12'd1;
-          a2_d = a2_q + st_q.stride2;
-          a1_d = a2_d;
+      if (fire) begin
+        line_d  = line_q + LineAW'(1);
+        rline_d = rline_q + npu_pkg::SpAddrW'(rstep_q);
+        if (!last_i1) begin
+          i1_d = i1_q + 12'd1;
+          a1_d = a1_q + st_q.stride1;
         end else begin
-          i2_d = '0;
-          i3_d = i3_q + 8'd1;
-          a3_d = a3_q + st_q.stride3;
-          a2_d = a3_d;
-          a1_d = a3_d;
-          if (last_i3) begin
-            walk_d = 1'b0;
+          i1_d = '0;
+          if (!last_i2) begin
+            i2_d = i2_q + 12'd1;
+            a2_d = a2_q + st_q.stride2;
+            a1_d = a2_d;
+          end else begin
+            i2_d = '0;
+            i3_d = i3_q + 8'd1;
+            a3_d = a3_q + st_q.stride3;
+            a2_d = a3_d;
+            a1_d = a3_d;
+            if (last_i3) begin
+              walk_d = 1'b0;
+            end
           end
         end
       end
-    end
-    if (abort_q) begin
-      walk_d = 1'b0;
-    end
-    // start of an instruction (the walker waits in FsParam for SOURCE 2)
-    if (fstart) begin
-      walk_d = fi_mark || ((fi.n1 != '0) && (fi.n2 != '0) && (fi.n3 != '0));
-      i1_d   = '0;
-      i2_d   = '0;
-      i3_d   = '0;
-      a1_d   = fi.dram_addr;
-      a2_d   = fi.dram_addr;
-      a3_d   = fi.dram_addr;
-      line_d = fi_mark ? '0 : fi.mem_addr;
-      rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
+      if (abort_q) begin
+        walk_d = 1'b0;
+      end
+      // start of an instruction (the walker waits in FsParam for SOURCE 2)
+      if (fstart) begin
+        walk_d = fi_mark || ((fi.n1 != '0) && (fi.n2 != '0) && (fi.n3 != '0));
+        i1_d   = '0;
+        i2_d   = '0;
+        i3_d   = '0;
+        a1_d   = fi.dram_addr;
+        a2_d   = fi.dram_addr;
+        a3_d   = fi.dram_addr;
+        line_d = fi_mark ? '0 : fi.mem_addr;
+        rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
+      end
+    end else begin
+      walk_d   = walk_q;
+      i1_d     = i1_q;
+      i2_d     = i2_q;
+      i3_d     = i3_q;
+      a1_d     = a1_q;
+      a2_d     = a2_q;
+      a3_d     = a3_q;
+      line_d   = line_q;
+      rline_d  = rline_q;
+      rd_vld_d = 1'b0;
+      meta_new = '0;
+      aw_new   = '0;
     end
   end
 
@@ -477,15 +502,20 @@ module npu_dma_store #(
   endfunction
 
   always_comb begin
-    w_act_d  = w_act_q;
-    w_left_d = w_left_q;
-    if (w_hs) begin
-      w_act_d  = !w_last_o;
-      w_left_d = w_left_q - BIdxW'(1);
-    end
-    if (load_row) begin
-      w_act_d  = 1'b1;
-      w_left_d = meta_head.nb1;
+    if (act) begin
+      w_act_d  = w_act_q;
+      w_left_d = w_left_q;
+      if (w_hs) begin
+        w_act_d  = !w_last_o;
+        w_left_d = w_left_q - BIdxW'(1);
+      end
+      if (load_row) begin
+        w_act_d  = 1'b1;
+        w_left_d = meta_head.nb1;
+      end
+    end else begin
+      w_act_d  = w_act_q;
+      w_left_d = w_left_q;
     end
   end
 
@@ -510,25 +540,41 @@ module npu_dma_store #(
   assign b_hs       = b_valid_i && b_ready_o;
 
   always_comb begin
-    aw_rp_d  = aw_rp_q + APtrW'(aw_hs);
-    aw_wp_d  = aw_wp_q + APtrW'(fire);
-    aw_cnt_d = aw_cnt_q + (APtrW + 1)'(fire) - (APtrW + 1)'(aw_hs);
-    if (abort_q) begin
-      // keep only a burst that is presented and not yet accepted
-      aw_cnt_d = (aw_valid_o && !aw_ready_i) ? (APtrW + 1)'(1) : '0;
-      aw_wp_d  = aw_rp_d + APtrW'(aw_cnt_d);
+    if (act) begin
+      aw_rp_d  = aw_rp_q + APtrW'(aw_hs);
+      aw_wp_d  = aw_wp_q + APtrW'(fire);
+      aw_cnt_d = aw_cnt_q + (APtrW + 1)'(fire) - (APtrW + 1)'(aw_hs);
+      if (abort_q) begin
+        // keep only a burst that is presented and not yet accepted
+        aw_cnt_d = (aw_valid_o && !aw_ready_i) ? (APtrW + 1)'(1) : '0;
+        aw_wp_d  = aw_rp_d + APtrW'(aw_cnt_d);
+      end
+      bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_hs);
+      ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
+    end else begin
+      aw_rp_d  = aw_rp_q;
+      aw_wp_d  = aw_wp_q;
+      aw_cnt_d = aw_cnt_q;
+      bout_d   = bout_q;
+      ahead_d  = ahead_q;
     end
-    bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_hs);
-    ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
   end
 
   // ---------------------------------------------------------------- FIFOs
   always_comb begin
-    row_wp_d   = row_wp_q + RPtrW'(row_push);
-    row_rp_d   = row_rp_q + RPtrW'(row_pop);
-    meta_wp_d  = meta_wp_q + RPtrW'(fire);
-    row_cnt_d  = row_cnt_q + (RPtrW + 1)'(row_push) - (RPtrW + 1)'(row_pop);
-    meta_cnt_d = meta_cnt_q + (RPtrW + 1)'(fire) - (RPtrW + 1)'(row_pop);
+    if (act) begin
+      row_wp_d   = row_wp_q + RPtrW'(row_push);
+      row_rp_d   = row_rp_q + RPtrW'(row_pop);
+      meta_wp_d  = meta_wp_q + RPtrW'(fire);
+      row_cnt_d  = row_cnt_q + (RPtrW + 1)'(row_push) - (RPtrW + 1)'(row_pop);
+      meta_cnt_d = meta_cnt_q + (RPtrW + 1)'(fire) - (RPtrW + 1)'(row_pop);
+    end else begin
+      row_wp_d   = row_wp_q;
+      row_rp_d   = row_rp_q;
+      meta_wp_d  = meta_wp_q;
+      row_cnt_d  = row_cnt_q;
+      meta_cnt_d = meta_cnt_q;
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -551,10 +597,14 @@ module npu_dma_store #(
   // a B response belongs to the oldest instruction unless it has none due
   assign b_other  = (bcnt_q[32'(hslot_q) * BCntW +: BCntW] == '0);
   always_comb begin
-    for (int unsigned s = 0; s < 2; s++) begin
-      bcnt_n[s*BCntW +: BCntW] = bcnt_q[s*BCntW +: BCntW]
-                                 + BCntW'(fire && (fslot_q == 1'(s)))
-                                 - BCntW'(b_hs && ((hslot_q == 1'(s)) != b_other));
+    if (act) begin
+      for (int unsigned s = 0; s < 2; s++) begin
+        bcnt_n[s*BCntW +: BCntW] = bcnt_q[s*BCntW +: BCntW]
+                                   + BCntW'(fire && (fslot_q == 1'(s)))
+                                   - BCntW'(b_hs && ((hslot_q == 1'(s)) != b_other));
+      end
+    end else begin
+      bcnt_n = bcnt_q;
     end
   end
   // after an abort: nothing left on the bus or in the engine
@@ -562,88 +612,108 @@ module npu_dma_store #(
                     (bout_d == '0) && (ahead_d == '0);
 
   always_comb begin
-    fstate_d = fstate_q;
-    fslot_d  = fslot_q;
-    src_d    = src_q;
-    res_d    = res_q;
-    rw_d     = rw_q;
-    n1_d     = n1_q;
-    n2_d     = n2_q;
-    n3_d     = n3_q;
-    recb_d   = recb_q;
-    fdone_d  = fdone_q;
-    bcnt_d   = bcnt_n;
-    done_d   = done_evt && !abort_i;
-    nheld_d  = nheld_q + 2'(accept) - 2'(done_d);
-    hslot_d  = hslot_q ^ done_d;
-    aslot_d  = aslot_q ^ accept;
-    npend_d  = 1'(2'(npend_q) + 2'(accept) - 2'(fstart));
-    abort_d  = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
+    if (act) begin
+      fstate_d = fstate_q;
+      fslot_d  = fslot_q;
+      src_d    = src_q;
+      res_d    = res_q;
+      rw_d     = rw_q;
+      n1_d     = n1_q;
+      n2_d     = n2_q;
+      n3_d     = n3_q;
+      recb_d   = recb_q;
+      fdone_d  = fdone_q;
+      bcnt_d   = bcnt_n;
+      done_d   = done_evt && !abort_i;
+      nheld_d  = nheld_q + 2'(accept) - 2'(done_d);
+      hslot_d  = hslot_q ^ done_d;
+      aslot_d  = aslot_q ^ accept;
+      npend_d  = 1'(2'(npend_q) + 2'(accept) - 2'(fstart));
+      abort_d  = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
 
-    // accept: held until the front end takes it (maybe in this same cycle)
-    if (row_push && (src_q == SrcMark)) begin
-      recb_d = 1'b0;                            // the MARK record is read
-    end
-    if (accept && is_mark) begin
-      recb_d = 1'b1;                            // rec_q is sampled (below)
-    end
+      // accept: held until the front end takes it (maybe in this same cycle)
+      if (row_push && (src_q == SrcMark)) begin
+        recb_d = 1'b0;                            // the MARK record is read
+      end
+      if (accept && is_mark) begin
+        recb_d = 1'b1;                            // rec_q is sampled (below)
+      end
 
-    // front end
-    unique case (fstate_q)
-      FsIdle: begin
-        if (fstart) begin                       // st_q <= fi (below)
-          if (fi_mark) begin
-            fstate_d = FsRun;
-            src_d    = SrcMark;
-            res_d    = 1'b0;
-            rw_d     = 8'(MarkBytes / 4);
-            n1_d     = 12'd1;
-            n2_d     = 12'd1;
-            n3_d     = 8'd1;
-          end else begin
-            fstate_d = fi.source[1] ? FsParam : FsRun;
-            src_d    = fi.source[1] ? SrcQnt : fi.source;
-            res_d    = (fi.source == 2'd3);
-            rw_d     = fi.row_words;
-            n1_d     = fi.n1;
-            n2_d     = fi.n2;
-            n3_d     = (fi.source == 2'd3) ? 8'd1 : fi.n3;   // SOURCE 3: N3 is the step
+      // front end
+      unique case (fstate_q)
+        FsIdle: begin
+          if (fstart) begin                       // st_q <= fi (below)
+            if (fi_mark) begin
+              fstate_d = FsRun;
+              src_d    = SrcMark;
+              res_d    = 1'b0;
+              rw_d     = 8'(MarkBytes / 4);
+              n1_d     = 12'd1;
+              n2_d     = 12'd1;
+              n3_d     = 8'd1;
+            end else begin
+              fstate_d = fi.source[1] ? FsParam : FsRun;
+              src_d    = fi.source[1] ? SrcQnt : fi.source;
+              res_d    = (fi.source == 2'd3);
+              rw_d     = fi.row_words;
+              n1_d     = fi.n1;
+              n2_d     = fi.n2;
+              n3_d     = (fi.source == 2'd3) ? 8'd1 : fi.n3;   // SOURCE 3: N3 is the step
+            end
           end
         end
-      end
-      FsParam: begin
-        if (abort_q || (prm_cnt_q == (res_q ? 2'd3 : 2'd2))) begin
-          fstate_d = FsRun;
+        FsParam: begin
+          if (abort_q || (prm_cnt_q == (res_q ? 2'd3 : 2'd2))) begin
+            fstate_d = FsRun;
+          end
         end
-      end
-      FsRun: begin
-        if (ffin) begin
-          fstate_d = FsIdle;
-          fslot_d  = !fslot_q;
+        FsRun: begin
+          if (ffin) begin
+            fstate_d = FsIdle;
+            fslot_d  = !fslot_q;
+          end
         end
+        default: fstate_d = FsIdle;
+      endcase
+
+      // per slot: front end done, rows waiting for B
+      if (ffin) begin
+        fdone_d[fslot_q] = 1'b1;
       end
-      default: fstate_d = FsIdle;
-    endcase
+      if (done_d) begin
+        fdone_d[hslot_q] = 1'b0;
+      end
 
-    // per slot: front end done, rows waiting for B
-    if (ffin) begin
-      fdone_d[fslot_q] = 1'b1;
-    end
-    if (done_d) begin
-      fdone_d[hslot_q] = 1'b0;
-    end
-
-    if (drained) begin
-      fstate_d = FsIdle;
-      fslot_d  = 1'b0;
-      hslot_d  = 1'b0;
-      aslot_d  = 1'b0;
-      nheld_d  = '0;
-      npend_d  = 1'b0;
-      recb_d   = 1'b0;
-      fdone_d  = '0;
-      abort_d  = 1'b0;
-      bcnt_d   = '0;
+      if (drained) begin
+        fstate_d = FsIdle;
+        fslot_d  = 1'b0;
+        hslot_d  = 1'b0;
+        aslot_d  = 1'b0;
+        nheld_d  = '0;
+        npend_d  = 1'b0;
+        recb_d   = 1'b0;
+        fdone_d  = '0;
+        abort_d  = 1'b0;
+        bcnt_d   = '0;
+      end
+    end else begin
+      fstate_d = fstate_q;
+      fslot_d  = fslot_q;
+      src_d    = src_q;
+      res_d    = res_q;
+      rw_d     = rw_q;
+      n1_d     = n1_q;
+      n2_d     = n2_q;
+      n3_d     = n3_q;
+      recb_d   = recb_q;
+      fdone_d  = fdone_q;
+      bcnt_d   = bcnt_q;
+      done_d   = 1'b0;
+      nheld_d  = nheld_q;
+      hslot_d  = hslot_q;
+      aslot_d  = aslot_q;
+      npend_d  = npend_q;
+      abort_d  = abort_q;
     end
   end
 
@@ -679,7 +749,7 @@ module npu_dma_store #(
       bout_q     <= '0;
       ahead_q    <= '0;
       w_act_q    <= 1'b0;
-    end else begin
+    end else if (act) begin
       nheld_q    <= nheld_d;
       hslot_q    <= hslot_d;
       aslot_q    <= aslot_d;
@@ -722,22 +792,24 @@ module npu_dma_store #(
   end
 
   always_ff @(posedge clk_i) begin
-    src_q     <= src_d;
-    res_q     <= res_d;
-    rline_q   <= rline_d;
-    rw_q      <= rw_d;
-    n1_q      <= n1_d;
-    n2_q      <= n2_d;
-    n3_q      <= n3_d;
-    prm_idx_q <= prm_idx_d;
-    i1_q      <= i1_d;
-    i2_q      <= i2_d;
-    i3_q      <= i3_d;
-    a1_q      <= a1_d;
-    a2_q      <= a2_d;
-    a3_q      <= a3_d;
-    line_q    <= line_d;
-    w_left_q  <= w_left_d;
+    if (act) begin
+      src_q     <= src_d;
+      res_q     <= res_d;
+      rline_q   <= rline_d;
+      rw_q      <= rw_d;
+      n1_q      <= n1_d;
+      n2_q      <= n2_d;
+      n3_q      <= n3_d;
+      prm_idx_q <= prm_idx_d;
+      i1_q      <= i1_d;
+      i2_q      <= i2_d;
+      i3_q      <= i3_d;
+      a1_q      <= a1_d;
+      a2_q      <= a2_d;
+      a3_q      <= a3_d;
+      line_q    <= line_d;
+      w_left_q  <= w_left_d;
+    end
   end
 
   // the instruction accepted (held until the front end takes it), the MARK

@@ -207,7 +207,7 @@ module npu_vector (
   // Sequencer
   // ---------------------------------------------------------------------------
   logic can_issue, rd_fire, rd_idle, out_room, group_tap_end, taps_end;
-  logic hand_stall, first_stall, tap_go, param_go, handover, last_ret;
+  logic tap_go, param_go, handover, last_ret;
   assign can_issue = !rd_req_q || rd_gnt_i;
   assign rd_fire   = rd_req_q && rd_gnt_i;
   assign rd_idle   = !rd_req_q && !ret_v_q;
@@ -219,100 +219,106 @@ module npu_vector (
   // seg positions of one output row (one position unless reuse), read as
   // its distinct columns j*SW + m*DW (j < seg, m < mc) in increasing order:
   // the next read is the least column of the taps with positions left
-  // (act), it feeds every such tap at that column (srv)
+  // (act), it feeds every such tap at that column (srv).
+  // This logic is used only in SWgt (mc) and STap (all of it; handover is
+  // 0 elsewhere by its definition), so it is worked out only in those two
+  // states and is constant in the others: an idle unit, or one reading
+  // parameters or finishing, costs a simulator one test here instead of
+  // the whole walker (docs/PERFORMANCE.md, "Simulation speed").
   logic [MCW-1:0] mc;
-  logic [8:0]     kw_left;
-  logic [TW-1:0]  seg, grp_left, t0;
-  logic [24:0]    row_left;
-  logic [IW-1:0]  span, col, col0_end;
-  logic [M-1:0]   act, srv;
+  logic [TW-1:0]  seg;
+  logic [IW-1:0]  span, col;
+  logic [M-1:0]   srv;
   logic           seg_end, srv_last;
-  assign kw_left  = {1'b0, kw_last_q} - {1'b0, kx_q} + 9'd1;
-  assign mc       = !reuse_q ? MCW'(1) : (kw_left > 9'(M)) ? MCW'(M) : MCW'(kw_left);
-  assign grp_left = gsize_q - t_q;
-  assign row_left = {1'b0, ow_last_q} - {1'b0, ox_q} + 25'd1;
-  assign seg      = !reuse_q ? TW'(1) : (row_left < 25'(grp_left)) ? TW'(row_left) : grp_left;
-  assign span     = (IW'(mc) - IW'(1)) * IW'(dwr_q);
-  always_comb begin
-    col      = '1;
-    seg_end  = 1'b1;
-    srv_last = 1'b0;
-    for (int m = 0; m < M; m++) begin
-      act[m] = MCW'(m) < mc && jm_q[m] < seg;
-      if (act[m] && cm_q[m] < col) col = cm_q[m];
-    end
-    for (int m = 0; m < M; m++) begin
-      srv[m] = act[m] && cm_q[m] == col;
-      // the segment ends when this read leaves no tap a position
-      if (act[m] && !(srv[m] && jm_q[m] + TW'(1) == seg)) seg_end = 1'b0;
-      if (MCW'(m) + MCW'(1) == mc) srv_last = srv[m];
-    end
-  end
-  // tap 0's column after the segment: seg*SW, the step to the next one
-  assign col0_end = srv[0] ? cm_q[0] + IW'(swr_q) : cm_q[0];
-  assign t0       = t_q + jm_q[0];
-  assign group_tap_end = seg_end && (t_q + seg == gsize_q);
-  assign taps_end      = 9'(kx_q) + 9'(mc) - 9'd1 == 9'(kw_last_q) && ky_q == kh_last_q;
-  // (b): the last pass starts when the previous group's finish is over (a
-  // segment's first read is tap 0's of its first position)
-  assign hand_stall  = taps_end && t_q == '0 && jm_q[0] == '0 && fin_on_q;
-  // (a): acc_q[t] is overwritten by the first pass (its tap 0) only after
-  // the finish took it
-  assign first_stall = tap_first_q && !taps_end && fin_on_q && srv[0]
-                       && t0 < fg_q && ft_q <= t0;
-  assign tap_go      = can_issue && !hand_stall && !first_stall;
-  assign param_go    = can_issue && !fin_on_q;
-  assign handover    = state_q == STap && tap_go && taps_end && t_q == '0 && jm_q[0] == '0;
-  assign last_ret    = ret_v_q && ret_tag_q == TgData && ret_last_q && state_q != SAbort;
-
-  // the position after the walker's
-  logic [23:0]   nx_ox;
-  logic [11:0]   nx_oy;
-  logic [AW-1:0] nx_row, nx_pos;
-  always_comb begin
-    if (ox_q == ow_last_q) begin
-      nx_ox  = '0;
-      nx_oy  = oy_q + 12'd1;
-      nx_row = row_q + sh_step_q;
-      nx_pos = row_q + sh_step_q;
-    end else begin
-      nx_ox  = ox_q + 24'd1;
-      nx_oy  = oy_q;
-      nx_row = row_q;
-      nx_pos = pos_q + sw_q;
-    end
-  end
-
   // the position after the walker's segment
   logic [23:0]   sx_ox;
   logic [11:0]   sx_oy;
   logic [AW-1:0] sx_row, sx_pos;
-  always_comb begin
-    if (!reuse_q || row_left == 25'(seg)) begin
-      sx_ox  = nx_ox;  // reuse: the segment ends its row, as the walker's position
-      sx_oy  = nx_oy;
-      sx_row = nx_row;
-      sx_pos = nx_pos;
-      if (reuse_q) begin
-        sx_ox  = '0;
-        sx_oy  = oy_q + 12'd1;
-        sx_row = row_q + sh_step_q;
-        sx_pos = row_q + sh_step_q;
-      end
-    end else begin
-      sx_ox  = ox_q + 24'(seg);
-      sx_oy  = oy_q;
-      sx_row = row_q;
-      sx_pos = pos_q + AW'(col0_end);
-    end
-  end
-
   // the data line of the walker's position (segment line) for the current tap
   logic [AW-1:0] data_addr;
   logic is_elt;
-  assign is_elt    = kind_q == KAdd || kind_q == KMul;
-  assign data_addr = (is_elt && !tap_first_q && bmode_q != 2'd0)
-                     ? cb_b_q : pos_q + tap_off_q + AW'(col);
+  always_comb begin
+    mc = '0; seg = '0; span = '0; col = '0; srv = '0; seg_end = 1'b0; srv_last = 1'b0;
+    sx_ox = '0; sx_oy = '0; sx_row = '0; sx_pos = '0; data_addr = '0; is_elt = 1'b0;
+    group_tap_end = 1'b0; taps_end = 1'b0; tap_go = 1'b0; handover = 1'b0;
+    if (state_q == STap || state_q == SWgt) begin : b_walk
+      logic [8:0]     kw_left;
+      logic [TW-1:0]  grp_left, t0;
+      logic [24:0]    row_left;
+      logic [IW-1:0]  col0_end;
+      logic [M-1:0]   act;
+      logic [23:0]    nx_ox;   // the position after the walker's
+      logic [11:0]    nx_oy;
+      logic [AW-1:0]  nx_row, nx_pos;
+      logic           hand_stall, first_stall;
+      kw_left  = {1'b0, kw_last_q} - {1'b0, kx_q} + 9'd1;
+      mc       = !reuse_q ? MCW'(1) : (kw_left > 9'(M)) ? MCW'(M) : MCW'(kw_left);
+      grp_left = gsize_q - t_q;
+      row_left = {1'b0, ow_last_q} - {1'b0, ox_q} + 25'd1;
+      seg      = !reuse_q ? TW'(1) : (row_left < 25'(grp_left)) ? TW'(row_left) : grp_left;
+      span     = (IW'(mc) - IW'(1)) * IW'(dwr_q);
+      col      = '1;
+      seg_end  = 1'b1;
+      for (int m = 0; m < M; m++) begin
+        act[m] = MCW'(m) < mc && jm_q[m] < seg;
+        if (act[m] && cm_q[m] < col) col = cm_q[m];
+      end
+      for (int m = 0; m < M; m++) begin
+        srv[m] = act[m] && cm_q[m] == col;
+        // the segment ends when this read leaves no tap a position
+        if (act[m] && !(srv[m] && jm_q[m] + TW'(1) == seg)) seg_end = 1'b0;
+        if (MCW'(m) + MCW'(1) == mc) srv_last = srv[m];
+      end
+      // tap 0's column after the segment: seg*SW, the step to the next one
+      col0_end      = srv[0] ? cm_q[0] + IW'(swr_q) : cm_q[0];
+      t0            = t_q + jm_q[0];
+      group_tap_end = seg_end && (t_q + seg == gsize_q);
+      taps_end      = 9'(kx_q) + 9'(mc) - 9'd1 == 9'(kw_last_q) && ky_q == kh_last_q;
+      // (b): the last pass starts when the previous group's finish is over (a
+      // segment's first read is tap 0's of its first position)
+      hand_stall  = taps_end && t_q == '0 && jm_q[0] == '0 && fin_on_q;
+      // (a): acc_q[t] is overwritten by the first pass (its tap 0) only after
+      // the finish took it
+      first_stall = tap_first_q && !taps_end && fin_on_q && srv[0]
+                    && t0 < fg_q && ft_q <= t0;
+      tap_go      = can_issue && !hand_stall && !first_stall;
+      handover    = state_q == STap && tap_go && taps_end && t_q == '0 && jm_q[0] == '0;
+
+      if (ox_q == ow_last_q) begin
+        nx_ox  = '0;
+        nx_oy  = oy_q + 12'd1;
+        nx_row = row_q + sh_step_q;
+        nx_pos = row_q + sh_step_q;
+      end else begin
+        nx_ox  = ox_q + 24'd1;
+        nx_oy  = oy_q;
+        nx_row = row_q;
+        nx_pos = pos_q + sw_q;
+      end
+      if (!reuse_q || row_left == 25'(seg)) begin
+        sx_ox  = nx_ox;  // reuse: the segment ends its row, as the walker's position
+        sx_oy  = nx_oy;
+        sx_row = nx_row;
+        sx_pos = nx_pos;
+        if (reuse_q) begin
+          sx_ox  = '0;
+          sx_oy  = oy_q + 12'd1;
+          sx_row = row_q + sh_step_q;
+          sx_pos = row_q + sh_step_q;
+        end
+      end else begin
+        sx_ox  = ox_q + 24'(seg);
+        sx_oy  = oy_q;
+        sx_row = row_q;
+        sx_pos = pos_q + AW'(col0_end);
+      end
+      is_elt    = kind_q == KAdd || kind_q == KMul;
+      data_addr = (is_elt && !tap_first_q && bmode_q != 2'd0)
+                  ? cb_b_q : pos_q + tap_off_q + AW'(col);
+    end
+  end
+  assign param_go = can_issue && !fin_on_q;
+  assign last_ret = ret_v_q && ret_tag_q == TgData && ret_last_q && state_q != SAbort;
 
   logic [PW-1:0] gsize_full;
   assign gsize_full = (gs_left_q > PW'(T)) ? PW'(T) : gs_left_q;

@@ -999,7 +999,9 @@ not its inputs changed, so logic outside the array costs time even when
 idle; \`perf record\` of an idle run shows where (the per-module split is
 readable with \`verilator -fno-inline\`). Datapaths therefore sit in clocked
 blocks under their valid bits where possible (the requantization lanes, the
-PE grid's per-PE registers), and clocked blocks avoid block-local
+PE grid's per-PE registers), an idle engine's next-state logic is worked
+out only while it is active (the DMA engines' quiescence, the vector
+unit's walker), and clocked blocks avoid block-local
 temporaries (Verilator keeps them in the model's memory: the PE's
 multiply-add is one expression).
 
