@@ -237,20 +237,24 @@ module npu_vector (
   // the data line of the walker's position (segment line) for the current tap
   logic [AW-1:0] data_addr;
   logic is_elt;
+  // the walker's temporaries (set in every path: a synthesizer reads a
+  // variable left alone on some path as a latch, Yosys refuses it)
+  logic [8:0]     kw_left;
+  logic [TW-1:0]  grp_left, t0;
+  logic [24:0]    row_left;
+  logic [IW-1:0]  col0_end;
+  logic [M-1:0]   act;
+  logic [23:0]    nx_ox;   // the position after the walker's
+  logic [11:0]    nx_oy;
+  logic [AW-1:0]  nx_row, nx_pos;
+  logic           hand_stall, first_stall;
   always_comb begin
     mc = '0; seg = '0; span = '0; col = '0; srv = '0; seg_end = 1'b0; srv_last = 1'b0;
     sx_ox = '0; sx_oy = '0; sx_row = '0; sx_pos = '0; data_addr = '0; is_elt = 1'b0;
     group_tap_end = 1'b0; taps_end = 1'b0; tap_go = 1'b0; handover = 1'b0;
+    kw_left = '0; grp_left = '0; t0 = '0; row_left = '0; col0_end = '0; act = '0;
+    nx_ox = '0; nx_oy = '0; nx_row = '0; nx_pos = '0; hand_stall = 1'b0; first_stall = 1'b0;
     if (state_q == STap || state_q == SWgt) begin : b_walk
-      logic [8:0]     kw_left;
-      logic [TW-1:0]  grp_left, t0;
-      logic [24:0]    row_left;
-      logic [IW-1:0]  col0_end;
-      logic [M-1:0]   act;
-      logic [23:0]    nx_ox;   // the position after the walker's
-      logic [11:0]    nx_oy;
-      logic [AW-1:0]  nx_row, nx_pos;
-      logic           hand_stall, first_stall;
       kw_left  = {1'b0, kw_last_q} - {1'b0, kx_q} + 9'd1;
       mc       = !reuse_q ? MCW'(1) : (kw_left > 9'(M)) ? MCW'(M) : MCW'(kw_left);
       grp_left = gsize_q - t_q;
