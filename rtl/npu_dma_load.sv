@@ -303,34 +303,36 @@ module npu_dma_load (
   end
 
   always_comb begin
+    // held while quiescent (act = 0), worked out below while active
+    wact_d     = wact_q;
+    wslot_d    = wslot_q;
+    walk_d     = walk_q;
+    first_d    = first_q;
+    i3_d       = i3_q;
+    y_d        = y_q;
+    i1_d       = i1_q;
+    a1_d       = a1_q;
+    a2_d       = a2_q;
+    a3_d       = a3_q;
+    pend_d     = pend_q;
+    ob_valid_d = ob_valid_q;
+    ob_co_d    = ob_co_q;
+    ob_beat_d  = ob_beat_q;
+    ob_len_d   = ob_len_q;
+    ob_nl1_d   = ob_nl1_q;
+    ob_woff_d  = ob_woff_q;
+    ob_nb1_d   = ob_nb1_q;
+    ob_pads_d  = ob_pads_q;
+    ob_next_d  = ob_next_q;
+    ob_page_d  = ob_page_q;
+    ar_valid_d = ar_valid_q;
+    ar_beat_d  = ar_beat_q;
+    ar_len_d   = ar_len_q;
+    desc_push  = 1'b0;
+    desc_new   = '0;
+    wdone      = 1'b0;
     if (act) begin
-      wact_d     = wact_q;
-      wslot_d    = wslot_q;
-      walk_d     = walk_q;
-      first_d    = first_q;
-      i3_d       = i3_q;
-      y_d        = y_q;
-      i1_d       = i1_q;
-      a1_d       = a1_q;
-      a2_d       = a2_q;
-      a3_d       = a3_q;
-      pend_d     = pend_q;
-      ob_valid_d = ob_valid_q;
-      ob_co_d    = ob_co_q;
-      ob_beat_d  = ob_beat_q;
-      ob_len_d   = ob_len_q;
-      ob_nl1_d   = ob_nl1_q;
-      ob_woff_d  = ob_woff_q;
-      ob_nb1_d   = ob_nb1_q;
-      ob_pads_d  = ob_pads_q;
-      ob_next_d  = ob_next_q;
-      ob_page_d  = ob_page_q;
       ar_valid_d = ar_valid_q && !ar_ready_i;
-      ar_beat_d  = ar_beat_q;
-      ar_len_d   = ar_len_q;
-      desc_push  = 1'b0;
-      desc_new   = '0;
-      wdone      = 1'b0;
 
       // issue the open burst
       if (close) begin
@@ -430,34 +432,6 @@ module npu_dma_load (
         walk_d     = 1'b0;
         ob_valid_d = 1'b0;
       end
-    end else begin
-      wact_d     = wact_q;
-      wslot_d    = wslot_q;
-      walk_d     = walk_q;
-      first_d    = first_q;
-      i3_d       = i3_q;
-      y_d        = y_q;
-      i1_d       = i1_q;
-      a1_d       = a1_q;
-      a2_d       = a2_q;
-      a3_d       = a3_q;
-      pend_d     = pend_q;
-      ob_valid_d = ob_valid_q;
-      ob_co_d    = ob_co_q;
-      ob_beat_d  = ob_beat_q;
-      ob_len_d   = ob_len_q;
-      ob_nl1_d   = ob_nl1_q;
-      ob_woff_d  = ob_woff_q;
-      ob_nb1_d   = ob_nb1_q;
-      ob_pads_d  = ob_pads_q;
-      ob_next_d  = ob_next_q;
-      ob_page_d  = ob_page_q;
-      ar_valid_d = ar_valid_q;
-      ar_beat_d  = ar_beat_q;
-      ar_len_d   = ar_len_q;
-      desc_push  = 1'b0;
-      desc_new   = '0;
-      wdone      = 1'b0;
     end
   end
 
@@ -528,14 +502,15 @@ module npu_dma_load (
   endfunction
 
   always_comb begin
+    // held while quiescent (act = 0), worked out below while active
+    padc_d       = padc_q;
+    beat_d       = beat_q;
+    lc_d         = lc_q;
+    hstart_d     = hstart_q;
+    line_d       = line_q;
+    desc_pop     = 1'b0;
+    out_push     = 1'b0;
     if (act) begin
-      padc_d       = padc_q;
-      beat_d       = beat_q;
-      lc_d         = lc_q;
-      hstart_d     = hstart_q;
-      line_d       = line_q;
-      desc_pop     = 1'b0;
-      out_push     = 1'b0;
       out_flag_new.wr   = 1'b1;
       out_flag_new.acc  = is_acc_h;
       out_flag_new.last = 1'b0;
@@ -582,13 +557,6 @@ module npu_dma_load (
         hstart_d = 1'b0;
       end
     end else begin
-      padc_d       = padc_q;
-      beat_d       = beat_q;
-      lc_d         = lc_q;
-      hstart_d     = hstart_q;
-      line_d       = line_q;
-      desc_pop     = 1'b0;
-      out_push     = 1'b0;
       out_flag_new = '0;
     end
   end

@@ -316,16 +316,17 @@ module npu_dma_store #(
                              : res_q ? racc_q : line_q[npu_pkg::AccAddrW-1:0];
 
   always_comb begin
+    // held while quiescent (act = 0), worked out below while active
+    walk_d   = walk_q;
+    i1_d     = i1_q;
+    i2_d     = i2_q;
+    i3_d     = i3_q;
+    a1_d     = a1_q;
+    a2_d     = a2_q;
+    a3_d     = a3_q;
+    line_d   = line_q;
+    rline_d  = rline_q;
     if (act) begin
-      walk_d   = walk_q;
-      i1_d     = i1_q;
-      i2_d     = i2_q;
-      i3_d     = i3_q;
-      a1_d     = a1_q;
-      a2_d     = a2_q;
-      a3_d     = a3_q;
-      line_d   = line_q;
-      rline_d  = rline_q;
       rd_vld_d = fire;
       meta_new = {a1_q[OffW-1:2], nb1_new, rw_q};
       aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
@@ -370,15 +371,6 @@ module npu_dma_store #(
         rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
       end
     end else begin
-      walk_d   = walk_q;
-      i1_d     = i1_q;
-      i2_d     = i2_q;
-      i3_d     = i3_q;
-      a1_d     = a1_q;
-      a2_d     = a2_q;
-      a3_d     = a3_q;
-      line_d   = line_q;
-      rline_d  = rline_q;
       rd_vld_d = 1'b0;
       meta_new = '0;
       aw_new   = '0;
@@ -612,17 +604,18 @@ module npu_dma_store #(
                     (bout_d == '0) && (ahead_d == '0);
 
   always_comb begin
+    // held while quiescent (act = 0), worked out below while active
+    fstate_d = fstate_q;
+    fslot_d  = fslot_q;
+    src_d    = src_q;
+    res_d    = res_q;
+    rw_d     = rw_q;
+    n1_d     = n1_q;
+    n2_d     = n2_q;
+    n3_d     = n3_q;
+    recb_d   = recb_q;
+    fdone_d  = fdone_q;
     if (act) begin
-      fstate_d = fstate_q;
-      fslot_d  = fslot_q;
-      src_d    = src_q;
-      res_d    = res_q;
-      rw_d     = rw_q;
-      n1_d     = n1_q;
-      n2_d     = n2_q;
-      n3_d     = n3_q;
-      recb_d   = recb_q;
-      fdone_d  = fdone_q;
       bcnt_d   = bcnt_n;
       done_d   = done_evt && !abort_i;
       nheld_d  = nheld_q + 2'(accept) - 2'(done_d);
@@ -697,16 +690,6 @@ module npu_dma_store #(
         bcnt_d   = '0;
       end
     end else begin
-      fstate_d = fstate_q;
-      fslot_d  = fslot_q;
-      src_d    = src_q;
-      res_d    = res_q;
-      rw_d     = rw_q;
-      n1_d     = n1_q;
-      n2_d     = n2_q;
-      n3_d     = n3_q;
-      recb_d   = recb_q;
-      fdone_d  = fdone_q;
       bcnt_d   = bcnt_q;
       done_d   = 1'b0;
       nheld_d  = nheld_q;
