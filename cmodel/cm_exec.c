@@ -28,8 +28,9 @@
 
 int cm_dp_pick(int force_generic, char *err, size_t errlen)
 {
-	static const char *const names[] = {"generic", "avx2", "avx512"};
-	static const char *const needs[] = {"", "AVX2", "AVX-512 F, BW, VL and VNNI"};
+	/* indexed by the paths (CM_SIMD_*) */
+	static const char *const names[CM_SIMD_AVX512 + 1] = {"generic", "avx2", "avx512"};
+	static const char *const needs[CM_SIMD_AVX512 + 1] = {"", "AVX2", "AVX-512 F, BW, VL and VNNI"};
 	const char *e = getenv("LOOM_CMODEL_SIMD");
 	int have = CM_SIMD_GENERIC; /* the best path this CPU has */
 #if CM_HAVE_AVX2
@@ -44,7 +45,7 @@ int cm_dp_pick(int force_generic, char *err, size_t errlen)
 		return CM_SIMD_GENERIC;
 	if (!e || !*e || !strcmp(e, "auto"))
 		return have;
-	for (int k = 0; k < 3; k++) {
+	for (int k = CM_SIMD_GENERIC; k <= CM_SIMD_AVX512; k++) {
 		if (strcmp(e, names[k]))
 			continue;
 		if (k <= have)
