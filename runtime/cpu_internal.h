@@ -233,11 +233,18 @@ static inline void loom_cpu_bcast_next(loom_cpu_bcast *b)
 
 /* C[M x N] += op(A) op(B), float32, row-major with leading dimensions; op(A)
  * is M x K (A is K x M when ta), op(B) K x N (B is N x K when tb). Cache
- * and register blocked, AVX2+FMA when the CPU has it, large products split
- * over threads (at most max_threads; 0: no limit but the online CPUs);
- * the result does not depend on the number of threads.
- * Defined in runtime/gemm.c. */
+ * and register blocked, large products split over threads (at most
+ * max_threads; 0: no limit but the online CPUs); the result does not
+ * depend on the number of threads. Micro-kernel paths: generic (mul then
+ * add), AVX2+FMA and AVX-512 (FMA): the last two give the same bits.
+ * loom_cpu_gemm_f takes the best this CPU has (loom_cpu_gemm_best);
+ * loom_cpu_gemm_f_on a given one (a path the CPU lacks falls back to the
+ * best). Defined in runtime/gemm.c. */
+enum { LOOM_GEMM_GENERIC_PATH, LOOM_GEMM_AVX2, LOOM_GEMM_AVX512 };
+int loom_cpu_gemm_best(void);
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads);
+void loom_cpu_gemm_f_on(int path, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+			int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads);
 
 #endif

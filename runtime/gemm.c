@@ -10,9 +10,13 @@
  * each M block within it, op(A) is packed into micro-panels of GEMM_MR rows.
  * A micro-kernel multiplies one A micro-panel by one B micro-panel into
  * GEMM_MR x GEMM_NR register accumulators, then adds them to C. The
- * transposes only change the packing. Two micro-kernels: a portable one
+ * transposes only change the packing. Three micro-kernels: a portable one
  * (GCC vector extensions, 128-bit vectors: SSE2 on x86-64, mul then add)
- * and, on x86 CPUs that have them (checked on each call), AVX2 with FMA.
+ * and, on x86 CPUs that have them (checked on each call), AVX2 with FMA
+ * (6 x 16) and AVX-512 (6 x 32: two B micro-panels at once, the last
+ * columns masked). The AVX2 and AVX-512 kernels give the same bits (the
+ * same FMAs per element in the same order), so a .loom calibrated on
+ * either is the same.
  *
  * Determinism: every element of C is C + (sum over k of one K block,
  * accumulated in k order from zero), K block after K block, whatever the
@@ -52,7 +56,7 @@ enum {
 #define GEMM_PAR_MIN ((int64_t)1 << 21)
 
 struct gemm_job {
-	int ta, tb, fma;
+	int ta, tb, path;
 	int64_t M, N, K, lda, ldb, ldc;
 	const float *A, *B;
 	float *C;
@@ -247,14 +251,52 @@ __attribute__((target("avx2,fma"))) static void kern_avx2(int64_t kc, const floa
 		tile_add(c, ldc, t, mr, nr);
 	}
 }
+
+/* AVX-512 micro-kernel: a 6 x 32 tile over two adjacent B micro-panels
+ * (b and b + kc * NR), twelve 16-float accumulators. Each element's sum is
+ * the AVX2 kernel's (FMAs in k order from zero, then added to C), so the
+ * two give the same bits; columns past nr (17..32) are masked off. */
+__attribute__((target("avx512f"))) static void kern_avx512(int64_t kc, const float *restrict a,
+							   const float *restrict b, float *restrict c,
+							   int64_t ldc, int mr, int nr)
+{
+	const float *b1 = b + kc * GEMM_NR;
+	__m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+	__m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+	__mmask16 m1 = (__mmask16)((1u << (nr - GEMM_NR)) - 1u);
+	for (int i = 0; i < mr; i++) {
+		_mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+		_mm_prefetch((const char *)(c + i * ldc + nr - 1), _MM_HINT_T0);
+	}
+	for (int64_t p = 0; p < kc; p++, a += GEMM_MR, b += GEMM_NR, b1 += GEMM_NR) {
+		__m512 b0v = _mm512_loadu_ps(b), b1v = _mm512_loadu_ps(b1), av;
+#define GEMM_ROW(i)                                     \
+	av = _mm512_set1_ps(a[i]);                      \
+	c##i##0 = _mm512_fmadd_ps(av, b0v, c##i##0);    \
+	c##i##1 = _mm512_fmadd_ps(av, b1v, c##i##1);
+		GEMM_ROW(0) GEMM_ROW(1) GEMM_ROW(2) GEMM_ROW(3) GEMM_ROW(4) GEMM_ROW(5)
+#undef GEMM_ROW
+	}
+#define GEMM_PUT(i)                                                                              \
+	if (i < mr) {                                                                            \
+		float *r = c + (i) * ldc;                                                        \
+		_mm512_storeu_ps(r, _mm512_add_ps(_mm512_loadu_ps(r), c##i##0));                 \
+		_mm512_mask_storeu_ps(r + GEMM_NR, m1,                                           \
+				      _mm512_add_ps(_mm512_maskz_loadu_ps(m1, r + GEMM_NR), c##i##1)); \
+	}
+	GEMM_PUT(0) GEMM_PUT(1) GEMM_PUT(2) GEMM_PUT(3) GEMM_PUT(4) GEMM_PUT(5)
+#undef GEMM_PUT
+}
 #endif
 
-static int have_fma(void)
+int loom_cpu_gemm_best(void)
 {
 #if defined(GEMM_X86) && !defined(LOOM_GEMM_GENERIC)
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+		return LOOM_GEMM_GENERIC_PATH;
+	return __builtin_cpu_supports("avx512f") ? LOOM_GEMM_AVX512 : LOOM_GEMM_AVX2;
 #else
-	return 0;
+	return LOOM_GEMM_GENERIC_PATH;
 #endif
 }
 
@@ -297,19 +339,26 @@ static void gemm_serial(const struct gemm_job *j)
 			for (int64_t ic = 0; ic < j->M; ic += GEMM_MC) {
 				int64_t mc = min64(GEMM_MC, j->M - ic);
 				pack_a(j, ic, mc, pc, kc, ap);
-				for (int64_t jr = 0; jr < nc; jr += GEMM_NR)
+				for (int64_t jr = 0, w; jr < nc; jr += w) {
+					/* two B micro-panels at a time on AVX-512 */
+					w = j->path == LOOM_GEMM_AVX512 && nc - jr > GEMM_NR ? 2 * GEMM_NR : GEMM_NR;
 					for (int64_t ir = 0; ir < mc; ir += GEMM_MR) {
 						int mr = (int)min64(GEMM_MR, mc - ir);
-						int nr = (int)min64(GEMM_NR, nc - jr);
+						int nr = (int)min64(w, nc - jr);
 						float *c = j->C + (ic + ir) * j->ldc + jc + jr;
 #ifdef GEMM_X86
-						if (j->fma) {
+						if (w > GEMM_NR) {
+							kern_avx512(kc, ap + ir * kc, bp + jr * kc, c, j->ldc, mr, nr);
+							continue;
+						}
+						if (j->path != LOOM_GEMM_GENERIC_PATH) {
 							kern_avx2(kc, ap + ir * kc, bp + jr * kc, c, j->ldc, mr, nr);
 							continue;
 						}
 #endif
 						kern_generic(kc, ap + ir * kc, bp + jr * kc, c, j->ldc, mr, nr);
 					}
+				}
 			}
 		}
 	}
@@ -341,6 +390,12 @@ static int gemm_threads(int64_t M, int64_t N, int64_t K, int max_threads)
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads)
 {
+	loom_cpu_gemm_f_on(loom_cpu_gemm_best(), ta, tb, M, N, K, A, lda, B, ldb, C, ldc, max_threads);
+}
+
+void loom_cpu_gemm_f_on(int path, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+			int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads)
+{
 	struct gemm_job job = {ta, tb, 0, M, N, K, lda, ldb, ldc, A, B, C};
 	struct gemm_job part[GEMM_MAXTHR];
 	pthread_t th[GEMM_MAXTHR];
@@ -349,7 +404,8 @@ void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const floa
 	int64_t units, per;
 	if (M <= 0 || N <= 0 || K <= 0)
 		return;
-	job.fma = have_fma();
+	/* a path this CPU lacks (or this build leaves out) falls back */
+	job.path = path < LOOM_GEMM_GENERIC_PATH || path > loom_cpu_gemm_best() ? loom_cpu_gemm_best() : path;
 	nt = gemm_threads(M, N, K, max_threads);
 	/* Split by columns when op(A) is the smaller operand: each thread then
 	 * packs all of op(A) and its own columns of op(B) (by rows, all of

@@ -9,6 +9,10 @@
  *     combination of transposes, leading dimensions wider than the
  *     matrices, C holding values first (C += op(A) op(B)), on 1 and 2
  *     threads: within float rounding of a double-precision triple loop;
+ *   - the AVX-512 micro-kernel (a 6 x 32 tile) gives the AVX2 one's bits
+ *     on the same shapes and on N that leave 1..31 columns of a 32-column
+ *     tile, on 1 and 2 threads, where the CPU has both (the generic build
+ *     compares the generic path with itself: it says so);
  *   - a narrow C (M 64, N 49 or 196: partial tiles) has the same bits as
  *     the same columns of a wider product (N 144 or 256: whole tiles), for
  *     every combination of transposes, on 1 and 2 threads: each element's
@@ -138,6 +142,46 @@ static void test_tiles(void)
 			}
 }
 
+/* C += op(A) op(B) on two micro-kernel paths from the same C: the same bits */
+static int same_paths(int p1, int p2, int ta, int tb, int64_t M, int64_t N, int64_t K, int threads)
+{
+	int64_t lda = (ta ? M : K) + 1, ldb = (tb ? K : N) + 3, ldc = N + 1;
+	float *A = rand_floats((ta ? K : M) * lda), *B = rand_floats((tb ? N : K) * ldb);
+	float *C1 = rand_floats(M * ldc), *C2 = malloc((size_t)(M * ldc) * sizeof *C2);
+	int ok = C2 != NULL;
+	if (ok) {
+		memcpy(C2, C1, (size_t)(M * ldc) * sizeof *C1);
+		loom_cpu_gemm_f_on(p1, ta, tb, M, N, K, A, lda, B, ldb, C1, ldc, threads);
+		loom_cpu_gemm_f_on(p2, ta, tb, M, N, K, A, lda, B, ldb, C2, ldc, threads);
+		ok = !memcmp(C1, C2, (size_t)(M * ldc) * sizeof *C1);
+	}
+	free(A);
+	free(B);
+	free(C1);
+	free(C2);
+	return ok;
+}
+
+static void test_paths(void)
+{
+	static const char *names[] = {"generic", "AVX2", "AVX-512"};
+	static const int64_t shapes[][3] = {
+		{1, 1, 1}, {6, 32, 256}, {7, 33, 257}, {13, 47, 300}, {64, 49, 576}, {121, 63, 513},
+		{256, 196, 64}, {5, 17, 9}, {12, 2049, 40}, {130, 31, 17},
+	};
+	int best = loom_cpu_gemm_best(), lo = best > LOOM_GEMM_AVX2 ? LOOM_GEMM_AVX2 : best;
+	printf("micro-kernel paths compared: %s against %s\n", names[best], names[lo]);
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+		for (int t = 0; t < 4; t++)
+			for (int th = 1; th <= 2; th++) {
+				int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+				CHECK(same_paths(best, lo, t & 1, t >> 1, M, N, K, th),
+				      "%lld x %lld x %lld, ta %d tb %d, %d thread%s: %s and %s give the same bits",
+				      (long long)M, (long long)N, (long long)K, t & 1, t >> 1, th, th > 1 ? "s" : "",
+				      names[best], names[lo]);
+			}
+}
+
 int main(void)
 {
 	check_init(0);
@@ -145,6 +189,7 @@ int main(void)
 	printf("the portable micro-kernel (LOOM_GEMM_GENERIC)\n");
 #endif
 	test_shapes();
+	test_paths();
 	test_tiles();
 	return check_report();
 }
