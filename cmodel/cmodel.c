@@ -77,6 +77,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { T_LC, T_CL, T_CS, T_SC, T_COUNT }; /* token counters */
 enum { E_LOAD = LOOM_Q_LOAD, E_COMPUTE = LOOM_Q_COMPUTE, E_STORE = LOOM_Q_STORE, E_COUNT };
@@ -1036,7 +1037,8 @@ static void cm_close(loom_hw *hw)
 			m->dp.avx512 ? "AVX-512" : m->dp.avx2 ? "AVX2" : "generic", (unsigned long long)m->td.n_replayed,
 			(unsigned long long)m->td.n_recorded, (unsigned long long)m->td.n_direct,
 			(unsigned long long)m->td.n_rebuilt);
-	free(m->dram);
+	if (m->dram)
+		munmap(m->dram, (size_t)m->dram_bytes);
 	free(m->sp);
 	free(m->acc);
 	cm_dp_free(&m->dp);
@@ -1155,7 +1157,13 @@ loom_hw *loom_cmodel_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char 
 		m->bus = 1;
 		m->td.memo = 0;
 	}
-	m->dram = calloc(1, (size_t)cfg->dram_bytes);
+	/* the device memory mapped, not calloc'd: zero pages until written,
+	 * whatever the process's malloc settings (loom compile keeps a large
+	 * heap, whose memory calloc would clear page by page) */
+	m->dram = mmap(NULL, (size_t)cfg->dram_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (m->dram == MAP_FAILED)
+		m->dram = NULL;
 	m->sp = calloc(cfg->sp_lines, cfg->sp_line_bytes);
 	m->acc = calloc(cfg->acc_lines, (size_t)4 * cfg->array_cols);
 	m->dp.wt = calloc((size_t)m->R * m->C, sizeof *m->dp.wt);

@@ -5,10 +5,13 @@
  * an output against a reference (max absolute error, cosine similarity,
  * top-1 agreement), reading a data set's tensors (ONNX test-data layout),
  * and the progress bar of the long-running commands. */
+#include <malloc.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -405,3 +408,39 @@ void tool_progress_clear(tool_progress *p)
 }
 
 void tool_progress_end(tool_progress *p) { tool_progress_clear(p); }
+
+/* The heap set up for loom compile: the large buffers of the compiler and
+ * the reference executor (weights, activations, im2col and packing
+ * buffers) come and go per layer and per calibration sample:
+ *  - they come from the heap and stay there when freed (glibc would map
+ *    and unmap each one, or trim the heap), so the next of the same size
+ *    faults no new pages in;
+ *  - HEAP_RESERVE bytes of heap are taken at once and transparent huge
+ *    pages asked for on them (madvise; most kernels give huge pages only
+ *    when asked), so a fresh buffer faults once per 2 MiB, not per 4 KiB
+ *    (ResNet-50's compile: 100 MB of weights unpacked in 0.065 s instead
+ *    of 0.31 s, 8 calibration samples in 0.63 s instead of 0.96 s);
+ *  - one arena, so the threads' buffers come from that heap too.
+ * Only a hint: where the heap cannot grow, malloc maps memory as usual.
+ * Not for the device backends: a large calloc (an RTL simulation's DRAM)
+ * from this heap would be cleared page by page instead of mapped. */
+void cli_tune_heap(void)
+{
+#if defined(M_MMAP_THRESHOLD) && defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
+	enum { HEAP_RESERVE = 768 << 20 };
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30); /* above the reserve: kept */
+	mallopt(M_ARENA_MAX, 1);
+	uintptr_t lo = (uintptr_t)sbrk(0);
+	mallopt(M_TOP_PAD, HEAP_RESERVE);
+	void *p = malloc(1 << 20); /* more than the heap holds: it grows */
+	mallopt(M_TOP_PAD, 128 << 10); /* glibc's default */
+	uintptr_t hi = (uintptr_t)sbrk(0);
+	lo = (lo + huge - 1) & ~(huge - 1);
+	hi &= ~(huge - 1);
+	if (p && hi > lo + huge)
+		(void)madvise((void *)(lo + huge), hi - lo - huge, MADV_HUGEPAGE);
+	free(p);
+#endif
+}

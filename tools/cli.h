@@ -13,6 +13,7 @@ int cmd_test_onnx(int argc, char **argv); /* loom test-onnx CASE_DIR... [--backe
 int cmd_run_onnx(int argc, char **argv);  /* loom run MODEL.onnx --backend ref (tools/cmd_test_onnx.c) */
 
 int cmd_compile(int argc, char **argv);   /* loom compile MODEL.onnx -o MODEL.loom [--hw CFG] ... */
+void cli_tune_heap(void);                 /* malloc kept and on huge pages (tools/cli.c; loom compile) */
 int cmd_objdump(int argc, char **argv);   /* loom objdump MODEL.loom */
 int cmd_ops(int argc, char **argv);       /* loom ops [--markdown | --check FILE | --write FILE] */
 int cmd_run_model(int argc, char **argv); /* loom run MODEL.loom --backend cmodel|rtl (tools/cmd_run_model.c) */

@@ -504,6 +504,7 @@ int cmd_compile(int argc, char **argv)
 	copts o;
 	if (parse(argc, argv, &o))
 		return 2;
+	cli_tune_heap();
 	char err[2048];
 	loom_hwcfg cfg;
 	if (tool_load_hw("compile", o.hw, &cfg))

@@ -1,12 +1,7 @@
 /* loom.c - the loom command-line tool: dispatches to one subcommand per
  * file (tools/cmd_*.c). */
-#include <malloc.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -35,43 +30,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 }
 
-/* The heap set up for the large buffers of the compiler and the
- * reference executor (weights, activations, im2col and packing buffers),
- * which come and go per layer and per calibration sample:
- *  - they come from the heap and stay there when freed (glibc would map
- *    and unmap each one, or trim the heap), so the next of the same size
- *    faults no new pages in;
- *  - HEAP_RESERVE bytes of heap are taken at once and transparent huge
- *    pages asked for on them (madvise; most kernels give huge pages only
- *    when asked), so a fresh buffer faults once per 2 MiB, not per 4 KiB
- *    (ResNet-50's compile: 100 MB of weights unpacked in 0.065 s instead
- *    of 0.31 s, 8 calibration samples in 0.63 s instead of 0.96 s);
- *  - one arena, so the threads' buffers come from that heap too.
- * Only a hint: where the heap cannot grow, malloc maps memory as usual. */
-static void tune_heap(void)
-{
-#if defined(M_MMAP_THRESHOLD) && defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
-	enum { HEAP_RESERVE = 768 << 20 };
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 1 << 30); /* above the reserve: kept */
-	mallopt(M_ARENA_MAX, 1);
-	uintptr_t lo = (uintptr_t)sbrk(0);
-	mallopt(M_TOP_PAD, HEAP_RESERVE);
-	void *p = malloc(1 << 20); /* more than the heap holds: it grows */
-	mallopt(M_TOP_PAD, 128 << 10); /* glibc's default */
-	uintptr_t hi = (uintptr_t)sbrk(0);
-	lo = (lo + huge - 1) & ~(huge - 1);
-	hi &= ~(huge - 1);
-	if (p && hi > lo + huge)
-		(void)madvise((void *)(lo + huge), hi - lo - huge, MADV_HUGEPAGE);
-	free(p);
-#endif
-}
-
 int main(int argc, char **argv)
 {
-	tune_heap();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
