@@ -61,10 +61,11 @@
  *   - a batch-1 GEMM's streamed weights: its two weight regions and two
  *     input buffers in banks of their own, timed faster than with both
  *     weight regions in one bank;
- *   - per-channel weight quantization (quant_channels, two at a time):
- *     channels of 1..9 weights, quotients of exactly k + 1/2, the max|w|
- *     of either sign and zeros, each int8 weight lround(w / (max|w| /
- *     127)) element by element;
+ *   - per-channel weight quantization (quant_channels, two at a time, or
+ *     eight on AVX-512): channels of 1..40 weights, quotients of exactly
+ *     k + 1/2, the max|w| of either sign and zeros, each int8 weight
+ *     lround(w / (max|w| / 127)) element by element; a NaN or -inf
+ *     anywhere in a channel refused;
  *   - the compiled models (all on the NPU, and with --keep-float) run on
  *     the C model through the runtime (runtime/exec.h: a libloom device
  *     booted with build/firmware/loom_fw.elf; skipped when the firmware is
@@ -1243,7 +1244,7 @@ static void test_weight_banks(void)
 
 static void test_quant_channels(void)
 {
-	enum { CO = 9, PER = 9 };
+	enum { CO = 9, PER = 40 }; /* rows past 8 and 16: the AVX-512 loops and their tails */
 	float w[CO * PER];
 	int8_t wq[CO * PER];
 	int32_t bq[CO], mult[CO], shift[CO];
@@ -1274,6 +1275,16 @@ static void test_quant_channels(void)
 	}
 	CHECK(!bad, "quant_channels: %d weights in channels of 1..%d as lround(w / (max|w| / 127)) one by one", cases,
 	      PER);
+	/* a non-finite weight anywhere in a long channel is refused */
+	for (int at = 0; at < 2 * PER; at += 7)
+		for (int kind = 0; kind < 2; kind++) {
+			for (int i = 0; i < 2 * PER; i++)
+				w[i % (CO * PER)] = 0.01f * (float)(i % 13);
+			w[at] = kind ? NAN : -INFINITY;
+			const char *r = quant_channels(0.5, 1.0, w, 2, PER, PER, 1, NULL, wq, bq, mult, shift, NULL);
+			CHECK(r && !strcmp(r, "non-finite weight"), "quant_channels: %s at element %d of 2 x %d: refused",
+			      kind ? "NaN" : "-inf", at, PER);
+		}
 }
 
 int main(void)
