@@ -377,6 +377,19 @@ GEMM_GENERIC_TEST := $(BUILD)/tests/test_gemm_generic
 $(GEMM_GENERIC_TEST): tests/unit/test_gemm.c runtime/gemm.c $(CHECK_O) $(BUILD)/libloomcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DLOOM_GEMM_GENERIC -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
+# test_calib and test_compile again with calibration's statistics and the
+# per-channel weight quantization on their portable code whatever the CPU
+# (calib.c, quantize.c compiled into the tests with LOOM_HOST_GENERIC)
+HOST_GENERIC_TESTS := $(BUILD)/tests/test_calib_generic $(BUILD)/tests/test_compile_generic
+$(BUILD)/tests/test_calib_generic: tests/unit/test_calib.c compiler/calib.c $(CHECK_O) \
+                                   $(BUILD)/obj/tests/unit/onnx_case.o $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DLOOM_HOST_GENERIC -o $@ $(filter %.c %.o,$^) $(filter %.a,$^) $(LDLIBS)
+$(BUILD)/tests/test_compile_generic: tests/unit/test_compile.c compiler/quantize.c $(CHECK_O) \
+                                     $(BUILD)/obj/tests/unit/onnx_case.o $(LIBLOOM) $(BUILD)/libloomcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DLOOM_HOST_GENERIC -o $@ $(filter %.c %.o,$^) -Wl,--start-group $(filter %.a,$^) \
+	  -Wl,--end-group $(DRIVER_LDLIBS) $(LDLIBS)
 # loom_model_dump is part of loom objdump (tools/objdump.c)
 $(BUILD)/tests/test_modelfile: $(BUILD)/obj/tools/objdump.o
 $(BUILD)/tests/san_test_modelfile: $(BUILD)/san/tools/objdump.o
@@ -459,7 +472,7 @@ $(CLUSTER_SETUP): scripts/setup.sh | $(SETUP)
 # (models first and tests-hw beside the C builds: the models' export is one
 # long Python process and the RTL builds one make each, so with -j they
 # overlap the rest instead of waiting for it)
-tests-built: models tests-hw cli firmware systemc $(SC_TEST) $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(GEMM_GENERIC_TEST) \
+tests-built: models tests-hw cli firmware systemc $(SC_TEST) $(RV32_ELFS) $(UNIT_BINS) $(TSIM_CACHE_TEST) $(GEMM_GENERIC_TEST) $(HOST_GENERIC_TESTS) \
              $(SAN_BINS) $(DIRECTED) $(HW_TEST) $(DRIVER_BINS) $(XCFG_DUMP) $(CLUSTER_SETUP)
 
 # the verilated models the tests use: every test configuration's RTL, the

@@ -189,7 +189,8 @@ static void lanes_minmax(const float *x, int64_t n, float *pmn, float *pmx, int6
 	*pmn = m0, *pmx = m1, *pnan = nan;
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(LOOM_HOST_GENERIC)
+#define CALIB_X86 1
 #include <immintrin.h>
 
 /* lanes_minmax on AVX-512, 16 lanes: the same min, max (vminps/vmaxps keep
@@ -235,7 +236,7 @@ static int finite_minmax(const float *x, int64_t n, float *pmn, float *pmx, uint
 {
 	float mn, mx;
 	int64_t nan;
-#if defined(__x86_64__)
+#ifdef CALIB_X86
 	if (__builtin_cpu_supports("avx512f"))
 		lanes_minmax_avx512(x, n, &mn, &mx, &nan);
 	else

@@ -107,7 +107,7 @@ static void quant_row(const float *w, int64_t n, double sw, int8_t *wq)
 		wq[k] = (int8_t)clampi(round_half_away(w[k] / sw), -127, 127);
 }
 
-#if defined(__x86_64__) && !defined(LOOM_QUANT_GENERIC)
+#if defined(__x86_64__) && !defined(LOOM_HOST_GENERIC)
 #include <immintrin.h>
 #define QUANT_X86 1
 
@@ -171,8 +171,6 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 {
 #ifdef QUANT_X86
 	int wide = el_stride == 1 && quant_avx512();
-#else
-	const int wide = 0;
 #endif
 	for (int64_t co = 0; co < cout; co++) {
 		double amax = 0;

@@ -70,8 +70,12 @@ suite unit-cpu-shape "$B/tests/test_cpu_shape"
 suite unit-passes "$B/tests/test_passes"
 suite unit-modelfile "$B/tests/test_modelfile"
 suite unit-calib "$B/tests/test_calib"
+# calibration's statistics and the weight quantization on their portable
+# code (LOOM_HOST_GENERIC): the same checks as on this CPU's vector units
+suite unit-calib-generic "$B/tests/test_calib_generic"
 # loom_compile as a library: placement, steps, fallbacks, errors, a run on the C model
 suite unit-compile "$B/tests/test_compile"
+suite unit-compile-generic "$B/tests/test_compile_generic"
 # an image stem's padded input written by the host's QUANT: no copy layer, the
 # same bytes as the copy, the new step fields in the .loom file
 suite unit-compile-stem "$B/tests/test_compile_stem"

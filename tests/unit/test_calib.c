@@ -658,6 +658,9 @@ static void test_lanes(void)
 int main(int argc, char **argv)
 {
 	check_init(CHECK_SKIPS);
+#ifdef LOOM_HOST_GENERIC
+	printf("the portable code of calib.c and quantize.c (LOOM_HOST_GENERIC)\n");
+#endif
 	char models[1024];
 	const char *b = getenv("BUILD");
 	if (argc > 1)

@@ -1290,6 +1290,9 @@ static void test_quant_channels(void)
 int main(void)
 {
 	check_init(CHECK_SKIPS);
+#ifdef LOOM_HOST_GENERIC
+	printf("the portable code of calib.c and quantize.c (LOOM_HOST_GENERIC)\n");
+#endif
 	test_placement();
 	test_deterministic();
 	test_no_reuse();
