@@ -107,6 +107,20 @@ static void quant_row(const float *w, int64_t n, double sw, int8_t *wq)
 		wq[k] = (int8_t)clampi(round_half_away(w[k] / sw), -127, 127);
 }
 
+/* max |w[k * el_stride]| for k in [0, n) into *amax; -1 if a value is not finite */
+static int chan_amax(const float *w, int64_t n, int64_t el_stride, double *amax)
+{
+	double m = 0;
+	for (int64_t k = 0; k < n; k++) {
+		double v = fabs(w[k * el_stride]);
+		if (!isfinite(v))
+			return -1;
+		m = v > m ? v : m;
+	}
+	*amax = m;
+	return 0;
+}
+
 #if defined(__x86_64__) && !defined(LOOM_HOST_GENERIC)
 #include <immintrin.h>
 #define QUANT_X86 1
@@ -132,9 +146,11 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static void quant_row_avx51
 	quant_row(w + k, n - k, sw, wq + k);
 }
 
-/* max |w[0..n)| into *amax, 16 at a time; -1 if a value is not finite */
-__attribute__((target("avx512f"))) static int chan_amax_avx512(const float *w, int64_t n, double *amax)
+/* chan_amax for el_stride 1, 16 at a time */
+__attribute__((target("avx512f"))) static int chan_amax_avx512(const float *w, int64_t n, int64_t el_stride,
+								 double *amax)
 {
+	(void)el_stride;
 	const __m512 big = _mm512_set1_ps(3.40282347e38f);
 	__m512 m = _mm512_setzero_ps();
 	int64_t k = 0;
@@ -169,33 +185,22 @@ const char *quant_channels(double s_in, double s_out, const float *w, int64_t co
 				  int64_t ch_stride, int64_t el_stride, const float *bias, int8_t *wq,
 				  int32_t *bq, int32_t *mult, int32_t *shift, double *sw_out)
 {
+	/* contiguous channels on AVX-512 where the CPU has it */
+	int (*amax_of)(const float *, int64_t, int64_t, double *) = chan_amax;
+	void (*row_of)(const float *, int64_t, double, int8_t *) = quant_row;
 #ifdef QUANT_X86
-	int wide = el_stride == 1 && quant_avx512();
+	if (el_stride == 1 && quant_avx512())
+		amax_of = chan_amax_avx512, row_of = quant_row_avx512;
 #endif
 	for (int64_t co = 0; co < cout; co++) {
-		double amax = 0;
-#ifdef QUANT_X86
-		if (wide) {
-			if (chan_amax_avx512(w + co * ch_stride, per, &amax))
-				return "non-finite weight";
-		} else
-#endif
-			for (int64_t k = 0; k < per; k++) {
-				double v = fabs(w[co * ch_stride + k * el_stride]);
-				if (!isfinite(v))
-					return "non-finite weight";
-				amax = v > amax ? v : amax;
-			}
+		double amax;
+		if (amax_of(w + co * ch_stride, per, el_stride, &amax))
+			return "non-finite weight";
 		double sw = amax > 0 ? amax / 127.0 : 1.0;
 		if (sw_out)
 			sw_out[co] = sw;
-#ifdef QUANT_X86
-		if (wide)
-			quant_row_avx512(w + co * ch_stride, per, sw, wq + co * ch_stride);
-		else
-#endif
 		if (el_stride == 1)
-			quant_row(w + co * ch_stride, per, sw, wq + co * ch_stride);
+			row_of(w + co * ch_stride, per, sw, wq + co * ch_stride);
 		else
 			for (int64_t k = 0; k < per; k++)
 				wq[co * ch_stride + k * el_stride] =

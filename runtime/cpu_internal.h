@@ -240,7 +240,7 @@ static inline void loom_cpu_bcast_next(loom_cpu_bcast *b)
  * loom_cpu_gemm_f takes the best this CPU has (loom_cpu_gemm_best);
  * loom_cpu_gemm_f_on a given one (a path the CPU lacks falls back to the
  * best). Defined in runtime/gemm.c. */
-enum { LOOM_GEMM_GENERIC_PATH, LOOM_GEMM_AVX2, LOOM_GEMM_AVX512 };
+enum { LOOM_GEMM_GENERIC, LOOM_GEMM_AVX2, LOOM_GEMM_AVX512 };
 int loom_cpu_gemm_best(void);
 void loom_cpu_gemm_f(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 		     const float *B, int64_t ldb, float *C, int64_t ldc, int max_threads);

@@ -291,12 +291,12 @@ __attribute__((target("avx512f"))) static void kern_avx512(int64_t kc, const flo
 
 int loom_cpu_gemm_best(void)
 {
-#if defined(GEMM_X86) && !defined(LOOM_GEMM_GENERIC)
+#if defined(GEMM_X86) && !defined(LOOM_HOST_GENERIC)
 	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-		return LOOM_GEMM_GENERIC_PATH;
+		return LOOM_GEMM_GENERIC;
 	return __builtin_cpu_supports("avx512f") ? LOOM_GEMM_AVX512 : LOOM_GEMM_AVX2;
 #else
-	return LOOM_GEMM_GENERIC_PATH;
+	return LOOM_GEMM_GENERIC;
 #endif
 }
 
@@ -351,7 +351,7 @@ static void gemm_serial(const struct gemm_job *j)
 							kern_avx512(kc, ap + ir * kc, bp + jr * kc, c, j->ldc, mr, nr);
 							continue;
 						}
-						if (j->path != LOOM_GEMM_GENERIC_PATH) {
+						if (j->path != LOOM_GEMM_GENERIC) {
 							kern_avx2(kc, ap + ir * kc, bp + jr * kc, c, j->ldc, mr, nr);
 							continue;
 						}
@@ -402,10 +402,11 @@ void loom_cpu_gemm_f_on(int path, int ta, int tb, int64_t M, int64_t N, int64_t 
 	int started[GEMM_MAXTHR] = {0};
 	int nt, by_cols;
 	int64_t units, per;
+	int best = loom_cpu_gemm_best();
 	if (M <= 0 || N <= 0 || K <= 0)
 		return;
 	/* a path this CPU lacks (or this build leaves out) falls back */
-	job.path = path < LOOM_GEMM_GENERIC_PATH || path > loom_cpu_gemm_best() ? loom_cpu_gemm_best() : path;
+	job.path = path < LOOM_GEMM_GENERIC || path > best ? best : path;
 	nt = gemm_threads(M, N, K, max_threads);
 	/* Split by columns when op(A) is the smaller operand: each thread then
 	 * packs all of op(A) and its own columns of op(B) (by rows, all of

@@ -2,7 +2,7 @@
  * (runtime/gemm.c, loom_cpu_gemm_f), built twice: test_gemm with the
  * micro-kernel the CPU selects (AVX2 + FMA where it has them), and
  * test_gemm_generic with gemm.c compiled into the test with
- * LOOM_GEMM_GENERIC (the portable kernel, whatever the CPU).
+ * LOOM_HOST_GENERIC (the portable kernel, whatever the CPU).
  *
  *   - odd shapes (1 x 1 x 1 up to K past one K block of 256, M past an M
  *     block, N that leaves a partial tile of 16 columns), every
@@ -185,8 +185,8 @@ static void test_paths(void)
 int main(void)
 {
 	check_init(0);
-#ifdef LOOM_GEMM_GENERIC
-	printf("the portable micro-kernel (LOOM_GEMM_GENERIC)\n");
+#ifdef LOOM_HOST_GENERIC
+	printf("the portable micro-kernel (LOOM_HOST_GENERIC)\n");
 #endif
 	test_shapes();
 	test_paths();
