@@ -295,7 +295,7 @@ $(SCRTL_SO): $(SCRTL_DIR)/npu_ca.o $(SCRTL_DIR)/vp_rtl.o $(SCRTL_LIBS) $(SC_LIB)
 BLOCK_requant_TOP := npu_requant
 BLOCK_requant_SV  := rtl/npu_requant.sv
 BLOCK_dma_TOP     := dma_tb_top
-BLOCK_dma_SV      := rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
+BLOCK_dma_SV      := rtl/npu_icg.sv rtl/npu_requant.sv rtl/npu_dma_load.sv rtl/npu_dma_store.sv verilator_tb/blocks/dma_tb_top.sv
 BLOCK_dma_CPP     := verilator_tb/blocks/dma_tb_ref.cpp verilator_tb/blocks/dma_tb_bench.cpp
 BLOCK_compute_TOP := compute_tb_top
 BLOCK_compute_SV  := rtl/npu_pe.sv rtl/npu_array.sv rtl/npu_compute.sv verilator_tb/blocks/compute_tb_top.sv

@@ -1,3 +1,4 @@
+rtl/npu_icg.sv
 rtl/npu_fifo.sv
 rtl/npu_decode.sv
 rtl/npu_sram.sv

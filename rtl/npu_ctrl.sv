@@ -108,10 +108,11 @@ module npu_ctrl (
   logic [255:0]  q_insn [3];
   logic [31:0]   q_pc [3];
   logic          clear;
+  logic          fclk;       // the FIFOs' gated clock (below)
   assign clear = start_i && !abort_i && !busy_o;
   for (genvar q = 0; q < 3; q++) begin : g_q
     npu_fifo #(.Width(256), .Depth(npu_pkg::QueueDepth)) u_fifo (
-      .clk_i   (clk_i),
+      .clk_i   (fclk),
       .rst_ni  (rst_ni),
       .clear_i (clear || state_q == FsDrain),
       .push_i  (q_push[q]),
@@ -122,7 +123,7 @@ module npu_ctrl (
       .full_o  (q_full[q])
     );
     npu_fifo #(.Width(32), .Depth(npu_pkg::QueueDepth)) u_pc (
-      .clk_i   (clk_i),
+      .clk_i   (fclk),
       .rst_ni  (rst_ni),
       .clear_i (clear || state_q == FsDrain),
       .push_i  (q_push[q]),
@@ -172,7 +173,7 @@ module npu_ctrl (
   assign inf_in[2] = mark_issue ? {2'b00, pc_q} : {st_head[11], st_head[10], q_pc[2]};
   for (genvar e = 0; e < 3; e++) begin : g_inflight
     npu_fifo #(.Width(34), .Depth(2)) u_inflight (
-      .clk_i   (clk_i),
+      .clk_i   (fclk),
       .rst_ni  (rst_ni),
       .clear_i (clear || drain_done),
       .push_i  (eng_issue[e]),
@@ -184,6 +185,17 @@ module npu_ctrl (
     );
   end
   assign pend_q = ~inf_empty;
+
+  // The queues' and in-flight FIFOs' clock is gated in the cycles where none
+  // of them is pushed, popped or can be cleared (a clear needs FsIdle, START
+  // comes from MMIO, or FsDrain): while the engines work through a layer the
+  // FIFOs, and the instruction heads they present, cost a simulator nothing
+  npu_icg u_fcg (
+    .clk_i  (clk_i),
+    .en_i   (state_q == FsIdle || state_q == FsDrain || q_push != '0 || q_pop != '0
+             || eng_issue != '0 || eng_done != '0),
+    .gclk_o (fclk)
+  );
   logic        ld_push_q, st_push_q;             // LOAD push_next, STORE push_prev
   logic [1:0]  cp_push_q;                        // MATMUL {push_next, push_prev}
   logic [31:0] ld_pc_q, cp_pc_q, st_pc_q;

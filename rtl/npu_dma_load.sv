@@ -161,8 +161,15 @@ module npu_dma_load (
   // "Simulation speed").
   logic act;
   assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
+  // the engine's clock is gated while quiescent (every flop holds then)
+  logic gclk;
+  npu_icg u_cg (
+    .clk_i  (clk_i),
+    .en_i   (act),
+    .gclk_o (gclk)
+  );
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (accept && !aslot_q) begin
       slot0_q <= li;
     end
@@ -586,7 +593,7 @@ module npu_dma_load (
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (out_push) begin
       out_data_q[out_wp_q] <= out_line(pads_rem, is_acc_h, hi_pad_value, span_q, beat_q,
                                        r_data_i, head.woff, hi_row_words);
@@ -610,7 +617,7 @@ module npu_dma_load (
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (desc_push) begin
       desc_mem_q[desc_wp_q] <= desc_new;
     end
@@ -644,7 +651,7 @@ module npu_dma_load (
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge gclk or negedge rst_ni) begin
     if (!rst_ni) begin
       nheld_q    <= '0;
       npend_q    <= '0;
@@ -699,7 +706,7 @@ module npu_dma_load (
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (act) begin
       first_q   <= first_d;
       i3_q      <= i3_d;
@@ -726,7 +733,7 @@ module npu_dma_load (
 
   // the beats of a line before its last one (the last one goes straight into
   // the output FIFO with out_line)
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (r_hs && !is_last_beat) begin
       span_q[32'(beat_q) * BeatW +: BeatW] <= r_data_i;
     end

@@ -199,6 +199,13 @@ module npu_dma_store #(
   // tests and copies a cycle (docs/PERFORMANCE.md, "Simulation speed").
   logic act;
   assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
+  // the engine's clock is gated while quiescent (every flop holds then)
+  logic gclk;
+  npu_icg u_cg (
+    .clk_i  (clk_i),
+    .en_i   (act),
+    .gclk_o (gclk)
+  );
 
   // ---------------------------------------------------------- front end
   fstate_e              fstate_q, fstate_d;
@@ -233,7 +240,7 @@ module npu_dma_store #(
   assign prm_idx_d = prm_cnt_q;
   assign prm_cnt_d = (fstate_q == FsParam) ? prm_cnt_q + 2'd1 : 2'd0;
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (prm_rd_q && (prm_idx_q == 2'd0)) begin
       bias_q <= acc_rdata_i;
     end
@@ -254,7 +261,7 @@ module npu_dma_store #(
   end
 
   for (genvar c = 0; c < C; c++) begin : g_shift
-    always_ff @(posedge clk_i) begin
+    always_ff @(posedge gclk) begin
       if (prm_rd_q && (prm_idx_q == 2'd2)) begin
         shift_q[5*c +: 5] <= acc_rdata_i[32*c +: 5];
       end
@@ -386,7 +393,7 @@ module npu_dma_store #(
 
   // SOURCE 3: ACC line read with the SP data's return (rd_vld_q), into the
   // lanes a cycle later (rd2_q); the residual keeps pace with the lanes
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (fire) racc_q <= line_q[npu_pkg::AccAddrW-1:0];
     if (sp_rvalid_i && res_q) r0_q <= sp_rdata_i[8*ResL-1:0];
     if (rd2_q) r1_q <= r0_q;
@@ -396,7 +403,7 @@ module npu_dma_store #(
   // the C requant lanes (SOURCE 2, and SOURCE 3's first step): one
   // npu_requant of C lanes
   npu_requant #(.Lanes(C), .ShiftW(5)) u_requant (
-    .clk_i   (clk_i),
+    .clk_i   (gclk),
     .rst_ni  (rst_ni),
     .valid_i ((rd_vld_q && (src_q == SrcQnt) && !res_q) || rd2_q),
     .acc_i   (acc_rdata_i),
@@ -426,7 +433,7 @@ module npu_dma_store #(
       assign x = '0;                        // no residual byte: never stored (n0 <= R)
     end
     npu_requant #(.ShiftW(5)) u_add (
-      .clk_i   (clk_i),
+      .clk_i   (gclk),
       .rst_ni  (rst_ni),
       .valid_i (rq_valid && res_q),
       .acc_i   (x),
@@ -512,7 +519,7 @@ module npu_dma_store #(
   end
 
   // W data and strobes: the head row at its offset, shifted out beat by beat
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (load_row) begin
       span_q <= SpanW'(row_mem_q[row_rp_q]) << {meta_head.woff, 5'b00000};
       strb_q <= row_strb(meta_head.rw, meta_head.woff);
@@ -569,7 +576,7 @@ module npu_dma_store #(
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (row_push) begin
       row_mem_q[row_wp_q] <= row_data(src_q, sp_rdata_i, acc_rdata_i, res_q ? rq2_q : rq_q, rec_q);
     end
@@ -700,7 +707,7 @@ module npu_dma_store #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge gclk or negedge rst_ni) begin
     if (!rst_ni) begin
       nheld_q    <= '0;
       hslot_q    <= 1'b0;
@@ -774,7 +781,7 @@ module npu_dma_store #(
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (act) begin
       src_q     <= src_d;
       res_q     <= res_d;
@@ -797,7 +804,7 @@ module npu_dma_store #(
 
   // the instruction accepted (held until the front end takes it), the MARK
   // record sampled in a MARK's accept cycle, the front end's instruction
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (accept) begin
       pinsn_q <= insn_i;
       pmark_q <= is_mark;

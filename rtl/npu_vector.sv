@@ -204,6 +204,18 @@ module npu_vector (
   logic [OW:0]       ob_cnt_q;
 
   // ---------------------------------------------------------------------------
+  // Clock gate: idle (SIdle) every flop holds (no read in flight, the finish
+  // and the output buffer drained: SEnd and SAbort leave only so), and only
+  // an instruction can start the unit; an abort while idle does nothing
+  // ---------------------------------------------------------------------------
+  logic gclk;
+  npu_icg u_cg (
+    .clk_i  (clk_i),
+    .en_i   (insn_valid_i || state_q != SIdle),
+    .gclk_o (gclk)
+  );
+
+  // ---------------------------------------------------------------------------
   // Sequencer
   // ---------------------------------------------------------------------------
   logic can_issue, rd_fire, rd_idle, out_room, group_tap_end, taps_end;
@@ -327,7 +339,7 @@ module npu_vector (
   logic [PW-1:0] gsize_full;
   assign gsize_full = (gs_left_q > PW'(T)) ? PW'(T) : gs_left_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge gclk or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= SIdle;
       rd_req_q <= 1'b0;
@@ -380,7 +392,7 @@ module npu_vector (
   // datapath registers of the sequencer (no reset: loaded before use). The
   // instruction is normalised here, inside the clocked block, so that its
   // multipliers cost a simulator nothing while the unit is idle.
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     kind_e         n_kind;
     logic [AW-1:0] n_src, n_dst, n_wgt, n_par, n_b, n_dw, n_dh_step, n_sh_step, n_sw;
     logic [AW-1:0] n_in_w;  // only in address arithmetic (modulo 2^AW)
@@ -632,7 +644,7 @@ module npu_vector (
                         && !fin_on_q;
 
   // the read of the previous cycle's grant comes back now
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (rd_fire) begin
       ret_tag_q   <= rd_tag_q;
       ret_srv_q   <= rd_srv_q;
@@ -679,7 +691,7 @@ module npu_vector (
     dw_lane = o + {{15{pr[16]}}, pr};
   endfunction
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     logic [32*R-1:0] ov, nv;
     if (ret_v_q && state_q != SAbort) begin
       unique case (ret_tag_q)
@@ -717,7 +729,7 @@ module npu_vector (
   logic [32*R-1:0] f_acc_q, f_bias_q, f_mult_q;
   logic [8*R-1:0]  f_shift_q;
   logic [7:0]      f_zp_q, f_lo_q, f_hi_q;
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (fin_fire) begin
       f_acc_q <= acc_q[ft_q[TIW-1:0]];
       for (int r = 0; r < R; r++) begin
@@ -743,7 +755,7 @@ module npu_vector (
   end
 
   npu_requant #(.Lanes(R), .ShiftW(8)) u_rq (
-    .clk_i   (clk_i),
+    .clk_i   (gclk),
     .rst_ni  (rst_ni),
     .valid_i (p0_q),
     .acc_i   (f_acc_q),
@@ -761,7 +773,7 @@ module npu_vector (
   assign ob_push = p2_q && state_q != SAbort;
   assign ob_pop  = wr_req_o && wr_gnt_i;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge gclk or negedge rst_ni) begin
     if (!rst_ni) begin
       p0_q     <= 1'b0;
       p1_q     <= 1'b0;
@@ -784,7 +796,7 @@ module npu_vector (
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge gclk) begin
     if (fin_fire) fa0_q <= fdst_q + AW'(ft_q);
     if (p0_q)     fa1_q <= fa0_q;
     if (p1_q)     fa2_q <= fa1_q;

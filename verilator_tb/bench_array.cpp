@@ -2,9 +2,11 @@
 // MAC array (npu_array, only the PE grid) verilated with the same flags as
 // the whole NPU, streaming one activation line per cycle with a weight
 // column loaded every cycle, as in steady-state compute. Prints cycles per
-// second and simulated MACs per second. One evaluation per cycle, as in
-// sim.cpp (the rtl backend's harness): the inputs and the rising clock edge
-// together, then Verilator's previous clock value set low.
+// second and simulated MACs per second. One evaluation per cycle: the
+// inputs and the rising clock edge together, then Verilator's previous
+// clock value set low (the array has no clock gate, nothing of it acts on
+// the falling edge). sim.cpp, the whole NPU's harness, evaluates both edges
+// for its engines' clock gates and pays for it in the comparison.
 // Usage: bench_array [cycles]
 #include <chrono>
 #include <cstdint>

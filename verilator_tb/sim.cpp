@@ -4,8 +4,7 @@
 //
 // A Sim owns one verilated tb_top (NPU + simulated DRAM) in its own
 // VerilatedContext, so several can live in one process. It does reset,
-// clocking (inputs change on the falling edge; one evaluation per cycle
-// without waveforms), the MMIO bridge, the cycle
+// clocking (inputs change between cycles; both edges evaluated), the MMIO bridge, the cycle
 // bound of run(), and FST waveforms on demand for a window of cycles. The
 // DRAM bytes live here and are read/written by tb_dram.sv through DPI-C,
 // which answers the beats that touch the bus-error range of the options
@@ -33,25 +32,10 @@ extern "C" {
 
 namespace {
 
-// The falling clock edge changes no state: every process of the design runs
-// on the rising edge (or an asynchronous reset, which the rising edge's
-// evaluation already settles), and inputs change only between cycles. So
-// without waveforms the harness evaluates once per cycle and tells the model
-// it saw the clock low by setting Verilator's copy of the previous clock
-// value (Verilator 5's __Vtrigrprev__TOP__clk_i). Where a Verilator version
-// names it differently, the overload below that needs the member drops out
-// and every cycle takes the two evaluations.
-template <typename Root>
-auto clock_seen_low(Root *r, int) -> decltype(r->__Vtrigrprev__TOP__clk_i = 0, true)
-{
-	r->__Vtrigrprev__TOP__clk_i = 0;
-	return true;
-}
-template <typename Root>
-bool clock_seen_low(Root *, long)
-{
-	return false;
-}
+// Both clock edges are evaluated: the rising edge runs every process of the
+// design, the falling one opens the engines' clock gates (npu_icg: a latch,
+// transparent while the clock is low, takes each engine's enable for the
+// next rising edge). Inputs change between cycles, before the rising edge.
 
 constexpr unsigned kBeat = LOOM_CFG_DRAM_BEAT_BYTES;
 
@@ -81,9 +65,7 @@ struct Sim {
 	void tick()
 	{
 		eval_half(1);
-		top->clk_i = 0;
-		if (waves || !clock_seen_low(top->rootp, 0))
-			eval_half(0);
+		eval_half(0);
 		cycles++;
 	}
 };

@@ -1,0 +1,27 @@
+// npu_icg.sv - a clock gate, as an integrated clock-gating cell: gclk_o
+// follows clk_i in the cycles whose enable was 1 while the clock was low. A
+// latch, transparent while clk_i is low, holds en_i through the high phase,
+// so gclk_o cannot glitch when en_i changes after the rising edge.
+//
+// An engine gates its own clock with it in the cycles where none of its
+// flops would change (idle, nothing arriving): in silicon the gated flops
+// draw no clock power; in a simulator (Verilator) nothing clocked by gclk_o,
+// nor logic fed only by it, is evaluated in a cycle its clock does not rise
+// (docs/PERFORMANCE.md, "Simulation speed"). The flops keep their values as
+// with an enable on each, so behaviour and cycles do not change; random
+// co-simulation against the C model holds the enables to that. en_i must
+// come from flops (or logic of flops), not from the design's top-level
+// inputs: the harness (verilator_tb/sim.cpp) changes those between the
+// falling edge's evaluation and the rising edge's, and the latch, evaluated
+// only at those two points, would not see them in time.
+module npu_icg (
+  input  logic clk_i,
+  input  logic en_i,
+  output logic gclk_o
+);
+  logic en_l;
+  always_latch begin
+    if (!clk_i) en_l = en_i;
+  end
+  assign gclk_o = clk_i & en_l;
+endmodule
