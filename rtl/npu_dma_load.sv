@@ -155,13 +155,14 @@ module npu_dma_load (
   // after the last done pulse (which clears done_q), the walker, the
   // descriptor and output FIFOs and the bursts in flight are empty (the
   // last instruction's lines are written) and every register's next value
-  // is its own. Its registers are then left alone and its next-state logic
+  // is its own. Its clock is then gated and its next-state logic
   // holds them without working anything out: an idle engine costs a
   // simulator a few tests and copies a cycle (docs/PERFORMANCE.md,
   // "Simulation speed").
   logic act;
   assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
-  // the engine's clock is gated while quiescent (every flop holds then)
+  // the engine's clock is gated while quiescent (every flop holds then):
+  // the clock gate is the registers' enable
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
@@ -676,7 +677,7 @@ module npu_dma_load (
       beat_q     <= '0;
       lc_q       <= '0;
       hstart_q   <= 1'b0;
-    end else if (act) begin
+    end else begin  // (clocked only while act)
       nheld_q    <= nheld_d;
       npend_q    <= npend_d;
       aslot_q    <= aslot_d;
@@ -707,28 +708,26 @@ module npu_dma_load (
   end
 
   always_ff @(posedge gclk) begin
-    if (act) begin
-      first_q   <= first_d;
-      i3_q      <= i3_d;
-      y_q       <= y_d;
-      i1_q      <= i1_d;
-      a1_q      <= a1_d;
-      a2_q      <= a2_d;
-      a3_q      <= a3_d;
-      pend_q    <= pend_d;
-      ob_co_q   <= ob_co_d;
-      ob_beat_q <= ob_beat_d;
-      ob_len_q  <= ob_len_d;
-      ob_nl1_q  <= ob_nl1_d;
-      ob_woff_q <= ob_woff_d;
-      ob_nb1_q  <= ob_nb1_d;
-      ob_pads_q <= ob_pads_d;
-      ob_next_q <= ob_next_d;
-      ob_page_q <= ob_page_d;
-      ar_beat_q <= ar_beat_d;
-      ar_len_q  <= ar_len_d;
-      line_q    <= line_d;
-    end
+    first_q   <= first_d;
+    i3_q      <= i3_d;
+    y_q       <= y_d;
+    i1_q      <= i1_d;
+    a1_q      <= a1_d;
+    a2_q      <= a2_d;
+    a3_q      <= a3_d;
+    pend_q    <= pend_d;
+    ob_co_q   <= ob_co_d;
+    ob_beat_q <= ob_beat_d;
+    ob_len_q  <= ob_len_d;
+    ob_nl1_q  <= ob_nl1_d;
+    ob_woff_q <= ob_woff_d;
+    ob_nb1_q  <= ob_nb1_d;
+    ob_pads_q <= ob_pads_d;
+    ob_next_q <= ob_next_d;
+    ob_page_q <= ob_page_d;
+    ar_beat_q <= ar_beat_d;
+    ar_len_q  <= ar_len_d;
+    line_q    <= line_d;
   end
 
   // the beats of a line before its last one (the last one goes straight into

@@ -194,12 +194,13 @@ module npu_dma_store #(
   // after the last done pulse (which clears done_q), the engine's walker,
   // FIFOs and W/AW/B counters are empty (the last instruction's B
   // responses are back) and every register's next value is its own. Its
-  // registers are then left alone and its next-state logic holds them
+  // clock is then gated and its next-state logic holds them
   // without working anything out: an idle engine costs a simulator a few
   // tests and copies a cycle (docs/PERFORMANCE.md, "Simulation speed").
   logic act;
   assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
-  // the engine's clock is gated while quiescent (every flop holds then)
+  // the engine's clock is gated while quiescent (every flop holds then):
+  // the clock gate is the registers' enable
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
@@ -739,7 +740,7 @@ module npu_dma_store #(
       bout_q     <= '0;
       ahead_q    <= '0;
       w_act_q    <= 1'b0;
-    end else if (act) begin
+    end else begin  // (clocked only while act)
       nheld_q    <= nheld_d;
       hslot_q    <= hslot_d;
       aslot_q    <= aslot_d;
@@ -782,24 +783,22 @@ module npu_dma_store #(
   end
 
   always_ff @(posedge gclk) begin
-    if (act) begin
-      src_q     <= src_d;
-      res_q     <= res_d;
-      rline_q   <= rline_d;
-      rw_q      <= rw_d;
-      n1_q      <= n1_d;
-      n2_q      <= n2_d;
-      n3_q      <= n3_d;
-      prm_idx_q <= prm_idx_d;
-      i1_q      <= i1_d;
-      i2_q      <= i2_d;
-      i3_q      <= i3_d;
-      a1_q      <= a1_d;
-      a2_q      <= a2_d;
-      a3_q      <= a3_d;
-      line_q    <= line_d;
-      w_left_q  <= w_left_d;
-    end
+    src_q     <= src_d;
+    res_q     <= res_d;
+    rline_q   <= rline_d;
+    rw_q      <= rw_d;
+    n1_q      <= n1_d;
+    n2_q      <= n2_d;
+    n3_q      <= n3_d;
+    prm_idx_q <= prm_idx_d;
+    i1_q      <= i1_d;
+    i2_q      <= i2_d;
+    i3_q      <= i3_d;
+    a1_q      <= a1_d;
+    a2_q      <= a2_d;
+    a3_q      <= a3_d;
+    line_q    <= line_d;
+    w_left_q  <= w_left_d;
   end
 
   // the instruction accepted (held until the front end takes it), the MARK
