@@ -195,7 +195,7 @@ module npu_array #(
   logic [Chain-1:0]       mvalid_q, mow_q;
   logic [Chain*AddrW-1:0] maddr_q;  // stage i at [i*AddrW +: AddrW]
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       mvalid_q <= '0;
     end else begin

@@ -63,12 +63,17 @@ module npu_cc (
   assign hw_wr   = host_req_i && host_we_i;
   assign host_db = hw_wr && host_addr_i == npu_pkg::RegDoorbell;
 
-  // the core is held in reset until RUN (a flop: the reset leaves synchronously)
-  logic core_rst_nq;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  // the core is held in reset until RUN (a flop: the reset leaves synchronously).
+  // Resets are synchronous (docs/ARCHITECTURE.md): the core's registers take
+  // their reset values at the edge where core_rst_nq falls as well as while it
+  // is low, hence core_rst_n, which is low in that edge's cycle too (run_q
+  // already 0), exactly as the asynchronous reset on core_rst_nq did.
+  logic core_rst_nq, core_rst_n;
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) core_rst_nq <= 1'b0;
     else         core_rst_nq <= run_q;
   end
+  assign core_rst_n = core_rst_nq && run_q;
 
   // ---------------------------------------------------------------- core
   logic        m_req, m_we, m_fetch, m_gnt, m_rvalid, m_err, wfi;
@@ -78,7 +83,7 @@ module npu_cc (
 
   npu_cpu u_cpu (
     .clk_i        (clk_i),
-    .rst_ni       (core_rst_nq),
+    .rst_ni       (core_rst_n),
     .mem_req_o    (m_req),
     .mem_we_o     (m_we),
     .mem_addr_o   (m_addr),
@@ -195,8 +200,8 @@ module npu_cc (
 
 
   // state reset with the core: timer, doorbell, TOHOST, firmware mailbox
-  always_ff @(posedge clk_i or negedge core_rst_nq) begin
-    if (!core_rst_nq) begin
+  always_ff @(posedge clk_i) begin
+    if (!core_rst_n) begin
       mtime_q    <= '0;
       mtimecmp_q <= '1;
       doorbell_q <= 1'b0;
@@ -223,8 +228,8 @@ module npu_cc (
   logic        resp_v_q;
   src_e        resp_src_q;
   logic [31:0] resp_data_q;
-  always_ff @(posedge clk_i or negedge core_rst_nq) begin
-    if (!core_rst_nq) begin
+  always_ff @(posedge clk_i) begin
+    if (!core_rst_n) begin
       resp_v_q <= 1'b0;
     end else begin
       resp_v_q <= m_gnt && m_src != SrcDram;
@@ -263,7 +268,7 @@ module npu_cc (
   end
 
   // a DRAM access completes on the bus even if the core is reset meanwhile
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       dram_pend_q <= 1'b0;
       dram_own_q  <= 1'b0;
@@ -292,7 +297,7 @@ module npu_cc (
   end
 
   // ---------------------------------------------------------------- host registers
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       run_q       <= 1'b0;
       hirq_st_q   <= '0;

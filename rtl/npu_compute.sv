@@ -357,7 +357,7 @@ module npu_compute (
   // ---------------------------------------------------------------------------
   // Flops
   // ---------------------------------------------------------------------------
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q      <= StIdle;
       full_q       <= '0;
@@ -460,10 +460,9 @@ module npu_compute (
   // Assertions
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
-  // Checks are enabled from the first edge after reset (a flop, so that
-  // rst_ni is used only asynchronously: Verilator's SYNCASYNCNET).
+  // Checks are enabled from the first edge after reset (a flop).
   logic chk_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       chk_q <= 1'b0;
     end else begin

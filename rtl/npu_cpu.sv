@@ -34,7 +34,7 @@
 // makes a register read 0 until it is first written (CONTROL.md: every
 // register is 0 after reset); x0 is never written, so rfv_q[0] stays 0.
 //
-// Blocks: the control block (async reset) holds the state, pc, CSRs and
+// Blocks: the control block (reset) holds the state, pc, CSRs and
 // counters and decides traps and the next pc; the datapath block (no reset)
 // holds the instruction, operands, results and the data request. Every
 // computation sits inside the clocked blocks under the state that needs it,
@@ -369,7 +369,7 @@ module npu_cpu (
   // ---------------------------------------------------------------------------
   // Control: state, pc, CSRs, counters, traps
   // ---------------------------------------------------------------------------
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q        <= StFetch;
       pc_q           <= '0;
@@ -620,7 +620,7 @@ module npu_cpu (
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
   logic chk_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       chk_q <= 1'b0;
     end else begin

@@ -193,7 +193,7 @@ module npu_ctrl (
   npu_icg u_fcg (
     .clk_i  (clk_i),
     .en_i   (state_q == FsIdle || state_q == FsDrain || q_push != '0 || eng_issue != '0
-             || eng_done != '0),  // (eng_issue covers q_pop)
+             || eng_done != '0 || !rst_ni),  // (eng_issue covers q_pop; resets are synchronous)
     .gclk_o (fclk)
   );
   logic        ld_push_q, st_push_q;             // LOAD push_next, STORE push_prev
@@ -278,7 +278,7 @@ module npu_ctrl (
   // The fetcher, the token counters and the deadlock counter. The next
   // state is computed here, in the clocked block, from the registers and
   // the inputs of this cycle; start_i/abort_i reach nothing combinational.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q     <= FsIdle;
       pc_q        <= '0;

@@ -166,7 +166,7 @@ module npu_dma_load (
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
-    .en_i   (act),
+    .en_i   (act || !rst_ni),  // (resets are synchronous)
     .gclk_o (gclk)
   );
 
@@ -652,7 +652,7 @@ module npu_dma_load (
     end
   end
 
-  always_ff @(posedge gclk or negedge rst_ni) begin
+  always_ff @(posedge gclk) begin
     if (!rst_ni) begin
       nheld_q    <= '0;
       npend_q    <= '0;

@@ -204,7 +204,7 @@ module npu_dma_store #(
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
-    .en_i   (act),
+    .en_i   (act || !rst_ni),  // (resets are synchronous)
     .gclk_o (gclk)
   );
 
@@ -708,7 +708,7 @@ module npu_dma_store #(
     end
   end
 
-  always_ff @(posedge gclk or negedge rst_ni) begin
+  always_ff @(posedge gclk) begin
     if (!rst_ni) begin
       nheld_q    <= '0;
       hslot_q    <= 1'b0;
@@ -827,8 +827,8 @@ module npu_dma_store #(
   end
 
 `ifndef SYNTHESIS
-  // (no "disable iff (!rst_ni)": it would use the async reset synchronously;
-  // the properties also hold in reset, with idle inputs)
+  // (no "disable iff (!rst_ni)": the properties also hold in reset, with
+  // idle inputs)
   // the row FIFO never overflows (the meta FIFO reserves its slots)
   assert property (@(posedge clk_i)
     !(row_push && (row_cnt_q == (RPtrW + 1)'(RowFifoDepth)) && !row_pop));

@@ -25,7 +25,7 @@ module npu_fifo #(
   assign empty_o = (cnt_q == '0);
   assign full_o  = (cnt_q == (PtrW+1)'(Depth));
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       rd_q  <= '0;
       wr_q  <= '0;

@@ -13,7 +13,10 @@
 // come from flops (or logic of flops), not from the design's top-level
 // inputs: the harness (verilator_tb/sim.cpp) changes those between the
 // falling edge's evaluation and the rising edge's, and the latch, evaluated
-// only at those two points, would not see them in time.
+// only at those two points, would not see them in time. The one exception is
+// the reset: every enable includes !rst_ni (resets are synchronous, so the
+// gated registers need their clock while it is low), and the harnesses
+// change rst_ni only with the clock low and evaluate the model after it.
 module npu_icg (
   input  logic clk_i,
   input  logic en_i,

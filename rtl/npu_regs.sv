@@ -78,7 +78,7 @@ module npu_regs (
   logic clr;
   assign clr = start_o && !abort_o && !busy_i;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       base_q     <= '0;
       win_en_q   <= 1'b0;
@@ -114,7 +114,7 @@ module npu_regs (
   end
 
   // counters
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       for (int i = 0; i < N; i++) ctr_q[i] <= '0;
       macs_q <= '0;
@@ -140,7 +140,7 @@ module npu_regs (
   end
 
   // energy event counters
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       for (int i = 0; i < NE; i++) evt_q[i] <= '0;
     end else if (clr) begin

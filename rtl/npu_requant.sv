@@ -89,7 +89,7 @@ module npu_requant #(
   logic [7:0]          zp1_q, lo1_q, hi1_q;
   logic [8*Lanes-1:0]  q_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       v1_q <= 1'b0;
       v2_q <= 1'b0;

@@ -112,7 +112,7 @@ module npu_sp (
   // read data returns the cycle after the grant, from the bank then chosen
   logic          act_v_q, wgt_v_q, st_v_q;
   logic [BW-1:0] act_bq, wgt_bq, st_bq;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       act_v_q <= 1'b0;
       wgt_v_q <= 1'b0;

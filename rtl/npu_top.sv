@@ -171,7 +171,7 @@ module npu_top (
   assign l_ar_ready = ar_ready_i && ar_sel == 2'd1;
   assign c_ar_ready = ar_ready_i && ar_sel == 2'd2;
   assign r_ready_o  = (r_id_i == 2'd1) ? l_r_ready : 1'b1;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       ar_lock_q <= 1'b0;
       ar_sel_q  <= 2'd0;
@@ -206,7 +206,7 @@ module npu_top (
   end else begin : g_cw_word
     assign cd_rdata = r_data_i[31:0];
   end
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       cw_q <= CwIdle;
     end else begin
@@ -313,7 +313,7 @@ module npu_top (
   logic [npu_pkg::SpAddrW-1:0] mm_act_addr, vr_addr;
   assign act_req  = mm_act_req || vr_req;
   assign act_addr = vr_req ? vr_addr : mm_act_addr;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) vr_sel_q <= 1'b0;
     else         vr_sel_q <= vr_req && act_gnt;
   end

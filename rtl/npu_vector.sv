@@ -211,7 +211,7 @@ module npu_vector (
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
-    .en_i   (insn_valid_i || state_q != SIdle),
+    .en_i   (insn_valid_i || state_q != SIdle || !rst_ni),  // (resets are synchronous)
     .gclk_o (gclk)
   );
 
@@ -339,7 +339,7 @@ module npu_vector (
   logic [PW-1:0] gsize_full;
   assign gsize_full = (gs_left_q > PW'(T)) ? PW'(T) : gs_left_q;
 
-  always_ff @(posedge gclk or negedge rst_ni) begin
+  always_ff @(posedge gclk) begin
     if (!rst_ni) begin
       state_q  <= SIdle;
       rd_req_q <= 1'b0;
@@ -773,7 +773,7 @@ module npu_vector (
   assign ob_push = p2_q && state_q != SAbort;
   assign ob_pop  = wr_req_o && wr_gnt_i;
 
-  always_ff @(posedge gclk or negedge rst_ni) begin
+  always_ff @(posedge gclk) begin
     if (!rst_ni) begin
       p0_q     <= 1'b0;
       p1_q     <= 1'b0;
@@ -820,9 +820,9 @@ module npu_vector (
   assign unused = ^{lane_v, ie, ip, id, il, gsize_full[PW-1:TW], pshift_q};
 
 `ifndef SYNTHESIS
-  // checks from the first edge after reset (a flop: rst_ni stays asynchronous)
+  // checks from the first edge after reset (a flop)
   logic chk_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) chk_q <= 1'b0;
     else         chk_q <= 1'b1;
   end

@@ -107,7 +107,7 @@ module tb_dram (
   logic unused_aw_len;
   assign unused_aw_len = ^aw_len_i;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       now_q <= 0;
       credit_q <= 0;

@@ -21,7 +21,7 @@ module tb_dram_tap (
                                              input int unsigned addr, input int unsigned len);
 
   // the same handshakes tb_dram takes, at the same clock edge
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
     end else begin
       if (ar_valid_i && ar_ready_o) tb_dram_burst(handle_i, 1'b0, ar_addr_i, 32'(ar_len_i));
