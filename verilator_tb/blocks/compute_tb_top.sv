@@ -80,7 +80,7 @@ module compute_tb_top (
   // Grants
   // ---------------------------------------------------------------------------
   logic [31:0] lfsr_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       lfsr_q <= (seed_i == '0) ? 32'h1 : seed_i;
     end else begin
@@ -98,7 +98,7 @@ module compute_tb_top (
   // ---------------------------------------------------------------------------
   logic [8*R-1:0] sp_mem [SpLines];
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       act_rvalid <= 1'b0;
       wgt_rvalid <= 1'b0;
@@ -167,7 +167,7 @@ module compute_tb_top (
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       act_wait_q <= 1'b0;
       wgt_wait_q <= 1'b0;

@@ -157,7 +157,7 @@ module cpu_tb_top (
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       lfsr_q     <= (seed_i == '0) ? 32'h1 : seed_i;
       gdly_q     <= '0;
@@ -216,7 +216,7 @@ module cpu_tb_top (
   logic [69:0] held_q;   // {we, fetch, be, addr, wdata} of the last cycle
   assign same = req && {we, fetch, be, addr} == held_q[69:32] && (!we || wdata == held_q[31:0]);
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       wait_q   <= 1'b0;
       errors_q <= '0;
