@@ -18,7 +18,8 @@
  * ($_NAND_ -> area.nand2, ...); a flip-flop is area.dff, area.dffr with an
  * asynchronous reset or set, plus area.mux2 for a clock enable ($_DFFE_*,
  * $_SDFFE_*, $_SDFFCE_*) and area.and2 for a synchronous reset
- * ($_SDFF*). A cell type outside these is an error (the model would
+ * ($_SDFF*); a latch ($_DLATCH_N_, $_DLATCH_P_: the clock gates'
+ * npu_icg) is area.latch. A cell type outside these is an error (the model would
  * otherwise drop it). The macros are checked against the configuration
  * (sp_banks npu_sram, array_cols npu_acc_lane, 2 npu_tcm) and priced by
  * bits: (sp_bytes + acc_bytes + ITCM + DTCM) * 8 * sram.density. */
@@ -329,6 +330,11 @@ static int cell_area(const sweep_tech *t, const char *ty, double *a, int *kind)
 			*a = 0, *kind = 2;
 			return 0;
 		}
+	/* latches: storage, counted with the flip-flops */
+	if (!strcmp(ty, "$_DLATCH_N_") || !strcmp(ty, "$_DLATCH_P_")) {
+		*a = t->latch, *kind = 1;
+		return 0;
+	}
 	/* flip-flops: $_DFF_<C>_ / $_DFF_<C><R><V>_ (async), $_DFFE_<C><E>_ /
 	 * $_DFFE_<C><R><V><E>_, $_SDFF_<C><R><V>_, $_SDFFE_ / $_SDFFCE_<C><R><V><E>_ */
 	const char *us = strchr(ty + 2, '_');

@@ -23,7 +23,7 @@ typedef struct sweep_area_t {
 	uint32_t fingerprint;
 	/* from synthesis */
 	uint64_t logic_cells;   /* combinational gates */
-	uint64_t flops;         /* flip-flops (bits of state outside the SRAMs) */
+	uint64_t flops;         /* flip-flops and latches (bits of state outside the SRAMs) */
 	double logic_um2;       /* gates and flip-flops (with their enable / reset gates), um^2 */
 	double flop_um2;        /* the flip-flops' part of logic_um2 */
 	/* SRAM macros */

@@ -22,6 +22,7 @@ enum kind { K_AREA, K_DENSITY, K_ENERGY };
 	X("area.and2", K_AREA, and2) X("area.or2", K_AREA, or2) X("area.xor2", K_AREA, xor2)                     \
 	X("area.xnor2", K_AREA, xnor2) X("area.mux2", K_AREA, mux2) X("area.andnot", K_AREA, andnot)             \
 	X("area.ornot", K_AREA, ornot) X("area.dff", K_AREA, dff) X("area.dffr", K_AREA, dffr)                   \
+	X("area.latch", K_AREA, latch)                                                                           \
 	X("sram.density", K_DENSITY, sram_bit) X("energy.mul8", K_ENERGY, mul8)                                  \
 	X("energy.add32", K_ENERGY, add32) X("energy.mul32", K_ENERGY, mul32)                                    \
 	X("energy.sram64_8k", K_ENERGY, sram64_8k) X("energy.sram64_32k", K_ENERGY, sram64_32k)                  \

@@ -20,6 +20,7 @@ typedef struct sweep_tech {
 	double inv, nand2, nor2, and2, or2, xor2, xnor2, mux2, andnot, ornot;
 	double dff;         /* D flip-flop */
 	double dffr;        /* D flip-flop with asynchronous reset or set */
+	double latch;       /* D latch (the clock gates' npu_icg) */
 	double sram_bit;    /* SRAM macro area per bit, um^2 (periphery included) */
 	/* energies, pJ */
 	double mul8, add32, mul32;

@@ -72,8 +72,10 @@ static void test_tech(sweep_tech *t)
 	char err[2048] = "";
 	CHECK(sweep_tech_load(t, NULL, err, sizeof err) == 0, "the default technology file loads (%s)",
 	      sweep_tech_load(t, NULL, err, sizeof err) ? err : sweep_tech_default());
-	CHECK(near(t->nand2, 0.798) && near(t->dff, 4.522) && near(t->dffr, 5.32) && near(t->mux2, 1.862),
-	      "standard cells in um^2 (NAND2 %g, DFF %g, DFFR %g, MUX2 %g)", t->nand2, t->dff, t->dffr, t->mux2);
+	CHECK(near(t->nand2, 0.798) && near(t->dff, 4.522) && near(t->dffr, 5.32) && near(t->mux2, 1.862) &&
+		      near(t->latch, 2.66),
+	      "standard cells in um^2 (NAND2 %g, DFF %g, DFFR %g, MUX2 %g, latch %g)", t->nand2, t->dff, t->dffr, t->mux2,
+	      t->latch);
 	CHECK(near(t->sram_bit, 1.0 / 0.826), "0.826 Mbit/mm2 -> %g um^2 per bit", t->sram_bit);
 	CHECK(near(t->mul8, 0.2) && near(t->add32, 0.1) && near(t->mul32, 3.1) && near(t->sram64_8k, 10) &&
 		      near(t->sram64_32k, 20) && near(t->sram64_1m, 100),
@@ -230,9 +232,9 @@ static void test_area_stub(const sweep_tech *t)
 	if (area_of("small", t, cache, &a, err, sizeof err) == 0) {
 		double logic = (1000 + 300 * 64) * t->xor2 + (2000 + 350 * 64) * t->nand2;
 		double flops = (900 + 40 * 64) * t->dff + (100 + 8 * 64) * (t->dffr + t->mux2) +
-			       100 * (t->dff + t->mux2 + t->and2);
+			       100 * (t->dff + t->mux2 + t->and2) + 4 * t->latch;
 		uint64_t bits = 8ull * (65536 + 16384 + 65536 + 32768);
-		CHECK(a.logic_cells == 1000 + 300 * 64 + 2000 + 350 * 64 && a.flops == 900 + 40 * 64 + 100 + 8 * 64 + 100 &&
+		CHECK(a.logic_cells == 1000 + 300 * 64 + 2000 + 350 * 64 && a.flops == 900 + 40 * 64 + 100 + 8 * 64 + 100 + 4 &&
 			      near(a.flop_um2, flops) && near(a.logic_um2, logic + flops) && a.sram_bits == bits &&
 			      near(a.sram_um2, (double)bits * t->sram_bit),
 		      "small priced cell by cell: %.1f um2 logic (%.1f flops), %llu SRAM bits", a.logic_um2, a.flop_um2,

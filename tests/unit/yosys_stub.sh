@@ -33,6 +33,7 @@ B=$(p SpBanks)
 	echo "     \$_DFF_P_                    $((900 + 40 * R * C))"
 	echo "     \$_DFFE_PN0P_                $((100 + 8 * R * C))"
 	echo "     \$_SDFFCE_PP0P_              100"
+	echo "     \$_DLATCH_N_                 4"
 	echo "     npu_sram                     $B"
 	echo "     npu_acc_lane                 $C"
 	echo "     npu_tcm                      2"
