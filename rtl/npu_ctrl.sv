@@ -192,8 +192,9 @@ module npu_ctrl (
   // FIFOs, and the instruction heads they present, cost a simulator nothing
   npu_icg u_fcg (
     .clk_i  (clk_i),
+    .rst_ni (rst_ni),
     .en_i   (state_q == FsIdle || state_q == FsDrain || q_push != '0 || eng_issue != '0
-             || eng_done != '0 || !rst_ni),  // (eng_issue covers q_pop; resets are synchronous)
+             || eng_done != '0),  // (eng_issue covers q_pop)
     .gclk_o (fclk)
   );
   logic        ld_push_q, st_push_q;             // LOAD push_next, STORE push_prev

@@ -166,7 +166,8 @@ module npu_dma_load (
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
-    .en_i   (act || !rst_ni),  // (resets are synchronous)
+    .rst_ni (rst_ni),
+    .en_i   (act),
     .gclk_o (gclk)
   );
 

@@ -204,7 +204,8 @@ module npu_dma_store #(
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
-    .en_i   (act || !rst_ni),  // (resets are synchronous)
+    .rst_ni (rst_ni),
+    .en_i   (act),
     .gclk_o (gclk)
   );
 

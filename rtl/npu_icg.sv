@@ -13,18 +13,19 @@
 // come from flops (or logic of flops), not from the design's top-level
 // inputs: the harness (verilator_tb/sim.cpp) changes those between the
 // falling edge's evaluation and the rising edge's, and the latch, evaluated
-// only at those two points, would not see them in time. The one exception is
-// the reset: every enable includes !rst_ni (resets are synchronous, so the
-// gated registers need their clock while it is low), and the harnesses
-// change rst_ni only with the clock low and evaluate the model after it.
+// only at those two points, would not see them in time. The clock also runs
+// while rst_ni is low, whatever en_i: resets are synchronous, so the gated
+// registers need their clock to reset (the harnesses change rst_ni only with
+// the clock low and evaluate the model after it).
 module npu_icg (
   input  logic clk_i,
+  input  logic rst_ni,
   input  logic en_i,
   output logic gclk_o
 );
   logic en_l;
   always_latch begin
-    if (!clk_i) en_l = en_i;
+    if (!clk_i) en_l = en_i || !rst_ni;
   end
   assign gclk_o = clk_i & en_l;
 endmodule

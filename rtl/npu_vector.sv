@@ -211,7 +211,8 @@ module npu_vector (
   logic gclk;
   npu_icg u_cg (
     .clk_i  (clk_i),
-    .en_i   (insn_valid_i || state_q != SIdle || !rst_ni),  // (resets are synchronous)
+    .rst_ni (rst_ni),
+    .en_i   (insn_valid_i || state_q != SIdle),
     .gclk_o (gclk)
   );
 
