@@ -75,6 +75,21 @@ module npu_cc (
   end
   assign core_rst_n = core_rst_nq && run_q;
 
+  // The core, its peripheral and its response path run on a gated clock
+  // (npu_icg): on while RUN is set and for the one edge after it clears
+  // (core_rst_nq still 1), where they take their reset values. Held in
+  // reset, every flop of that domain would keep its reset value, so the
+  // clock stops and a simulator evaluates none of it (docs/PERFORMANCE.md,
+  // "Simulation speed"); the host block, the TCMs and the DRAM window's
+  // pending state stay on clk_i.
+  logic cclk;
+  npu_icg u_cg (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .en_i   (run_q || core_rst_nq),
+    .gclk_o (cclk)
+  );
+
   // ---------------------------------------------------------------- core
   logic        m_req, m_we, m_fetch, m_gnt, m_rvalid, m_err, wfi;
   logic [31:0] m_addr, m_wdata, m_rdata, pc;
@@ -82,7 +97,7 @@ module npu_cc (
   logic        mtip, retire;
 
   npu_cpu u_cpu (
-    .clk_i        (clk_i),
+    .clk_i        (cclk),
     .rst_ni       (core_rst_n),
     .mem_req_o    (m_req),
     .mem_we_o     (m_we),
@@ -102,6 +117,12 @@ module npu_cc (
   );
 
   // ---------------------------------------------------------------- address map
+  // The core's request as the complex sees it: none while the core is held
+  // in reset (its reset state is a fetch, which would otherwise read the ITCM
+  // every cycle; a TCM_DATA read then returns the word of the last TCM_ADDR
+  // write however many cycles later it comes).
+  logic c_req;
+  assign c_req = m_req && core_rst_n;
   logic r_itcm, r_dtcm, r_npu, r_per, r_dram, word;
   logic [31:0] dram_off;
   assign dram_off = m_addr - npu_pkg::CoreDramBase;
@@ -116,7 +137,7 @@ module npu_cc (
     r_dram = 1'b0;
     word   = 1'b0;
     m_src  = SrcFault;
-    if (m_req) begin
+    if (c_req) begin
       // (a - base) < size, unsigned: a in [base, base + size)
       r_itcm = m_addr - npu_pkg::CoreItcmBase < npu_pkg::CoreItcmSize;
       r_dtcm = m_addr - npu_pkg::CoreDtcmBase < npu_pkg::CoreDtcmSize;
@@ -134,57 +155,96 @@ module npu_cc (
     end
   end
 
-  // host TCM access (core held in reset): TCM_DATA writes, TCM_ADDR writes read
-  logic        h_tcm_wr, h_tcm_rd;
+  // host TCM access (core held in reset): TCM_DATA writes, TCM_ADDR writes
+  // read. Worked out only under such a host write: a simulator evaluates
+  // what depends on the MMIO inputs at every evaluation, both clock edges.
+  logic        h_tcm_wr, h_itcm, h_dtcm;
   logic [31:0] h_tcm_a;
-  assign h_tcm_wr = hw_wr && host_addr_i == npu_pkg::RegTcmData;
-  assign h_tcm_rd = hw_wr && host_addr_i == npu_pkg::RegTcmAddr;
-  assign h_tcm_a  = h_tcm_rd ? host_wdata_i : tcm_addr_q;
-  logic h_itcm, h_dtcm;
-  assign h_itcm = (h_tcm_wr || h_tcm_rd) && h_tcm_a - npu_pkg::CoreItcmBase < npu_pkg::CoreItcmSize;
-  assign h_dtcm = (h_tcm_wr || h_tcm_rd) && h_tcm_a - npu_pkg::CoreDtcmBase < npu_pkg::CoreDtcmSize;
+  always_comb begin
+    h_tcm_wr = 1'b0;
+    h_itcm   = 1'b0;
+    h_dtcm   = 1'b0;
+    h_tcm_a  = tcm_addr_q;
+    if (hw_wr && (host_addr_i == npu_pkg::RegTcmData || host_addr_i == npu_pkg::RegTcmAddr)) begin
+      h_tcm_wr = host_addr_i == npu_pkg::RegTcmData;
+      if (!h_tcm_wr) h_tcm_a = host_wdata_i;
+      h_itcm = h_tcm_a - npu_pkg::CoreItcmBase < npu_pkg::CoreItcmSize;
+      h_dtcm = h_tcm_a - npu_pkg::CoreDtcmBase < npu_pkg::CoreDtcmSize;
+    end
+  end
 
   // grants
   logic dram_pend_q, dram_own_q;
   always_comb begin
     unique case (m_src)
-      SrcItcm: m_gnt = m_req && !h_itcm;
-      SrcDtcm: m_gnt = m_req && !h_dtcm;
-      SrcNpu:  m_gnt = m_req && npu_gnt_i;
-      SrcDram: m_gnt = m_req && dram_gnt_i && !dram_pend_q;
-      default: m_gnt = m_req;
+      SrcItcm: m_gnt = c_req && !h_itcm;
+      SrcDtcm: m_gnt = c_req && !h_dtcm;
+      SrcNpu:  m_gnt = c_req && npu_gnt_i;
+      SrcDram: m_gnt = c_req && dram_gnt_i && !dram_pend_q;
+      default: m_gnt = c_req;
     endcase
   end
 
-  // TCMs
+  // TCMs: the core's access, unless the host takes the TCM in this cycle
+  logic           it_en, it_we, dt_en, dt_we;
+  logic [3:0]     it_be, dt_be;
+  logic [IAW-1:0] it_addr;
+  logic [DAW-1:0] dt_addr;
+  logic [31:0]    it_wdata, dt_wdata;
+  always_comb begin
+    it_en    = m_gnt && m_src == SrcItcm;
+    it_we    = m_we;
+    it_be    = m_be;
+    it_addr  = m_addr[IAW+1:2];
+    it_wdata = m_wdata;
+    dt_en    = m_gnt && m_src == SrcDtcm;
+    dt_we    = m_we;
+    dt_be    = m_be;
+    dt_addr  = m_addr[DAW+1:2];
+    dt_wdata = m_wdata;
+    if (h_itcm) begin
+      it_en    = 1'b1;
+      it_we    = h_tcm_wr;
+      it_be    = 4'hf;
+      it_addr  = h_tcm_a[IAW+1:2];
+      it_wdata = host_wdata_i;
+    end
+    if (h_dtcm) begin
+      dt_en    = 1'b1;
+      dt_we    = h_tcm_wr;
+      dt_be    = 4'hf;
+      dt_addr  = h_tcm_a[DAW+1:2];
+      dt_wdata = host_wdata_i;
+    end
+  end
   logic [31:0] itcm_rdata, dtcm_rdata;
   npu_tcm #(.Depth(ItcmWords)) u_itcm (
     .clk_i   (clk_i),
-    .en_i    (h_itcm || (m_gnt && m_src == SrcItcm)),
-    .we_i    (h_itcm ? h_tcm_wr : m_we),
-    .be_i    (h_itcm ? 4'hf : m_be),
-    .addr_i  (h_itcm ? h_tcm_a[IAW+1:2] : m_addr[IAW+1:2]),
-    .wdata_i (h_itcm ? host_wdata_i : m_wdata),
+    .en_i    (it_en),
+    .we_i    (it_we),
+    .be_i    (it_be),
+    .addr_i  (it_addr),
+    .wdata_i (it_wdata),
     .rdata_o (itcm_rdata)
   );
   npu_tcm #(.Depth(DtcmWords)) u_dtcm (
     .clk_i   (clk_i),
-    .en_i    (h_dtcm || (m_gnt && m_src == SrcDtcm)),
-    .we_i    (h_dtcm ? h_tcm_wr : m_we),
-    .be_i    (h_dtcm ? 4'hf : m_be),
-    .addr_i  (h_dtcm ? h_tcm_a[DAW+1:2] : m_addr[DAW+1:2]),
-    .wdata_i (h_dtcm ? host_wdata_i : m_wdata),
+    .en_i    (dt_en),
+    .we_i    (dt_we),
+    .be_i    (dt_be),
+    .addr_i  (dt_addr),
+    .wdata_i (dt_wdata),
     .rdata_o (dtcm_rdata)
   );
 
   // tensor-engine registers
-  assign npu_req_o   = m_req && m_src == SrcNpu;
+  assign npu_req_o   = c_req && m_src == SrcNpu;
   assign npu_we_o    = m_we;
   assign npu_addr_o  = m_addr[11:0];
   assign npu_wdata_o = m_wdata;
 
   // DRAM window
-  assign dram_req_o   = m_req && m_src == SrcDram && !dram_pend_q;
+  assign dram_req_o   = c_req && m_src == SrcDram && !dram_pend_q;
   assign dram_we_o    = m_we;
   assign dram_addr_o  = dram_off;
   assign dram_wdata_o = m_wdata;
@@ -200,7 +260,7 @@ module npu_cc (
 
 
   // state reset with the core: timer, doorbell, TOHOST, firmware mailbox
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge cclk) begin
     if (!core_rst_n) begin
       mtime_q    <= '0;
       mtimecmp_q <= '1;
@@ -228,14 +288,14 @@ module npu_cc (
   logic        resp_v_q;
   src_e        resp_src_q;
   logic [31:0] resp_data_q;
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge cclk) begin
     if (!core_rst_n) begin
       resp_v_q <= 1'b0;
     end else begin
       resp_v_q <= m_gnt && m_src != SrcDram;
     end
   end
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge cclk) begin
     if (m_gnt) begin
       resp_src_q <= m_src;
       if (m_src == SrcNpu)    resp_data_q <= npu_rdata_i;
