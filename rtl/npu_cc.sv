@@ -63,32 +63,34 @@ module npu_cc (
   assign hw_wr   = host_req_i && host_we_i;
   assign host_db = hw_wr && host_addr_i == npu_pkg::RegDoorbell;
 
+  // The whole complex runs on a gated clock (npu_icg), cclk: on while RUN is
+  // set, for the one edge after it clears (core_rst_nq still 1: the core's
+  // registers take their reset values there), while a DRAM access is in
+  // flight, and in the cycles of a host write. Held in reset with none of
+  // those, every flop of the complex would keep its value (the core's its
+  // reset value; the core's reset-state fetch is masked, c_req below), so
+  // the clock stops and a simulator evaluates none of it
+  // (docs/PERFORMANCE.md, "Simulation speed"). The host write comes from the
+  // MMIO request, which the harnesses set before they evaluate the falling
+  // clock (verilator_tb/tb_top.sv), as a bus's registered request would be.
+  logic cclk, core_rst_nq, core_rst_n, dram_pend_q, dram_own_q;
+  npu_icg u_cg (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .en_i   (hw_wr || run_q || core_rst_nq || dram_pend_q),
+    .gclk_o (cclk)
+  );
+
   // the core is held in reset until RUN (a flop: the reset leaves synchronously).
   // Resets are synchronous (docs/ARCHITECTURE.md): the core's registers take
   // their reset values at the edge where core_rst_nq falls as well as while it
   // is low, hence core_rst_n, which is low in that edge's cycle too (run_q
   // already 0), exactly as the asynchronous reset on core_rst_nq did.
-  logic core_rst_nq, core_rst_n;
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge cclk) begin
     if (!rst_ni) core_rst_nq <= 1'b0;
     else         core_rst_nq <= run_q;
   end
   assign core_rst_n = core_rst_nq && run_q;
-
-  // The core, its peripheral and its response path run on a gated clock
-  // (npu_icg): on while RUN is set and for the one edge after it clears
-  // (core_rst_nq still 1), where they take their reset values. Held in
-  // reset, every flop of that domain would keep its reset value, so the
-  // clock stops and a simulator evaluates none of it (docs/PERFORMANCE.md,
-  // "Simulation speed"); the host block, the TCMs and the DRAM window's
-  // pending state stay on clk_i.
-  logic cclk;
-  npu_icg u_cg (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .en_i   (run_q || core_rst_nq),
-    .gclk_o (cclk)
-  );
 
   // ---------------------------------------------------------------- core
   logic        m_req, m_we, m_fetch, m_gnt, m_rvalid, m_err, wfi;
@@ -174,7 +176,6 @@ module npu_cc (
   end
 
   // grants
-  logic dram_pend_q, dram_own_q;
   always_comb begin
     unique case (m_src)
       SrcItcm: m_gnt = c_req && !h_itcm;
@@ -186,18 +187,19 @@ module npu_cc (
   end
 
   // TCMs: the core's access, unless the host takes the TCM in this cycle
+  // (written without m_gnt, whose DRAM term reads the bus every cycle)
   logic           it_en, it_we, dt_en, dt_we;
   logic [3:0]     it_be, dt_be;
   logic [IAW-1:0] it_addr;
   logic [DAW-1:0] dt_addr;
   logic [31:0]    it_wdata, dt_wdata;
   always_comb begin
-    it_en    = m_gnt && m_src == SrcItcm;
+    it_en    = c_req && m_src == SrcItcm;
     it_we    = m_we;
     it_be    = m_be;
     it_addr  = m_addr[IAW+1:2];
     it_wdata = m_wdata;
-    dt_en    = m_gnt && m_src == SrcDtcm;
+    dt_en    = c_req && m_src == SrcDtcm;
     dt_we    = m_we;
     dt_be    = m_be;
     dt_addr  = m_addr[DAW+1:2];
@@ -219,7 +221,7 @@ module npu_cc (
   end
   logic [31:0] itcm_rdata, dtcm_rdata;
   npu_tcm #(.Depth(ItcmWords)) u_itcm (
-    .clk_i   (clk_i),
+    .clk_i   (cclk),
     .en_i    (it_en),
     .we_i    (it_we),
     .be_i    (it_be),
@@ -228,7 +230,7 @@ module npu_cc (
     .rdata_o (itcm_rdata)
   );
   npu_tcm #(.Depth(DtcmWords)) u_dtcm (
-    .clk_i   (clk_i),
+    .clk_i   (cclk),
     .en_i    (dt_en),
     .we_i    (dt_we),
     .be_i    (dt_be),
@@ -328,7 +330,7 @@ module npu_cc (
   end
 
   // a DRAM access completes on the bus even if the core is reset meanwhile
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge cclk) begin
     if (!rst_ni) begin
       dram_pend_q <= 1'b0;
       dram_own_q  <= 1'b0;
@@ -357,7 +359,7 @@ module npu_cc (
   end
 
   // ---------------------------------------------------------------- host registers
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge cclk) begin
     if (!rst_ni) begin
       run_q       <= 1'b0;
       hirq_st_q   <= '0;

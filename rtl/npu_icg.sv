@@ -10,10 +10,12 @@
 // (docs/PERFORMANCE.md, "Simulation speed"). The flops keep their values as
 // with an enable on each, so behaviour and cycles do not change; random
 // co-simulation against the C model holds the enables to that. en_i must
-// come from flops (or logic of flops), not from the design's top-level
-// inputs: the harness (verilator_tb/sim.cpp) changes those between the
-// falling edge's evaluation and the rising edge's, and the latch, evaluated
-// only at those two points, would not see them in time. The clock also runs
+// come from flops (or logic of flops), or from the MMIO request, which the
+// harnesses (verilator_tb/sim.cpp, systemc/npu_ca.cpp) set and then
+// evaluate with the clock low, as a bus's registered request would be held
+// through the low phase; not from other inputs, which the harnesses change
+// between the falling edge's evaluation and the rising edge's, where the
+// latch, evaluated only at those points, would not see them. The clock also runs
 // while rst_ni is low, whatever en_i: resets are synchronous, so the gated
 // registers need their clock to reset (the harnesses change rst_ni only with
 // the clock low and evaluate the model after it).

@@ -38,6 +38,7 @@ struct npu_ca::impl {
 	npu_ca *self;
 	std::unique_ptr<VerilatedContext> ctx;
 	std::unique_ptr<Vtb_top> top;
+	svScope scope = nullptr;              // tb_top's, for its DPI-C export tb_mmio
 	uint64_t cycles = 0;
 	uint64_t dram_bytes = 0;
 	sc_time next_edge;                    // the next rising edge not yet taken
@@ -61,25 +62,27 @@ struct npu_ca::impl {
 		top->eval();
 		cycles++;
 	}
+	// the MMIO request (tb_top.sv: a DPI-C export, not input ports, as in
+	// verilator_tb/sim.cpp); set before the falling clock is evaluated
+	void mmio(bool req, bool we, uint32_t addr, uint32_t wdata)
+	{
+		svSetScope(scope);
+		tb_mmio(req, we, addr & 0xfff, wdata);
+	}
 	void write_edge(uint32_t off, uint32_t val)
 	{
-		top->mmio_req_i = 1;
-		top->mmio_we_i = 1;
-		top->mmio_addr_i = off & 0xfff;
-		top->mmio_wdata_i = val;
+		mmio(true, true, off, val);
+		top->eval();  // the clock gates' latches take the request (npu_cc's cclk)
 		edge();
-		top->mmio_req_i = 0;
-		top->mmio_we_i = 0;
+		mmio(false, false, 0, 0);
 		top->eval();
 	}
 	uint32_t read(uint32_t off)
 	{
-		top->mmio_req_i = 1;
-		top->mmio_we_i = 0;
-		top->mmio_addr_i = off & 0xfff;
+		mmio(true, false, off, 0);
 		top->eval();
 		uint32_t v = top->mmio_rdata_o;
-		top->mmio_req_i = 0;
+		mmio(false, false, 0, 0);
 		top->eval();
 		return v;
 	}
@@ -197,8 +200,11 @@ npu_ca::npu_ca(sc_module_name name, const loom_hwcfg &cfg, const npu_params &p)
 	if (top->dram_bw_i > kBeat)
 		top->dram_bw_i = kBeat;
 	// reset as the rtl backend does: four edges in reset, one after
-	top->mmio_req_i = 0;
-	top->mmio_we_i = 0;
+	Verilated::threadContextp(m->ctx.get());  // (scopes are looked up in it)
+	m->scope = svGetScopeFromName("tb_top.tb_top");
+	if (!m->scope)
+		SC_REPORT_ERROR("loom_npu_ca", "the verilated model has no scope tb_top.tb_top (tb_mmio)");
+	m->mmio(false, false, 0, 0);
 	top->clk_i = 0;
 	top->rst_ni = 0;
 	top->eval();

@@ -5,9 +5,8 @@
 // A Sim owns one verilated tb_top (NPU + simulated DRAM) in its own
 // VerilatedContext, so several can live in one process. It does reset,
 // clocking (inputs change between cycles; both edges evaluated), the MMIO
-// bridge, the cycle bound of run(), and FST waveforms on demand for a window
-// of cycles. The
-// DRAM bytes live here and are read/written by tb_dram.sv through DPI-C,
+// bridge (through tb_top's DPI-C export tb_mmio), the cycle bound of run(),
+// and FST waveforms on demand for a window of cycles. The DRAM bytes live here and are read/written by tb_dram.sv through DPI-C,
 // which answers the beats that touch the bus-error range of the options
 // (loom_hw_opts.bus_err_*) with an error response.
 #include <cerrno>
@@ -53,6 +52,14 @@ struct Sim {
 #endif
 	uint64_t wave_from = 0, wave_to = 0;
 	bool waves = false;
+	svScope scope = nullptr;  // tb_top's, for its DPI-C export tb_mmio
+
+	// the MMIO request (tb_top.sv: a DPI-C export, not input ports)
+	void mmio(bool req, bool we, uint32_t addr, uint32_t wdata)
+	{
+		svSetScope(scope);
+		tb_mmio(req, we, addr & 0xfff, wdata);
+	}
 
 	void eval_half(int clk)
 	{
@@ -76,12 +83,10 @@ Sim *sim_of(loom_hw *hw) { return reinterpret_cast<Sim *>(hw); }
 uint32_t mmio_read(loom_hw *hw, uint32_t off)
 {
 	Sim *s = sim_of(hw);
-	s->top->mmio_req_i = 1;
-	s->top->mmio_we_i = 0;
-	s->top->mmio_addr_i = off & 0xfff;
+	s->mmio(true, false, off, 0);
 	s->top->eval();
 	uint32_t v = s->top->mmio_rdata_o;
-	s->top->mmio_req_i = 0;
+	s->mmio(false, false, 0, 0);
 	s->top->eval();
 	return v;
 }
@@ -89,13 +94,10 @@ uint32_t mmio_read(loom_hw *hw, uint32_t off)
 void mmio_write(loom_hw *hw, uint32_t off, uint32_t val)
 {
 	Sim *s = sim_of(hw);
-	s->top->mmio_req_i = 1;
-	s->top->mmio_we_i = 1;
-	s->top->mmio_addr_i = off & 0xfff;
-	s->top->mmio_wdata_i = val;
+	s->mmio(true, true, off, val);
+	s->top->eval();  // the clock gates' latches take the request (npu_cc's cclk)
 	s->tick();
-	s->top->mmio_req_i = 0;
-	s->top->mmio_we_i = 0;
+	s->mmio(false, false, 0, 0);
 	s->top->eval();
 }
 
@@ -200,8 +202,14 @@ loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *er
 		return nullptr;
 #endif
 	}
-	s->top->mmio_req_i = 0;
-	s->top->mmio_we_i = 0;
+	Verilated::threadContextp(s->ctx.get());  // (scopes are looked up in it)
+	s->scope = svGetScopeFromName("tb_top.tb_top");
+	if (!s->scope) {
+		snprintf(err, errlen, "the verilated model has no scope tb_top.tb_top (tb_mmio)");
+		delete s;
+		return nullptr;
+	}
+	s->mmio(false, false, 0, 0);
 	s->top->clk_i = 0;
 	s->top->rst_ni = 0;
 	s->top->eval();

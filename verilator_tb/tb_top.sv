@@ -1,16 +1,13 @@
 // tb_top.sv - the top level the Verilator harness simulates: the NPU and
-// the simulated DRAM (tb_dram), with the MMIO slave and the interrupt as
-// ports driven by sim.cpp.
+// the simulated DRAM (tb_dram), with the MMIO slave's request set through a
+// DPI-C export (tb_mmio) and its read data and the interrupt as ports, for
+// sim.cpp and systemc/npu_ca.cpp.
 module tb_top (
   input  logic            clk_i,
   input  logic            rst_ni,
   input  longint unsigned dram_handle_i,
   input  int unsigned     dram_latency_i,
   input  int unsigned     dram_bw_i,
-  input  logic            mmio_req_i,
-  input  logic            mmio_we_i,
-  input  logic [11:0]     mmio_addr_i,
-  input  logic [31:0]     mmio_wdata_i,
   output logic [31:0]     mmio_rdata_o,
   output logic            irq_o
 );
@@ -22,13 +19,29 @@ module tb_top (
   logic                          aw_valid, aw_ready, w_valid, w_ready, w_last, b_valid, b_ready;
   logic [npu_pkg::DramBeatBytes-1:0] w_strb;
 
+  // The MMIO request, set by the harness through tb_mmio (a DPI-C export)
+  // rather than through input ports: Verilator evaluates whatever depends
+  // on a top-level input at every evaluation of the model, both clock
+  // edges, while logic that reads variables a DPI export writes runs only
+  // in evaluations after such a call (or when its other inputs change).
+  logic        mmio_req, mmio_we;
+  logic [11:0] mmio_addr;
+  logic [31:0] mmio_wdata;
+  export "DPI-C" function tb_mmio;
+  function void tb_mmio(input bit req, input bit we, input int unsigned addr, input int unsigned wdata);
+    mmio_req   = req;
+    mmio_we    = we;
+    mmio_addr  = addr[11:0];
+    mmio_wdata = wdata;
+  endfunction
+
   npu_top u_npu (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .mmio_req_i   (mmio_req_i),
-    .mmio_we_i    (mmio_we_i),
-    .mmio_addr_i  (mmio_addr_i),
-    .mmio_wdata_i (mmio_wdata_i),
+    .mmio_req_i   (mmio_req),
+    .mmio_we_i    (mmio_we),
+    .mmio_addr_i  (mmio_addr),
+    .mmio_wdata_i (mmio_wdata),
     .mmio_rdata_o (mmio_rdata_o),
     .irq_o        (irq_o),
     .ar_valid_o   (ar_valid),
