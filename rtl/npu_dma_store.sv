@@ -162,27 +162,24 @@ module npu_dma_store #(
   } aw_t;
 
   // ------------------------------------------------ instructions held
-  npu_pkg::insn_store_t fi;                    // the instruction starting in the front end
-  npu_pkg::insn_mark_t  mi;
-  logic                 is_mark, fi_mark;
+  logic                 is_mark;
   logic                 accept;
-  logic [1:0]           nheld_q, nheld_d;      // instructions held
-  logic                 hslot_q, hslot_d;      // slot of the oldest
-  logic                 aslot_q, aslot_d;      // slot of the next accepted
-  logic                 npend_q, npend_d;      // accepted, front end not started
+  logic [1:0]           nheld_q;               // instructions held
+  logic                 hslot_q;               // slot of the oldest
+  logic                 aslot_q;               // slot of the next accepted
+  logic                 npend_q;               // accepted, front end not started
   logic [255:0]         pinsn_q;               // that instruction
   logic                 pmark_q;
   logic [RowW-1:0]      rec_q;                 // MARK record
-  logic                 recb_q, recb_d;        // a MARK's record not read yet
-  logic [1:0]           fdone_q, fdone_d;      // per slot: front end past it
-  logic [2*BCntW-1:0]   bcnt_q, bcnt_n, bcnt_d; // per slot s, bits [s*BCntW +: BCntW]:
+  logic                 recb_q;                // a MARK's record not read yet
+  logic [1:0]           fdone_q;               // per slot: front end past it
+  logic [2*BCntW-1:0]   bcnt_q;                // per slot s, bits [s*BCntW +: BCntW]:
                                                // rows fired whose B is not back
-  logic                 abort_q, abort_d;
-  logic                 done_q, done_d, derr_q;
+  logic                 abort_q;
+  logic                 done_q, derr_q;
   logic [1:0]           berr_q;                // per slot: a B response of it was an error
-  logic                 done_evt, drained, b_hs, b_other;
+  logic                 b_hs, b_other;
 
-  assign mi           = insn_i;
   assign is_mark      = (insn_i[7:0] == npu_pkg::OpMark);
   assign insn_ready_o = !abort_q && !recb_q && (nheld_q != 2'd2);
   assign accept       = insn_valid_i && insn_ready_o;
@@ -194,9 +191,10 @@ module npu_dma_store #(
   // after the last done pulse (which clears done_q), the engine's walker,
   // FIFOs and W/AW/B counters are empty (the last instruction's B
   // responses are back) and every register's next value is its own. Its
-  // clock is then gated and its next-state logic holds them
-  // without working anything out: an idle engine costs a simulator a few
-  // tests and copies a cycle (docs/PERFORMANCE.md, "Simulation speed").
+  // clock is then gated, and its next state, worked out inside the clocked
+  // block (b_state), is not evaluated at all: an idle engine costs a
+  // simulator its handshake outputs a cycle (docs/PERFORMANCE.md,
+  // "Simulation speed").
   logic act;
   assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
   // the engine's clock is gated while quiescent (every flop holds then):
@@ -210,19 +208,17 @@ module npu_dma_store #(
   );
 
   // ---------------------------------------------------------- front end
-  fstate_e              fstate_q, fstate_d;
-  logic                 fslot_q, fslot_d;      // slot of the front end's instruction
+  fstate_e              fstate_q;
+  logic                 fslot_q;               // slot of the front end's instruction
   logic                 fstart, ffin;
   npu_pkg::insn_store_t st_q;                  // the front end's instruction
-  logic [1:0]           src_q, src_d;
-  logic                 res_q, res_d;          // SOURCE 3 (src_q = SrcQnt)
-  logic [7:0]           rw_q, rw_d;            // row words (n0 / 4)
-  logic [11:0]          n1_q, n1_d, n2_q, n2_d;
-  logic [7:0]           n3_q, n3_d;
+  logic [1:0]           src_q;
+  logic                 res_q;                 // SOURCE 3 (src_q = SrcQnt)
+  logic [7:0]           rw_q;                  // row words (n0 / 4)
+  logic [11:0]          n1_q, n2_q;
+  logic [7:0]           n3_q;
 
   assign fstart = (fstate_q == FsIdle) && !abort_q && (npend_q || accept);
-  assign fi     = npend_q ? pinsn_q : insn_i;
-  assign fi_mark = npend_q ? pmark_q : is_mark;
 
   // ---------------------------------------------------------- params
   logic [1:0]           prm_cnt_q, prm_cnt_d;  // param reads issued
@@ -271,12 +267,12 @@ module npu_dma_store #(
   end
 
   // --------------------------------------------------------------- walker
-  logic              walk_q, walk_d;
-  logic [11:0]       i1_q, i1_d, i2_q, i2_d;
-  logic [7:0]        i3_q, i3_d;
-  logic [31:0]       a1_q, a1_d, a2_q, a2_d, a3_q, a3_d;
-  logic [LineAW-1:0] line_q, line_d;
-  logic [npu_pkg::SpAddrW-1:0] rline_q, rline_d;  // SOURCE 3: the residual's SP line
+  logic              walk_q;
+  logic [11:0]       i1_q, i2_q;
+  logic [7:0]        i3_q;
+  logic [31:0]       a1_q, a2_q, a3_q;
+  logic [LineAW-1:0] line_q;
+  logic [npu_pkg::SpAddrW-1:0] rline_q;           // SOURCE 3: the residual's SP line
   logic [7:0]        rstep_q;                     // SOURCE 3: its step (N3)
   logic [npu_pkg::AccAddrW-1:0] racc_q;           // SOURCE 3: the ACC line of the row fired
   logic              rd2_q, rd3_q;                // SOURCE 3: rd_vld_q delayed 1, 2 cycles
@@ -284,24 +280,24 @@ module npu_dma_store #(
   logic              last_i1, last_i2, last_i3;
   logic [10:0]       span_end;                 // offset + n0 - 1
   logic [BIdxW-1:0]  nb1_new;
-  logic              rd_vld_q, rd_vld_d;       // a row read returns now (SP: rvalid)
+  logic              rd_vld_q;                 // a row read returns now (SP: rvalid)
 
   // row FIFO (data) + meta FIFO (W shape), pushed at different times
   logic [RowW-1:0]   row_mem_q [RowFifoDepth];
   logic [MetaW-1:0]  meta_mem_q [RowFifoDepth];
-  logic [RPtrW-1:0]  row_wp_q, row_wp_d, row_rp_q, row_rp_d, meta_wp_q, meta_wp_d;
-  logic [RPtrW:0]    row_cnt_q, row_cnt_d, meta_cnt_q, meta_cnt_d;
+  logic [RPtrW-1:0]  row_wp_q, row_rp_q, meta_wp_q;
+  logic [RPtrW:0]    row_cnt_q, meta_cnt_q;
   logic              row_push, row_pop;
-  meta_t             meta_new, meta_head;
+  meta_t             meta_head;
 
   // AW FIFO
   logic [AwW-1:0]    aw_mem_q [AwFifoDepth];
-  logic [APtrW-1:0]  aw_wp_q, aw_wp_d, aw_rp_q, aw_rp_d;
-  logic [APtrW:0]    aw_cnt_q, aw_cnt_d;
-  aw_t               aw_new, aw_head;
+  logic [APtrW-1:0]  aw_wp_q, aw_rp_q;
+  logic [APtrW:0]    aw_cnt_q;
+  aw_t               aw_head;
   logic              aw_hs;
-  logic [BOutW-1:0]  bout_q, bout_d;           // bursts waiting for B
-  logic [BOutW-1:0]  ahead_q, ahead_d;         // accepted AWs whose W has not started
+  logic [BOutW-1:0]  bout_q;                   // bursts waiting for B
+  logic [BOutW-1:0]  ahead_q;                  // accepted AWs whose W has not started
 
   assign last_i1  = (i1_q == n1_q - 12'd1);
   assign last_i2  = (i2_q == n2_q - 12'd1);
@@ -323,68 +319,6 @@ module npu_dma_store #(
                       || (rd_vld_q && res_q);
   assign acc_addr_o = prm_re ? npu_pkg::AccAddrW'(st_q.param_addr + 16'(prm_cnt_q))
                              : res_q ? racc_q : line_q[npu_pkg::AccAddrW-1:0];
-
-  always_comb begin
-    // held while quiescent (act = 0), worked out below while active
-    walk_d   = walk_q;
-    i1_d     = i1_q;
-    i2_d     = i2_q;
-    i3_d     = i3_q;
-    a1_d     = a1_q;
-    a2_d     = a2_q;
-    a3_d     = a3_q;
-    line_d   = line_q;
-    rline_d  = rline_q;
-    if (act) begin
-      rd_vld_d = fire;
-      meta_new = {a1_q[OffW-1:2], nb1_new, rw_q};
-      aw_new   = {a1_q[31:OffW], 8'(nb1_new)};
-
-      if (fire) begin
-        line_d  = line_q + LineAW'(1);
-        rline_d = rline_q + npu_pkg::SpAddrW'(rstep_q);
-        if (!last_i1) begin
-          i1_d = i1_q + 12'd1;
-          a1_d = a1_q + st_q.stride1;
-        end else begin
-          i1_d = '0;
-          if (!last_i2) begin
-            i2_d = i2_q + 12'd1;
-            a2_d = a2_q + st_q.stride2;
-            a1_d = a2_d;
-          end else begin
-            i2_d = '0;
-            i3_d = i3_q + 8'd1;
-            a3_d = a3_q + st_q.stride3;
-            a2_d = a3_d;
-            a1_d = a3_d;
-            if (last_i3) begin
-              walk_d = 1'b0;
-            end
-          end
-        end
-      end
-      if (abort_q) begin
-        walk_d = 1'b0;
-      end
-      // start of an instruction (the walker waits in FsParam for SOURCE 2)
-      if (fstart) begin
-        walk_d = fi_mark || ((fi.n1 != '0) && (fi.n2 != '0) && (fi.n3 != '0));
-        i1_d   = '0;
-        i2_d   = '0;
-        i3_d   = '0;
-        a1_d   = fi.dram_addr;
-        a2_d   = fi.dram_addr;
-        a3_d   = fi.dram_addr;
-        line_d = fi_mark ? '0 : fi.mem_addr;
-        rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
-      end
-    end else begin
-      rd_vld_d = 1'b0;
-      meta_new = '0;
-      aw_new   = '0;
-    end
-  end
 
   // ---------------------------------------------------------- read return
   localparam int unsigned ResL = (R < C) ? R : C;  // lanes with a residual byte
@@ -473,8 +407,8 @@ module npu_dma_store #(
   endfunction
 
   // ------------------------------------------------------------------ W
-  logic                 w_act_q, w_act_d;
-  logic [BIdxW-1:0]     w_left_q, w_left_d;    // beats after the current one
+  logic                 w_act_q;
+  logic [BIdxW-1:0]     w_left_q;              // beats after the current one
   logic [SpanW-1:0]     span_q;
   logic [SpanBytes-1:0] strb_q;
   logic                 w_hs, w_free, load_row, drop_row;
@@ -502,24 +436,6 @@ module npu_dma_store #(
     row_strb = SpanBytes'(mask) << {woff, 2'b00};
   endfunction
 
-  always_comb begin
-    if (act) begin
-      w_act_d  = w_act_q;
-      w_left_d = w_left_q;
-      if (w_hs) begin
-        w_act_d  = !w_last_o;
-        w_left_d = w_left_q - BIdxW'(1);
-      end
-      if (load_row) begin
-        w_act_d  = 1'b1;
-        w_left_d = meta_head.nb1;
-      end
-    end else begin
-      w_act_d  = w_act_q;
-      w_left_d = w_left_q;
-    end
-  end
-
   // W data and strobes: the head row at its offset, shifted out beat by beat
   always_ff @(posedge gclk) begin
     if (load_row) begin
@@ -540,80 +456,157 @@ module npu_dma_store #(
   assign b_ready_o  = 1'b1;
   assign b_hs       = b_valid_i && b_ready_o;
 
-  always_comb begin
-    if (act) begin
-      aw_rp_d  = aw_rp_q + APtrW'(aw_hs);
-      aw_wp_d  = aw_wp_q + APtrW'(fire);
-      aw_cnt_d = aw_cnt_q + (APtrW + 1)'(fire) - (APtrW + 1)'(aw_hs);
-      if (abort_q) begin
-        // keep only a burst that is presented and not yet accepted
-        aw_cnt_d = (aw_valid_o && !aw_ready_i) ? (APtrW + 1)'(1) : '0;
-        aw_wp_d  = aw_rp_d + APtrW'(aw_cnt_d);
-      end
-      bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_hs);
-      ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
-    end else begin
-      aw_rp_d  = aw_rp_q;
-      aw_wp_d  = aw_wp_q;
-      aw_cnt_d = aw_cnt_q;
-      bout_d   = bout_q;
-      ahead_d  = ahead_q;
-    end
-  end
-
   // ---------------------------------------------------------------- FIFOs
-  always_comb begin
-    if (act) begin
-      row_wp_d   = row_wp_q + RPtrW'(row_push);
-      row_rp_d   = row_rp_q + RPtrW'(row_pop);
-      meta_wp_d  = meta_wp_q + RPtrW'(fire);
-      row_cnt_d  = row_cnt_q + (RPtrW + 1)'(row_push) - (RPtrW + 1)'(row_pop);
-      meta_cnt_d = meta_cnt_q + (RPtrW + 1)'(fire) - (RPtrW + 1)'(row_pop);
-    end else begin
-      row_wp_d   = row_wp_q;
-      row_rp_d   = row_rp_q;
-      meta_wp_d  = meta_wp_q;
-      row_cnt_d  = row_cnt_q;
-      meta_cnt_d = meta_cnt_q;
-    end
-  end
-
   always_ff @(posedge gclk) begin
     if (row_push) begin
       row_mem_q[row_wp_q] <= row_data(src_q, sp_rdata_i, acc_rdata_i, res_q ? rq2_q : rq_q, rec_q);
     end
     if (fire) begin
-      meta_mem_q[meta_wp_q] <= meta_new;
-      aw_mem_q[aw_wp_q]     <= aw_new;
+      meta_mem_q[meta_wp_q] <= {a1_q[OffW-1:2], nb1_new, rw_q};  // meta_t
+      aw_mem_q[aw_wp_q]     <= {a1_q[31:OffW], 8'(nb1_new)};      // aw_t
     end
   end
 
   // ------------------------------------------------------------ sequencing
-  // done: the oldest instruction's front end is past it and its B are back
-  // (with this cycle's front-end finish and B response: done_o comes in the
-  // cycle after the last B)
-  assign done_evt = (nheld_q != 2'd0) && !abort_q &&
-                    (fdone_q[hslot_q] || (ffin && (fslot_q == hslot_q))) &&
-                    (bcnt_n[32'(hslot_q) * BCntW +: BCntW] == '0);
   // a B response belongs to the oldest instruction unless it has none due
-  assign b_other  = (bcnt_q[32'(hslot_q) * BCntW +: BCntW] == '0);
-  always_comb begin
-    if (act) begin
-      for (int unsigned s = 0; s < 2; s++) begin
-        bcnt_n[s*BCntW +: BCntW] = bcnt_q[s*BCntW +: BCntW]
-                                   + BCntW'(fire && (fslot_q == 1'(s)))
-                                   - BCntW'(b_hs && ((hslot_q == 1'(s)) != b_other));
-      end
-    end else begin
-      bcnt_n = bcnt_q;
-    end
-  end
-  // after an abort: nothing left on the bus or in the engine
-  assign drained  = abort_q && !walk_d && (meta_cnt_d == '0) && !w_act_d && (aw_cnt_d == '0) &&
-                    (bout_d == '0) && (ahead_d == '0);
+  assign b_other = (bcnt_q[32'(hslot_q) * BCntW +: BCntW] == '0);
 
-  always_comb begin
-    // held while quiescent (act = 0), worked out below while active
+  // The next state is worked out here, in blocking temporaries inside the
+  // clocked block, not in combinational blocks: the clock rises only while
+  // act (and in reset), so a quiescent engine evaluates none of it, where a
+  // combinational next state would be evaluated every cycle (it reads the
+  // bus handshakes and grants of the free clock). Inside the block act is 1
+  // out of reset: the gate took it while the clock was low.
+  always_ff @(posedge gclk) begin : b_state
+    // walker
+    logic                        walk_d;
+    logic [11:0]                 i1_d, i2_d;
+    logic [7:0]                  i3_d;
+    logic [31:0]                 a1_d, a2_d, a3_d;
+    logic [LineAW-1:0]           line_d;
+    logic [npu_pkg::SpAddrW-1:0] rline_d;
+    // W, AW and the FIFOs
+    logic                        w_act_d;
+    logic [BIdxW-1:0]            w_left_d;
+    logic [APtrW-1:0]            aw_rp_d, aw_wp_d;
+    logic [APtrW:0]              aw_cnt_d;
+    logic [BOutW-1:0]            bout_d, ahead_d;
+    logic [RPtrW-1:0]            row_wp_d, row_rp_d, meta_wp_d;
+    logic [RPtrW:0]              row_cnt_d, meta_cnt_d;
+    // sequencing
+    logic [2*BCntW-1:0]          bcnt_n, bcnt_d;
+    logic [1:0]                  nheld_d, fdone_d, be;
+    logic                        hslot_d, aslot_d, npend_d, recb_d, abort_d, done_d;
+    logic                        done_evt, drained;
+    fstate_e                     fstate_d;
+    logic                        fslot_d, res_d;
+    logic [1:0]                  src_d;
+    logic [7:0]                  rw_d, n3_d;
+    logic [11:0]                 n1_d, n2_d;
+    // the instruction the front end starts (read only with fstart)
+    npu_pkg::insn_store_t        fi;
+    logic                        fi_mark;
+
+    fi      = npend_q ? pinsn_q : insn_i;
+    fi_mark = npend_q ? pmark_q : is_mark;
+
+    // walker
+    walk_d  = walk_q;
+    i1_d    = i1_q;
+    i2_d    = i2_q;
+    i3_d    = i3_q;
+    a1_d    = a1_q;
+    a2_d    = a2_q;
+    a3_d    = a3_q;
+    line_d  = line_q;
+    rline_d = rline_q;
+    if (fire) begin
+      line_d  = line_q + LineAW'(1);
+      rline_d = rline_q + npu_pkg::SpAddrW'(rstep_q);
+      if (!last_i1) begin
+        i1_d = i1_q + 12'd1;
+        a1_d = a1_q + st_q.stride1;
+      end else begin
+        i1_d = '0;
+        if (!last_i2) begin
+          i2_d = i2_q + 12'd1;
+          a2_d = a2_q + st_q.stride2;
+          a1_d = a2_d;
+        end else begin
+          i2_d = '0;
+          i3_d = i3_q + 8'd1;
+          a3_d = a3_q + st_q.stride3;
+          a2_d = a3_d;
+          a1_d = a3_d;
+          if (last_i3) begin
+            walk_d = 1'b0;
+          end
+        end
+      end
+    end
+    if (abort_q) begin
+      walk_d = 1'b0;
+    end
+    // start of an instruction (the walker waits in FsParam for SOURCE 2)
+    if (fstart) begin
+      walk_d  = fi_mark || ((fi.n1 != '0) && (fi.n2 != '0) && (fi.n3 != '0));
+      i1_d    = '0;
+      i2_d    = '0;
+      i3_d    = '0;
+      a1_d    = fi.dram_addr;
+      a2_d    = fi.dram_addr;
+      a3_d    = fi.dram_addr;
+      line_d  = fi_mark ? '0 : fi.mem_addr;
+      rline_d = fi.stride3[npu_pkg::SpAddrW-1:0];  // SOURCE 3: RES_ADDR (< SP lines)
+    end
+
+    // W
+    w_act_d  = w_act_q;
+    w_left_d = w_left_q;
+    if (w_hs) begin
+      w_act_d  = !w_last_o;
+      w_left_d = w_left_q - BIdxW'(1);
+    end
+    if (load_row) begin
+      w_act_d  = 1'b1;
+      w_left_d = meta_head.nb1;
+    end
+
+    // AW
+    aw_rp_d  = aw_rp_q + APtrW'(aw_hs);
+    aw_wp_d  = aw_wp_q + APtrW'(fire);
+    aw_cnt_d = aw_cnt_q + (APtrW + 1)'(fire) - (APtrW + 1)'(aw_hs);
+    if (abort_q) begin
+      // keep only a burst that is presented and not yet accepted
+      aw_cnt_d = (aw_valid_o && !aw_ready_i) ? (APtrW + 1)'(1) : '0;
+      aw_wp_d  = aw_rp_d + APtrW'(aw_cnt_d);
+    end
+    bout_d  = bout_q + BOutW'(aw_hs) - BOutW'(b_hs);
+    ahead_d = ahead_q + BOutW'(aw_hs) - BOutW'(load_row);
+
+    // FIFOs
+    row_wp_d   = row_wp_q + RPtrW'(row_push);
+    row_rp_d   = row_rp_q + RPtrW'(row_pop);
+    meta_wp_d  = meta_wp_q + RPtrW'(fire);
+    row_cnt_d  = row_cnt_q + (RPtrW + 1)'(row_push) - (RPtrW + 1)'(row_pop);
+    meta_cnt_d = meta_cnt_q + (RPtrW + 1)'(fire) - (RPtrW + 1)'(row_pop);
+
+    // rows fired whose B is not back, per slot, with this cycle's fire and B
+    for (int unsigned sl = 0; sl < 2; sl++) begin
+      bcnt_n[sl*BCntW +: BCntW] = bcnt_q[sl*BCntW +: BCntW]
+                                  + BCntW'(fire && (fslot_q == 1'(sl)))
+                                  - BCntW'(b_hs && ((hslot_q == 1'(sl)) != b_other));
+    end
+    // done: the oldest instruction's front end is past it and its B are back
+    // (with this cycle's front-end finish and B response: done_o comes in the
+    // cycle after the last B)
+    done_evt = (nheld_q != 2'd0) && !abort_q &&
+               (fdone_q[hslot_q] || (ffin && (fslot_q == hslot_q))) &&
+               (bcnt_n[32'(hslot_q) * BCntW +: BCntW] == '0);
+    // after an abort: nothing left on the bus or in the engine
+    drained  = abort_q && !walk_d && (meta_cnt_d == '0) && !w_act_d && (aw_cnt_d == '0) &&
+               (bout_d == '0) && (ahead_d == '0);
+
     fstate_d = fstate_q;
     fslot_d  = fslot_q;
     src_d    = src_q;
@@ -624,92 +617,80 @@ module npu_dma_store #(
     n3_d     = n3_q;
     recb_d   = recb_q;
     fdone_d  = fdone_q;
-    if (act) begin
-      bcnt_d   = bcnt_n;
-      done_d   = done_evt && !abort_i;
-      nheld_d  = nheld_q + 2'(accept) - 2'(done_d);
-      hslot_d  = hslot_q ^ done_d;
-      aslot_d  = aslot_q ^ accept;
-      npend_d  = 1'(2'(npend_q) + 2'(accept) - 2'(fstart));
-      abort_d  = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
+    bcnt_d   = bcnt_n;
+    done_d   = done_evt && !abort_i;
+    nheld_d  = nheld_q + 2'(accept) - 2'(done_d);
+    hslot_d  = hslot_q ^ done_d;
+    aslot_d  = aslot_q ^ accept;
+    npend_d  = 1'(2'(npend_q) + 2'(accept) - 2'(fstart));
+    abort_d  = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
 
-      // accept: held until the front end takes it (maybe in this same cycle)
-      if (row_push && (src_q == SrcMark)) begin
-        recb_d = 1'b0;                            // the MARK record is read
-      end
-      if (accept && is_mark) begin
-        recb_d = 1'b1;                            // rec_q is sampled (below)
-      end
-
-      // front end
-      unique case (fstate_q)
-        FsIdle: begin
-          if (fstart) begin                       // st_q <= fi (below)
-            if (fi_mark) begin
-              fstate_d = FsRun;
-              src_d    = SrcMark;
-              res_d    = 1'b0;
-              rw_d     = 8'(MarkBytes / 4);
-              n1_d     = 12'd1;
-              n2_d     = 12'd1;
-              n3_d     = 8'd1;
-            end else begin
-              fstate_d = fi.source[1] ? FsParam : FsRun;
-              src_d    = fi.source[1] ? SrcQnt : fi.source;
-              res_d    = (fi.source == 2'd3);
-              rw_d     = fi.row_words;
-              n1_d     = fi.n1;
-              n2_d     = fi.n2;
-              n3_d     = (fi.source == 2'd3) ? 8'd1 : fi.n3;   // SOURCE 3: N3 is the step
-            end
-          end
-        end
-        FsParam: begin
-          if (abort_q || (prm_cnt_q == (res_q ? 2'd3 : 2'd2))) begin
-            fstate_d = FsRun;
-          end
-        end
-        FsRun: begin
-          if (ffin) begin
-            fstate_d = FsIdle;
-            fslot_d  = !fslot_q;
-          end
-        end
-        default: fstate_d = FsIdle;
-      endcase
-
-      // per slot: front end done, rows waiting for B
-      if (ffin) begin
-        fdone_d[fslot_q] = 1'b1;
-      end
-      if (done_d) begin
-        fdone_d[hslot_q] = 1'b0;
-      end
-
-      if (drained) begin
-        fstate_d = FsIdle;
-        fslot_d  = 1'b0;
-        hslot_d  = 1'b0;
-        aslot_d  = 1'b0;
-        nheld_d  = '0;
-        npend_d  = 1'b0;
-        recb_d   = 1'b0;
-        fdone_d  = '0;
-        abort_d  = 1'b0;
-        bcnt_d   = '0;
-      end
-    end else begin
-      bcnt_d   = bcnt_q;
-      done_d   = 1'b0;
-      nheld_d  = nheld_q;
-      hslot_d  = hslot_q;
-      aslot_d  = aslot_q;
-      npend_d  = npend_q;
-      abort_d  = abort_q;
+    // accept: held until the front end takes it (maybe in this same cycle)
+    if (row_push && (src_q == SrcMark)) begin
+      recb_d = 1'b0;                            // the MARK record is read
     end
-  end
+    if (accept && is_mark) begin
+      recb_d = 1'b1;                            // rec_q is sampled (below)
+    end
 
-  always_ff @(posedge gclk) begin
+    // front end
+    unique case (fstate_q)
+      FsIdle: begin
+        if (fstart) begin                       // st_q <= fi (below)
+          if (fi_mark) begin
+            fstate_d = FsRun;
+            src_d    = SrcMark;
+            res_d    = 1'b0;
+            rw_d     = 8'(MarkBytes / 4);
+            n1_d     = 12'd1;
+            n2_d     = 12'd1;
+            n3_d     = 8'd1;
+          end else begin
+            fstate_d = fi.source[1] ? FsParam : FsRun;
+            src_d    = fi.source[1] ? SrcQnt : fi.source;
+            res_d    = (fi.source == 2'd3);
+            rw_d     = fi.row_words;
+            n1_d     = fi.n1;
+            n2_d     = fi.n2;
+            n3_d     = (fi.source == 2'd3) ? 8'd1 : fi.n3;   // SOURCE 3: N3 is the step
+          end
+        end
+      end
+      FsParam: begin
+        if (abort_q || (prm_cnt_q == (res_q ? 2'd3 : 2'd2))) begin
+          fstate_d = FsRun;
+        end
+      end
+      FsRun: begin
+        if (ffin) begin
+          fstate_d = FsIdle;
+          fslot_d  = !fslot_q;
+        end
+      end
+      default: fstate_d = FsIdle;
+    endcase
+
+    // per slot: front end done, rows waiting for B
+    if (ffin) begin
+      fdone_d[fslot_q] = 1'b1;
+    end
+    if (done_d) begin
+      fdone_d[hslot_q] = 1'b0;
+    end
+
+    if (drained) begin
+      fstate_d = FsIdle;
+      fslot_d  = 1'b0;
+      hslot_d  = 1'b0;
+      aslot_d  = 1'b0;
+      nheld_d  = '0;
+      npend_d  = 1'b0;
+      recb_d   = 1'b0;
+      fdone_d  = '0;
+      abort_d  = 1'b0;
+      bcnt_d   = '0;
+    end
+
     if (!rst_ni) begin
       nheld_q    <= '0;
       hslot_q    <= 1'b0;
@@ -741,7 +722,7 @@ module npu_dma_store #(
       bout_q     <= '0;
       ahead_q    <= '0;
       w_act_q    <= 1'b0;
-    end else begin  // (clocked only while act)
+    end else begin
       nheld_q    <= nheld_d;
       hslot_q    <= hslot_d;
       aslot_q    <= aslot_d;
@@ -753,20 +734,17 @@ module npu_dma_store #(
       fslot_q    <= fslot_d;
       abort_q    <= abort_d;
       done_q     <= done_d;
-      begin : b_berr
-        // a B response belongs to slot hslot ^ b_other (as in bcnt_n); the
-        // done instruction takes its slot's mark, which is then cleared
-        logic [1:0] be;
-        be = berr_q;
-        if (b_hs && b_err_i) be[hslot_q ^ b_other] = 1'b1;
-        derr_q <= done_d && be[hslot_q];
-        if (done_d) be[hslot_q] = 1'b0;
-        berr_q <= drained ? 2'b00 : be;
-      end
+      // a B response belongs to slot hslot ^ b_other (as in bcnt_n); the
+      // done instruction takes its slot's mark, which is then cleared
+      be = berr_q;
+      if (b_hs && b_err_i) be[hslot_q ^ b_other] = 1'b1;
+      derr_q <= done_d && be[hslot_q];
+      if (done_d) be[hslot_q] = 1'b0;
+      berr_q <= drained ? 2'b00 : be;
       prm_cnt_q  <= prm_cnt_d;
       prm_rd_q   <= prm_rd_d;
       walk_q     <= walk_d;
-      rd_vld_q   <= rd_vld_d;
+      rd_vld_q   <= fire;
       rd2_q      <= rd_vld_q && res_q;
       rd3_q      <= rd2_q;
       row_wp_q   <= row_wp_d;
@@ -781,9 +759,8 @@ module npu_dma_store #(
       ahead_q    <= ahead_d;
       w_act_q    <= w_act_d;
     end
-  end
 
-  always_ff @(posedge gclk) begin
+    // datapath registers (no reset: loaded before use)
     src_q     <= src_d;
     res_q     <= res_d;
     rline_q   <= rline_d;
@@ -800,23 +777,26 @@ module npu_dma_store #(
     a3_q      <= a3_d;
     line_q    <= line_d;
     w_left_q  <= w_left_d;
-  end
 
-  // the instruction accepted (held until the front end takes it), the MARK
-  // record sampled in a MARK's accept cycle, the front end's instruction
-  always_ff @(posedge gclk) begin
+    // the instruction accepted (held until the front end takes it), the MARK
+    // record sampled in a MARK's accept cycle, the front end's instruction
     if (accept) begin
       pinsn_q <= insn_i;
       pmark_q <= is_mark;
     end
     if (accept && is_mark) begin
-      rec_q <= RowW'({ctr_snapshot_i, mi.mark_id});
+      rec_q <= RowW'({ctr_snapshot_i, mark_id(insn_i)});
     end
     if (fstart) begin
       st_q    <= fi;
       rstep_q <= fi.n3;
     end
   end
+
+  // MARK_ID of a MARK
+  function automatic logic [31:0] mark_id(input npu_pkg::insn_mark_t mk);
+    mark_id = mk.mark_id;
+  endfunction
 
   // ------------------------------------------------------------ checks
   // elaboration: the MARK record fits a row; FIFO depths are powers of two
@@ -851,7 +831,7 @@ module npu_dma_store #(
   // the fields read after the start (the others are taken from fi at the
   // start)
   logic unused_bits;
-  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq2_valid[C-1:1],
+  assign unused_bits = ^{rq2_valid[C-1:1],
                          st_q.n3, st_q.n2, st_q.n1, st_q.rsvd_88, st_q.mem_addr, st_q.dram_addr,
                          st_q.row_words, st_q.rsvd_14, st_q.source, st_q.rsvd_11,
                          st_q.push_prev, st_q.rsvd_9, st_q.pop_prev, st_q.opcode};
