@@ -134,17 +134,15 @@ module npu_dma_load (
   // ----------------------------------------------------- instruction slots
   npu_pkg::insn_load_t slot0_q, slot1_q;      // (two registers: Yosys 0.23 loses an
                                               // unpacked array of a package struct)
-  npu_pkg::insn_load_t li;                    // the instruction offered
   logic                accept;
-  logic [1:0]          nheld_q, nheld_d;      // instructions held
-  logic [1:0]          npend_q, npend_d;      // held, walker not started
-  logic                aslot_q, aslot_d;      // slot of the next accepted one
-  logic                abort_q, abort_d;
-  logic                done_q, done_d, derr_q;
+  logic [1:0]          nheld_q;               // instructions held
+  logic [1:0]          npend_q;               // held, walker not started
+  logic                aslot_q;               // slot of the next accepted one
+  logic                abort_q;
+  logic                done_q, derr_q;
   logic                rerr_q;                // a beat of the writer's instruction had an error
-  logic                done_evt, drained;
+  logic                done_evt;
 
-  assign li           = insn_i;
   assign insn_ready_o = !abort_q && (nheld_q != 2'd2);
   assign accept       = insn_valid_i && insn_ready_o;
   assign busy_o       = (nheld_q != 2'd0);
@@ -155,10 +153,10 @@ module npu_dma_load (
   // after the last done pulse (which clears done_q), the walker, the
   // descriptor and output FIFOs and the bursts in flight are empty (the
   // last instruction's lines are written) and every register's next value
-  // is its own. Its clock is then gated and its next-state logic
-  // holds them without working anything out: an idle engine costs a
-  // simulator a few tests and copies a cycle (docs/PERFORMANCE.md,
-  // "Simulation speed").
+  // is its own. Its clock is then gated, and its next state, worked out
+  // inside the clocked block (b_state), is not evaluated at all: an idle
+  // engine costs a simulator its handshake outputs a cycle
+  // (docs/PERFORMANCE.md, "Simulation speed").
   logic act;
   assign act = (nheld_q != 2'd0) || insn_valid_i || done_q;
   // the engine's clock is gated while quiescent (every flop holds then):
@@ -171,279 +169,45 @@ module npu_dma_load (
     .gclk_o (gclk)
   );
 
-  always_ff @(posedge gclk) begin
-    if (accept && !aslot_q) begin
-      slot0_q <= li;
-    end
-    if (accept && aslot_q) begin
-      slot1_q <= li;
-    end
-  end
-
   // --------------------------------------------------------------- walker
   npu_pkg::insn_load_t wi;                    // the walker's instruction
-  logic [31:0]       ws_addr;                 // the instruction starting: DRAM_ADDR
-  logic              ws_walk;                 //   and it has lines to visit
-  logic              wact_q, wact_d;          // walker holds slot wslot_q
-  logic              wslot_q, wslot_d;
-  logic              walk_q, walk_d;          // lines left to visit
-  logic              first_q, first_d;        // no descriptor pushed yet
-  logic [7:0]        i3_q, i3_d;
-  logic [12:0]       y_q, y_d;
-  logic [11:0]       i1_q, i1_d;
-  logic [31:0]       a1_q, a1_d, a2_q, a2_d, a3_q, a3_d;
-  logic [PadW-1:0]   pend_q, pend_d;
-  logic              wstart, wdone;
+  logic              wact_q;                  // walker holds slot wslot_q
+  logic              wslot_q;
+  logic              walk_q;                  // lines left to visit
+  logic              first_q;                 // no descriptor pushed yet
+  logic [7:0]        i3_q;
+  logic [12:0]       y_q;
+  logic [11:0]       i1_q;
+  logic [31:0]       a1_q, a2_q, a3_q;
+  logic [PadW-1:0]   pend_q;
 
   // open burst
-  logic              ob_valid_q, ob_valid_d;
-  logic              ob_co_q, ob_co_d;        // coalescible (beat-aligned lines)
-  logic [31-OffW:0]  ob_beat_q, ob_beat_d;    // first beat
-  logic [7:0]        ob_len_q, ob_len_d;      // beats - 1
-  logic [NlW-1:0]    ob_nl1_q, ob_nl1_d;
-  logic [WOffW-1:0]  ob_woff_q, ob_woff_d;
-  logic [BIdxW-1:0]  ob_nb1_q, ob_nb1_d;
-  logic [PadW-1:0]   ob_pads_q, ob_pads_d;
-  logic [31:0]       ob_next_q, ob_next_d;    // byte after the burst's last row
-  logic [31-npu_pkg::DmaPageShift:0] ob_page_q, ob_page_d; // page of its first byte
+  logic              ob_valid_q;
+  logic              ob_co_q;                 // coalescible (beat-aligned lines)
+  logic [31-OffW:0]  ob_beat_q;               // first beat
+  logic [7:0]        ob_len_q;                // beats - 1
+  logic [NlW-1:0]    ob_nl1_q;
+  logic [WOffW-1:0]  ob_woff_q;
+  logic [BIdxW-1:0]  ob_nb1_q;
+  logic [PadW-1:0]   ob_pads_q;
+  logic [31:0]       ob_next_q;               // byte after the burst's last row
+  logic [31-npu_pkg::DmaPageShift:0] ob_page_q; // page of its first byte
 
-  logic              ar_valid_q, ar_valid_d;
-  logic [31-OffW:0]  ar_beat_q, ar_beat_d;
-  logic [7:0]        ar_len_q, ar_len_d;
-  logic [OutCntW-1:0] out_q, out_d;           // bursts in flight
-
-  logic [12:0]       h_last, w_full;          // padded plane height - 1, width
-  logic [12:0]       y_data_end;              // PAD_TOP + N2
-  logic [9:0]        n0;                      // row bytes
-  logic              row_is_data, line_is_last_x, plane_end, insn_end;
-  logic [10:0]       span_end;                // offset + n0 - 1
-  logic [BIdxW-1:0]  nb1_new;
-  logic [PadW-1:0]   line_pads;
-  logic              line_co, can_append, can_issue;
-  logic [31:0]       line_next;               // byte after the row
-  logic [31-npu_pkg::DmaPageShift:0] line_page;        // page of the row's last byte
-  logic [8:0]        len_sum;
-  logic              cur_data, cur_pad;
-  logic              append, close, open;
-  logic              step_pad_row, step_data;
-  logic              ar_free, desc_full;
-  logic              desc_push;
-  desc_t             desc_new;
+  logic              ar_valid_q;
+  logic [31-OffW:0]  ar_beat_q;
+  logic [7:0]        ar_len_q;
+  logic [OutCntW-1:0] out_q;                  // bursts in flight
+  logic              desc_full;
 
   // descriptor FIFO
   logic [DescW-1:0]  desc_mem_q [DescDepth];
-  logic [DPtrW-1:0]  desc_wp_q, desc_wp_d, desc_rp_q, desc_rp_d;
-  logic [DPtrW:0]    desc_cnt_q, desc_cnt_d;
+  logic [DPtrW-1:0]  desc_wp_q, desc_rp_q;
+  logic [DPtrW:0]    desc_cnt_q;
   desc_t             head;
-  logic              desc_pop, burst_end;
+  logic              burst_end;
 
-  // The walker's next-line arithmetic feeds only the next-state blocks
-  // below, which use it only while the engine is active (wstart and close
-  // are 0 anyway while it is quiescent): worked out only then.
-  always_comb begin
-    if (act) begin
-      wi             = wslot_q ? slot1_q : slot0_q;
-      ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
-      ws_walk        = (npend_q != 2'd0) ?
-                       ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
-                       ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
-      wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
-      y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
-      h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
-      w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
-      n0             = {wi.row_words, 2'b00};
-      row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
-      line_is_last_x = (i1_q == wi.n1 - 12'd1);
-      plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
-      insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
-      span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
-      nb1_new        = BIdxW'(span_end >> OffW);
-      line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
-      line_next      = a1_q + 32'(n0);
-      line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
-      line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
-      len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
-      can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
-                       (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
-                       (line_page == ob_page_q);
-      ar_free        = !ar_valid_q || ar_ready_i;
-      desc_full      = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
-      can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
-      cur_data       = wact_q && walk_q && !abort_q && row_is_data;
-      cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
-      // the open burst grows by the current line, or is issued when it cannot
-      append         = cur_data && can_append;
-      close          = ob_valid_q && !abort_q && !append && can_issue;
-      open           = cur_data && !append && (!ob_valid_q || close);
-      step_data      = append || open;
-      step_pad_row   = cur_pad;
-    end else begin
-      wi             = '0;
-      ws_addr        = '0;
-      ws_walk        = '0;
-      wstart         = '0;
-      y_data_end     = '0;
-      h_last         = '0;
-      w_full         = '0;
-      n0             = '0;
-      row_is_data    = '0;
-      line_is_last_x = '0;
-      plane_end      = '0;
-      insn_end       = '0;
-      span_end       = '0;
-      nb1_new        = '0;
-      line_pads      = '0;
-      line_next      = '0;
-      line_page      = '0;
-      line_co        = '0;
-      len_sum        = '0;
-      can_append     = '0;
-      ar_free        = '0;
-      desc_full      = '0;
-      can_issue      = '0;
-      cur_data       = '0;
-      cur_pad        = '0;
-      append         = '0;
-      close          = '0;
-      open           = '0;
-      step_data      = '0;
-      step_pad_row   = '0;
-    end
-  end
-
-  always_comb begin
-    // held while quiescent (act = 0), worked out below while active
-    wact_d     = wact_q;
-    wslot_d    = wslot_q;
-    walk_d     = walk_q;
-    first_d    = first_q;
-    i3_d       = i3_q;
-    y_d        = y_q;
-    i1_d       = i1_q;
-    a1_d       = a1_q;
-    a2_d       = a2_q;
-    a3_d       = a3_q;
-    pend_d     = pend_q;
-    ob_valid_d = ob_valid_q;
-    ob_co_d    = ob_co_q;
-    ob_beat_d  = ob_beat_q;
-    ob_len_d   = ob_len_q;
-    ob_nl1_d   = ob_nl1_q;
-    ob_woff_d  = ob_woff_q;
-    ob_nb1_d   = ob_nb1_q;
-    ob_pads_d  = ob_pads_q;
-    ob_next_d  = ob_next_q;
-    ob_page_d  = ob_page_q;
-    ar_valid_d = ar_valid_q;
-    ar_beat_d  = ar_beat_q;
-    ar_len_d   = ar_len_q;
-    desc_push  = 1'b0;
-    desc_new   = '0;
-    wdone      = 1'b0;
-    if (act) begin
-      ar_valid_d = ar_valid_q && !ar_ready_i;
-
-      // issue the open burst
-      if (close) begin
-        desc_push      = 1'b1;
-        desc_new.tag   = wslot_q;
-        desc_new.first = first_q;
-        desc_new.last  = !walk_q && (pend_q == '0);
-        desc_new.pads  = ob_pads_q;
-        desc_new.data  = 1'b1;
-        desc_new.woff  = ob_woff_q;
-        desc_new.nb1   = ob_nb1_q;
-        desc_new.nl1   = ob_nl1_q;
-        ar_valid_d     = 1'b1;
-        ar_beat_d      = ob_beat_q;
-        ar_len_d       = ob_len_q;
-        ob_valid_d     = 1'b0;
-        first_d        = 1'b0;
-        wdone          = desc_new.last;
-      end else if (wact_q && !walk_q && !ob_valid_q && !abort_q && !desc_full) begin
-        // end of the instruction: trailing pads (or nothing: empty instruction)
-        desc_push      = 1'b1;
-        desc_new.tag   = wslot_q;
-        desc_new.first = first_q;
-        desc_new.last  = 1'b1;
-        desc_new.pads  = pend_q;
-        wdone          = 1'b1;
-      end
-
-      // the current data line: grow the open burst or open a new one
-      if (append) begin
-        ob_len_d  = 8'(len_sum);
-        ob_nl1_d  = ob_nl1_q + NlW'(1);
-        ob_next_d = line_next;
-      end else if (open) begin
-        ob_valid_d = 1'b1;
-        ob_co_d    = line_co;
-        ob_beat_d  = a1_q[31:OffW];
-        ob_len_d   = 8'(nb1_new);
-        ob_nl1_d   = '0;
-        ob_woff_d  = a1_q[OffW-1:2];
-        ob_nb1_d   = nb1_new;
-        ob_pads_d  = line_pads;
-        ob_next_d  = line_next;
-        ob_page_d  = a1_q[31:npu_pkg::DmaPageShift];
-      end
-      if (step_data) begin
-        pend_d = line_is_last_x ? PadW'(wi.pad_right) : '0;
-      end else if (step_pad_row) begin
-        pend_d = pend_q + PadW'(w_full);
-      end
-
-      // advance (i3, y, x) and the DRAM addresses
-      if (step_data && !line_is_last_x) begin
-        i1_d = i1_q + 12'd1;
-        a1_d = a1_q + wi.stride1;
-      end else if (step_pad_row || step_data) begin
-        i1_d = '0;
-        if (plane_end) begin
-          y_d  = '0;
-          i3_d = i3_q + 8'd1;
-          a3_d = a3_q + wi.stride3;
-          a2_d = a3_d;
-          a1_d = a3_d;
-          if (insn_end) begin
-            walk_d = 1'b0;
-          end
-        end else begin
-          y_d = y_q + 13'd1;
-          if (row_is_data) begin
-            a2_d = a2_q + wi.stride2;
-            a1_d = a2_d;
-          end
-        end
-      end
-
-      if (wdone) begin
-        wact_d  = 1'b0;
-        wslot_d = !wslot_q;
-      end
-
-      // next instruction (from its slot, or from insn_i in its accept cycle)
-      if (wstart) begin
-        wact_d  = 1'b1;
-        walk_d  = ws_walk;
-        first_d = 1'b1;
-        i3_d    = '0;
-        y_d     = '0;
-        i1_d    = '0;
-        a1_d    = ws_addr;
-        a2_d    = ws_addr;
-        a3_d    = ws_addr;
-        pend_d  = '0;
-      end
-
-      if (abort_q) begin
-        wact_d     = 1'b0;
-        walk_d     = 1'b0;
-        ob_valid_d = 1'b0;
-      end
-    end
-  end
-
+  assign wi         = wslot_q ? slot1_q : slot0_q;
+  assign desc_full  = (desc_cnt_q == (DPtrW + 1)'(DescDepth));
   assign ar_valid_o = ar_valid_q;
   assign ar_addr_o  = {ar_beat_q, OffW'(0)};
   assign ar_len_o   = ar_len_q;
@@ -452,22 +216,21 @@ module npu_dma_load (
   // the head descriptor's instruction, the fields the writer reads
   logic [7:0]        hi_row_words, hi_pad_value;
   logic [LineAW-1:0] hi_mem_addr;
-  logic [PadW-1:0]   padc_q, padc_d;          // pads of head already written
-  logic [BIdxW-1:0]  beat_q, beat_d;          // beat within the line
-  logic [NlW-1:0]    lc_q, lc_d;              // line within the burst
-  logic              hstart_q, hstart_d;      // head has pushed a line
+  logic [PadW-1:0]   padc_q;                  // pads of head already written
+  logic [BIdxW-1:0]  beat_q;                  // beat within the line
+  logic [NlW-1:0]    lc_q;                    // line within the burst
+  logic              hstart_q;                // head has pushed a line
   logic [SpanW-1:0]  span_q;                  // beat j in bits [j*BeatW +: BeatW]
   logic              has_head, pads_rem, out_full, is_last_beat, is_last_line, is_acc_h;
-  logic              out_push, r_hs;
-  oflag_t            out_flag_new;
-  logic [LineAW-1:0] line_q, line_d, out_addr_new;
+  logic              r_hs;
+  logic [LineAW-1:0] line_q, out_addr_new;
 
   logic [LineW-1:0]  out_data_q [OutDepth];
   logic [LineAW-1:0] out_addr_q [OutDepth];
   logic [OFlagW-1:0] out_flag_q [OutDepth];
   oflag_t            oh;
-  logic              out_wp_q, out_wp_d, out_rp_q, out_rp_d;
-  logic [1:0]        out_cnt_q, out_cnt_d;
+  logic              out_wp_q, out_rp_q;
+  logic [1:0]        out_cnt_q;
   logic              has_out, out_pop;
 
   assign head         = desc_mem_q[desc_rp_q];
@@ -510,66 +273,6 @@ module npu_dma_load (
     end
   endfunction
 
-  always_comb begin
-    // held while quiescent (act = 0), worked out below while active
-    padc_d       = padc_q;
-    beat_d       = beat_q;
-    lc_d         = lc_q;
-    hstart_d     = hstart_q;
-    line_d       = line_q;
-    desc_pop     = 1'b0;
-    out_push     = 1'b0;
-    if (act) begin
-      out_flag_new.wr   = 1'b1;
-      out_flag_new.acc  = is_acc_h;
-      out_flag_new.last = 1'b0;
-      out_flag_new.err  = rerr_q || (r_hs && r_err_i);
-
-      if (pads_rem && !out_full) begin
-        // pad lines of the head descriptor, one per cycle
-        out_push = 1'b1;
-        padc_d   = padc_q + PadW'(1);
-        if (!head.data && (padc_d == head.pads)) begin
-          desc_pop          = 1'b1;               // pad-only descriptor done
-          out_flag_new.last = head.last;
-        end
-      end else if (has_head && !head.data && !pads_rem) begin
-        if (abort_q) begin
-          desc_pop = 1'b1;                        // pad-only, aborted
-        end else if (!out_full) begin
-          desc_pop          = 1'b1;               // no pads: marker only
-          out_push          = 1'b1;
-          out_flag_new.wr   = 1'b0;
-          out_flag_new.last = head.last;
-        end
-      end
-      // beats of the head's burst (a line's last one only when !pads_rem)
-      if (r_hs) begin
-        if (!is_last_beat) begin
-          beat_d = beat_q + BIdxW'(1);
-        end else begin
-          beat_d            = '0;
-          lc_d              = lc_q + NlW'(1);
-          out_push          = !abort_q;
-          out_flag_new.last = head.last && is_last_line;
-          desc_pop          = is_last_line;
-        end
-      end
-      if (out_push) begin
-        line_d   = out_addr_new + LineAW'(1);
-        hstart_d = 1'b1;
-      end
-      if (desc_pop) begin
-        padc_d   = '0;
-        beat_d   = '0;
-        lc_d     = '0;
-        hstart_d = 1'b0;
-      end
-    end else begin
-      out_flag_new = '0;
-    end
-  end
-
   // ---------------------------------------------------------- output FIFO
   assign oh          = out_flag_q[out_rp_q];
   assign has_out     = (out_cnt_q != '0);
@@ -583,77 +286,320 @@ module npu_dma_load (
   assign acc_wdata_o = out_data_q[out_rp_q][32*C-1:0];
   assign done_evt    = out_pop && oh.last && !abort_q;
 
-  always_comb begin
-    if (act) begin
-      out_wp_d  = out_wp_q ^ out_push;
-      out_rp_d  = out_rp_q ^ out_pop;
-      out_cnt_d = out_cnt_q + 2'(out_push) - 2'(out_pop);
-    end else begin
-      out_wp_d  = out_wp_q;
-      out_rp_d  = out_rp_q;
-      out_cnt_d = out_cnt_q;
+  // ------------------------------------------------------------ next state
+  // The next state is worked out here, in blocking temporaries inside the
+  // clocked block, not in combinational blocks: the clock rises only while
+  // act (and in reset), so a quiescent engine evaluates none of it, where a
+  // combinational next state would be evaluated every cycle (it reads the
+  // bus handshakes and grants of the free clock). Inside the block act is 1
+  // out of reset: the gate took it while the clock was low.
+  always_ff @(posedge gclk) begin : b_state
+    npu_pkg::insn_load_t li;                  // the instruction offered
+    // walker
+    logic [31:0]       ws_addr;               // the instruction starting: DRAM_ADDR
+    logic              ws_walk;               //   and it has lines to visit
+    logic              wstart, wdone;
+    logic [12:0]       h_last, w_full;        // padded plane height - 1, width
+    logic [12:0]       y_data_end;            // PAD_TOP + N2
+    logic [9:0]        n0;                    // row bytes
+    logic              row_is_data, line_is_last_x, plane_end, insn_end;
+    logic [10:0]       span_end;              // offset + n0 - 1
+    logic [BIdxW-1:0]  nb1_new;
+    logic [PadW-1:0]   line_pads;
+    logic              line_co, can_append, can_issue;
+    logic [31:0]       line_next;             // byte after the row
+    logic [31-npu_pkg::DmaPageShift:0] line_page;      // page of the row's last byte
+    logic [8:0]        len_sum;
+    logic              cur_data, cur_pad;
+    logic              append, close, open;
+    logic              step_pad_row, step_data;
+    logic              ar_free;
+    logic              desc_push;
+    desc_t             desc_new;
+    logic              wact_d, wslot_d, walk_d, first_d;
+    logic [7:0]        i3_d;
+    logic [12:0]       y_d;
+    logic [11:0]       i1_d;
+    logic [31:0]       a1_d, a2_d, a3_d;
+    logic [PadW-1:0]   pend_d;
+    logic              ob_valid_d, ob_co_d;
+    logic [31-OffW:0]  ob_beat_d;
+    logic [7:0]        ob_len_d;
+    logic [NlW-1:0]    ob_nl1_d;
+    logic [WOffW-1:0]  ob_woff_d;
+    logic [BIdxW-1:0]  ob_nb1_d;
+    logic [PadW-1:0]   ob_pads_d;
+    logic [31:0]       ob_next_d;
+    logic [31-npu_pkg::DmaPageShift:0] ob_page_d;
+    logic              ar_valid_d;
+    logic [31-OffW:0]  ar_beat_d;
+    logic [7:0]        ar_len_d;
+    // writer, FIFOs, sequencing
+    logic [PadW-1:0]   padc_d;
+    logic [BIdxW-1:0]  beat_d;
+    logic [NlW-1:0]    lc_d;
+    logic              hstart_d;
+    logic [LineAW-1:0] line_d;
+    logic              desc_pop, out_push;
+    oflag_t            out_flag_new;
+    logic              out_wp_d, out_rp_d;
+    logic [1:0]        out_cnt_d;
+    logic [DPtrW-1:0]  desc_wp_d, desc_rp_d;
+    logic [DPtrW:0]    desc_cnt_d;
+    logic [OutCntW-1:0] out_d;
+    logic              drained, done_d, aslot_d, abort_d;
+    logic [1:0]        nheld_d, npend_d;
+
+    li = insn_i;
+
+    // the walker's next-line arithmetic
+    ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
+    ws_walk        = (npend_q != 2'd0) ?
+                     ((wi.n1 != '0) && (wi.n2 != '0) && (wi.n3 != '0)) :
+                     ((li.n1 != '0) && (li.n2 != '0) && (li.n3 != '0));
+    wstart         = !wact_q && !abort_q && ((npend_q != 2'd0) || accept);
+    y_data_end     = 13'(wi.pad_top) + 13'(wi.n2);
+    h_last         = y_data_end + 13'(wi.pad_bottom) - 13'd1;
+    w_full         = 13'(wi.pad_left) + 13'(wi.n1) + 13'(wi.pad_right);
+    n0             = {wi.row_words, 2'b00};
+    row_is_data    = (y_q >= 13'(wi.pad_top)) && (y_q < y_data_end);
+    line_is_last_x = (i1_q == wi.n1 - 12'd1);
+    plane_end      = (y_q == h_last) && (!row_is_data || line_is_last_x);
+    insn_end       = plane_end && (i3_q == wi.n3 - 8'd1);
+    span_end       = 11'({a1_q[OffW-1:2], 2'b00}) + 11'(n0) - 11'd1;
+    nb1_new        = BIdxW'(span_end >> OffW);
+    line_pads      = pend_q + ((i1_q == '0) ? PadW'(wi.pad_left) : '0);
+    line_next      = a1_q + 32'(n0);
+    line_page      = (32-npu_pkg::DmaPageShift)'((line_next - 32'd1) >> npu_pkg::DmaPageShift);
+    line_co        = (a1_q[OffW-1:0] == '0) && (wi.row_words[WOffW-1:0] == '0);
+    len_sum        = 9'(ob_len_q) + 9'(nb1_new) + 9'd1;   // beats - 1 if appended
+    can_append     = ob_valid_q && ob_co_q && line_co && (line_pads == '0) &&
+                     (a1_q == ob_next_q) && (len_sum < 9'(MaxBurst)) &&
+                     (line_page == ob_page_q);
+    ar_free        = !ar_valid_q || ar_ready_i;
+    can_issue      = ar_free && !desc_full && (out_q != OutCntW'(MaxOut));
+    cur_data       = wact_q && walk_q && !abort_q && row_is_data;
+    cur_pad        = wact_q && walk_q && !abort_q && !row_is_data;
+    // the open burst grows by the current line, or is issued when it cannot
+    append         = cur_data && can_append;
+    close          = ob_valid_q && !abort_q && !append && can_issue;
+    open           = cur_data && !append && (!ob_valid_q || close);
+    step_data      = append || open;
+    step_pad_row   = cur_pad;
+
+    // the walker
+    wact_d     = wact_q;
+    wslot_d    = wslot_q;
+    walk_d     = walk_q;
+    first_d    = first_q;
+    i3_d       = i3_q;
+    y_d        = y_q;
+    i1_d       = i1_q;
+    a1_d       = a1_q;
+    a2_d       = a2_q;
+    a3_d       = a3_q;
+    pend_d     = pend_q;
+    ob_valid_d = ob_valid_q;
+    ob_co_d    = ob_co_q;
+    ob_beat_d  = ob_beat_q;
+    ob_len_d   = ob_len_q;
+    ob_nl1_d   = ob_nl1_q;
+    ob_woff_d  = ob_woff_q;
+    ob_nb1_d   = ob_nb1_q;
+    ob_pads_d  = ob_pads_q;
+    ob_next_d  = ob_next_q;
+    ob_page_d  = ob_page_q;
+    ar_beat_d  = ar_beat_q;
+    ar_len_d   = ar_len_q;
+    desc_push  = 1'b0;
+    desc_new   = '0;
+    wdone      = 1'b0;
+    ar_valid_d = ar_valid_q && !ar_ready_i;
+
+    // issue the open burst
+    if (close) begin
+      desc_push      = 1'b1;
+      desc_new.tag   = wslot_q;
+      desc_new.first = first_q;
+      desc_new.last  = !walk_q && (pend_q == '0);
+      desc_new.pads  = ob_pads_q;
+      desc_new.data  = 1'b1;
+      desc_new.woff  = ob_woff_q;
+      desc_new.nb1   = ob_nb1_q;
+      desc_new.nl1   = ob_nl1_q;
+      ar_valid_d     = 1'b1;
+      ar_beat_d      = ob_beat_q;
+      ar_len_d       = ob_len_q;
+      ob_valid_d     = 1'b0;
+      first_d        = 1'b0;
+      wdone          = desc_new.last;
+    end else if (wact_q && !walk_q && !ob_valid_q && !abort_q && !desc_full) begin
+      // end of the instruction: trailing pads (or nothing: empty instruction)
+      desc_push      = 1'b1;
+      desc_new.tag   = wslot_q;
+      desc_new.first = first_q;
+      desc_new.last  = 1'b1;
+      desc_new.pads  = pend_q;
+      wdone          = 1'b1;
     end
-  end
 
-  always_ff @(posedge gclk) begin
-    if (out_push) begin
-      out_data_q[out_wp_q] <= out_line(pads_rem, is_acc_h, hi_pad_value, span_q, beat_q,
-                                       r_data_i, head.woff, hi_row_words);
-      out_addr_q[out_wp_q] <= out_addr_new;
-      out_flag_q[out_wp_q] <= out_flag_new;
+    // the current data line: grow the open burst or open a new one
+    if (append) begin
+      ob_len_d  = 8'(len_sum);
+      ob_nl1_d  = ob_nl1_q + NlW'(1);
+      ob_next_d = line_next;
+    end else if (open) begin
+      ob_valid_d = 1'b1;
+      ob_co_d    = line_co;
+      ob_beat_d  = a1_q[31:OffW];
+      ob_len_d   = 8'(nb1_new);
+      ob_nl1_d   = '0;
+      ob_woff_d  = a1_q[OffW-1:2];
+      ob_nb1_d   = nb1_new;
+      ob_pads_d  = line_pads;
+      ob_next_d  = line_next;
+      ob_page_d  = a1_q[31:npu_pkg::DmaPageShift];
     end
-  end
-
-  // ------------------------------------------------------- descriptor FIFO
-  always_comb begin
-    if (act) begin
-      desc_wp_d  = desc_wp_q + DPtrW'(desc_push);
-      desc_rp_d  = desc_rp_q + DPtrW'(desc_pop);
-      desc_cnt_d = desc_cnt_q + (DPtrW + 1)'(desc_push) - (DPtrW + 1)'(desc_pop);
-      out_d      = out_q + OutCntW'(close) - OutCntW'(burst_end);
-    end else begin
-      desc_wp_d  = desc_wp_q;
-      desc_rp_d  = desc_rp_q;
-      desc_cnt_d = desc_cnt_q;
-      out_d      = out_q;
+    if (step_data) begin
+      pend_d = line_is_last_x ? PadW'(wi.pad_right) : '0;
+    end else if (step_pad_row) begin
+      pend_d = pend_q + PadW'(w_full);
     end
-  end
 
-  always_ff @(posedge gclk) begin
-    if (desc_push) begin
-      desc_mem_q[desc_wp_q] <= desc_new;
-    end
-  end
-
-  // ------------------------------------------------------------ sequencing
-  // drained: after an abort, nothing left on the bus or in the engine
-  // (the walker is stopped and pushes nothing while abort_q)
-  assign drained = abort_q && (desc_cnt_d == '0) && (out_cnt_d == '0) && !ar_valid_d &&
-                   (out_d == '0);
-
-  always_comb begin
-    if (act) begin
-      done_d  = done_evt && !abort_i;
-      nheld_d = nheld_q + 2'(accept) - 2'(done_d);
-      npend_d = npend_q + 2'(accept) - 2'(wstart);
-      aslot_d = aslot_q ^ accept;
-      abort_d = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
-      if (drained) begin
-        abort_d = 1'b0;
-        nheld_d = '0;
-        npend_d = '0;
-        aslot_d = wslot_q;                        // the walker's next slot
+    // advance (i3, y, x) and the DRAM addresses
+    if (step_data && !line_is_last_x) begin
+      i1_d = i1_q + 12'd1;
+      a1_d = a1_q + wi.stride1;
+    end else if (step_pad_row || step_data) begin
+      i1_d = '0;
+      if (plane_end) begin
+        y_d  = '0;
+        i3_d = i3_q + 8'd1;
+        a3_d = a3_q + wi.stride3;
+        a2_d = a3_d;
+        a1_d = a3_d;
+        if (insn_end) begin
+          walk_d = 1'b0;
+        end
+      end else begin
+        y_d = y_q + 13'd1;
+        if (row_is_data) begin
+          a2_d = a2_q + wi.stride2;
+          a1_d = a2_d;
+        end
       end
-    end else begin
-      done_d  = 1'b0;
-      nheld_d = nheld_q;
-      npend_d = npend_q;
-      aslot_d = aslot_q;
-      abort_d = abort_q;
     end
-  end
 
-  always_ff @(posedge gclk) begin
+    if (wdone) begin
+      wact_d  = 1'b0;
+      wslot_d = !wslot_q;
+    end
+
+    // next instruction (from its slot, or from insn_i in its accept cycle)
+    if (wstart) begin
+      wact_d  = 1'b1;
+      walk_d  = ws_walk;
+      first_d = 1'b1;
+      i3_d    = '0;
+      y_d     = '0;
+      i1_d    = '0;
+      a1_d    = ws_addr;
+      a2_d    = ws_addr;
+      a3_d    = ws_addr;
+      pend_d  = '0;
+    end
+
+    if (abort_q) begin
+      wact_d     = 1'b0;
+      walk_d     = 1'b0;
+      ob_valid_d = 1'b0;
+    end
+
+    // the writer
+    padc_d            = padc_q;
+    beat_d            = beat_q;
+    lc_d              = lc_q;
+    hstart_d          = hstart_q;
+    line_d            = line_q;
+    desc_pop          = 1'b0;
+    out_push          = 1'b0;
+    out_flag_new.wr   = 1'b1;
+    out_flag_new.acc  = is_acc_h;
+    out_flag_new.last = 1'b0;
+    out_flag_new.err  = rerr_q || (r_hs && r_err_i);
+
+    if (pads_rem && !out_full) begin
+      // pad lines of the head descriptor, one per cycle
+      out_push = 1'b1;
+      padc_d   = padc_q + PadW'(1);
+      if (!head.data && (padc_d == head.pads)) begin
+        desc_pop          = 1'b1;               // pad-only descriptor done
+        out_flag_new.last = head.last;
+      end
+    end else if (has_head && !head.data && !pads_rem) begin
+      if (abort_q) begin
+        desc_pop = 1'b1;                        // pad-only, aborted
+      end else if (!out_full) begin
+        desc_pop          = 1'b1;               // no pads: marker only
+        out_push          = 1'b1;
+        out_flag_new.wr   = 1'b0;
+        out_flag_new.last = head.last;
+      end
+    end
+    // beats of the head's burst (a line's last one only when !pads_rem)
+    if (r_hs) begin
+      if (!is_last_beat) begin
+        beat_d = beat_q + BIdxW'(1);
+      end else begin
+        beat_d            = '0;
+        lc_d              = lc_q + NlW'(1);
+        out_push          = !abort_q;
+        out_flag_new.last = head.last && is_last_line;
+        desc_pop          = is_last_line;
+      end
+    end
+    if (out_push) begin
+      line_d   = out_addr_new + LineAW'(1);
+      hstart_d = 1'b1;
+    end
+    if (desc_pop) begin
+      padc_d   = '0;
+      beat_d   = '0;
+      lc_d     = '0;
+      hstart_d = 1'b0;
+    end
+
+    // output and descriptor FIFOs, bursts in flight
+    out_wp_d   = out_wp_q ^ out_push;
+    out_rp_d   = out_rp_q ^ out_pop;
+    out_cnt_d  = out_cnt_q + 2'(out_push) - 2'(out_pop);
+    desc_wp_d  = desc_wp_q + DPtrW'(desc_push);
+    desc_rp_d  = desc_rp_q + DPtrW'(desc_pop);
+    desc_cnt_d = desc_cnt_q + (DPtrW + 1)'(desc_push) - (DPtrW + 1)'(desc_pop);
+    out_d      = out_q + OutCntW'(close) - OutCntW'(burst_end);
+
+    // sequencing; drained: after an abort, nothing left on the bus or in the
+    // engine (the walker is stopped and pushes nothing while abort_q)
+    drained = abort_q && (desc_cnt_d == '0) && (out_cnt_d == '0) && !ar_valid_d &&
+              (out_d == '0);
+    done_d  = done_evt && !abort_i;
+    nheld_d = nheld_q + 2'(accept) - 2'(done_d);
+    npend_d = npend_q + 2'(accept) - 2'(wstart);
+    aslot_d = aslot_q ^ accept;
+    abort_d = abort_q || (abort_i && ((nheld_q != 2'd0) || accept));
+    if (drained) begin
+      abort_d = 1'b0;
+      nheld_d = '0;
+      npend_d = '0;
+      aslot_d = wslot_q;                        // the walker's next slot
+    end
+
+`ifndef SYNTHESIS
+    // FIFOs never overflow
+    assert (!(desc_push && desc_full));
+    assert (!(out_push && out_full));
+`endif
+
     if (!rst_ni) begin
       nheld_q    <= '0;
       npend_q    <= '0;
@@ -678,7 +624,7 @@ module npu_dma_load (
       beat_q     <= '0;
       lc_q       <= '0;
       hstart_q   <= 1'b0;
-    end else begin  // (clocked only while act)
+    end else begin
       nheld_q    <= nheld_d;
       npend_q    <= npend_d;
       aslot_q    <= aslot_d;
@@ -706,9 +652,8 @@ module npu_dma_load (
       lc_q       <= lc_d;
       hstart_q   <= hstart_d;
     end
-  end
 
-  always_ff @(posedge gclk) begin
+    // datapath registers (no reset: loaded before use)
     first_q   <= first_d;
     i3_q      <= i3_d;
     y_q       <= y_d;
@@ -729,6 +674,23 @@ module npu_dma_load (
     ar_beat_q <= ar_beat_d;
     ar_len_q  <= ar_len_d;
     line_q    <= line_d;
+
+    // the instruction slots, the FIFOs' entries
+    if (accept && !aslot_q) begin
+      slot0_q <= li;
+    end
+    if (accept && aslot_q) begin
+      slot1_q <= li;
+    end
+    if (out_push) begin
+      out_data_q[out_wp_q] <= out_line(pads_rem, is_acc_h, hi_pad_value, span_q, beat_q,
+                                       r_data_i, head.woff, hi_row_words);
+      out_addr_q[out_wp_q] <= out_addr_new;
+      out_flag_q[out_wp_q] <= out_flag_new;
+    end
+    if (desc_push) begin
+      desc_mem_q[desc_wp_q] <= desc_new;
+    end
   end
 
   // the beats of a line before its last one (the last one goes straight into
@@ -748,9 +710,7 @@ module npu_dma_load (
   // (no "disable iff (!rst_ni)": the properties also hold in reset)
   // the bus ends each burst where the descriptor says
   assert property (@(posedge clk_i) !(r_hs && !abort_q && (r_last_i != (is_last_beat && is_last_line))));
-  // FIFOs never overflow; at most two instructions held
-  assert property (@(posedge clk_i) !(desc_push && desc_full));
-  assert property (@(posedge clk_i) !(out_push && out_full));
+  // at most two instructions held (FIFO overflows: in b_state)
   assert property (@(posedge clk_i) nheld_q != 2'd3);
   // no beat without a burst in flight
   assert property (@(posedge clk_i) !(r_hs && (out_q == '0)));
