@@ -134,6 +134,7 @@ module npu_dma_load (
   // ----------------------------------------------------- instruction slots
   npu_pkg::insn_load_t slot0_q, slot1_q;      // (two registers: Yosys 0.23 loses an
                                               // unpacked array of a package struct)
+  npu_pkg::insn_load_t li;                    // the instruction offered
   logic                accept;
   logic [1:0]          nheld_q;               // instructions held
   logic [1:0]          npend_q;               // held, walker not started
@@ -143,6 +144,7 @@ module npu_dma_load (
   logic                rerr_q;                // a beat of the writer's instruction had an error
   logic                done_evt;
 
+  assign li           = insn_i;
   assign insn_ready_o = !abort_q && (nheld_q != 2'd2);
   assign accept       = insn_valid_i && insn_ready_o;
   assign busy_o       = (nheld_q != 2'd0);
@@ -293,8 +295,9 @@ module npu_dma_load (
   // combinational next state would be evaluated every cycle (it reads the
   // bus handshakes and grants of the free clock). Inside the block act is 1
   // out of reset: the gate took it while the clock was low.
+  // (its temporaries are plain vectors: Yosys 0.23 cannot select a field of
+  // a block-local struct)
   always_ff @(posedge gclk) begin : b_state
-    npu_pkg::insn_load_t li;                  // the instruction offered
     // walker
     logic [31:0]       ws_addr;               // the instruction starting: DRAM_ADDR
     logic              ws_walk;               //   and it has lines to visit
@@ -315,7 +318,11 @@ module npu_dma_load (
     logic              step_pad_row, step_data;
     logic              ar_free;
     logic              desc_push;
-    desc_t             desc_new;
+    logic              dn_tag, dn_first, dn_last, dn_data;  // the descriptor pushed (desc_t)
+    logic [PadW-1:0]   dn_pads;
+    logic [WOffW-1:0]  dn_woff;
+    logic [BIdxW-1:0]  dn_nb1;
+    logic [NlW-1:0]    dn_nl1;
     logic              wact_d, wslot_d, walk_d, first_d;
     logic [7:0]        i3_d;
     logic [12:0]       y_d;
@@ -341,7 +348,7 @@ module npu_dma_load (
     logic              hstart_d;
     logic [LineAW-1:0] line_d;
     logic              desc_pop, out_push;
-    oflag_t            out_flag_new;
+    logic              of_wr, of_acc, of_last, of_err;      // the entry pushed's flags (oflag_t)
     logic              out_wp_d, out_rp_d;
     logic [1:0]        out_cnt_d;
     logic [DPtrW-1:0]  desc_wp_d, desc_rp_d;
@@ -349,8 +356,6 @@ module npu_dma_load (
     logic [OutCntW-1:0] out_d;
     logic              drained, done_d, aslot_d, abort_d;
     logic [1:0]        nheld_d, npend_d;
-
-    li = insn_i;
 
     // the walker's next-line arithmetic
     ws_addr        = (npend_q != 2'd0) ? wi.dram_addr : li.dram_addr;
@@ -412,34 +417,41 @@ module npu_dma_load (
     ar_beat_d  = ar_beat_q;
     ar_len_d   = ar_len_q;
     desc_push  = 1'b0;
-    desc_new   = '0;
+    dn_tag     = 1'b0;
+    dn_first   = 1'b0;
+    dn_last    = 1'b0;
+    dn_pads    = '0;
+    dn_data    = 1'b0;
+    dn_woff    = '0;
+    dn_nb1     = '0;
+    dn_nl1     = '0;
     wdone      = 1'b0;
     ar_valid_d = ar_valid_q && !ar_ready_i;
 
     // issue the open burst
     if (close) begin
       desc_push      = 1'b1;
-      desc_new.tag   = wslot_q;
-      desc_new.first = first_q;
-      desc_new.last  = !walk_q && (pend_q == '0);
-      desc_new.pads  = ob_pads_q;
-      desc_new.data  = 1'b1;
-      desc_new.woff  = ob_woff_q;
-      desc_new.nb1   = ob_nb1_q;
-      desc_new.nl1   = ob_nl1_q;
+      dn_tag         = wslot_q;
+      dn_first       = first_q;
+      dn_last        = !walk_q && (pend_q == '0);
+      dn_pads        = ob_pads_q;
+      dn_data        = 1'b1;
+      dn_woff        = ob_woff_q;
+      dn_nb1         = ob_nb1_q;
+      dn_nl1         = ob_nl1_q;
       ar_valid_d     = 1'b1;
       ar_beat_d      = ob_beat_q;
       ar_len_d       = ob_len_q;
       ob_valid_d     = 1'b0;
       first_d        = 1'b0;
-      wdone          = desc_new.last;
+      wdone          = dn_last;
     end else if (wact_q && !walk_q && !ob_valid_q && !abort_q && !desc_full) begin
       // end of the instruction: trailing pads (or nothing: empty instruction)
       desc_push      = 1'b1;
-      desc_new.tag   = wslot_q;
-      desc_new.first = first_q;
-      desc_new.last  = 1'b1;
-      desc_new.pads  = pend_q;
+      dn_tag         = wslot_q;
+      dn_first       = first_q;
+      dn_last        = 1'b1;
+      dn_pads        = pend_q;
       wdone          = 1'b1;
     end
 
@@ -523,10 +535,10 @@ module npu_dma_load (
     line_d            = line_q;
     desc_pop          = 1'b0;
     out_push          = 1'b0;
-    out_flag_new.wr   = 1'b1;
-    out_flag_new.acc  = is_acc_h;
-    out_flag_new.last = 1'b0;
-    out_flag_new.err  = rerr_q || (r_hs && r_err_i);
+    of_wr             = 1'b1;
+    of_acc            = is_acc_h;
+    of_last           = 1'b0;
+    of_err            = rerr_q || (r_hs && r_err_i);
 
     if (pads_rem && !out_full) begin
       // pad lines of the head descriptor, one per cycle
@@ -534,7 +546,7 @@ module npu_dma_load (
       padc_d   = padc_q + PadW'(1);
       if (!head.data && (padc_d == head.pads)) begin
         desc_pop          = 1'b1;               // pad-only descriptor done
-        out_flag_new.last = head.last;
+        of_last           = head.last;
       end
     end else if (has_head && !head.data && !pads_rem) begin
       if (abort_q) begin
@@ -542,8 +554,8 @@ module npu_dma_load (
       end else if (!out_full) begin
         desc_pop          = 1'b1;               // no pads: marker only
         out_push          = 1'b1;
-        out_flag_new.wr   = 1'b0;
-        out_flag_new.last = head.last;
+        of_wr             = 1'b0;
+        of_last           = head.last;
       end
     end
     // beats of the head's burst (a line's last one only when !pads_rem)
@@ -554,7 +566,7 @@ module npu_dma_load (
         beat_d            = '0;
         lc_d              = lc_q + NlW'(1);
         out_push          = !abort_q;
-        out_flag_new.last = head.last && is_last_line;
+        of_last           = head.last && is_last_line;
         desc_pop          = is_last_line;
       end
     end
@@ -634,7 +646,7 @@ module npu_dma_load (
       derr_q     <= done_d && oh.err;
       // the error mark of the instruction the writer is on: cleared when its
       // last entry (which takes it) is pushed, and by an abort
-      if (abort_q || (out_push && out_flag_new.last)) rerr_q <= 1'b0;
+      if (abort_q || (out_push && of_last)) rerr_q <= 1'b0;
       else if (r_hs && r_err_i)                       rerr_q <= 1'b1;
       wact_q     <= wact_d;
       walk_q     <= walk_d;
@@ -686,10 +698,11 @@ module npu_dma_load (
       out_data_q[out_wp_q] <= out_line(pads_rem, is_acc_h, hi_pad_value, span_q, beat_q,
                                        r_data_i, head.woff, hi_row_words);
       out_addr_q[out_wp_q] <= out_addr_new;
-      out_flag_q[out_wp_q] <= out_flag_new;
+      out_flag_q[out_wp_q] <= {of_wr, of_acc, of_last, of_err};   // oflag_t
     end
     if (desc_push) begin
-      desc_mem_q[desc_wp_q] <= desc_new;
+      desc_mem_q[desc_wp_q] <= {dn_tag, dn_first, dn_last, dn_pads, dn_data, dn_woff, dn_nb1,
+                                dn_nl1};                                    // desc_t
     end
   end
 

@@ -162,7 +162,9 @@ module npu_dma_store #(
   } aw_t;
 
   // ------------------------------------------------ instructions held
-  logic                 is_mark;
+  npu_pkg::insn_store_t fi;                    // the instruction starting in the front end
+  npu_pkg::insn_mark_t  mi;
+  logic                 is_mark, fi_mark;
   logic                 accept;
   logic [1:0]           nheld_q;               // instructions held
   logic                 hslot_q;               // slot of the oldest
@@ -180,6 +182,7 @@ module npu_dma_store #(
   logic [1:0]           berr_q;                // per slot: a B response of it was an error
   logic                 b_hs, b_other;
 
+  assign mi           = insn_i;
   assign is_mark      = (insn_i[7:0] == npu_pkg::OpMark);
   assign insn_ready_o = !abort_q && !recb_q && (nheld_q != 2'd2);
   assign accept       = insn_valid_i && insn_ready_o;
@@ -219,6 +222,8 @@ module npu_dma_store #(
   logic [7:0]           n3_q;
 
   assign fstart = (fstate_q == FsIdle) && !abort_q && (npend_q || accept);
+  assign fi     = npend_q ? pinsn_q : insn_i;
+  assign fi_mark = npend_q ? pmark_q : is_mark;
 
   // ---------------------------------------------------------- params
   logic [1:0]           prm_cnt_q, prm_cnt_d;  // param reads issued
@@ -503,12 +508,6 @@ module npu_dma_store #(
     logic [1:0]                  src_d;
     logic [7:0]                  rw_d, n3_d;
     logic [11:0]                 n1_d, n2_d;
-    // the instruction the front end starts (read only with fstart)
-    npu_pkg::insn_store_t        fi;
-    logic                        fi_mark;
-
-    fi      = npend_q ? pinsn_q : insn_i;
-    fi_mark = npend_q ? pmark_q : is_mark;
 
     // walker
     walk_d  = walk_q;
@@ -785,18 +784,13 @@ module npu_dma_store #(
       pmark_q <= is_mark;
     end
     if (accept && is_mark) begin
-      rec_q <= RowW'({ctr_snapshot_i, mark_id(insn_i)});
+      rec_q <= RowW'({ctr_snapshot_i, mi.mark_id});
     end
     if (fstart) begin
       st_q    <= fi;
       rstep_q <= fi.n3;
     end
   end
-
-  // MARK_ID of a MARK
-  function automatic logic [31:0] mark_id(input npu_pkg::insn_mark_t mk);
-    mark_id = mk.mark_id;
-  endfunction
 
   // ------------------------------------------------------------ checks
   // elaboration: the MARK record fits a row; FIFO depths are powers of two
@@ -831,7 +825,7 @@ module npu_dma_store #(
   // the fields read after the start (the others are taken from fi at the
   // start)
   logic unused_bits;
-  assign unused_bits = ^{rq2_valid[C-1:1],
+  assign unused_bits = ^{mi.rsvd_96, mi.dram_addr, mi.rsvd_8, mi.opcode, rq2_valid[C-1:1],
                          st_q.n3, st_q.n2, st_q.n1, st_q.rsvd_88, st_q.mem_addr, st_q.dram_addr,
                          st_q.row_words, st_q.rsvd_14, st_q.source, st_q.rsvd_11,
                          st_q.push_prev, st_q.rsvd_9, st_q.pop_prev, st_q.opcode};
