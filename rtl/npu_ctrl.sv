@@ -186,17 +186,6 @@ module npu_ctrl (
   end
   assign pend_q = ~inf_empty;
 
-  // The queues' and in-flight FIFOs' clock is gated in the cycles where none
-  // of them is pushed, popped or can be cleared (a clear needs FsIdle, START
-  // comes from MMIO, or FsDrain): while the engines work through a layer the
-  // FIFOs, and the instruction heads they present, cost a simulator nothing
-  npu_icg u_fcg (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .en_i   (state_q == FsIdle || state_q == FsDrain || q_push != '0 || eng_issue != '0
-             || eng_done != '0),  // (eng_issue covers q_pop)
-    .gclk_o (fclk)
-  );
   logic        ld_push_q, st_push_q;             // LOAD push_next, STORE push_prev
   logic [1:0]  cp_push_q;                        // MATMUL {push_next, push_prev}
   logic [31:0] ld_pc_q, cp_pc_q, st_pc_q;
@@ -267,6 +256,28 @@ module npu_ctrl (
   logic drain_done;
   assign drain_done = (state_q == FsDrain) && !ld_busy_i && !cp_busy_i && !st_busy_i && !fetch_out_q;
 
+  // The fetcher (its clocked block below), the queues and the in-flight
+  // FIFOs share a gated clock, off while the fetcher waits for room in the
+  // full queue of a decoded instruction or at a barrier (MARK, FINISH) for
+  // the engines, and nothing else happens: no pop, no done pulse, no abort,
+  // no fetch beat, no deadlock count, an engine holding an instruction (so
+  // no deadlock can start). Every register of the domain holds then: the
+  // FIFOs are neither pushed (a push needs room), popped nor cleared (a clear
+  // needs FsIdle or FsDrain), and the fetcher's block changes nothing in
+  // those states. While the engines work through a layer, the fetcher, the
+  // FIFOs and the instruction heads they present cost a simulator nothing.
+  logic fwait;
+  assign fwait = ((state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3
+                   && dec_full) || (state_q == FsBarrier && !all_idle))
+                 && q_pop == '0 && !ld_done_i && !cp_done_i && !st_done_i
+                 && !abort_i && !r_valid_i && dl_cnt_q == '0 && pend_q != '0;
+  npu_icg u_fcg (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .en_i   (!fwait),
+    .gclk_o (fclk)
+  );
+
   assign abort_o = (state_q == FsDrain);
   assign busy_o  = (state_q != FsIdle);
   assign done_o    = drain_done && end_kind_q == 2'd0;
@@ -279,7 +290,8 @@ module npu_ctrl (
   // The fetcher, the token counters and the deadlock counter. The next
   // state is computed here, in the clocked block, from the registers and
   // the inputs of this cycle; start_i/abort_i reach nothing combinational.
-  always_ff @(posedge clk_i) begin
+  // On fclk (above).
+  always_ff @(posedge fclk) begin
     if (!rst_ni) begin
       state_q     <= FsIdle;
       pc_q        <= '0;
