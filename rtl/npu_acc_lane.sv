@@ -22,12 +22,18 @@ module npu_acc_lane #(
   output logic [31:0]   st_rdata_o
 );
 `ifndef LOOM_SRAM_BLACKBOX
+  // mem is read only here: it is written with blocking assignments, after
+  // every read of the cycle, which is what nonblocking ones would do, without
+  // the simulator's per-element bookkeeping of a nonblocking array write
+  // (a flag, an index and a value set every cycle and tested at its end)
   logic [31:0] mem [Depth];
   always_ff @(posedge clk_i) begin
-    if (ld_we_i) mem[ld_addr_i] <= ld_wdata_i;
-    // compute wins a same-line collision (a program race, undefined by the ISA)
-    if (cp_valid_i) mem[cp_addr_i] <= cp_overwrite_i ? cp_data_i : mem[cp_addr_i] + cp_data_i;
+    logic [31:0] cp_v;
     if (st_re_i) st_rdata_o <= mem[st_addr_i];
+    cp_v = cp_overwrite_i ? cp_data_i : mem[cp_addr_i] + cp_data_i;
+    if (ld_we_i) mem[ld_addr_i] = ld_wdata_i;
+    // compute wins a same-line collision (a program race, undefined by the ISA)
+    if (cp_valid_i) mem[cp_addr_i] = cp_v;
   end
 `endif
 endmodule

@@ -19,10 +19,13 @@ module npu_sram #(
   output logic [Width-1:0] rdata_o
 );
 `ifndef LOOM_SRAM_BLACKBOX
+  // mem is read only here, never in the cycle it is written: a blocking
+  // write is the same as a nonblocking one, without a simulator's
+  // per-element bookkeeping (a flag, an index and a value per cycle)
   logic [Width-1:0] mem [Depth];
   always_ff @(posedge clk_i) begin
     if (en_i) begin
-      if (we_i) mem[addr_i] <= wdata_i;
+      if (we_i) mem[addr_i] = wdata_i;
       else      rdata_o <= mem[addr_i];
     end
   end

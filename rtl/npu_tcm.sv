@@ -18,12 +18,15 @@ module npu_tcm #(
   output logic [31:0]   rdata_o
 );
 `ifndef LOOM_SRAM_BLACKBOX
+  // mem is read only here, never in the cycle it is written: a blocking
+  // write is the same as a nonblocking one, without a simulator's
+  // per-element bookkeeping
   logic [31:0] mem [Depth];
   always_ff @(posedge clk_i) begin
     if (en_i) begin
       if (we_i) begin
         for (int b = 0; b < 4; b++)
-          if (be_i[b]) mem[addr_i][8*b +: 8] <= wdata_i[8*b +: 8];
+          if (be_i[b]) mem[addr_i][8*b +: 8] = wdata_i[8*b +: 8];
       end else begin
         rdata_o <= mem[addr_i];
       end
