@@ -57,8 +57,6 @@ module npu_regs (
   logic [63:0] macs_q;
   logic [31:0] base_q;
   logic        win_en_q;
-  logic [31:0] win_base_q [4];
-  logic [31:0] win_size_q [4];
   logic [1:0]  irq_st_q, irq_mask_q;
   logic        done_q, error_q;
 
@@ -68,9 +66,21 @@ module npu_regs (
   assign abort_o = wr && addr_i == npu_pkg::RegCtrl && wdata_i[1];
   assign insn_base_o = base_q;
   assign win_en_o    = win_en_q;
+  // the DMA windows: one register each (an unpacked array written with
+  // nonblocking assignments costs a simulator a flag per element every cycle)
   for (genvar i = 0; i < 4; i++) begin : g_win
-    assign win_base_o[32*i +: 32] = win_base_q[i];
-    assign win_size_o[32*i +: 32] = win_size_q[i];
+    logic [31:0] wbase_q, wsize_q;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        wbase_q <= '0;
+        wsize_q <= '0;
+      end else if (wr && !busy_i) begin
+        if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) wbase_q <= wdata_i;
+        if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) wsize_q <= wdata_i;
+      end
+    end
+    assign win_base_o[32*i +: 32] = wbase_q;
+    assign win_size_o[32*i +: 32] = wsize_q;
   end
   assign irq_o = |(irq_st_q & irq_mask_q);
   assign irq_st_o = irq_st_q;
@@ -82,23 +92,13 @@ module npu_regs (
     if (!rst_ni) begin
       base_q     <= '0;
       win_en_q   <= 1'b0;
-      for (int i = 0; i < 4; i++) begin
-        win_base_q[i] <= '0;
-        win_size_q[i] <= '0;
-      end
       irq_st_q   <= '0;
       irq_mask_q <= 2'b11;
       done_q     <= 1'b0;
       error_q    <= 1'b0;
     end else begin
       if (wr && addr_i == npu_pkg::RegInsnBase) base_q <= wdata_i;
-      if (wr && !busy_i) begin
-        if (addr_i == npu_pkg::RegWinCtrl) win_en_q <= wdata_i[0];
-        for (int i = 0; i < 4; i++) begin
-          if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) win_base_q[i] <= wdata_i;
-          if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) win_size_q[i] <= wdata_i;
-        end
-      end
+      if (wr && !busy_i && addr_i == npu_pkg::RegWinCtrl) win_en_q <= wdata_i[0];
       if (wr && addr_i == npu_pkg::RegIrqMask) irq_mask_q <= wdata_i[1:0];
       if (wr && addr_i == npu_pkg::RegIrqStatus) irq_st_q <= irq_st_q & ~wdata_i[1:0];
       if (done_i) irq_st_q[0] <= 1'b1;
@@ -185,8 +185,8 @@ module npu_regs (
       npu_pkg::RegWinCtrl:       rdata_o = {31'd0, win_en_q};
       default: begin
         for (int i = 0; i < 4; i++) begin
-          if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) rdata_o = win_base_q[i];
-          if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) rdata_o = win_size_q[i];
+          if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) rdata_o = win_base_o[32*i +: 32];
+          if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) rdata_o = win_size_o[32*i +: 32];
         end
         if (addr_i >= npu_pkg::RegCtrBase && addr_i < npu_pkg::RegCtrBase + 12'(4 * N)
             && addr_i[1:0] == 2'b00) begin
