@@ -243,12 +243,14 @@ module npu_ctrl (
   assign ar_addr_o  = pc_q & ~32'(B - 1);
   assign ar_len_o   = 8'(NBeats - 1);
 
-  // FsDecode pushes a legal instruction into its queue when there is room;
+  // FsDecode pushes a legal instruction into its queue when there is room
+  // (dec_push: a legal queued instruction is decoded; with dec_full it waits);
   // FsBarrier hands a MARK to the store engine once everything has retired
+  logic dec_push;
+  assign dec_push = state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3;
   always_comb begin
     q_push = '0;
-    if (state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3 && !dec_full)
-      q_push[dec_queue] = 1'b1;
+    if (dec_push && !dec_full) q_push[dec_queue] = 1'b1;
   end
   assign mark_issue = state_q == FsBarrier && all_idle && insn_q[7:0] != npu_pkg::OpFinish;
 
@@ -267,8 +269,7 @@ module npu_ctrl (
   // those states. While the engines work through a layer, the fetcher, the
   // FIFOs and the instruction heads they present cost a simulator nothing.
   logic fwait;
-  assign fwait = ((state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3
-                   && dec_full) || (state_q == FsBarrier && !all_idle))
+  assign fwait = ((dec_push && dec_full) || (state_q == FsBarrier && !all_idle))
                  && q_pop == '0 && !ld_done_i && !cp_done_i && !st_done_i
                  && !abort_i && !r_valid_i && dl_cnt_q == '0 && pend_q != '0;
   npu_icg u_fcg (
@@ -342,8 +343,7 @@ module npu_ctrl (
       stuck = 1'b0;
       if (running && pend_q == '0 && !ld_done_i && !cp_done_i && !st_done_i && q_empty != 3'b111) begin
         if ((q_empty[0] || ld_need) && (q_empty[1] || cp_need) && (q_empty[2] || st_need))
-          stuck = state_q == FsBarrier ||
-                  (state_q == FsDecode && dec_cause == npu_pkg::ErrNone && dec_queue != 2'd3 && dec_full);
+          stuck = state_q == FsBarrier || (dec_push && dec_full);
       end
       if (stuck) begin
         if (dl_cnt_q != 3'd3) dl_cnt_q <= dl_cnt_q + 3'd1;

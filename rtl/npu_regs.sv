@@ -67,7 +67,9 @@ module npu_regs (
   assign insn_base_o = base_q;
   assign win_en_o    = win_en_q;
   // the DMA windows: one register each (an unpacked array written with
-  // nonblocking assignments costs a simulator a flag per element every cycle)
+  // nonblocking assignments costs a simulator a flag per element every cycle);
+  // window i's BASE and SIZE are WinStride bytes after window 0's (regs.def)
+  localparam logic [11:0] WinStride = npu_pkg::RegWin1Base - npu_pkg::RegWin0Base;
   for (genvar i = 0; i < 4; i++) begin : g_win
     logic [31:0] wbase_q, wsize_q;
     always_ff @(posedge clk_i) begin
@@ -75,8 +77,8 @@ module npu_regs (
         wbase_q <= '0;
         wsize_q <= '0;
       end else if (wr && !busy_i) begin
-        if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) wbase_q <= wdata_i;
-        if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) wsize_q <= wdata_i;
+        if (addr_i == npu_pkg::RegWin0Base + 12'(i) * WinStride) wbase_q <= wdata_i;
+        if (addr_i == npu_pkg::RegWin0Size + 12'(i) * WinStride) wsize_q <= wdata_i;
       end
     end
     assign win_base_o[32*i +: 32] = wbase_q;
@@ -185,8 +187,8 @@ module npu_regs (
       npu_pkg::RegWinCtrl:       rdata_o = {31'd0, win_en_q};
       default: begin
         for (int i = 0; i < 4; i++) begin
-          if (addr_i == npu_pkg::RegWin0Base + 12'(8 * i)) rdata_o = win_base_o[32*i +: 32];
-          if (addr_i == npu_pkg::RegWin0Size + 12'(8 * i)) rdata_o = win_size_o[32*i +: 32];
+          if (addr_i == npu_pkg::RegWin0Base + 12'(i) * WinStride) rdata_o = win_base_o[32*i +: 32];
+          if (addr_i == npu_pkg::RegWin0Size + 12'(i) * WinStride) rdata_o = win_size_o[32*i +: 32];
         end
         if (addr_i >= npu_pkg::RegCtrBase && addr_i < npu_pkg::RegCtrBase + 12'(4 * N)
             && addr_i[1:0] == 2'b00) begin

@@ -6,7 +6,8 @@
 // VerilatedContext, so several can live in one process. It does reset,
 // clocking (inputs change between cycles; both edges evaluated), the MMIO
 // bridge (through tb_top's DPI-C export tb_mmio), the cycle bound of run(),
-// and FST waveforms on demand for a window of cycles. The DRAM bytes live here and are read/written by tb_dram.sv through DPI-C,
+// and FST waveforms on demand for a window of cycles. The DRAM bytes live
+// here and are read/written by tb_dram.sv through DPI-C,
 // which answers the beats that touch the bus-error range of the options
 // (loom_hw_opts.bus_err_*) with an error response.
 #include <cerrno>
