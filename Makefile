@@ -192,20 +192,19 @@ RTL_PGO_GEN := OPT_FAST="-O2 -fprofile-generate -fprofile-update=atomic" OPT_SLO
 RTL_PGO_USE := OPT_FAST="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" OPT_SLOW=-O0 \
                OPT_GLOBAL="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" LDFLAGS="-shared"
 
-$(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h \
+$(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h scripts/rtl_clocks.sh \
                          $(if $(filter 1,$(RTL_PGO)),| $(LOOM) $(FW_ELF))
-ifneq ($(RTL_PGO),1)
-	OBJCACHE=$(CCACHE) verilator $(VERILATOR_FLAGS) -Mdir $(HWDIR)/obj \
-	  -CFLAGS "$(VERILATOR_CFLAGS)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
-	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
-	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
-	cp $(HWDIR)/obj/libloom_rtl.so $@
-else
 	rm -f $(HWDIR)/obj/*.gcda
 	verilator $(filter-out --build,$(VERILATOR_FLAGS)) -Mdir $(HWDIR)/obj \
 	  -CFLAGS "$(VERILATOR_CFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
 	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(CURDIR)/$(TB_CPP) > $(HWDIR)/verilator.log 2>&1 \
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
+	sh scripts/rtl_clocks.sh $(HWDIR)/obj
+ifneq ($(RTL_PGO),1)
+	$(MAKE) -C $(HWDIR)/obj -f Vtb_top.mk $(VERILATOR_MAKEFLAGS) OBJCACHE=$(CCACHE) >> $(HWDIR)/verilator.log 2>&1 \
+	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
+	cp $(HWDIR)/obj/libloom_rtl.so $@
+else
 	$(MAKE) -C $(HWDIR)/obj -f Vtb_top.mk $(RTL_PGO_GEN) OBJCACHE=$(CCACHE) >> $(HWDIR)/verilator.log 2>&1 \
 	  || { tail -40 $(HWDIR)/verilator.log; exit 1; }
 	cp $(HWDIR)/obj/libloom_rtl.so $@

@@ -14,20 +14,34 @@
 // harnesses (verilator_tb/sim.cpp, systemc/npu_ca.cpp) set and then
 // evaluate with the clock low, as a bus's registered request would be held
 // through the low phase; not from other inputs, which the harnesses change
-// between the falling edge's evaluation and the rising edge's, where the
-// latch, evaluated only at those points, would not see them. The clock also runs
-// while rst_ni is low, whatever en_i: resets are synchronous, so the gated
-// registers need their clock to reset (the harnesses change rst_ni only with
-// the clock low and evaluate the model after it).
+// just before the rising edge. The clock also runs while rst_ni is low,
+// whatever en_i: resets are synchronous, so the gated registers need their
+// clock to reset (the harnesses change rst_ni only with the clock low and
+// evaluate the model after it).
+//
+// Two views of the same cell. Synthesis (Yosys, make synth) gets the latch.
+// Verilator gets a model without one: when clk_i rises, gclk_o takes the
+// enable as it stands before the edge (Verilator evaluates logic that drives
+// clocks before the flops of the edge, and en_i is logic of those flops),
+// and when clk_i falls, gclk_o falls. It needs no evaluation while the clock
+// is low, which lets the harness take the falling edge without one
+// (verilator_tb/sim.cpp, scripts/rtl_clocks.sh): the latch would take the
+// enable only in an evaluation with the clock low.
 module npu_icg (
   input  logic clk_i,
   input  logic rst_ni,
   input  logic en_i,
   output logic gclk_o
 );
+`ifdef VERILATOR
+  // the simulation model (above): blocking, so with the logic that makes
+  // clocks, ahead of the edge's flops
+  always @(clk_i) gclk_o = clk_i && (en_i || !rst_ni);
+`else
   logic en_l;
   always_latch begin
     if (!clk_i) en_l = en_i || !rst_ni;
   end
   assign gclk_o = clk_i & en_l;
+`endif
 endmodule

@@ -2,7 +2,8 @@
  * configuration handling: configuration read-back registers, host DRAM
  * range errors, the run bound (a program longer than the bound ends with a
  * clear timeout, is aborted, and the next program runs), FST waveforms on
- * demand with a cycle window (rtl), configurations that must be refused
+ * demand with a cycle window (rtl; such a run evaluates every falling
+ * edge, the others do not, and both give the same cycles and bytes), configurations that must be refused
  * with a message naming the parameter, and bus errors (loom_hw_opts.
  * bus_err_*): a fetch, LOAD, STORE or MARK that meets the error range ends
  * with BUS_ERROR at that instruction, the RTL and the C model with the same
@@ -243,23 +244,43 @@ static void backend_tests(const char *be, const loom_hwcfg *c)
 	loom_hw_close(hw);
 }
 
+/* one LOAD -> MATMUL -> STORE program on the RTL, with a waveform or
+ * without (sim.cpp then sets the falling edges instead of evaluating them):
+ * its result, its cycles and its output bytes */
+static int wave_run(const loom_hwcfg *c, const loom_hw_opts *o, loom_hw_result *r, uint8_t *out, size_t n)
+{
+	char err[512];
+	loom_hw *hw = loom_hw_open("rtl", c, o, err, sizeof err);
+	CHECK(hw != NULL, "rtl: open (%s)", hw ? (o->wave_path ? "with waves" : "without") : err);
+	if (!hw)
+		return -1;
+	write_prog(hw, c, 0x1000, 0);
+	int rc = loom_hw_exec(hw, 0x1000, 1000000, r);
+	loom_hw_dram_read(hw, 0x20000, out, n);
+	loom_hw_close(hw);
+	return rc;
+}
+
 static void wave_tests(const loom_hwcfg *c)
 {
-	char err[512], path[256];
+	char path[256];
 	snprintf(path, sizeof path, "/tmp/loom_test_hw_%d.fst", (int)getpid());
 	unlink(path);
-	loom_hw_opts o = {0};
+	loom_hw_opts plain = {0}, o = {0};
 	o.wave_path = path;
 	o.wave_from = 50;
 	o.wave_to = 400;
-	loom_hw *hw = loom_hw_open("rtl", c, &o, err, sizeof err);
-	CHECK(hw != NULL, "rtl: open with waves (%s)", hw ? path : err);
-	if (!hw)
-		return;
-	write_prog(hw, c, 0x1000, 0);
-	loom_hw_result r;
-	loom_hw_exec(hw, 0x1000, 1000000, &r);
-	loom_hw_close(hw);
+	static uint8_t out0[4096], out1[4096];
+	loom_hw_result r0, r;
+	memset(out0, 0x5a, sizeof out0);
+	memset(out1, 0xa5, sizeof out1);
+	int rc0 = wave_run(c, &plain, &r0, out0, sizeof out0);
+	int rc = wave_run(c, &o, &r, out1, sizeof out1);
+	CHECK(rc0 == LOOM_HW_IRQ && rc == LOOM_HW_IRQ && r0.status == LOOM_STATUS_DONE && r.status == LOOM_STATUS_DONE,
+	      "rtl: the program completes with and without waves");
+	CHECK(r0.cycles == r.cycles && !memcmp(out0, out1, sizeof out0),
+	      "rtl: falling edges set or evaluated (waves): the same cycles (%llu, %llu) and output",
+	      (unsigned long long)r0.cycles, (unsigned long long)r.cycles);
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && st.st_size > 1000, "rtl: FST waveform written (%lld bytes)",
 	      (long long)(stat(path, &st) == 0 ? st.st_size : -1));
