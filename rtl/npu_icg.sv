@@ -19,14 +19,14 @@
 // clock to reset (the harnesses change rst_ni only with the clock low and
 // evaluate the model after it).
 //
-// Two views of the same cell. Synthesis (Yosys, make synth) gets the latch.
-// Verilator gets a model without one: when clk_i rises, gclk_o takes the
-// enable as it stands before the edge (Verilator evaluates logic that drives
-// clocks before the flops of the edge, and en_i is logic of those flops),
-// and when clk_i falls, gclk_o falls. It needs no evaluation while the clock
-// is low, which lets the harness take the falling edge without one
-// (verilator_tb/sim.cpp, scripts/rtl_clocks.sh): the latch would take the
-// enable only in an evaluation with the clock low.
+// Two views of the same cell. Synthesis (Yosys, make synth) gets the
+// latch, the Verilator simulation a model without one: when clk_i rises,
+// gclk_o takes the enable as it stands before the edge (Verilator evaluates
+// logic that drives clocks before the flops of the edge, and en_i is logic
+// of those flops), and when clk_i falls, gclk_o falls. It needs no
+// evaluation while the clock is low, which lets the harness take the
+// falling edge without one (verilator_tb/sim.cpp, scripts/rtl_clocks.sh):
+// the latch would take the enable only in an evaluation with the clock low.
 module npu_icg (
   input  logic clk_i,
   input  logic rst_ni,
