@@ -325,11 +325,14 @@ $(BLKBIN): $(HWDIR)/npu_pkg.sv $(BLOCK_$(BLK)_SV) verilator_tb/blocks/$(BLK)_tb.
 ARRAY_SV    := rtl/npu_pe.sv rtl/npu_array.sv
 BENCH_ARRAY := $(BUILD)/bench/array_$(HW)/bench_array
 bench-array: $(BENCH_ARRAY)
-$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv $(ARRAY_SV) verilator_tb/bench_array.cpp
+$(BENCH_ARRAY): $(HWDIR)/npu_pkg.sv $(ARRAY_SV) verilator_tb/bench_array.cpp scripts/rtl_clocks.sh
 	@mkdir -p $(dir $@)
-	OBJCACHE=$(CCACHE) verilator $(filter-out --top-module tb_top,$(VERILATOR_FLAGS)) --top-module npu_array \
-	  -Mdir $(dir $@)obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" -o bench_array \
+	verilator $(filter-out --build --top-module tb_top,$(VERILATOR_FLAGS)) --top-module npu_array \
+	  -Mdir $(dir $@)obj -CFLAGS "-I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)" -o bench_array \
 	  $(HWDIR)/npu_pkg.sv $(ARRAY_SV) $(CURDIR)/verilator_tb/bench_array.cpp > $(dir $@)build.log 2>&1 \
+	  || { tail -40 $(dir $@)build.log; exit 1; }
+	sh scripts/rtl_clocks.sh $(dir $@)obj Vnpu_array
+	$(MAKE) -C $(dir $@)obj -f Vnpu_array.mk $(VERILATOR_MAKEFLAGS) OBJCACHE=$(CCACHE) >> $(dir $@)build.log 2>&1 \
 	  || { tail -40 $(dir $@)build.log; exit 1; }
 	cp $(dir $@)obj/bench_array $@
 
