@@ -58,14 +58,41 @@ module npu_sp (
   assign vw_b  = bank_of(vw_addr_i);
   assign ld_b  = bank_of(ld_addr_i);
 
+  // Arbitration in priority order: a client is granted unless a client
+  // before it already holds its bank (busy), and its grant makes it the
+  // bank's owner (own; the same grants as comparing each client's bank with
+  // every granted client before it, in a few operations a cycle).
+  localparam logic [2:0] OwnAct = 3'd0, OwnWgt = 3'd1, OwnSt = 3'd2, OwnVw = 3'd3, OwnLd = 3'd4;
+  logic [Banks-1:0]   busy;
+  logic [3*Banks-1:0] own;  // bank b's client at [3*b +: 3], where busy[b]
   always_comb begin
+    busy = '0;
+    own  = '0;
     act_gnt_o = act_req_i;
-    wgt_gnt_o = wgt_req_i && !(act_gnt_o && act_b == wgt_b);
-    st_gnt_o  = st_req_i && !(act_gnt_o && act_b == st_b) && !(wgt_gnt_o && wgt_b == st_b);
-    vw_gnt_o  = vw_req_i && !(act_gnt_o && act_b == vw_b) && !(wgt_gnt_o && wgt_b == vw_b)
-                         && !(st_gnt_o && st_b == vw_b);
-    ld_gnt_o  = ld_req_i && !(act_gnt_o && act_b == ld_b) && !(wgt_gnt_o && wgt_b == ld_b)
-                         && !(st_gnt_o && st_b == ld_b) && !(vw_gnt_o && vw_b == ld_b);
+    if (act_gnt_o) begin
+      busy[act_b] = 1'b1;
+      own[3*act_b +: 3] = OwnAct;
+    end
+    wgt_gnt_o = wgt_req_i && !busy[wgt_b];
+    if (wgt_gnt_o) begin
+      busy[wgt_b] = 1'b1;
+      own[3*wgt_b +: 3] = OwnWgt;
+    end
+    st_gnt_o = st_req_i && !busy[st_b];
+    if (st_gnt_o) begin
+      busy[st_b] = 1'b1;
+      own[3*st_b +: 3] = OwnSt;
+    end
+    vw_gnt_o = vw_req_i && !busy[vw_b];
+    if (vw_gnt_o) begin
+      busy[vw_b] = 1'b1;
+      own[3*vw_b +: 3] = OwnVw;
+    end
+    ld_gnt_o = ld_req_i && !busy[ld_b];
+    if (ld_gnt_o) begin
+      busy[ld_b] = 1'b1;
+      own[3*ld_b +: 3] = OwnLd;
+    end
     conflicts_o = 3'(wgt_req_i && !wgt_gnt_o) + 3'(st_req_i && !st_gnt_o)
                 + 3'(vw_req_i && !vw_gnt_o) + 3'(ld_req_i && !ld_gnt_o);
   end
@@ -75,29 +102,21 @@ module npu_sp (
   logic [Banks*DW-1:0] bank_rdata;
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     logic          en, we;
+    logic [2:0]    o;
     logic [LW-1:0] addr;
     logic [DW-1:0] wdata;
+    assign o     = own[3*b +: 3];
+    assign en    = busy[b];
+    assign we    = busy[b] && (o == OwnVw || o == OwnLd);
+    assign wdata = o == OwnVw ? vw_wdata_i : ld_wdata_i;
     always_comb begin
-      en    = 1'b1;
-      we    = 1'b0;
-      addr  = LW'(act_addr_i);
-      wdata = ld_wdata_i;
-      if (act_gnt_o && act_b == BW'(b)) begin
-        addr = LW'(act_addr_i);
-      end else if (wgt_gnt_o && wgt_b == BW'(b)) begin
-        addr = LW'(wgt_addr_i);
-      end else if (st_gnt_o && st_b == BW'(b)) begin
-        addr = LW'(st_addr_i);
-      end else if (vw_gnt_o && vw_b == BW'(b)) begin
-        addr  = LW'(vw_addr_i);
-        we    = 1'b1;
-        wdata = vw_wdata_i;
-      end else if (ld_gnt_o && ld_b == BW'(b)) begin
-        addr = LW'(ld_addr_i);
-        we   = 1'b1;
-      end else begin
-        en   = 1'b0;
-      end
+      case (o)
+        OwnWgt:  addr = LW'(wgt_addr_i);
+        OwnSt:   addr = LW'(st_addr_i);
+        OwnVw:   addr = LW'(vw_addr_i);
+        OwnLd:   addr = LW'(ld_addr_i);
+        default: addr = LW'(act_addr_i);
+      endcase
     end
     npu_sram #(.Width(DW), .Depth(2**LW)) u_sram (
       .clk_i   (clk_i),
