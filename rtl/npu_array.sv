@@ -71,7 +71,7 @@ module npu_array #(
   end
 
   // Every PE is an npu_pe instance with its own small registers (neighbours
-  // reach its outputs as g_row[r].g_pe[c].a_out / ps): Verilator inlines it
+  // reach its outputs as g_row[r].g_pe[c].as_out / ps): Verilator inlines it
   // and keeps each register in a native integer, which simulates several
   // times faster than slices of one wide flat vector; Yosys maps one PE per
   // parameter set (Pass) and stat counts the instances, so the
@@ -117,8 +117,8 @@ module npu_array #(
   end
 
   // ---------------------------------------------------------------------------
-  // PE grid: PE[r][c] is an npu_pe (g_row[r].g_pe[c].u_pe); a_out/s_out =
-  // activation and select bit leaving to the right, ps = partial sum leaving
+  // PE grid: PE[r][c] is an npu_pe (g_row[r].g_pe[c].u_pe); as_out =
+  // {select bit, activation} leaving to the right, ps = partial sum leaving
   // downwards. The weight load of column c is decoded once per column.
   // ---------------------------------------------------------------------------
   logic [Cols-1:0] wsel;
@@ -128,21 +128,18 @@ module npu_array #(
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
     for (genvar c = 0; c < Cols; c++) begin : g_pe
-      logic [7:0]  a_in, a_out;
-      logic        s_in, s_out;
+      logic [8:0]  as_in, as_out;  // {select bit, activation}
       logic [31:0] ps_in, ps;
 
       if (c == 0) begin : g_left
-        assign a_in = g_skew[r].out[7:0];
-        assign s_in = g_skew[r].out[8];
+        assign as_in = g_skew[r].out;
       end else begin : g_inner
-        assign a_in = g_row[r].g_pe[c-1].a_out;
-        assign s_in = g_row[r].g_pe[c-1].s_out;
+        assign as_in = g_row[r].g_pe[c-1].as_out;
       end
 
       if (c == Cols - 1) begin : g_last
         logic unused_pass;  // the last column passes nothing on (npu_pe drives 0)
-        assign unused_pass = ^{a_out, s_out};
+        assign unused_pass = ^as_out;
       end
 
       if (r == 0) begin : g_top
@@ -165,7 +162,7 @@ module npu_array #(
             else             sv0_q <= sv_in;
           end
         end
-        assign sv    = s_in ? sv1_q : sv0_q;
+        assign sv    = as_in[8] ? sv1_q : sv0_q;
         assign ps_in = 32'(Rows * 16384) - ((32'(su) + 32'(sv)) << 7);
       end else begin : g_below
         assign ps_in = g_row[r-1].g_pe[c].ps;
@@ -175,14 +172,12 @@ module npu_array #(
         .Pass  (c < Cols - 1)
       ) u_pe (
         .clk_i        (clk_i),
-        .a_i          (a_in),
-        .s_i          (s_in),
+        .as_i         (as_in),
         .ps_i         (ps_in),
         .wload_i      (wsel[c]),
         .wload_buf_i  (wload_buf_i),
         .wload_data_i (wload_u[8*r +: 8]),
-        .a_o          (a_out),
-        .s_o          (s_out),
+        .as_o         (as_out),
         .ps_o         (ps)
       );
     end

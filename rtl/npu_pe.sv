@@ -13,14 +13,12 @@ module npu_pe #(
   parameter bit Pass = 1'b1   // the activation moves on to the right
 ) (
   input  logic        clk_i,
-  input  logic [7:0]  a_i,         // offset binary
-  input  logic        s_i,
+  input  logic [8:0]  as_i,        // {select bit, activation (offset binary)}
   input  logic [31:0] ps_i,
   input  logic        wload_i,     // load this PE's column of buffer wload_buf_i
   input  logic        wload_buf_i,
   input  logic [7:0]  wload_data_i,  // offset binary
-  output logic [7:0]  a_o,
-  output logic        s_o,
+  output logic [8:0]  as_o,
   output logic [31:0] ps_o
 );
   // inlined into the array whatever its size (Verilator would otherwise
@@ -42,21 +40,17 @@ module npu_pe #(
   // memory). Unsigned operands need no sign extension, which a simulator
   // pays for per PE and cycle.
   always_ff @(posedge clk_i) begin
-    ps_q <= ps_i + {24'd0, a_i} * {24'd0, s_i ? w1_q : w0_q};
+    ps_q <= ps_i + {24'd0, as_i[7:0]} * {24'd0, as_i[8] ? w1_q : w0_q};
   end
   assign ps_o = ps_q;
 
+  // the activation and its select bit in one register: one move a cycle
+  // for a simulator, not two
   if (Pass) begin : g_pass
-    logic [7:0] a_q;
-    logic       s_q;
-    always_ff @(posedge clk_i) begin
-      a_q <= a_i;
-      s_q <= s_i;
-    end
-    assign a_o = a_q;
-    assign s_o = s_q;
+    logic [8:0] as_q;
+    always_ff @(posedge clk_i) as_q <= as_i;
+    assign as_o = as_q;
   end else begin : g_end
-    assign a_o = '0;
-    assign s_o = 1'b0;
+    assign as_o = '0;
   end
 endmodule
