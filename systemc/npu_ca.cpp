@@ -63,7 +63,7 @@ struct npu_ca::impl {
 		cycles++;
 	}
 	// the MMIO request (tb_top.sv: a DPI-C export, not input ports, as in
-	// verilator_tb/sim.cpp); set before the falling clock is evaluated
+	// verilator_tb/sim.cpp); set with the clock low
 	void mmio(bool req, bool we, uint32_t addr, uint32_t wdata)
 	{
 		svSetScope(scope);
@@ -72,7 +72,7 @@ struct npu_ca::impl {
 	void write_edge(uint32_t off, uint32_t val)
 	{
 		mmio(true, true, off, val);
-		top->eval();  // the clock gates' latches take the request (npu_cc's cclk)
+		top->eval();  // the request settles before the edge, where npu_cc's clock gate takes it
 		edge();
 		mmio(false, false, 0, 0);
 		top->eval();
