@@ -269,12 +269,13 @@ VL_ROOT     = $(shell verilator --getenv VERILATOR_ROOT)
 SCRTL_CXXFLAGS = $(SC_CXXFLAGS) -I$(HWDIR) -I$(SCRTL_DIR) -isystem $(VL_ROOT)/include \
                  -isystem $(VL_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
 systemc-rtl: $(SCRTL_SO) $(HWDIR)/test_npu_ca
-$(SCRTL_LIBS) &: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv
+$(SCRTL_LIBS) &: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv scripts/rtl_clocks.sh
 	@mkdir -p $(SCRTL_DIR)
 	OBJCACHE=$(CCACHE) verilator $(filter-out --exe,$(VERILATOR_FLAGS)) \
 	  -Mdir $(SCRTL_DIR) -CFLAGS "-fPIC -fvisibility=hidden" -MAKEFLAGS "$(VERILATOR_MAKEFLAGS)" \
 	  $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) verilator_tb/tb_dram_tap.sv > $(SCRTL_DIR)/verilator.log 2>&1 \
 	  || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
+	sh scripts/rtl_clocks.sh $(SCRTL_DIR)
 	$(MAKE) -s -C $(SCRTL_DIR) -f Vtb_top.mk $(VERILATOR_MAKEFLAGS) OBJCACHE=$(CCACHE) $(SCRTL_VLOBJ) \
 	  >> $(SCRTL_DIR)/verilator.log 2>&1 || { tail -40 $(SCRTL_DIR)/verilator.log; exit 1; }
 	rm -f $(SCRTL_DIR)/libverilated.a

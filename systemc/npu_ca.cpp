@@ -12,6 +12,7 @@
 // SystemC when SystemC's headers come before it (this module keeps its own)
 #include "Vtb_top.h"
 #include "Vtb_top__Dpi.h"
+#include "loom_clocks.h"
 #include "verilated.h"
 
 #include <cstdio>
@@ -54,12 +55,19 @@ struct npu_ca::impl {
 	tlm::tlm_generic_payload trans;
 	npu_ca_traffic traffic;
 
+	// one clock cycle: the rising edge evaluated, the falling one set
+	// without an evaluation where the model allows it (loom_fall() of
+	// loom_clocks.h, scripts/rtl_clocks.sh; as verilator_tb/sim.cpp)
 	void edge()
 	{
 		top->clk_i = 1;
 		top->eval();
+#if LOOM_FAST_FALL
+		loom_fall(top->rootp);
+#else
 		top->clk_i = 0;
 		top->eval();
+#endif
 		cycles++;
 	}
 	// the MMIO request (tb_top.sv: a DPI-C export, not input ports, as in
