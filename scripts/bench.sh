@@ -1,5 +1,7 @@
 #!/bin/sh
-# bench.sh - the benchmarks behind `make bench`; writes docs/PERFORMANCE.md.
+# bench.sh - the benchmarks behind `make bench`; writes docs/PERFORMANCE.md
+# (from the template at its end; the sections measured by hand, which the
+# template does not have, are kept where they were: scripts/perf_keep.py).
 #  1. MAC utilization of a compute-bound conv layer (56x56x64 -> 64, 3x3,
 #     stride 1) on the default configuration's RTL, every cycle from START to
 #     FINISH counted, and of a GEMM; cycles and lane utilization of the
@@ -956,13 +958,16 @@ fw_insns=$(sed -n 's/.*firmware: [0-9]* cycles, \([0-9]*\) instructions for the 
 fw_cyc_rtl=$(sed -n 's/.*firmware: \([0-9]*\) cycles, [0-9]* instructions for the job.*/\1/p' "$tmp/job_rtl.txt" | tail -n1)
 job_rt_rtl=$(sed -n 's/.*mean round trip \([0-9]*\) cycles.*/\1/p' "$tmp/job_rtl.txt" | tail -n1)
 
+[ -f "$OUT" ] && cp "$OUT" "$tmp/perf_old.md"
 cat > "$OUT" <<EOM
 # Performance
 
 Measured by \`make bench\` (scripts/bench.sh) on $(date -u +%Y-%m-%d), on this
 project's development machine (${ncores} cores, shared and noisy: compare ratios
 taken in the same run, not absolute numbers across runs). Each speed figure
-is the best of two runs.
+is the best of two runs. The sections this script does not write (most name a
+date and a branch) were measured by hand with the commands they give; it
+keeps them where they were (scripts/perf_keep.py).
 
 ## MAC utilization (RTL, default config: 16x16 array, 256 KiB scratchpad)
 
@@ -1082,4 +1087,5 @@ $(sed -n '/^nodes:/,$p' "$tmp/r50.txt")
 $(cat "$tmp/r50.run")
 \`\`\`
 EOM
+[ -f "$tmp/perf_old.md" ] && "$PY" scripts/perf_keep.py "$tmp/perf_old.md" "$OUT"
 echo "bench: wrote $OUT"

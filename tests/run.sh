@@ -43,6 +43,7 @@ if [ -n "$FULL" ]; then COSIM_N=1000; SAN_SWEEP=all; else COSIM_N=250; SAN_SWEEP
 # (loom ops); a plain `make` builds everything (its default goal is all)
 suite house-layers sh scripts/lint_house.sh
 suite house-ops-doc "$LOOM" ops --check docs/OPERATORS.md
+suite house-perf-keep sh tests/unit/perf_keep_test.sh
 suite house-make-default sh -c 'make -pnq 2>/dev/null | grep -qx "\.DEFAULT_GOAL := all"'
 
 # C unit tests (the C model, the program generator)
