@@ -33,14 +33,16 @@ module npu_icg (
   input  logic en_i,
   output logic gclk_o
 );
+  logic en;  // the enable, forced while in reset
+  assign en = en_i || !rst_ni;
 `ifdef VERILATOR
   // the simulation model (above): blocking, so with the logic that makes
   // clocks, ahead of the edge's flops
-  always @(clk_i) gclk_o = clk_i && (en_i || !rst_ni);
+  always @(clk_i) gclk_o = clk_i && en;
 `else
   logic en_l;
   always_latch begin
-    if (!clk_i) en_l = en_i || !rst_ni;
+    if (!clk_i) en_l = en;
   end
   assign gclk_o = clk_i & en_l;
 `endif
