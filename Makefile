@@ -166,7 +166,11 @@ VERILATOR_FLAGS += -O3 --x-assign fast --x-initial fast --noassert
 # waveforms on demand (opened only when asked for)
 VERILATOR_FLAGS += --trace-fst --trace-structs
 VERILATOR_FLAGS += --top-module tb_top -Wno-fatal
-VERILATOR_CFLAGS := -fPIC -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)
+# Hidden visibility: the library exports loom_rtl_open and loom_rtl_fingerprint
+# (verilator_tb/sim.cpp) and nothing else, so calls between the model's
+# functions are direct (and may be inlined) rather than through the PLT, as
+# -fPIC with default visibility makes them (any symbol could be interposed).
+VERILATOR_CFLAGS := -fPIC -fvisibility=hidden -fvisibility-inlines-hidden -I$(CURDIR)/include -I$(CURDIR)/$(HWDIR)
 # optimise the per-cycle code, not the (large) one-time initialisation code
 VERILATOR_MAKEFLAGS := OPT_FAST=-O2 OPT_SLOW=-O0 OPT_GLOBAL=-O2
 

@@ -171,10 +171,12 @@ const loom_hw_ops ops = {mmio_read, mmio_write, dram_read, dram_write, run, irq,
 extern "C" {
 
 // the configuration this library was built for, checked by hw/hw.c
-extern const uint32_t loom_rtl_fingerprint;
+// (the library's only exported symbols: the model and the harness are built
+// with hidden visibility, see the Makefile's VERILATOR_CFLAGS)
+extern __attribute__((visibility("default"))) const uint32_t loom_rtl_fingerprint;
 const uint32_t loom_rtl_fingerprint = LOOM_CFG_FINGERPRINT;
 
-loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen)
+__attribute__((visibility("default"))) loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen)
 {
 	if (cfg->fingerprint != LOOM_CFG_FINGERPRINT) {
 		snprintf(err, errlen, "RTL built for fingerprint %08x, asked for %08x", LOOM_CFG_FINGERPRINT,
