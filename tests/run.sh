@@ -234,6 +234,8 @@ rm -rf "$swd"
 # hardware-access layer, configurations, run bound, waveforms, bus errors at a fetch,
 # LOAD, STORE and MARK with the RTL against the C model (both backends)
 suite hw-default "$B/tests/test_hw" --hw default
+# the rtl backend's library exports its entry point and fingerprint only
+suite rtl-exports sh tests/unit/rtl_exports_test.sh "$B/hw/default/libloom_rtl.so"
 # libloom: ELF validation and calls without firmware; the protocol suite
 # against a stand-in firmware (tests/driver/stub_fw), then against the real
 # firmware on both backends and under the sanitizers

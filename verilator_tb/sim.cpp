@@ -176,7 +176,8 @@ extern "C" {
 extern __attribute__((visibility("default"))) const uint32_t loom_rtl_fingerprint;
 const uint32_t loom_rtl_fingerprint = LOOM_CFG_FINGERPRINT;
 
-__attribute__((visibility("default"))) loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts, char *err, size_t errlen)
+__attribute__((visibility("default"))) loom_hw *loom_rtl_open(const loom_hwcfg *cfg, const loom_hw_opts *opts,
+								char *err, size_t errlen)
 {
 	if (cfg->fingerprint != LOOM_CFG_FINGERPRINT) {
 		snprintf(err, errlen, "RTL built for fingerprint %08x, asked for %08x", LOOM_CFG_FINGERPRINT,
