@@ -267,14 +267,21 @@ static void wave_tests(const loom_hwcfg *c)
 	unlink(path);
 	loom_hw_opts plain = {0}, o = {0};
 	o.wave_path = path;
-	o.wave_from = 50;
-	o.wave_to = 400;
 	loom_hw_result r0, r;
 	int rc0 = wave_run(c, &plain, &r0);
+	/* a waveform of the whole run: every falling edge evaluated */
 	int rc = wave_run(c, &o, &r);
 	CHECK(rc0 == LOOM_HW_IRQ && rc == LOOM_HW_IRQ && r0.status == LOOM_STATUS_DONE && r.status == LOOM_STATUS_DONE,
 	      "rtl: the program completes with and without waves");
 	CHECK(r0.cycles == r.cycles, "rtl: falling edges set or evaluated (waves): the same cycles (%llu, %llu)",
+	      (unsigned long long)r0.cycles, (unsigned long long)r.cycles);
+	unlink(path);
+	/* a window: falling edges evaluated inside it, set before and after */
+	o.wave_from = 50;
+	o.wave_to = 400;
+	rc = wave_run(c, &o, &r);
+	CHECK(rc == LOOM_HW_IRQ && r.status == LOOM_STATUS_DONE && r0.cycles == r.cycles,
+	      "rtl: a waveform of cycles 50-400 (falling edges evaluated there only): the same cycles (%llu, %llu)",
 	      (unsigned long long)r0.cycles, (unsigned long long)r.cycles);
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && st.st_size > 1000, "rtl: FST waveform written (%lld bytes)",
