@@ -90,7 +90,7 @@ SAN_BINS   := $(UNIT_TESTS:%=$(BUILD)/tests/san_%) $(BUILD)/tests/san_test_direc
 DRIVER_BINS := $(BUILD)/tests/test_driver $(BUILD)/tests/san_test_driver $(LOOM_SAN) $(STUB_FW)
 DIRECTED   := $(BUILD)/tests/test_directed
 
-.PHONY: all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built tests-hw synth bench-array fuzz \
+.PHONY: FORCE all run run-resnet50 test test-full bench lint rtl block clean setup cli tests-built tests-hw synth bench-array fuzz \
         systemc systemc-rtl
 all: cli rtl firmware systemc
 
@@ -196,8 +196,18 @@ RTL_PGO_GEN := OPT_FAST="-O2 -fprofile-generate -fprofile-update=atomic" OPT_SLO
 RTL_PGO_USE := OPT_FAST="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" OPT_SLOW=-O0 \
                OPT_GLOBAL="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile" LDFLAGS="-shared"
 
+# The flags the model is built with, in a file rewritten only when they
+# change: a build by hand with other flags (a plain -g one, say) is rebuilt
+# by the next `make`, not taken for the configured one because it is newer.
+RTL_FLAGS_TEXT = $(VERILATOR_FLAGS) | $(VERILATOR_CFLAGS) | RTL_PGO=$(RTL_PGO) | \
+                 $(if $(filter 1,$(RTL_PGO)),$(RTL_PGO_GEN) | $(RTL_PGO_USE),$(VERILATOR_MAKEFLAGS))
+$(HWDIR)/rtl_flags.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(RTL_FLAGS_TEXT)' | cmp -s - $@ || echo '$(RTL_FLAGS_TEXT)' > $@
+FORCE:
+
 $(HWDIR)/libloom_rtl.so: $(HWDIR)/npu_pkg.sv $(RTL_SRCS) $(TB_SRCS) $(TB_CPP) include/loom/hw.h scripts/rtl_clocks.sh \
-                         $(if $(filter 1,$(RTL_PGO)),| $(LOOM) $(FW_ELF))
+                         $(HWDIR)/rtl_flags.txt $(if $(filter 1,$(RTL_PGO)),| $(LOOM) $(FW_ELF))
 	rm -f $(HWDIR)/obj/*.gcda
 	verilator $(filter-out --build,$(VERILATOR_FLAGS)) -Mdir $(HWDIR)/obj \
 	  -CFLAGS "$(VERILATOR_CFLAGS)" -LDFLAGS "-shared" -o libloom_rtl.so \
