@@ -48,6 +48,9 @@
 # 13. other networks (scripts/bench_field.sh): torchvision networks no test
 #     names, on the C model: placement, cycles, utilization, int8 against
 #     PyTorch's float32 output.
+# 14. the NPU against its bare array on the default, odd and large
+#     configurations (wall clock, same run), and the bare array's speed by
+#     shape (host instructions a cycle and cycles/s).
 # Every number in the document is measured (or computed from the
 # configuration) in this run; ratios are taken within this one run; the
 # machine is shared and noisy.
@@ -61,6 +64,7 @@
 #   sh scripts/bench.sh systemc   only section 11, as markdown on stdout
 #   sh scripts/bench.sh systemc-rtl   only section 11's cycle-accurate part
 #   sh scripts/bench.sh simspeed  only section 12, as markdown on stdout
+#   sh scripts/bench.sh simratio  only section 14, as markdown on stdout
 #   sh scripts/bench_field.sh     only section 13, as markdown on stdout
 set -e
 B=${BUILD:-build}
@@ -532,6 +536,79 @@ if [ "${1:-}" = simspeed ]; then
 	bench_simspeed
 	exit 0
 fi
+# ---- 14. the NPU against its bare array by configuration, and the bare array's
+# speed by shape (a markdown section on stdout): for the default, odd and large
+# configurations, the bare array's bench then the whole NPU on the conv layer,
+# pinned to one core, three rounds (the median of each and of the ratio taken
+# within each round); for the default configuration with 16, 20, 24 and 32
+# columns, the bare array's host instructions a cycle (cachegrind) and its
+# cycles/s: the speed a verilated design keeps only while a cycle's code fits
+# the host's front end.
+bench_simratio() {
+	pin() { if command -v taskset > /dev/null; then taskset -c 0 "$@"; else "$@"; fi; }
+	cps() { sed -n 's/.*s: \([0-9]*\) cycles\/s.*/\1/p'; }
+	for c in default odd large; do
+		make -s rtl HW=$c >&2
+		make -s bench-array HW=$c >&2
+	done
+	for n in 16 20 24 32; do
+		sed -e "s/^array_cols .*/array_cols = $n/" -e "s/^acc_bytes .*/acc_bytes = $((4 * n * 512))/" \
+			configs/default.cfg > "$tmp/b16x$n.cfg"
+		make -s bench-array HW=b16x$n HWCFG="$tmp/b16x$n.cfg" BENCH_ARRAY="$tmp/b16x$n/bench_array" >&2
+	done
+	for r in 1 2 3; do
+		for c in default odd large; do
+			case $c in large) k=200000 ;; *) k=1000000 ;; esac
+			a=$(pin "$B/bench/array_$c/bench_array" $k | cps)
+			n=$(pin "$LOOM" demo --hw $c --backend rtl --layer conv | sed -n 's/.*MAC\/s, \([0-9.]*\) M cycles\/s.*/\1/p')
+			echo "cfg $c $a $n"
+		done
+	done > "$tmp/ratio.txt"
+	for n in 16 20 24 32; do
+		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg_b$n.out" "$tmp/b16x$n/bench_array" 50000 \
+			> /dev/null 2>&1
+		ir=$(cg_annotate "$tmp/cg_b$n.out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+		for r in 1 2 3; do echo "shape $n $ir $(pin "$tmp/b16x$n/bench_array" 500000 | cps)"; done
+	done >> "$tmp/ratio.txt"
+	"$PY" - "$tmp/ratio.txt" "$(git rev-parse --short HEAD)" <<'EOPY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1])]
+print("## The NPU against its bare array, by configuration\n")
+print(f"The bare array's bench (`bench_array`, npu_array verilated with the NPU's flags) then the whole NPU on\n"
+      f"the conv layer (`loom demo --hw NAME --backend rtl --layer conv`), pinned to one core, three rounds\n"
+      f"in this run ({sys.argv[2]}); medians, the ratio taken within each round. The default configuration's\n"
+      f"NPU is the PGO build `make` makes; the others are plain `-O2` builds, as the bare arrays are.\n")
+print("| configuration | PEs | bare array, M cycles/s | whole NPU, M cycles/s | NPU / bare array |")
+print("|---|---|---|---|---|")
+pes = {"default": 256, "odd": 240, "large": 1024}
+for c in ("default", "odd", "large"):
+    rr = [r for r in rows if r[0] == "cfg" and r[1] == c]
+    a = [int(r[2]) / 1e6 for r in rr]; n = [float(r[3]) for r in rr]
+    q = [float(r[3]) * 1e6 / int(r[2]) for r in rr]
+    print(f"| {c} | {pes[c]} | {st.median(a):.3f} | {st.median(n):.3f} | {st.median(q):.2f} |")
+print("\nThe bare array by shape (the default configuration with more columns): host instructions a\n"
+      "simulated cycle (cachegrind, `bench_array 50000`, the whole process) and cycles/s (`bench_array\n"
+      "500000`, median of three). A verilated design runs at full speed only while a cycle's code fits the\n"
+      "host's front end (its op cache and L1 instruction cache); the whole NPU's does not.\n")
+print("| bare array | PEs | host instructions a cycle | M cycles/s | host instructions a ns |")
+print("|---|---|---|---|---|")
+for n in ("16", "20", "24", "32"):
+    rr = [r for r in rows if r[0] == "shape" and r[1] == n]
+    ir = int(rr[0][2]) / 50000
+    c = st.median(int(r[3]) for r in rr)
+    print(f"| 16x{n} | {16 * int(n)} | {ir:.0f} | {c / 1e6:.2f} | {ir * c / 1e9:.1f} |")
+print()
+EOPY
+	echo '```'
+	echo "taskset -c 0 build/bench/array_NAME/bench_array 1000000   (200000 for large)"
+	echo "taskset -c 0 loom demo --hw NAME --backend rtl --layer conv"
+	echo "valgrind --tool=cachegrind --cache-sim=no bench_array 50000   (make bench-array HW=b16xN HWCFG=FILE)"
+	echo '```'
+}
+if [ "${1:-}" = simratio ]; then
+	bench_simratio
+	exit 0
+fi
 # ---- 9. int8 accuracy of trained models (a markdown section on stdout): the digits
 # CNN, its outlier variant and its QDQ form, each option on the C model: cosine with
 # the float model over the 18 held-out sets, top-1 agreement with float on the 288
@@ -878,6 +955,8 @@ cat "$tmp/accuracy.md"
 echo "bench: simulation speed of the RTL, load-independent (cachegrind), ResNet-50 on the RTL timed"
 bench_simspeed > "$tmp/simspeed.md"
 cat "$tmp/simspeed.md"
+bench_simratio > "$tmp/simratio.md"
+cat "$tmp/simratio.md"
 
 echo "bench: the C model against ONNX Runtime on ResNet-50"
 bench_cmodel > "$tmp/cmodel.md"
@@ -1011,6 +1090,8 @@ temporaries (Verilator keeps them in the model's memory: the PE's
 multiply-add is one expression).
 
 $(cat "$tmp/simspeed.md")
+
+$(cat "$tmp/simratio.md")
 
 ## Vector unit (RTL, default config: 16 lanes)
 
