@@ -547,28 +547,32 @@ fi
 bench_simratio() {
 	pin() { if command -v taskset > /dev/null; then taskset -c 0 "$@"; else "$@"; fi; }
 	cps() { sed -n 's/.*s: \([0-9]*\) cycles\/s.*/\1/p'; }
+	cfgval() { sed -n "s/^$2 *= *\([0-9]*\).*/\1/p" "configs/$1.cfg"; }  # NAME KEY
 	for c in default odd large; do
 		make -s rtl HW=$c >&2
 		make -s bench-array HW=$c >&2
 	done
+	# the default configuration with N columns (and its accumulator's depth)
+	rows=$(cfgval default array_rows)
+	depth=$(($(cfgval default acc_bytes) / (4 * $(cfgval default array_cols))))
 	for n in 16 20 24 32; do
-		sed -e "s/^array_cols .*/array_cols = $n/" -e "s/^acc_bytes .*/acc_bytes = $((4 * n * 512))/" \
-			configs/default.cfg > "$tmp/b16x$n.cfg"
-		make -s bench-array HW=b16x$n HWCFG="$tmp/b16x$n.cfg" BENCH_ARRAY="$tmp/b16x$n/bench_array" >&2
+		sed -e "s/^array_cols .*/array_cols = $n/" -e "s/^acc_bytes .*/acc_bytes = $((4 * n * depth))/" \
+			configs/default.cfg > "$tmp/b${rows}x$n.cfg"
+		make -s bench-array HW=b${rows}x$n HWCFG="$tmp/b${rows}x$n.cfg" BENCH_ARRAY="$tmp/b${rows}x$n/bench_array" >&2
 	done
 	for r in 1 2 3; do
 		for c in default odd large; do
 			case $c in large) k=200000 ;; *) k=1000000 ;; esac
 			a=$(pin "$B/bench/array_$c/bench_array" $k | cps)
 			n=$(pin "$LOOM" demo --hw $c --backend rtl --layer conv | sed -n 's/.*MAC\/s, \([0-9.]*\) M cycles\/s.*/\1/p')
-			echo "cfg $c $a $n"
+			echo "cfg $c $a $n $(($(cfgval $c array_rows) * $(cfgval $c array_cols)))"
 		done
 	done > "$tmp/ratio.txt"
 	for n in 16 20 24 32; do
-		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg_b$n.out" "$tmp/b16x$n/bench_array" 50000 \
-			> /dev/null 2>&1
+		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg_b$n.out" "$tmp/b${rows}x$n/bench_array" \
+			50000 > /dev/null 2>&1
 		ir=$(cg_annotate "$tmp/cg_b$n.out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
-		for r in 1 2 3; do echo "shape $n $ir $(pin "$tmp/b16x$n/bench_array" 500000 | cps)"; done
+		for r in 1 2 3; do echo "shape $n $ir $(pin "$tmp/b${rows}x$n/bench_array" 500000 | cps) $rows"; done
 	done >> "$tmp/ratio.txt"
 	"$PY" - "$tmp/ratio.txt" "$(git rev-parse --short HEAD)" <<'EOPY'
 import sys, statistics as st
@@ -580,12 +584,11 @@ print(f"The bare array's bench (`bench_array`, npu_array verilated with the NPU'
       f"NPU is the PGO build `make` makes; the others are plain `-O2` builds, as the bare arrays are.\n")
 print("| configuration | PEs | bare array, M cycles/s | whole NPU, M cycles/s | NPU / bare array |")
 print("|---|---|---|---|---|")
-pes = {"default": 256, "odd": 240, "large": 1024}
 for c in ("default", "odd", "large"):
     rr = [r for r in rows if r[0] == "cfg" and r[1] == c]
     a = [int(r[2]) / 1e6 for r in rr]; n = [float(r[3]) for r in rr]
     q = [float(r[3]) * 1e6 / int(r[2]) for r in rr]
-    print(f"| {c} | {pes[c]} | {st.median(a):.3f} | {st.median(n):.3f} | {st.median(q):.2f} |")
+    print(f"| {c} | {rr[0][4]} | {st.median(a):.3f} | {st.median(n):.3f} | {st.median(q):.2f} |")
 print("\nThe bare array by shape (the default configuration with more columns): host instructions a\n"
       "simulated cycle (cachegrind, `bench_array 50000`, the whole process) and cycles/s (`bench_array\n"
       "500000`, median of three). A verilated design runs at full speed only while a cycle's code fits the\n"
@@ -596,13 +599,14 @@ for n in ("16", "20", "24", "32"):
     rr = [r for r in rows if r[0] == "shape" and r[1] == n]
     ir = int(rr[0][2]) / 50000
     c = st.median(int(r[3]) for r in rr)
-    print(f"| 16x{n} | {16 * int(n)} | {ir:.0f} | {c / 1e6:.2f} | {ir * c / 1e9:.1f} |")
+    nr = int(rr[0][4])
+    print(f"| {nr}x{n} | {nr * int(n)} | {ir:.0f} | {c / 1e6:.2f} | {ir * c / 1e9:.1f} |")
 print()
 EOPY
 	echo '```'
 	echo "taskset -c 0 build/bench/array_NAME/bench_array 1000000   (200000 for large)"
 	echo "taskset -c 0 loom demo --hw NAME --backend rtl --layer conv"
-	echo "valgrind --tool=cachegrind --cache-sim=no bench_array 50000   (make bench-array HW=b16xN HWCFG=FILE)"
+	echo "valgrind --tool=cachegrind --cache-sim=no bench_array 50000   (make bench-array HW=bRxN HWCFG=FILE)"
 	echo '```'
 }
 if [ "${1:-}" = simratio ]; then
