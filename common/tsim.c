@@ -336,14 +336,17 @@ static loom_titem *wr_cursor(const loom_tdma *d)
 	return d->wq_pushed < d->wq_n ? &d->wq[(d->wq_head + d->wq_pushed) & (d->wq_cap - 1)] : NULL;
 }
 
-static void wr_add(loom_tdma *d, loom_titem it)
+/* the writer's next item, appended (NULL when out of memory); the caller
+ * fills it in place: an item built on the stack and passed by value was
+ * stored in parts and loaded whole, a store-forwarding stall per line */
+static loom_titem *wr_add(loom_tdma *d)
 {
 	if (d->wq_n == d->wq_cap) {
 		size_t cap = d->wq_cap ? 2 * d->wq_cap : 256;
 		loom_titem *q = malloc(cap * sizeof *q);
 		if (!q) {
 			d->oom = 1;
-			return;
+			return NULL;
 		}
 		for (size_t k = 0; k < d->wq_n; k++)
 			q[k] = d->wq[(d->wq_head + k) & (d->wq_cap - 1)];
@@ -352,8 +355,8 @@ static void wr_add(loom_tdma *d, loom_titem it)
 		d->wq_cap = cap;
 		d->wq_head = 0;
 	}
-	d->wq[(d->wq_head + d->wq_n++) & (d->wq_cap - 1)] = it;
 	d->dirty |= D_PUSH;
+	return &d->wq[(d->wq_head + d->wq_n++) & (d->wq_cap - 1)];
 }
 
 /* the cursor item is pushed in cycle push */
@@ -486,10 +489,17 @@ static void ld_start(loom_tdma *d, unsigned i)
 static void ld_item(loom_tdma *d, int kind, uint64_t ready, int flags, uint64_t burst)
 {
 	const loom_theld *h = &d->ld[d->ld_w];
-	loom_titem it = {ready, 0, 0, burst, h->seq, (uint8_t)kind, (uint8_t)h->tacc, (uint8_t)flags};
-	if (kind != 2)
-		it.line = h->mem + d->ld_lc++;
-	wr_add(d, it);
+	loom_titem *it = wr_add(d);
+	if (!it)
+		return;
+	it->ready = ready;
+	it->push = 0;
+	it->line = kind != 2 ? h->mem + d->ld_lc++ : 0;
+	it->burst = burst;
+	it->seq = h->seq;
+	it->kind = (uint8_t)kind;
+	it->acc = (uint8_t)h->tacc;
+	it->flags = (uint8_t)flags;
 }
 
 /* the open burst closes in the walker's cycle (later when bursts in flight
