@@ -503,8 +503,10 @@ print("## Simulation speed of the RTL, load-independent\n")
 print("Host instructions per simulated cycle (cachegrind, `valgrind --tool=cachegrind --cache-sim=no`), the\n"
       "verilated model's own functions and the harness only: they do not move with the load of the shared\n"
       "machine as wall-clock cycles/s do (but they do not count cache misses: the NPU's model has far more\n"
-      f"code than the bare array's). This revision ({rev}) and, measured in the same run, the base revision\n"
-      f"({base_rev}, `BASE_ROOT=DIR sh scripts/bench.sh simspeed`; - where not given).\n")
+      f"code than the bare array's). This revision ({rev})" +
+      (f" and, measured in the same run, the base revision\n({base_rev}, `BASE_ROOT=DIR sh scripts/bench.sh "
+       "simspeed`).\n" if b else " (`BASE_ROOT=DIR sh scripts/bench.sh simspeed` measures another revision\n"
+       "beside it in the same run).\n"))
 # without a base revision one column: this revision's
 print(f"| what | {rev} | {base_rev} | {base_rev} / {rev} |" if b else f"| what | {rev} |")
 print("|---|---|---|---|" if b else "|---|---|")
