@@ -194,7 +194,8 @@ static void cc_free(cc *c)
 	for (int i = 0; i < c->lo.nraw; i++)
 		free(c->lo.raws[i].sv);
 	free(c->lo.raws);
-	loom_plan_memo_free(c->lo.memo);
+	if (c->lo.memo != c->o->plans) /* not the caller's */
+		loom_plan_memo_free(c->lo.memo);
 	free(c->lo.xpads);
 	loom_calib_free(c->q.own);
 }
@@ -237,8 +238,9 @@ static int cc_alloc(cc *c, loom_model *m)
 	c->lo.deferred = calloc(nn, sizeof(int));
 	c->lo.ewroot = calloc(nn, sizeof(int));
 	m->mt = calloc(nt, sizeof *m->mt);
-	c->lo.memo = loom_plan_memo_new(c->cfg);
+	c->lo.memo = c->o->plans ? c->o->plans : loom_plan_memo_new(c->cfg);
 	loom_plan_memo_defer(c->lo.memo);
+	loom_plan_memo_stats(c->lo.memo, &c->lo.hits0, &c->lo.misses0, &c->lo.timed0);
 	if (c->rep)
 		c->rep->nodes = calloc(nn, sizeof *c->rep->nodes);
 	if (!c->ncons || !c->prod || !c->q.hasq || !c->q.scale || !c->q.zp || !c->lo.alias || !c->lo.on_host ||
@@ -524,6 +526,7 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 	t[3] = stamp_now();
 	uint64_t hits, misses, timed;
 	loom_plan_memo_stats(c.lo.memo, &hits, &misses, &timed); /* the lowering's lookups */
+	hits -= c.lo.hits0, misses -= c.lo.misses0;
 	if (time_plans(&c))
 		goto done;
 	t[4] = stamp_now();
@@ -541,6 +544,7 @@ int loom_compile(loom_graph *g, const loom_hwcfg *cfg, const loom_compile_opts *
 		rep->plans_reused = hits;
 		rep->shapes_planned = misses;
 		loom_plan_memo_stats(c.lo.memo, &hits, &misses, &rep->programs_timed);
+		rep->programs_timed -= c.lo.timed0;
 	}
 	if (finish_report(&c))
 		goto done;

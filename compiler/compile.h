@@ -61,6 +61,16 @@ typedef struct loom_compile_opts {
 	 * same model as without reuse (tests/unit/test_compile.c). */
 	const loom_calib *calib;
 	loom_calib **calib_out;
+	/* Plan reuse: non-NULL: the tile plans of earlier compiles for the same
+	 * configuration (compiler/npu/memo.c; the caller's loom_plan_memo_new,
+	 * freed by the caller), looked up and added to instead of a memo of
+	 * this compile's own. A plan depends on the configuration and the
+	 * layer's shape, not on its values, so the model is the same as
+	 * without (tests/unit/test_sweep.c); compiles of one model that
+	 * differ in quantization only (loom compile --accuracy's trials) then
+	 * plan and time each layer shape once in all. The report counts this
+	 * compile's lookups and timings only. */
+	loom_plan_memo *plans;
 } loom_compile_opts;
 
 enum loom_where { LOOM_WHERE_CPU = 0, LOOM_WHERE_NPU = 1, LOOM_WHERE_FUSED = 2 };

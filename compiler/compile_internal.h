@@ -78,7 +78,8 @@ typedef struct cc {
 		int nlw, caplw;
 		rawout *raws;    /* graph outputs that may leave the NPU as int32 (prepare_raw) */
 		int nraw;
-		loom_plan_memo *memo; /* the plans of the layers' shapes (compiler/npu/memo.c) */
+		loom_plan_memo *memo; /* the plans of the layers' shapes (compiler/npu/memo.c; opts.plans when given) */
+		uint64_t hits0, misses0, timed0; /* its statistics before this compile (a shared memo's) */
 		struct xpad {
 			int node, t; /* a Conv whose input may be padded by a copy into t (prepare_xpack) */
 			int src;     /* -1, or the host tensor whose QUANT step writes t padded (conv_xpack) */

@@ -4,7 +4,10 @@
  * cosine similarity of the model's outputs with the float reference
  * executor's (per sample, the lowest over the outputs):
  *  1. the calibration is run once (histograms and mean images kept) and
- *     reused by every trial compile (loom_compile_opts.calib); cross-layer
+ *     reused by every trial compile (loom_compile_opts.calib), as are the
+ *     tile plans (loom_compile_opts.plans: the trials differ in values,
+ *     which plans do not depend on, so each layer shape is planned and its
+ *     candidate programs timed once in the whole search); cross-layer
  *     equalization (loom_compile_opts.equalize) is kept when it raises the
  *     mean cosine (with a calibration of its own, then shared);
  *  2. each activation tensor the NPU quantizes, in graph order, gets the
@@ -55,6 +58,7 @@ typedef struct acc_ctx {
 	const loom_hwcfg *cfg;
 	loom_compile_opts co;   /* the options being searched */
 	loom_calib *cal;        /* the shared calibration */
+	loom_plan_memo *plans;  /* the shared tile plans (loom_compile_opts.plans): each shape planned once */
 	loom_dev *dev;
 	acc_sample *s;
 	int ns, cap;
@@ -138,6 +142,7 @@ static int trial(acc_ctx *a, const char *keep, acc_score *sc, loom_model **mout,
 	co.calib = a->cal;
 	co.calib_out = a->cal ? NULL : &a->cal;
 	co.calib_keep = LOOM_CALIB_KEEP_HIST | LOOM_CALIB_KEEP_MEAN;
+	co.plans = a->plans;
 	a->trials++;
 	if (loom_onnx_load(a->path, a->shp, a->nshp, &g, a->err, a->len) ||
 	    loom_compile(g, a->cfg, &co, &m, rep, a->err, a->len) || loom_exec_new(a->dev, m, &ex, a->err, a->len))
@@ -577,6 +582,10 @@ int tool_accuracy(const char *path, const loom_input_shape *shp, int nshp, const
 	a.co.calib_out = NULL;
 	a.co.calib = NULL;
 	tool_cfg_spec(cfg, spec, sizeof spec);
+	if (!(a.plans = loom_plan_memo_new(cfg))) {
+		snprintf(err, len, "out of memory");
+		goto out;
+	}
 	if (loom_calib_dir(base->calib_dir, take_sample, &a, err, len) < 0 || reference(&a) ||
 	    tool_dev_open("cmodel", spec, &a.dev, err, len) || search(&a, target, res))
 		goto out;
@@ -586,6 +595,7 @@ int tool_accuracy(const char *path, const loom_input_shape *shp, int nshp, const
 out:
 	loom_close(a.dev);
 	loom_calib_free(a.cal);
+	loom_plan_memo_free(a.plans);
 	for (int k = 0; k < a.ns; k++) {
 		for (int i = 0; i < a.s[k].n; i++)
 			loom_tensor_clear(&a.s[k].t[i]);

@@ -4,6 +4,12 @@
  *     with an earlier compile's calibration writes a byte-identical .loom
  *     file and says the calibration was reused; a calibration of another
  *     graph is refused;
+ *   - plan reuse (loom_compile_opts.plans, as loom compile --accuracy's
+ *     trials share it): compiles of one model with another calibration
+ *     method, with a node kept in float, and with both, each after the
+ *     others with one shared memo, write the .loom file a compile without
+ *     it writes; the report counts each compile's own planning (the first
+ *     compile as without the memo, a compile of the same shapes none);
  *   - the analytical point (sweep_eval: the layers' kernel parameters from
  *     one compile on the largest scratchpad, re-planned per point) equals
  *     a full loom_compile for the point, layer by layer: estimated cycles,
@@ -126,6 +132,79 @@ static void test_calib_reuse(void)
 	loom_calib_free(cal);
 	loom_model_free(m1);
 	loom_compile_report_free(&r1);
+}
+
+/* one compile of name (load, compile, the .loom bytes in *b); 0 or -1 */
+static int compile_bytes(const char *name, const loom_hwcfg *cfg, const loom_compile_opts *o, char **b, size_t *n,
+			 loom_compile_report *r)
+{
+	char err[512];
+	loom_model *m = NULL;
+	loom_graph *g = load(name);
+	memset(r, 0, sizeof *r);
+	if (!g || loom_compile(g, cfg, o, &m, r, err, sizeof err)) {
+		CHECK_FAIL("compile %s (%s): %s", name, o->options, g ? err : "cannot load");
+		return -1;
+	}
+	*b = model_bytes(m, n);
+	loom_model_free(m);
+	return *b ? 0 : -1;
+}
+
+static void test_plan_reuse(void)
+{
+	const char *name = "squeezenet1_1_opset13";
+	char cd[4200], err[512];
+	calib_dir(name, cd, sizeof cd);
+	loom_hwcfg cfg;
+	loom_hwcfg_load(&cfg, "default", NULL, err, sizeof err);
+	loom_plan_memo *memo = loom_plan_memo_new(&cfg);
+	/* the variants: options differing in values (the method), in the
+	 * layers (a node kept in float), and both */
+	static const struct {
+		int method;
+		const char *keep;
+	} v[] = {{LOOM_CALIB_MINMAX, NULL},
+		 {LOOM_CALIB_PERCENTILE, NULL},
+		 {LOOM_CALIB_MINMAX, "/features/features.3/squeeze/Conv"},
+		 {LOOM_CALIB_PERCENTILE, "/features/features.3/squeeze/Conv"}};
+	loom_compile_report first;
+	memset(&first, 0, sizeof first);
+	for (size_t i = 0; memo && i < sizeof v / sizeof v[0]; i++) {
+		char opt[64];
+		snprintf(opt, sizeof opt, "variant %zu", i);
+		loom_compile_opts o = {.calib_dir = cd, .calib_method = v[i].method, .keep_float = v[i].keep,
+				       .source = "m", .options = opt};
+		char *b1 = NULL, *b2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		loom_compile_report r1, r2;
+		if (compile_bytes(name, &cfg, &o, &b1, &n1, &r1) == 0) {
+			o.plans = memo;
+			if (compile_bytes(name, &cfg, &o, &b2, &n2, &r2) == 0) {
+				CHECK(n1 == n2 && !memcmp(b1, b2, n1), "%s: with the shared plans a byte-identical .loom "
+				      "(%zu, %zu bytes)", opt, n1, n2);
+				if (i == 0) {
+					CHECK(r2.shapes_planned == r1.shapes_planned && r2.plans_reused == r1.plans_reused &&
+						      r2.programs_timed == r1.programs_timed && r1.programs_timed > 0,
+					      "%s: the first compile on the memo reports its planning as without it "
+					      "(%" PRIu64 " shapes planned, %" PRIu64 " reused, %" PRIu64 " programs timed)",
+					      opt, r2.shapes_planned, r2.plans_reused, r2.programs_timed);
+				} else if (i == 1) {
+					CHECK(r2.shapes_planned == 0 && r2.programs_timed == 0 &&
+						      r2.plans_reused == r1.plans_reused + r1.shapes_planned,
+					      "%s: other values, the same shapes: nothing planned or timed (%" PRIu64
+					      " shapes planned, %" PRIu64 " programs timed, %" PRIu64 " looked up)",
+					      opt, r2.shapes_planned, r2.programs_timed, r2.plans_reused);
+				}
+				loom_compile_report_free(&r2);
+			}
+			loom_compile_report_free(&r1);
+		}
+		free(b1);
+		free(b2);
+	}
+	CHECK(memo != NULL, "a plan memo for the configuration");
+	loom_plan_memo_free(memo);
 }
 
 /* the bytes the emitted LOADs of a layer move from DRAM (padding lines
@@ -414,6 +493,7 @@ int main(int argc, char **argv)
 	test_grid();
 	test_plan_n();
 	test_calib_reuse();
+	test_plan_reuse();
 	test_points_vs_compile("digits_cnn_opset13", "8x8,16x16,32x8", "4K,64K");
 	/* "quick" (make test's sanitizer run): the digits CNN's points only;
 	 * the plain run (and make test-full's sanitizer run) takes SqueezeNet's too */
