@@ -63,6 +63,7 @@ typedef struct acc_ctx {
 	acc_sample *s;
 	int ns, cap;
 	int trials;
+	tool_progress pg;       /* the step's progress on a terminal (stderr) */
 	char *err;
 	size_t len;
 } acc_ctx;
@@ -251,8 +252,10 @@ static int choose_methods(acc_ctx *a, const loom_model *m0, acc_score *best, too
 		return -1;
 	for (int t = 0; t < g->ntensors; t++)
 		mt[t] = a->co.calib_method;
+	tool_progress_start(&a->pg, "accuracy: calibration method of each tensor", g->ntensors);
 	for (int t = 0; t < g->ntensors; t++) {
 		const loom_tensor *x = &g->tensors[t];
+		tool_progress_update(&a->pg, t);
 		float lo0, hi0;
 		int q = m0->mt[t].dev; /* quantized: a device image, or a QUANT into a padded one (loom_step.dst) */
 		for (uint32_t s = 0; s < m0->nsteps && !q; s++)
@@ -288,6 +291,7 @@ static int choose_methods(acc_ctx *a, const loom_model *m0, acc_score *best, too
 		       hi0);
 		res->ntensors++;
 	}
+	tool_progress_end(&a->pg);
 	free(mt);
 	res->tensor_methods = cur;
 	a->co.tensor_methods = cur;
@@ -398,14 +402,17 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 	char *keep = NULL;
 	if (!c)
 		return -1;
+	tool_progress_start(&a->pg, "accuracy: each node alone in float", nc);
 	for (int i = 0; i < nc; i++) {
 		char *k = join(res->keep_float, c[i].names);
+		tool_progress_update(&a->pg, i);
 		if (!k)
 			goto out;
 		if (trial(a, k, &c[i].sc, NULL, NULL)) /* does not compile: ranked last */
 			c[i].sc.mean = c[i].sc.min = -2;
 		free(k);
 	}
+	tool_progress_end(&a->pg);
 	qsort(c, (size_t)nc, sizeof *c, cmp_cand);
 	append(&res->text, "  ranking (each alone in float: mean / lowest cosine):\n");
 	for (int i = 0; i < nc; i++)
@@ -413,9 +420,11 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 		       c[i].sc.min, c[i].names);
 	keep = join(res->keep_float, NULL);
 	acc_score sc = *best;
+	tool_progress_start(&a->pg, "accuracy: nodes kept in float, by rank", nc);
 	for (int i = 0; i < nc && sc.min < target; i++) {
 		char *k = join(keep, c[i].names);
 		acc_score s1;
+		tool_progress_update(&a->pg, i);
 		if (!k)
 			goto out;
 		if (c[i].sc.mean < -1 || trial(a, k, &s1, NULL, NULL)) {
@@ -427,7 +436,9 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 		keep = k;
 	}
 	/* give back what is not needed: each group of the kept nodes, last added first */
+	tool_progress_start(&a->pg, "accuracy: nodes given back to the NPU", nc);
 	for (int i = nc - 1; i >= 0 && sc.min >= target; i--) {
+		tool_progress_update(&a->pg, nc - 1 - i);
 		if (c[i].tensor >= 0)
 			continue;
 		char *k0 = join(keep, NULL), *k;
@@ -451,6 +462,7 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 			free(k);
 		}
 	}
+	tool_progress_end(&a->pg);
 	*best = sc;
 	free(res->keep_float);
 	res->keep_float = keep && *keep ? keep : NULL;
@@ -459,6 +471,7 @@ static int fallback(acc_ctx *a, const loom_model *m0, double target, acc_score *
 	keep = NULL;
 	rc = 0;
 out:
+	tool_progress_end(&a->pg);
 	free(keep);
 	for (int i = 0; i < nc; i++)
 		free(c[i].names);
