@@ -27,6 +27,12 @@ typedef struct calib_tensor {
 	double *sum;         /* KEEP_MEAN: per element of one row of dim 0, the sum over rows and samples */
 	int64_t nsum;        /* its length (numel / dims[0]) */
 	uint64_t rows;       /* rows summed */
+	/* best_clip's range for MSE [0] and entropy [1], a function of the
+	 * histogram kept until it changes (observe_one): a calibration reused by
+	 * many compiles (loom compile --accuracy's trials) searches each once.
+	 * best_st: 0 not searched yet, 1 found, -1 none */
+	double best_lo[2], best_hi[2];
+	int best_st[2];
 } calib_tensor;
 
 struct loom_calib {
@@ -323,6 +329,7 @@ static void observe_one(calib_tensor *s, const float *x, int64_t n)
 	if (s->hist)
 		observe_hist(s, x, n, fmax(fabs((double)mn), fabs((double)mx)));
 	s->count += cnt;
+	s->best_st[0] = s->best_st[1] = 0;
 }
 
 int loom_calib_observe(loom_calib *c, const loom_graph *g, char *err, size_t errlen)
@@ -578,10 +585,19 @@ int loom_calib_range_by(const loom_calib *c, int tensor, int method, double perc
 		break;
 	}
 	case LOOM_CALIB_MSE:
-	case LOOM_CALIB_ENTROPY:
-		if (best_clip(s, method == LOOM_CALIB_ENTROPY, &l, &h))
+	case LOOM_CALIB_ENTROPY: {
+		/* the search's result is kept in the tensor's statistics (a cache:
+		 * the same histogram gives the same range) */
+		calib_tensor *w = (calib_tensor *)s;
+		int k = method == LOOM_CALIB_ENTROPY;
+		if (!w->best_st[k])
+			w->best_st[k] = best_clip(s, k, &w->best_lo[k], &w->best_hi[k]) ? -1 : 1;
+		if (w->best_st[k] < 0)
 			return -1;
+		l = w->best_lo[k];
+		h = w->best_hi[k];
 		break;
+	}
 	default:
 		return -1;
 	}

@@ -4,7 +4,8 @@
  * Part 1: hand-made data on a tiny graph x -> Relu -> y: a uniform ramp
  * (known min / max / percentiles, MSE keeps about the full range), a ramp
  * with one outlier (min-max keeps it, the percentile clips it, MSE lands in
- * between, entropy clips it too), Relu outputs never get lo < 0, what a
+ * between, entropy clips it too; after more data both are a fresh
+ * collector's: their cached search redone), Relu outputs never get lo < 0, what a
  * collector keeps (no histogram for min-max alone: the other methods fail;
  * mean images; reuse rules; method names), histogram rebinning over
  * observations of growing range (equal to a histogram built in one go over
@@ -129,6 +130,22 @@ static void test_outlier(void)
 		CHECK(!rc && lo >= 0 && lo <= hi,
 		      "outlier: relu output, method %d [%g, %g], lo >= 0", m, lo, hi);
 	}
+	/* MSE's and entropy's search is kept with the statistics until they
+	 * change: after a second observation the ranges are a fresh
+	 * collector's over both (asked twice: the same) */
+	loom_calib *c2 = OC_MUSTP(loom_calib_new(r.g, LOOM_CALIB_MSE, 99.9));
+	CHECK(!feed(&r, c2, x, N), "outlier: observe (a second collector)");
+	for (int i = 0; i < N; i++)
+		x[i] *= 3.0f; /* -3 .. 3, outlier 30: the histogram grows */
+	CHECK(!feed(&r, c, x, N) && !feed(&r, c2, x, N), "outlier: a second observation");
+	for (int m = LOOM_CALIB_MSE; m <= LOOM_CALIB_ENTROPY; m++) {
+		float a0, a1, b0, b1, f0, f1;
+		int ok = !loom_calib_range_by(c, r.x, m, 0, &a0, &a1) && !loom_calib_range_by(c, r.x, m, 0, &b0, &b1) &&
+			 !loom_calib_range_by(c2, r.x, m, 0, &f0, &f1);
+		CHECK(ok && a0 == f0 && a1 == f1 && b0 == a0 && b1 == a1,
+		      "outlier: method %d after more data [%g, %g], a fresh collector's [%g, %g]", m, a0, a1, f0, f1);
+	}
+	loom_calib_free(c2);
 	loom_calib_free(c);
 	loom_graph_free(r.g);
 	free(x);
