@@ -997,14 +997,26 @@ t1=$(date +%s)
 build_s=$((t1 - t0))
 rm -rf "$B/hw/bench-default"
 
-conv_util=$(grep -A3 '^conv' "$tmp/demo.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
-conv_cyc=$(grep -A3 '^conv' "$tmp/demo.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
-gemm_util=$(grep -A3 '^gemm' "$tmp/demo.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
-gemm_cyc=$(grep -A3 '^gemm' "$tmp/demo.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
-cm_conv_util=$(grep -A3 '^conv' "$tmp/demo_cm.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
-cm_gemm_util=$(grep -A3 '^gemm' "$tmp/demo_cm.txt" | sed -n 's/.*utilization \([0-9.]*%\).*/\1/p' | head -n1)
-cm_conv_cyc=$(grep -A3 '^conv' "$tmp/demo_cm.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
-cm_gemm_cyc=$(grep -A3 '^gemm' "$tmp/demo_cm.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
+# one number of a layer in a `loom demo` output (demo_num FILE LAYER WHAT):
+# WHAT cycles, util (utilization with its %), lane (lane utilization with
+# its %) or lane_pct (the same without the %)
+demo_num() {
+	case $3 in
+	cycles) pat='.*cycles \([0-9]*\) .*' ;;
+	util) pat='.*utilization \([0-9.]*%\).*' ;;
+	lane) pat='.*lane utilization \([0-9.]*%\).*' ;;
+	lane_pct) pat='.*lane utilization \([0-9.]*\)%.*' ;;
+	esac
+	grep -A3 "^$2 " "$1" | sed -n "s/$pat/\1/p" | head -n1
+}
+conv_util=$(demo_num "$tmp/demo.txt" conv util)
+conv_cyc=$(demo_num "$tmp/demo.txt" conv cycles)
+gemm_util=$(demo_num "$tmp/demo.txt" gemm util)
+gemm_cyc=$(demo_num "$tmp/demo.txt" gemm cycles)
+cm_conv_util=$(demo_num "$tmp/demo_cm.txt" conv util)
+cm_gemm_util=$(demo_num "$tmp/demo_cm.txt" gemm util)
+cm_conv_cyc=$(demo_num "$tmp/demo_cm.txt" conv cycles)
+cm_gemm_cyc=$(demo_num "$tmp/demo_cm.txt" gemm cycles)
 npu_macs=$(cat "$tmp/demo.txt" "$tmp/demo2.txt" | grep -A5 '^conv' | sed -n 's/.*s: \([0-9.]*\) M simulated MAC\/s.*/\1/p' | sort -n | tail -n1)
 npu_cps=$(cat "$tmp/demo.txt" "$tmp/demo2.txt" | grep -A5 '^conv' | sed -n 's/.*MAC\/s, \([0-9.]*\) M cycles\/s.*/\1/p' | sort -n | tail -n1)
 arr_cps=$(sed -n 's/.*s: \([0-9]*\) cycles\/s.*/\1/p' "$tmp/array.txt" | sort -n | tail -n1)
@@ -1016,9 +1028,9 @@ goal_txt=$(awk -v r="$ratio" 'BEGIN{print (r >= 0.7) ? "Met in this run" : "Not 
 # vector-unit layers: a table row "| title | cycles | lane utilization |
 # C model cycles | RTL / C model |" from the RTL and C model runs
 vec_row() {
-	cyc=$(grep -A3 "^$1 " "$tmp/demo.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
-	util=$(grep -A3 "^$1 " "$tmp/demo.txt" | sed -n 's/.*lane utilization \([0-9.]*%\).*/\1/p' | head -n1)
-	cm=$(grep -A3 "^$1 " "$tmp/demo_cm.txt" | sed -n 's/.*cycles \([0-9]*\) .*/\1/p' | head -n1)
+	cyc=$(demo_num "$tmp/demo.txt" "$1" cycles)
+	util=$(demo_num "$tmp/demo.txt" "$1" lane)
+	cm=$(demo_num "$tmp/demo_cm.txt" "$1" cycles)
 	rel=$(awk -v a="$cyc" -v b="$cm" 'BEGIN{if (b > 0) printf "%.2f", a/b; else print "-"}')
 	echo "| $2 | $cyc | $util | $cm | $rel |"
 }
@@ -1039,7 +1051,7 @@ vb_dw=$(awk -v m="$vmacs" -v g="$vlanes" 'BEGIN{c = 1; for (ky = 0; ky < 3; ky++
 vb_mp=$(awk -v g="$vlanes" 'BEGIN{printf "%.0f", 100*9*g/(1+9*g)}')
 vb_add=$(awk -v g="$vlanes" 'BEGIN{printf "%.0f", 100*g/(1+2*g)}')
 of_bound() { # of_bound LAYER BOUND: the RTL's lane utilization as a share of the bound
-	u=$(grep -A3 "^$1 " "$tmp/demo.txt" | sed -n 's/.*lane utilization \([0-9.]*\)%.*/\1/p' | head -n1)
+	u=$(demo_num "$tmp/demo.txt" "$1" lane_pct)
 	awk -v u="$u" -v b="$2" 'BEGIN{if (u != "") printf "%.0f%%", 100*u/b; else print "-"}'
 }
 vr_dw=$(of_bound dwconv "$vb_dw")
@@ -1135,9 +1147,9 @@ $vec_add
 The vector unit reads one scratchpad line a cycle: a group of g (up to ${vlanes})
 output lines costs 1 + taps * g cycles for maxpool and 1 + 2 * g for add
 (two input lines an output line); a stride-1 dwconv with input reuse reads,
-per kernel row, passes of up to vec_macs taps, each its tap weights, then
-the g + taps - 1 distinct input columns those taps touch (1 + 3 * (3 + g +
-2) cycles for a 3x3 kernel with vec_macs = 3; docs/ISA.md "Vector unit").
+per kernel row, passes of mc <= vec_macs taps (vec_macs = ${vmacs} here), each
+its mc tap weights, then the g + mc - 1 distinct input columns those taps
+touch: mc + g + mc - 1 cycles a pass (docs/ISA.md "Vector unit").
 Its requantization and writes run beside the next group's reads
 (rtl/npu_vector.sv; a write waits while a read holds its bank). By those
 formulas (g = ${vlanes}) the unit
