@@ -89,51 +89,6 @@ static char *model_bytes(const loom_model *m, size_t *n)
 	return buf;
 }
 
-static void test_calib_reuse(void)
-{
-	const char *name = "digits_cnn_opset13";
-	char cd[4200], err[512];
-	calib_dir(name, cd, sizeof cd);
-	loom_hwcfg cfg;
-	loom_hwcfg_load(&cfg, "default", NULL, err, sizeof err);
-	loom_calib *cal = NULL;
-	loom_compile_opts o = {.calib_dir = cd, .calib_out = &cal, .source = "m", .options = "o"};
-	loom_model *m1 = NULL, *m2 = NULL;
-	loom_compile_report r1, r2;
-	loom_graph *g = load(name);
-	if (!g || loom_compile(g, &cfg, &o, &m1, &r1, err, sizeof err)) {
-		CHECK_FAIL("compile %s: %s", name, err);
-		return;
-	}
-	CHECK(cal != NULL, "calib_out gives the calibration");
-	loom_compile_opts o2 = {.calib_dir = cd, .calib = cal, .source = "m", .options = "o"};
-	g = load(name);
-	if (!g || loom_compile(g, &cfg, &o2, &m2, &r2, err, sizeof err)) {
-		CHECK_FAIL("compile with the calibration reused: %s", err);
-	} else {
-		size_t n1 = 0, n2 = 0;
-		char *b1 = model_bytes(m1, &n1), *b2 = model_bytes(m2, &n2);
-		CHECK(b1 && b2 && n1 == n2 && !memcmp(b1, b2, n1), "the calibration reused: a byte-identical .loom (%zu, %zu bytes)",
-		      n1, n2);
-		CHECK(r2.calib_reused && !r1.calib_reused, "the report says the calibration was reused");
-		CHECK(r2.calib_samples == r1.calib_samples, "the reused calibration's samples (%d, %d)", r1.calib_samples,
-		      r2.calib_samples);
-		free(b1);
-		free(b2);
-		loom_model_free(m2);
-		loom_compile_report_free(&r2);
-	}
-	/* another graph: refused */
-	g = load("squeezenet1_1_opset13");
-	m2 = NULL;
-	err[0] = 0;
-	int rc = g ? loom_compile(g, &cfg, &o2, &m2, &r2, err, sizeof err) : 0;
-	CHECK(rc && strstr(err, "another graph"), "a calibration of another graph is refused: %s", err);
-	loom_calib_free(cal);
-	loom_model_free(m1);
-	loom_compile_report_free(&r1);
-}
-
 /* one compile of name (load, compile, the .loom bytes in *b); 0 or -1 */
 static int compile_bytes(const char *name, const loom_hwcfg *cfg, const loom_compile_opts *o, char **b, size_t *n,
 			 loom_compile_report *r)
@@ -149,6 +104,44 @@ static int compile_bytes(const char *name, const loom_hwcfg *cfg, const loom_com
 	*b = model_bytes(m, n);
 	loom_model_free(m);
 	return *b ? 0 : -1;
+}
+
+static void test_calib_reuse(void)
+{
+	const char *name = "digits_cnn_opset13";
+	char cd[4200], err[512];
+	calib_dir(name, cd, sizeof cd);
+	loom_hwcfg cfg;
+	loom_hwcfg_load(&cfg, "default", NULL, err, sizeof err);
+	loom_calib *cal = NULL;
+	loom_compile_opts o = {.calib_dir = cd, .calib_out = &cal, .source = "m", .options = "o"};
+	loom_model *m2 = NULL;
+	loom_compile_report r1, r2;
+	char *b1 = NULL, *b2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	if (compile_bytes(name, &cfg, &o, &b1, &n1, &r1)) {
+		loom_calib_free(cal);
+		return;
+	}
+	CHECK(cal != NULL, "calib_out gives the calibration");
+	loom_compile_opts o2 = {.calib_dir = cd, .calib = cal, .source = "m", .options = "o"};
+	if (compile_bytes(name, &cfg, &o2, &b2, &n2, &r2) == 0) {
+		CHECK(n1 == n2 && !memcmp(b1, b2, n1), "the calibration reused: a byte-identical .loom (%zu, %zu bytes)", n1,
+		      n2);
+		CHECK(r2.calib_reused && !r1.calib_reused, "the report says the calibration was reused");
+		CHECK(r2.calib_samples == r1.calib_samples, "the reused calibration's samples (%d, %d)", r1.calib_samples,
+		      r2.calib_samples);
+		loom_compile_report_free(&r2);
+	}
+	free(b1);
+	free(b2);
+	/* another graph: refused */
+	loom_graph *g = load("squeezenet1_1_opset13");
+	err[0] = 0;
+	int rc = g ? loom_compile(g, &cfg, &o2, &m2, &r2, err, sizeof err) : 0;
+	CHECK(rc && strstr(err, "another graph"), "a calibration of another graph is refused: %s", err);
+	loom_calib_free(cal);
+	loom_compile_report_free(&r1);
 }
 
 static void test_plan_reuse(void)
